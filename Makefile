@@ -1,0 +1,48 @@
+# The project's commands. Each one installs what is missing first (scripts/setup.sh).
+#   make demo      encode and decode a sample call with the callwire command
+#   make test      build and run every test (ctest)
+#   make sanitize  the unit tests under ASan+UBSan
+#   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
+#   make bench     the benchmarks; writes bench/RESULTS.md
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build demo test sanitize fuzz bench clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/release -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh build/release/tools/callwire
+
+test: build
+	@ctest --test-dir build/release --output-on-failure -j $(JOBS) --timeout 300
+
+sanitize: setup
+	@cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=address,undefined $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/asan -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) --timeout 600
+
+fuzz: setup
+	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_FUZZ=ON -DCALLWIRE_TESTS=OFF -DCALLWIRE_TOOLS=OFF >/dev/null
+	@cmake --build build/fuzz -j $(JOBS)
+	@bash tests/fuzz/run.sh build/fuzz/tests/fuzz $(FUZZ_SECONDS)
+
+bench: setup
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_BENCH=ON \
+	  -DCALLWIRE_TESTS=OFF >/dev/null
+	@cmake --build build/bench -j $(JOBS)
+	@python3 bench/run.py build/bench
+
+clean:
+	rm -rf build

@@ -1,0 +1,86 @@
+// callwire: a growable contiguous byte buffer, the target of every writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+#include <utility>
+
+#include "callwire/export.hpp"
+
+namespace callwire {
+
+/// Contiguous bytes that grow geometrically. Writers append to it; a transport sends
+/// `view()`. Ownership: owns its storage. Thread-safety: none (one owner at a time). Errors:
+/// growth that cannot be satisfied throws std::bad_alloc.
+class CALLWIRE_API Buffer {
+ public:
+  Buffer() noexcept = default;
+  explicit Buffer(size_t capacity) { reserve(capacity); }
+  Buffer(const Buffer& other) { append(other.data_, other.size_); }
+  Buffer(Buffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  Buffer& operator=(Buffer other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+    return *this;
+  }
+  ~Buffer() { std::free(data_); }
+
+  const char* data() const noexcept { return data_; }
+  char* data() noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+  size_t capacity() const noexcept { return capacity_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::string_view view() const noexcept { return {data_, size_}; }
+
+  /// Forgets the contents; keeps the storage.
+  void clear() noexcept { size_ = 0; }
+  /// Shrinks the contents to `n` bytes (n <= size()).
+  void truncate(size_t n) noexcept {
+    if (n < size_) size_ = n;
+  }
+  void reserve(size_t n) {
+    if (n > capacity_) grow_to(n);
+  }
+
+  /// Room for `n` more bytes: returns where to write them; `commit` makes them part of the
+  /// contents.
+  char* prepare(size_t n) {
+    if (capacity_ - size_ < n) grow_to(size_ + n);
+    return data_ + size_;
+  }
+  void commit(size_t n) noexcept { size_ += n; }
+
+  void append(const char* p, size_t n) {
+    char* dst = prepare(n);
+    if (n) std::memcpy(dst, p, n);
+    size_ += n;
+  }
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  void push_back(char c) {
+    if (size_ == capacity_) grow_to(size_ + 1);
+    data_[size_++] = c;
+  }
+
+ private:
+  void grow_to(size_t min_capacity) {
+    size_t cap = capacity_ < 256 ? 256 : capacity_ + capacity_ / 2;
+    if (cap < min_capacity) cap = min_capacity;
+    void* p = std::realloc(data_, cap);
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<char*>(p);
+    capacity_ = cap;
+  }
+
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace callwire

@@ -1,0 +1,118 @@
+// callwire: status codes, errors and results shared by every layer.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "callwire/export.hpp"
+
+namespace callwire {
+
+/// What went wrong, as one table shared by C and C++ (the C API's `cw_status` has the same
+/// numbers). The codec, HTTP and net layers report these in results and never throw.
+enum class Errc : int {
+  Ok = 0,
+  InvalidArgument = 1,      ///< the API was used wrongly (a bad option, a null where one is needed)
+  NoMemory = 2,             ///< an allocation failed
+  NotWellFormed = 3,        ///< XML that is not well formed (fault -32700)
+  UnsupportedEncoding = 4,  ///< an encoding other than UTF-8, US-ASCII, ISO-8859-1 (fault -32701)
+  InvalidCharacter = 5,     ///< bytes invalid for the encoding, or a character XML forbids (-32702)
+  NotXmlRpc = 6,            ///< well-formed XML that is not XML-RPC (fault -32600)
+  LimitExceeded = 7,        ///< a size, depth or count limit was reached (fault -32600)
+  TypeMismatch = 8,         ///< a Value accessed as a type it does not hold
+  Unrepresentable = 9,      ///< a value that XML-RPC cannot carry (NaN, a control character)
+  NotFound = 10,            ///< a struct member or an index that is not there
+};
+
+/// The interop fault codes ("Specification for Fault Code Interoperability", 20010516).
+namespace fault_code {
+inline constexpr int32_t kParseError = -32700;
+inline constexpr int32_t kUnsupportedEncoding = -32701;
+inline constexpr int32_t kInvalidCharacter = -32702;
+inline constexpr int32_t kInvalidXmlRpc = -32600;
+inline constexpr int32_t kMethodNotFound = -32601;
+inline constexpr int32_t kInvalidParams = -32602;
+inline constexpr int32_t kInternalError = -32603;
+inline constexpr int32_t kApplicationError = -32500;
+inline constexpr int32_t kSystemError = -32400;
+inline constexpr int32_t kTransportError = -32300;
+}  // namespace fault_code
+
+/// The short English name of a code ("not well formed", ...). Never null; static storage.
+CALLWIRE_API const char* errc_name(Errc code) noexcept;
+
+/// The interop fault code a peer should be sent for `code` (-32700 for NotWellFormed, ...);
+/// -32603 (internal error) for codes that have no protocol meaning.
+CALLWIRE_API int32_t errc_fault_code(Errc code) noexcept;
+
+/// An error: its code, the fault code that goes on the wire and a message that says what and
+/// where. Cheap to move; copying copies the message.
+struct Error {
+  Errc code = Errc::Ok;
+  int32_t fault_code = 0;
+  std::string message;
+
+  Error() = default;
+  Error(Errc c, std::string msg) : code(c), fault_code(errc_fault_code(c)), message(std::move(msg)) {}
+  Error(Errc c, int32_t fault, std::string msg) : code(c), fault_code(fault), message(std::move(msg)) {}
+};
+
+/// The exception the throwing conveniences raise; carries the Error whole.
+class CALLWIRE_API Exception : public std::runtime_error {
+ public:
+  explicit Exception(Error error);
+  const Error& error() const noexcept { return error_; }
+
+ private:
+  Error error_;
+};
+
+/// Either a T or an Error, in the manner of std::expected. `if (result)` tests for success;
+/// `value()` throws callwire::Exception on an error; `error()` is valid only on failure.
+template <class T>
+class Result {
+ public:
+  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+
+  explicit operator bool() const noexcept { return state_.index() == 0; }
+  bool ok() const noexcept { return state_.index() == 0; }
+
+  T& value() & { check(); return std::get<0>(state_); }
+  const T& value() const& { check(); return std::get<0>(state_); }
+  T&& value() && { check(); return std::get<0>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  const Error& error() const { return std::get<1>(state_); }
+
+ private:
+  void check() const {
+    if (state_.index() != 0) throw Exception(std::get<1>(state_));
+  }
+  std::variant<T, Error> state_;
+};
+
+/// A Result without a value: success, or an Error.
+class Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
+  explicit operator bool() const noexcept { return error_.code == Errc::Ok; }
+  bool ok() const noexcept { return error_.code == Errc::Ok; }
+  const Error& error() const noexcept { return error_; }
+  /// Throws callwire::Exception when this holds an error.
+  void check() const {
+    if (!ok()) throw Exception(error_);
+  }
+
+ private:
+  Error error_;
+};
+
+}  // namespace callwire

@@ -1,0 +1,23 @@
+// Internal: base64 (RFC 4648 alphabet, padded) for bytes values.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace callwire::base64 {
+
+/// Characters needed to encode `n` bytes.
+constexpr size_t encoded_size(size_t n) { return (n + 2) / 3 * 4; }
+/// An upper bound of the bytes `n` characters decode to.
+constexpr size_t max_decoded_size(size_t n) { return n / 4 * 3 + 3; }
+
+/// Writes encoded_size(n) characters to `out`, on one line, with padding.
+void encode(const unsigned char* in, size_t n, char* out) noexcept;
+
+/// Decodes `text` into `out` (room for max_decoded_size(text.size())). Whitespace (space, tab,
+/// CR, LF) anywhere is ignored, as Python's line breaks every 76 characters need; missing final
+/// padding is tolerated. Returns the number of bytes, or -1 with `error_at` set to the offset of
+/// the offending character (text.size() when the text ends mid-quantum).
+long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcept;
+
+}  // namespace callwire::base64

@@ -1,0 +1,95 @@
+// Internal: the storage behind Value, and fast constructors for the codecs.
+//
+// Heap blocks (all from value_alloc, so tests can make allocations fail):
+//   text (string, bytes): size_t size, then the bytes;
+//   array: ArrayHeader, then `capacity` Values;
+//   struct: StructHeader, then `capacity` Members, then `index_slots` uint32 hash slots
+//           (position + 1, 0 for empty) when capacity exceeds kIndexThreshold.
+// A Value is trivially relocatable (no self-pointers), so blocks grow with realloc and the
+// codecs move values with memcpy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "callwire/value.hpp"
+
+namespace callwire {
+
+namespace detail {
+/// The one allocation path for value storage. Throws std::bad_alloc.
+void* value_alloc(size_t size);
+void* value_realloc(void* p, size_t size);
+void value_free(void* p) noexcept;
+
+/// Test hook: when set, called before every value allocation; returning false fails it.
+using AllocFailHook = bool (*)();
+void set_value_alloc_hook(AllocFailHook hook) noexcept;
+
+inline constexpr size_t kInlineTextMax = 14;
+inline constexpr uint32_t kIndexThreshold = 8;
+
+struct ArrayHeader {
+  uint32_t size;
+  uint32_t capacity;
+};
+struct StructHeader {
+  uint32_t size;
+  uint32_t capacity;
+  uint32_t index_slots;  // 0: no index, search linearly
+  uint32_t unused;
+};
+
+inline uint64_t hash_name(std::string_view s) noexcept {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: short keys, no need for more
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+}  // namespace detail
+
+/// Friend of Value and Member: builds values in place for the reader and the JSON form.
+struct ValueAccess {
+  static unsigned char* raw(Value& v) noexcept { return v.raw_; }
+  static const unsigned char* raw(const Value& v) noexcept { return v.raw_; }
+
+  template <class T>
+  static T load(const Value& v, size_t offset) noexcept {
+    T t;
+    std::memcpy(&t, v.raw_ + offset, sizeof t);
+    return t;
+  }
+  template <class T>
+  static void store(Value& v, size_t offset, T t) noexcept {
+    std::memcpy(v.raw_ + offset, &t, sizeof t);
+  }
+  static void* pointer(const Value& v) noexcept { return load<void*>(v, 8); }
+
+  /// A string or bytes Value whose `size` bytes the caller fills in through the returned
+  /// pointer. `out` must be nil.
+  static char* make_text(Value& out, Type type, size_t size);
+
+  /// An array made by moving `count` values out of `items` (left as nil, not destroyed: the
+  /// caller may drop them without running destructors).
+  static void make_array(Value& out, Value* items, size_t count);
+
+  /// A struct from `count` (name, value) pairs stored flat in `pairs` (name at 2i, value at
+  /// 2i+1), moved out as for make_array. A repeated name keeps its first position, last value.
+  static void make_struct(Value& out, Value* pairs, size_t count);
+
+  static std::string_view text(const Value& v) noexcept { return v.text_view(); }
+
+  /// Shortens a text Value made by make_text to `size` bytes (no reallocation).
+  static void shrink_text(Value& v, size_t size) noexcept {
+    if (v.raw_[1] != 0) {
+      v.raw_[1] = static_cast<unsigned char>(size + 1);
+    } else {
+      char* block;
+      std::memcpy(&block, v.raw_ + 8, sizeof block);
+      std::memcpy(block, &size, sizeof size);
+    }
+  }
+};
+
+}  // namespace callwire

@@ -1,0 +1,94 @@
+// Internal: a pull lexer for the subset of XML 1.0 that XML-RPC uses.
+//
+// It checks well-formedness as it goes (names, attributes, matching tags, references, UTF-8,
+// the characters XML forbids, `]]>`, comments, PIs, CDATA) and hands the grammar tags and
+// decoded text. Text points into the document when it needs no decoding, into `scratch`
+// otherwise. It never allocates on the hot path once its buffers have grown.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/error.hpp"
+
+namespace callwire::xml {
+
+enum class TokenKind : uint8_t { StartTag, EndTag, Text, EndOfDocument };
+
+struct Token {
+  TokenKind kind = TokenKind::EndOfDocument;
+  bool self_closing = false;  ///< StartTag: `<x/>` (no EndTag follows)
+  std::string_view name;      ///< StartTag, EndTag: the element name, prefix included
+  std::string_view text;      ///< Text: the character data, references decoded, CR LF -> LF
+  size_t offset = 0;          ///< where the token starts in the document
+};
+
+enum class Encoding : uint8_t { Utf8, UsAscii, Latin1 };
+
+class Lexer {
+ public:
+  Lexer(std::string& scratch, std::vector<std::string_view>& open)
+      : scratch_(scratch), open_(open) {}
+
+  /// Starts a document: the byte order mark, the XML declaration and the prolog, up to the root
+  /// element. `assume_utf8` ignores the declared encoding (the reader transcoded the document).
+  bool start(std::string_view document, size_t max_elements, bool assume_utf8);
+  /// The encoding the declaration named (UTF-8 when there is none).
+  Encoding encoding() const { return encoding_; }
+
+  /// The next token. False on an error (see error_*). After the root element closes, only
+  /// EndOfDocument follows (or an error for anything but comments, PIs and white space).
+  bool next(Token& t);
+
+  Errc error_code() const { return error_code_; }
+  const std::string& error_message() const { return error_message_; }
+  size_t error_offset() const { return error_offset_; }
+
+  /// Sets an error at `offset` (used by the grammar too); always returns false.
+  bool fail(Errc code, size_t offset, std::string message);
+
+  size_t offset_of(const unsigned char* p) const { return size_t(p - begin_); }
+  size_t offset_of(const char* p) const { return offset_of(reinterpret_cast<const unsigned char*>(p)); }
+
+ private:
+  bool lex_text(Token& t);
+  bool lex_start_tag(Token& t);
+  bool lex_end_tag(Token& t);
+  bool lex_name(std::string_view& name);
+  bool lex_attribute_value();
+  bool lex_reference(bool append);
+  bool skip_comment();
+  bool skip_pi();
+  bool lex_cdata();
+  bool lex_declaration(bool assume_utf8);
+  bool skip_misc_outside_root(bool before_root);
+  bool check_char(const unsigned char* p, size_t& len);  // one char at p: validity, length
+  bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
+  bool at(std::string_view literal) const;
+  void skip_space() {
+    while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\t' || *pos_ == '\n' || *pos_ == '\r'))
+      ++pos_;
+  }
+  void flush_segment(const unsigned char* from) {
+    scratch_.append(reinterpret_cast<const char*>(from), size_t(pos_ - from));
+  }
+
+  std::string& scratch_;
+  std::vector<std::string_view>& open_;
+  const unsigned char* begin_ = nullptr;
+  const unsigned char* pos_ = nullptr;
+  const unsigned char* end_ = nullptr;
+  size_t elements_left_ = 0;
+  Encoding encoding_ = Encoding::Utf8;
+  bool ascii_only_ = false;
+  bool root_done_ = false;
+  bool root_started_ = false;
+  Errc error_code_ = Errc::Ok;
+  std::string error_message_;
+  size_t error_offset_ = 0;
+};
+
+}  // namespace callwire::xml

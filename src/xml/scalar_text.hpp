@@ -1,0 +1,135 @@
+// Internal: the text forms of XML-RPC's numbers, read leniently and written canonically.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace callwire::xml::scalar {
+
+/// Without the XML white space (space, tab, CR, LF) around it: peers pretty-print scalars.
+inline std::string_view trim(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  size_t b = 0, e = s.size();
+  while (b < e && space(s[b])) ++b;
+  while (e > b && space(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+/// `[+-]?[0-9]+` (leading zeros allowed) within [min, max].
+inline bool parse_integer(std::string_view s, int64_t min, int64_t max, int64_t& out) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  if (i == s.size()) return false;
+  // Accumulate as a negative number: its range includes INT64_MIN.
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c < '0' || c > '9') return false;
+    int d = c - '0';
+    if (v < (INT64_MIN + d) / 10) return false;
+    v = v * 10 - d;
+  }
+  if (!negative) {
+    if (v == INT64_MIN) return false;
+    v = -v;
+  }
+  if (v < min || v > max) return false;
+  out = v;
+  return true;
+}
+
+/// Decimal with optional exponent (Python writes `1e+100`); no NaN, infinity or hex. A value
+/// too small for a double reads as zero; one too large is refused.
+inline bool parse_double(std::string_view s, double& out) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  size_t mantissa_start = i;
+  size_t int_digits = 0, frac_digits = 0, leading_frac_zeros = 0;
+  bool int_nonzero = false, frac_nonzero_seen = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    ++int_digits;
+    int_nonzero |= s[i] != '0';
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+      ++frac_digits;
+      if (s[i] != '0') frac_nonzero_seen = true;
+      if (!frac_nonzero_seen) ++leading_frac_zeros;
+    }
+  }
+  if (int_digits + frac_digits == 0) return false;
+  int64_t exponent = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
+    size_t exp_start = i;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i)
+      if (exponent < 100000) exponent = exponent * 10 + (s[i] - '0');
+    if (i == exp_start) return false;
+    if (exp_negative) exponent = -exponent;
+  }
+  if (i != s.size()) return false;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data() + mantissa_start, s.data() + s.size(), v,
+                                   std::chars_format::general);
+  if (ptr != s.data() + s.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    // Below the smallest double is zero; above the largest is refused.
+    int64_t magnitude = int_nonzero ? int64_t(int_digits) + exponent
+                                    : -int64_t(leading_frac_zeros) + exponent;
+    if (magnitude > 0) return false;
+    v = 0;
+  } else if (ec != std::errc()) {
+    return false;
+  }
+  if (!std::isfinite(v)) return false;
+  out = negative ? -v : v;
+  return true;
+}
+
+/// The shortest decimal text that reads back to `d`, never in exponent form: the shortest
+/// digits (as std::to_chars finds them) placed around the decimal point, so 1e100 is a 1 and a
+/// hundred zeros rather than the double's exact 101-digit value. `d` must be finite; `out`
+/// needs 400 bytes. Returns the length.
+inline size_t format_double(double d, char* out) {
+  char sci[32];
+  auto [sci_end, ec] = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific);
+  (void)ec;
+  const char* p = sci;
+  char* o = out;
+  if (*p == '-') *o++ = *p++;
+  char digits[24];
+  size_t n = 0;
+  for (; p < sci_end && *p != 'e'; ++p)
+    if (*p != '.') digits[n++] = *p;
+  int exponent = 0;
+  bool exp_negative = false;
+  ++p;  // 'e'
+  if (*p == '-' || *p == '+') exp_negative = *p++ == '-';
+  for (; p < sci_end; ++p) exponent = exponent * 10 + (*p - '0');
+  if (exp_negative) exponent = -exponent;
+  // digits[0] is the units digit times 10^exponent.
+  if (exponent >= 0) {
+    size_t int_len = size_t(exponent) + 1;
+    for (size_t i = 0; i < int_len; ++i) *o++ = i < n ? digits[i] : '0';
+    if (n > int_len) {
+      *o++ = '.';
+      for (size_t i = int_len; i < n; ++i) *o++ = digits[i];
+    }
+  } else {
+    *o++ = '0';
+    *o++ = '.';
+    for (int i = 0; i < -exponent - 1; ++i) *o++ = '0';
+    for (size_t i = 0; i < n; ++i) *o++ = digits[i];
+  }
+  return size_t(o - out);
+}
+
+}  // namespace callwire::xml::scalar

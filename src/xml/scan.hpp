@@ -1,0 +1,41 @@
+// Internal: the vectorised scan both the reader and the writer spend most of their time in.
+#pragma once
+
+#include <cstddef>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace callwire::xml {
+
+/// The first byte at or after `p` that is A, B or C, a C0 control other than tab and LF (CR
+/// included), or >= 0x80 (UTF-8 to validate); `end` if none. Sixteen bytes a step with SSE2.
+template <char A, char B, char C>
+inline const unsigned char* scan_until(const unsigned char* p, const unsigned char* end) {
+#if defined(__SSE2__)
+  const __m128i a = _mm_set1_epi8(A), b = _mm_set1_epi8(B), c = _mm_set1_epi8(C);
+  const __m128i space = _mm_set1_epi8(0x20), tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n');
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // A signed compare is true for 0x00..0x1F and for every byte >= 0x80: both stop.
+    __m128i low_or_high = _mm_cmplt_epi8(v, space);
+    __m128i allowed = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf));
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, a), _mm_cmpeq_epi8(v, b)),
+                             _mm_cmpeq_epi8(v, c));
+    m = _mm_or_si128(m, _mm_andnot_si128(allowed, low_or_high));
+    int mask = _mm_movemask_epi8(m);
+    if (mask) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  for (; p < end; ++p) {
+    unsigned char x = *p;
+    if (x == static_cast<unsigned char>(A) || x == static_cast<unsigned char>(B) ||
+        x == static_cast<unsigned char>(C) || x >= 0x80 || (x < 0x20 && x != '\t' && x != '\n'))
+      return p;
+  }
+  return end;
+}
+
+}  // namespace callwire::xml

@@ -1,0 +1,292 @@
+// The XML-RPC writer: values straight into one Buffer, no intermediate strings. Nested values
+// are written without recursion, so a deep value cannot exhaust the stack.
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "callwire/xml.hpp"
+#include "value/base64.hpp"
+#include "xml/scan.hpp"
+#include "xml/scalar_text.hpp"
+#include "xml/xml_chars.hpp"
+
+namespace callwire::xml {
+
+namespace {
+
+constexpr std::string_view kDeclaration = "<?xml version=\"1.0\"?>";
+constexpr std::string_view kApacheNamespace =
+    " xmlns:ex=\"http://ws.apache.org/xmlrpc/namespaces/extensions\"";
+
+class XmlWriter {
+ public:
+  XmlWriter(Buffer& out, const WriterOptions& options) : out_(out), options_(options) {}
+
+  void raw(std::string_view s) { out_.append(s); }
+
+  void root_start(std::string_view name) {
+    raw(kDeclaration);
+    out_.push_back('<');
+    raw(name);
+    if (options_.dialect == Dialect::Apache) raw(kApacheNamespace);
+    out_.push_back('>');
+  }
+
+  // Text content with <, &, > and CR escaped (so CR LF survives a round trip byte for byte).
+  // Fails on invalid UTF-8 and on characters XML cannot carry.
+  bool text(std::string_view s) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const auto* end = p + s.size();
+    char* dst = out_.prepare(s.size());  // the common case: nothing to escape
+    size_t written = 0;
+    while (p < end) {
+      const unsigned char* stop = scan_until<'<', '&', '>'>(p, end);
+      size_t run = size_t(stop - p);
+      std::memcpy(dst + written, p, run);
+      written += run;
+      p = stop;
+      if (p == end) break;
+      std::string_view escape;
+      size_t len = 1;
+      switch (*p) {
+        case '<': escape = "&lt;"; break;
+        case '&': escape = "&amp;"; break;
+        case '>': escape = "&gt;"; break;
+        case '\r': escape = "&#13;"; break;
+        default: {
+          if (*p < 0x80) return fail("string holds character U+00" + hex(*p) + ", which XML cannot carry");
+          uint32_t cp;
+          len = chars::decode_utf8(p, end, cp);
+          if (len == 0) return fail("string is not valid UTF-8");
+          if (!chars::is_xml_char(cp)) return fail("string holds a character XML cannot carry");
+          std::memcpy(dst + written, p, len);
+          written += len;
+          p += len;
+          continue;
+        }
+      }
+      // An escape grows the output: commit what is there and make room again.
+      out_.commit(written);
+      out_.append(escape);
+      ++p;
+      dst = out_.prepare(size_t(end - p));
+      written = 0;
+    }
+    out_.commit(written);
+    return true;
+  }
+
+  bool value(const Value& root) {
+    if (!open_value(root)) return false;
+    while (!frames_.empty()) {
+      Frame& f = frames_.back();
+      if (f.members) {
+        if (f.member_open) raw("</member>");
+        f.member_open = false;
+        if (f.next == f.size) {
+          frames_.pop_back();
+          raw("</struct></value>");
+          continue;
+        }
+        const Member& m = f.members[f.next++];
+        raw("<member><name>");
+        if (!text(m.name())) return false;
+        raw("</name>");
+        f.member_open = true;
+        if (!open_value(m.value())) return false;
+      } else {
+        if (f.next == f.size) {
+          frames_.pop_back();
+          raw("</data></array></value>");
+          continue;
+        }
+        if (!open_value(f.items[f.next++])) return false;
+      }
+    }
+    return true;
+  }
+
+  bool fail(std::string message) {
+    error_ = Error(Errc::Unrepresentable, std::move(message));
+    return false;
+  }
+  Error take_error() { return std::move(error_); }
+
+ private:
+  struct Frame {
+    const Value* items = nullptr;     // array
+    const Member* members = nullptr;  // struct
+    size_t size = 0;
+    size_t next = 0;
+    bool member_open = false;
+  };
+
+  static std::string hex(unsigned char c) {
+    static const char kHex[] = "0123456789ABCDEF";
+    return {kHex[c >> 4], kHex[c & 15]};
+  }
+
+  template <class T>
+  void number(T n) {
+    char* dst = out_.prepare(24);
+    auto [end, ec] = std::to_chars(dst, dst + 24, n);
+    (void)ec;
+    out_.commit(size_t(end - dst));
+  }
+
+  // Writes a scalar whole, or the opening of a container (and pushes its frame).
+  bool open_value(const Value& v) {
+    bool apache = options_.dialect == Dialect::Apache;
+    switch (v.type()) {
+      case Type::Nil:
+        raw(apache ? "<value><ex:nil/></value>" : "<value><nil/></value>");
+        return true;
+      case Type::Boolean:
+        raw(v.as_bool() ? "<value><boolean>1</boolean></value>" : "<value><boolean>0</boolean></value>");
+        return true;
+      case Type::Int:
+        raw("<value><int>");
+        number(v.as_int());
+        raw("</int></value>");
+        return true;
+      case Type::I8:
+        raw(apache ? "<value><ex:i8>" : "<value><i8>");
+        number(v.as_i8());
+        raw(apache ? "</ex:i8></value>" : "</i8></value>");
+        return true;
+      case Type::Double: {
+        double d = v.as_double();
+        if (!std::isfinite(d)) return fail("XML-RPC has no representation for NaN or infinity");
+        raw("<value><double>");
+        char* dst = out_.prepare(400);
+        out_.commit(scalar::format_double(d, dst));
+        raw("</double></value>");
+        return true;
+      }
+      case Type::String:
+        raw("<value><string>");
+        if (!text(v.as_string())) return false;
+        raw("</string></value>");
+        return true;
+      case Type::DateTime: {
+        DateTime dt = v.as_datetime();
+        if (!dt.valid()) return fail("invalid dateTime (a field is out of range)");
+        raw("<value><dateTime.iso8601>");
+        char* dst = out_.prepare(32);
+        out_.commit(dt.format(dst));
+        raw("</dateTime.iso8601></value>");
+        return true;
+      }
+      case Type::Bytes: {
+        std::span<const uint8_t> bytes = v.as_bytes();
+        raw("<value><base64>");
+        size_t n = base64::encoded_size(bytes.size());
+        base64::encode(bytes.data(), bytes.size(), out_.prepare(n));
+        out_.commit(n);
+        raw("</base64></value>");
+        return true;
+      }
+      case Type::Array: {
+        std::span<const Value> items = v.as_array();
+        if (items.empty()) {
+          raw("<value><array><data></data></array></value>");
+          return true;
+        }
+        raw("<value><array><data>");
+        Frame f;
+        f.items = items.data();
+        f.size = items.size();
+        frames_.push_back(f);
+        return true;
+      }
+      case Type::Struct: {
+        std::span<const Member> members = v.members();
+        if (members.empty()) {
+          raw("<value><struct></struct></value>");
+          return true;
+        }
+        raw("<value><struct>");
+        Frame f;
+        f.members = members.data();
+        f.size = members.size();
+        frames_.push_back(f);
+        return true;
+      }
+    }
+    return fail("unknown value type");
+  }
+
+  Buffer& out_;
+  const WriterOptions& options_;
+  std::vector<Frame> frames_;
+  Error error_;
+};
+
+// Runs `body` on a writer; on failure restores `out` to its size before and returns the error.
+template <class Body>
+Status write_document(Buffer& out, const WriterOptions& options, Body body) {
+  size_t before = out.size();
+  XmlWriter w(out, options);
+  if (body(w)) return {};
+  out.truncate(before);
+  return w.take_error();
+}
+
+}  // namespace
+
+Status write_call(Buffer& out, std::string_view method_name, std::span<const Value> params,
+                  const WriterOptions& options) {
+  return write_document(out, options, [&](XmlWriter& w) {
+    if (method_name.empty()) return w.fail("empty method name");
+    w.root_start("methodCall");
+    w.raw("<methodName>");
+    if (!w.text(method_name)) return false;
+    w.raw("</methodName><params>");
+    for (const Value& p : params) {
+      w.raw("<param>");
+      if (!w.value(p)) return false;
+      w.raw("</param>");
+    }
+    w.raw("</params></methodCall>");
+    return true;
+  });
+}
+
+Status write_response(Buffer& out, const Value& result, const WriterOptions& options) {
+  return write_document(out, options, [&](XmlWriter& w) {
+    w.root_start("methodResponse");
+    w.raw("<params><param>");
+    if (!w.value(result)) return false;
+    w.raw("</param></params></methodResponse>");
+    return true;
+  });
+}
+
+Status write_fault(Buffer& out, const Fault& fault, const WriterOptions& options) {
+  return write_document(out, options, [&](XmlWriter& w) {
+    w.root_start("methodResponse");
+    w.raw("<fault><value><struct><member><name>faultCode</name><value><int>");
+    char digits[16];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, fault.code);
+    (void)ec;
+    w.raw(std::string_view(digits, size_t(end - digits)));
+    w.raw("</int></value></member><member><name>faultString</name><value><string>");
+    if (!w.text(fault.string)) return false;
+    w.raw("</string></value></member></struct></value></fault></methodResponse>");
+    return true;
+  });
+}
+
+Status write_message(Buffer& out, const Message& message, const WriterOptions& options) {
+  if (message.kind == Message::Kind::Call) {
+    if (!message.call.params.is_array())
+      return Error(Errc::InvalidArgument, "MethodCall::params must be an array");
+    return write_call(out, message.call.method_name, message.call.params.as_array(), options);
+  }
+  if (message.response.is_fault) return write_fault(out, message.response.fault, options);
+  return write_response(out, message.response.result, options);
+}
+
+}  // namespace callwire::xml

@@ -1,0 +1,82 @@
+// The lexer on its own: zero-copy text, decoding into scratch, and every document split at every
+// byte (a truncated document is always an error, never a crash or a different success).
+#include "xml/lexer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "callwire/xml.hpp"
+
+namespace callwire::xml {
+namespace {
+
+TEST(Lexer, PlainTextPointsIntoTheDocument) {
+  std::string scratch;
+  std::vector<std::string_view> open;
+  Lexer lexer(scratch, open);
+  std::string doc = "<a>plain text</a>";
+  ASSERT_TRUE(lexer.start(doc, 100, false));
+  Token t;
+  ASSERT_TRUE(lexer.next(t));
+  EXPECT_EQ(t.kind, TokenKind::StartTag);
+  EXPECT_EQ(t.name, "a");
+  ASSERT_TRUE(lexer.next(t));
+  EXPECT_EQ(t.kind, TokenKind::Text);
+  EXPECT_EQ(t.text, "plain text");
+  EXPECT_EQ(t.text.data(), doc.data() + 3);  // no copy
+  ASSERT_TRUE(lexer.next(t));
+  EXPECT_EQ(t.kind, TokenKind::EndTag);
+  ASSERT_TRUE(lexer.next(t));
+  EXPECT_EQ(t.kind, TokenKind::EndOfDocument);
+}
+
+TEST(Lexer, DecodedTextUsesScratch) {
+  std::string scratch;
+  std::vector<std::string_view> open;
+  Lexer lexer(scratch, open);
+  std::string doc = "<a>x&amp;y<!--c--><![CDATA[z]]>\r\n</a>";
+  ASSERT_TRUE(lexer.start(doc, 100, false));
+  Token t;
+  ASSERT_TRUE(lexer.next(t));
+  ASSERT_TRUE(lexer.next(t));
+  EXPECT_EQ(t.text, "x&yz\n");
+}
+
+TEST(Lexer, LongTextAcrossTheVectorPath) {
+  std::string body;
+  for (int i = 0; i < 1000; ++i) body += "abcdefghijklmnopqrstuvwxyz\t\n0123456789 ";
+  std::string scratch;
+  std::vector<std::string_view> open;
+  Lexer lexer(scratch, open);
+  for (size_t k = 0; k < 40; ++k) {
+    // A bad byte at every position modulo 16 is found.
+    std::string doc = "<a>" + body.substr(0, 100 + k) + "\x01" + body + "</a>";
+    ASSERT_TRUE(lexer.start(doc, 100, false));
+    Token t;
+    ASSERT_TRUE(lexer.next(t));
+    EXPECT_FALSE(lexer.next(t));
+    EXPECT_EQ(lexer.error_code(), Errc::InvalidCharacter);
+    EXPECT_EQ(lexer.error_offset(), 3 + 100 + k);
+  }
+}
+
+TEST(Lexer, EveryTruncationIsAnError) {
+  const std::string doc =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><!-- c --><methodCall a='1'><methodName>m&amp;"
+      "</methodName><params><param><value><struct><member><name>k</name><value><![CDATA[x]]>"
+      "</value></member></struct></value></param><param><value><base64>SGk=</base64></value>"
+      "</param></params></methodCall>";
+  Reader reader;
+  ASSERT_TRUE(reader.read(doc));
+  for (size_t n = 0; n < doc.size(); ++n) {
+    // A copy of exactly n bytes, so ASan sees any read past the end.
+    std::vector<char> prefix(doc.begin(), doc.begin() + long(n));
+    auto r = reader.read(std::string_view(prefix.data(), n));
+    EXPECT_FALSE(r) << n;
+  }
+}
+
+}  // namespace
+}  // namespace callwire::xml

@@ -1,0 +1,571 @@
+// The reader, rule by rule: the XML 1.0 subset, the XML-RPC grammar, what real peers send
+// (the table in shared/PROTOCOL.md), limits and error reporting.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "callwire/xml.hpp"
+
+namespace callwire::xml {
+namespace {
+
+// A response whose value is `inner` (the text between <value> and </value>).
+std::string response_with(std::string_view inner) {
+  return "<?xml version=\"1.0\"?><methodResponse><params><param><value>" + std::string(inner) +
+         "</value></param></params></methodResponse>";
+}
+
+Value value_of(std::string_view inner) {
+  Reader reader;
+  Result<MethodResponse> r = reader.read_response(response_with(inner));
+  EXPECT_TRUE(r) << inner << " -> " << (r ? "" : r.error().message);
+  if (!r) return Value("<error>");
+  EXPECT_FALSE(r->is_fault);
+  return r->result;
+}
+
+Error error_of(std::string_view document, ReaderLimits limits = {}) {
+  Reader reader(limits);
+  Result<Message> r = reader.read(document);
+  EXPECT_FALSE(r) << document;
+  return r ? Error() : r.error();
+}
+
+Error value_error(std::string_view inner) { return error_of(response_with(inner)); }
+
+::testing::AssertionResult fails_with(const Error& e, int32_t code, std::string_view words) {
+  if (e.fault_code != code)
+    return ::testing::AssertionFailure() << "fault " << e.fault_code << " (" << e.message
+                                         << "), expected " << code;
+  if (e.message.find(words) == std::string::npos)
+    return ::testing::AssertionFailure() << "message '" << e.message << "' lacks '" << words << "'";
+  return ::testing::AssertionSuccess();
+}
+
+// ---- documents ----
+
+TEST(Reader, SampleAdd) {
+  Reader reader;
+  auto call = reader.read_call(
+      "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
+      "<param><value><int>5</int></value></param><param><value><int>3</int></value></param>"
+      "</params></methodCall>");
+  ASSERT_TRUE(call) << call.error().message;
+  EXPECT_EQ(call->method_name, "sample.add");
+  ASSERT_EQ(call->params.size(), 2u);
+  EXPECT_EQ(call->params[0].as_int(), 5);
+  EXPECT_EQ(call->params[1].as_int(), 3);
+}
+
+TEST(Reader, ParamsMayBeAbsentOrEmpty) {
+  Reader reader;
+  for (const char* doc : {"<methodCall><methodName>m</methodName></methodCall>",
+                          "<methodCall><methodName>m</methodName><params/></methodCall>",
+                          "<methodCall><methodName>m</methodName><params></params></methodCall>",
+                          "<methodCall>\n  <methodName>m</methodName>\n  <params>\n  </params>\n</methodCall>\n"}) {
+    auto call = reader.read_call(doc);
+    ASSERT_TRUE(call) << doc << ": " << call.error().message;
+    EXPECT_TRUE(call->params.is_array());
+    EXPECT_EQ(call->params.size(), 0u);
+  }
+}
+
+TEST(Reader, Fault) {
+  Reader reader;
+  auto r = reader.read_response(
+      "<methodResponse><fault><value><struct>"
+      "<member><name>faultCode</name><value><int>4</int></value></member>"
+      "<member><name>faultString</name><value><string>Too many parameters.</string></value></member>"
+      "</struct></value></fault></methodResponse>");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->is_fault);
+  EXPECT_EQ(r->fault.code, 4);
+  EXPECT_EQ(r->fault.string, "Too many parameters.");
+}
+
+TEST(Reader, FaultCodeAsI8AndApacheFaultCause) {
+  Reader reader;
+  // rtorrent writes faultCode as <i8>; Apache adds faultCause, which is never deserialised.
+  auto r = reader.read_response(
+      "<methodResponse><fault><value><struct>"
+      "<member><name>faultCode</name><value><i8>-501</i8></value></member>"
+      "<member><name>faultString</name><value>Unsupported target type found.</value></member>"
+      "<member><name>faultCause</name><value><base64>rO0ABXNy</base64></value></member>"
+      "</struct></value></fault></methodResponse>");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->fault.code, -501);
+  EXPECT_EQ(r->fault.string, "Unsupported target type found.");
+}
+
+TEST(Reader, MalformedFaults) {
+  auto fault = [](std::string_view members) {
+    return "<methodResponse><fault><value><struct>" + std::string(members) +
+           "</struct></value></fault></methodResponse>";
+  };
+  EXPECT_TRUE(fails_with(error_of(fault("<member><name>faultString</name><value>x</value></member>")),
+                         -32600, "faultCode"));
+  EXPECT_TRUE(fails_with(error_of(fault("<member><name>faultCode</name><value><int>1</int></value></member>")),
+                         -32600, "faultString"));
+  EXPECT_TRUE(fails_with(
+      error_of(fault("<member><name>faultCode</name><value><i8>99999999999</i8></value></member>"
+                     "<member><name>faultString</name><value>x</value></member>")),
+      -32600, "faultCode"));
+  EXPECT_TRUE(fails_with(
+      error_of("<methodResponse><fault><value><int>1</int></value></fault></methodResponse>"), -32600,
+      "struct"));
+}
+
+TEST(Reader, ResponseCarriesExactlyOneParam) {
+  EXPECT_TRUE(fails_with(error_of("<methodResponse><params></params></methodResponse>"), -32600,
+                         "<param>"));
+  EXPECT_TRUE(fails_with(
+      error_of("<methodResponse><params><param><value>1</value></param><param><value>2</value>"
+               "</param></params></methodResponse>"),
+      -32600, "exactly one"));
+}
+
+TEST(Reader, ReadCallAndReadResponseCheckTheRoot) {
+  Reader reader;
+  auto call = reader.read_call(response_with("x"));
+  ASSERT_FALSE(call);
+  EXPECT_TRUE(fails_with(call.error(), -32600, "expected <methodCall>"));
+  auto response = reader.read_response("<methodCall><methodName>m</methodName></methodCall>");
+  ASSERT_FALSE(response);
+  EXPECT_TRUE(fails_with(response.error(), -32600, "expected <methodResponse>"));
+  EXPECT_TRUE(fails_with(error_of("<foo/>"), -32600, "<methodCall> or <methodResponse>"));
+}
+
+TEST(Reader, MethodName) {
+  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName></methodName></methodCall>"), -32600,
+                         "empty <methodName>"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall><params/></methodCall>"), -32600, "<methodName>"));
+  Reader reader;
+  auto call = reader.read_call("<methodCall><methodName>a&amp;b</methodName></methodCall>");
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->method_name, "a&b");
+}
+
+// ---- values: the PROTOCOL.md table, row by row ----
+
+TEST(Reader, UntypedValueIsAString) {
+  EXPECT_EQ(value_of("plain text"), Value("plain text"));
+  EXPECT_EQ(value_of("  spaces kept  "), Value("  spaces kept  "));
+}
+
+TEST(Reader, WhitespaceAroundScalarsIsTrimmed) {
+  EXPECT_EQ(value_of("<i8>\n 0\n </i8>"), Value::i8(0));  // rtorrent
+  EXPECT_EQ(value_of("<int> 42 </int>"), Value(42));
+  EXPECT_EQ(value_of("<double>\t1.5\n</double>"), Value(1.5));
+  EXPECT_EQ(value_of("<boolean> 1 </boolean>"), Value(true));
+  EXPECT_EQ(value_of("\n  <int>7</int>\n"), Value(7));  // between elements: insignificant
+  // ...but not inside strings.
+  EXPECT_EQ(value_of("<string> a </string>"), Value(" a "));
+}
+
+TEST(Reader, Integers) {
+  EXPECT_EQ(value_of("<int>2147483647</int>"), Value(2147483647));
+  EXPECT_EQ(value_of("<i4>-2147483648</i4>"), Value(INT32_MIN));
+  EXPECT_EQ(value_of("<int>+0007</int>"), Value(7));
+  EXPECT_EQ(value_of("<i8>9223372036854775807</i8>"), Value::i8(INT64_MAX));
+  EXPECT_EQ(value_of("<i8>-9223372036854775808</i8>"), Value::i8(INT64_MIN));
+  EXPECT_EQ(value_of("<i8>5</i8>").type(), Type::I8);
+  for (const char* bad : {"<int>2147483648</int>", "<int>-2147483649</int>", "<int></int>",
+                          "<int>1.0</int>", "<int>0x10</int>", "<int>1 2</int>", "<int>+</int>",
+                          "<i8>9223372036854775808</i8>", "<int>--1</int>"})
+    EXPECT_TRUE(fails_with(value_error(bad), -32600, "invalid")) << bad;
+}
+
+TEST(Reader, ApacheExtensions) {
+  const std::string ns = " xmlns:ex=\"http://ws.apache.org/xmlrpc/namespaces/extensions\"";
+  Reader reader;
+  auto r = reader.read_response(
+      "<methodResponse" + ns + "><params><param><value><array><data>"
+      "<value><ex:i1>-128</ex:i1></value><value><ex:i2>32767</ex:i2></value>"
+      "<value><ex:i8>123456789012</ex:i8></value><value><ex:nil/></value>"
+      "<value><ex:float>1.5</ex:float></value><value><ex:biginteger>12</ex:biginteger></value>"
+      "<value><ex:dateTime>2001-10-26T21:32:52.12679+02:00</ex:dateTime></value>"
+      "</data></array></value></param></params></methodResponse>");
+  ASSERT_TRUE(r) << r.error().message;
+  const Value& a = r->result;
+  EXPECT_EQ(a[0], Value(-128));
+  EXPECT_EQ(a[1], Value(32767));
+  EXPECT_EQ(a[2], Value::i8(123456789012));
+  EXPECT_TRUE(a[3].is_nil());
+  EXPECT_EQ(a[4], Value(1.5));
+  EXPECT_EQ(a[5], Value::i8(12));
+  EXPECT_EQ(a[6].as_datetime().to_string(), "20011026T21:32:52.12679+02:00");
+  EXPECT_TRUE(fails_with(value_error("<ex:i1>128</ex:i1>"), -32600, "8-bit"));
+}
+
+TEST(Reader, SerializableIsRefused) {
+  EXPECT_TRUE(fails_with(value_error("<ex:serializable>rO0ABQ==</ex:serializable>"), -32600,
+                         "CVE-2016-5003"));
+}
+
+TEST(Reader, UnknownTypesAreRefused) {
+  EXPECT_TRUE(fails_with(value_error("<foo>1</foo>"), -32600, "unknown type <foo>"));
+  EXPECT_TRUE(fails_with(value_error("<ex:dom><a/></ex:dom>"), -32600, "unknown type"));
+}
+
+TEST(Reader, Doubles) {
+  EXPECT_EQ(value_of("<double>1e+100</double>"), Value(1e100));  // Python's repr
+  EXPECT_EQ(value_of("<double>-0.5</double>"), Value(-0.5));
+  EXPECT_EQ(value_of("<double>+.5</double>"), Value(0.5));
+  EXPECT_EQ(value_of("<double>5.</double>"), Value(5.0));
+  EXPECT_EQ(value_of("<double>2E-3</double>"), Value(0.002));
+  EXPECT_EQ(value_of("<double>1e-400</double>"), Value(0.0));  // below the smallest: zero
+  for (const char* bad : {"<double>nan</double>", "<double>inf</double>", "<double>1e999</double>",
+                          "<double>1.2.3</double>", "<double></double>", "<double>.</double>",
+                          "<double>0x1p3</double>", "<double>1e</double>", "<double>Infinity</double>"})
+    EXPECT_TRUE(fails_with(value_error(bad), -32600, "invalid double")) << bad;
+}
+
+TEST(Reader, Booleans) {
+  EXPECT_EQ(value_of("<boolean>0</boolean>"), Value(false));
+  EXPECT_EQ(value_of("<boolean>1</boolean>"), Value(true));
+  for (const char* bad : {"<boolean>2</boolean>", "<boolean>true</boolean>", "<boolean/>"})
+    EXPECT_TRUE(fails_with(value_error(bad), -32600, "boolean")) << bad;
+}
+
+TEST(Reader, DateTimes) {
+  EXPECT_EQ(value_of("<dateTime.iso8601>19980717T14:08:55</dateTime.iso8601>").as_datetime().to_string(),
+            "19980717T14:08:55");
+  EXPECT_EQ(value_of("<dateTime.iso8601>2014-11-10T23:38:51+0000</dateTime.iso8601>")
+                .as_datetime().to_string(), "20141110T23:38:51+00:00");
+  EXPECT_EQ(value_of("<dateTime.iso8601>20141110T23:38:51Z</dateTime.iso8601>").as_datetime().zone,
+            DateTime::Zone::Utc);
+  EXPECT_EQ(value_of("<dateTime.iso8601>20180222T130252</dateTime.iso8601>").as_datetime().to_string(),
+            "20180222T13:02:52");
+  EXPECT_EQ(value_of("<dateTime.iso8601> 20180222T13:02:52.000001 </dateTime.iso8601>")
+                .as_datetime().nanosecond, 1000u);
+  EXPECT_TRUE(fails_with(value_error("<dateTime.iso8601>19981317T14:08:55</dateTime.iso8601>"),
+                         -32600, "invalid dateTime"));
+}
+
+TEST(Reader, Base64WithLineBreaks) {
+  Value v = value_of("<base64>\nSGVsbG8s\nIHdvcmxk\r\nIQ==\n</base64>");
+  ASSERT_TRUE(v.is_bytes());
+  std::span<const uint8_t> b = v.as_bytes();
+  EXPECT_EQ(std::string(b.begin(), b.end()), "Hello, world!");
+  EXPECT_EQ(value_of("<base64></base64>"), Value::bytes("", 0));
+  EXPECT_EQ(value_of("<base64/>"), Value::bytes("", 0));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVsbG8*</base64>"), -32600, "invalid base64"));
+  EXPECT_TRUE(fails_with(value_error("<base64>S</base64>"), -32600, "invalid base64"));
+}
+
+TEST(Reader, EmptyValues) {
+  EXPECT_EQ(value_of("<string/>"), Value(""));
+  EXPECT_EQ(value_of("<string></string>"), Value(""));
+  EXPECT_EQ(value_of(""), Value(""));
+  EXPECT_EQ(value_of("<array><data/></array>"), Value::array());
+  EXPECT_EQ(value_of("<array><data></data></array>"), Value::array());
+  EXPECT_EQ(value_of("<array/>"), Value::array());
+  EXPECT_EQ(value_of("<struct/>"), Value::structure());
+  EXPECT_EQ(value_of("<struct></struct>"), Value::structure());
+  Reader reader;
+  auto r = reader.read_response(
+      "<methodResponse><params><param><value/></param></params></methodResponse>");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->result, Value(""));
+}
+
+TEST(Reader, Nil) {
+  EXPECT_TRUE(value_of("<nil/>").is_nil());
+  EXPECT_TRUE(value_of("<nil></nil>").is_nil());
+  EXPECT_TRUE(value_of("<ex:nil/>").is_nil());
+  EXPECT_TRUE(fails_with(value_error("<nil>x</nil>"), -32600, "empty"));
+}
+
+TEST(Reader, StructsKeepOrderAndTheLastDuplicate) {
+  Value v = value_of(
+      "<struct><member><name>b</name><value>1</value></member>"
+      "<member><name>a</name><value><int>2</int></value></member>"
+      "<member><name>b</name><value>3</value></member></struct>");
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v.members()[0].name(), "b");
+  EXPECT_EQ(v.members()[0].value(), Value("3"));
+  EXPECT_EQ(v.members()[1].name(), "a");
+}
+
+TEST(Reader, StructMembers) {
+  Value v = value_of("<struct><member><name/><value/></member></struct>");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.members()[0].name(), "");
+  EXPECT_EQ(v.members()[0].value(), Value(""));
+  EXPECT_TRUE(fails_with(value_error("<struct><member><value>1</value></member></struct>"), -32600,
+                         "expected <name>"));
+  EXPECT_TRUE(fails_with(value_error("<struct><member><name>a</name></member></struct>"), -32600,
+                         "expected <value>"));
+  EXPECT_TRUE(fails_with(value_error("<struct><value>1</value></struct>"), -32600, "<member>"));
+  EXPECT_TRUE(fails_with(value_error("<struct><member/></struct>"), -32600, "empty <member>"));
+  EXPECT_TRUE(fails_with(
+      value_error("<struct><member><name>a</name><value>1</value><value>2</value></member></struct>"),
+      -32600, "expected </member>"));
+}
+
+TEST(Reader, Arrays) {
+  Value v = value_of(
+      "<array><data><value>a</value><value/><value><array><data><value><int>1</int></value>"
+      "</data></array></value><value><struct/></value></data></array>");
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0], Value("a"));
+  EXPECT_EQ(v[1], Value(""));
+  EXPECT_EQ(v[2], Value::array({1}));
+  EXPECT_EQ(v[3], Value::structure());
+  EXPECT_TRUE(fails_with(value_error("<array><value>1</value></array>"), -32600, "expected <data>"));
+  EXPECT_TRUE(fails_with(value_error("<array><data>x</data></array>"), -32600, "unexpected text"));
+  EXPECT_TRUE(fails_with(value_error("<array><data><int>1</int></data></array>"), -32600,
+                         "<value> or </data>"));
+}
+
+TEST(Reader, MixedContentIsRefused) {
+  EXPECT_TRUE(fails_with(value_error("text<int>1</int>"), -32600, "beside an element"));
+  EXPECT_TRUE(fails_with(value_error("<int>1</int>text"), -32600, "unexpected text"));
+  EXPECT_TRUE(fails_with(value_error("<int>1</int><int>2</int>"), -32600, "expected </value>"));
+  EXPECT_TRUE(fails_with(value_error("<string>a<b/>c</string>"), -32600, "inside <string>"));
+}
+
+TEST(Reader, NamespacePrefixesOnStructureAreNotStripped) {
+  EXPECT_TRUE(fails_with(error_of("<x:methodCall><methodName>m</methodName></x:methodCall>"), -32600,
+                         "methodCall"));
+}
+
+// ---- XML 1.0 ----
+
+TEST(Reader, EntitiesAndCharacterReferences) {
+  EXPECT_EQ(value_of("&lt;&gt;&amp;&apos;&quot;"), Value("<>&'\""));
+  EXPECT_EQ(value_of("&#65;&#x42;&#x00E9;&#128512;"), Value("AB\xC3\xA9\xF0\x9F\x98\x80"));
+  EXPECT_EQ(value_of("<string>a&#13;&#10;b</string>"), Value("a\r\nb"));
+}
+
+TEST(Reader, CdataCommentsAndPis) {
+  EXPECT_EQ(value_of("<string><![CDATA[<not> & markup]]></string>"), Value("<not> & markup"));
+  EXPECT_EQ(value_of("<string>a<!-- c -->b<?pi data?>c</string>"), Value("abc"));
+  EXPECT_EQ(value_of("<string>]></string>"), Value("]>"));
+  EXPECT_EQ(value_of("<string><![CDATA[]]]]><![CDATA[>]]></string>"), Value("]]>"));
+}
+
+TEST(Reader, EndOfLineNormalisation) {
+  EXPECT_EQ(value_of("<string>a\r\nb\rc\nd</string>"), Value("a\nb\nc\nd"));
+  EXPECT_EQ(value_of("<string><![CDATA[x\r\ny]]></string>"), Value("x\ny"));
+}
+
+TEST(Reader, Utf8) {
+  EXPECT_EQ(value_of("<string>h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80</string>"),
+            Value("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  Reader reader;
+  EXPECT_TRUE(reader.read("\xEF\xBB\xBF<methodCall><methodName>m</methodName></methodCall>"));
+}
+
+TEST(Reader, InvalidUtf8IsRefused) {
+  for (const char* bad : {"\xC3", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80",
+                          "\xFF", "\x80", "a\xC3(b"})
+    EXPECT_TRUE(fails_with(value_error(std::string("<string>") + bad + "</string>"), -32702,
+                           "UTF-8"))
+        << bad;
+}
+
+TEST(Reader, CharactersXmlForbids) {
+  EXPECT_TRUE(fails_with(value_error("<string>a\x01</string>"), -32702, "U+0001 is not allowed"));
+  EXPECT_TRUE(fails_with(value_error(std::string("<string>a\0b</string>", 13)), -32702, "U+0000"));
+  EXPECT_TRUE(fails_with(value_error("<string>\xEF\xBF\xBE</string>"), -32702, "U+FFFE"));
+  EXPECT_TRUE(fails_with(value_error("&#0;"), -32700, "U+0000"));
+  EXPECT_TRUE(fails_with(value_error("&#xD800;"), -32700, "U+D800"));
+  EXPECT_TRUE(fails_with(value_error("&#x110000;"), -32700, "reference"));
+  EXPECT_TRUE(fails_with(value_error("&#99999999999999;"), -32700, "reference"));
+  EXPECT_EQ(value_of("a\tb\nc"), Value("a\tb\nc"));
+}
+
+TEST(Reader, MalformedReferences) {
+  EXPECT_TRUE(fails_with(value_error("&foo;"), -32700, "undefined entity &foo;"));
+  EXPECT_TRUE(fails_with(value_error("a & b"), -32700, "'&'"));
+  EXPECT_TRUE(fails_with(value_error("&amp"), -32700, "';'"));
+  EXPECT_TRUE(fails_with(value_error("&#;"), -32700, "character reference"));
+  EXPECT_TRUE(fails_with(value_error("&#x;"), -32700, "character reference"));
+  EXPECT_TRUE(fails_with(value_error("&#12a;"), -32700, "character reference"));
+  EXPECT_TRUE(fails_with(value_error("&#X41;"), -32700, "character reference"));
+}
+
+TEST(Reader, DoctypeIsRefusedOutright) {
+  EXPECT_TRUE(fails_with(error_of("<!DOCTYPE methodCall><methodCall><methodName>m</methodName></methodCall>"),
+                         -32600, "DOCTYPE"));
+  // Billion laughs never gets as far as an entity.
+  EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\">"
+                                  "<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">]>"
+                                  "<methodCall><methodName>&lol2;</methodName></methodCall>"),
+                         -32600, "DOCTYPE"));
+  EXPECT_TRUE(fails_with(value_error("<!DOCTYPE x>"), -32700, "DOCTYPE"));
+}
+
+TEST(Reader, TagsMustMatchAndClose) {
+  EXPECT_TRUE(fails_with(value_error("<int>1</i4>"), -32700, "mismatched end tag </i4>, expected </int>"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName>"), -32700,
+                         "<methodCall> is not closed"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m"), -32700, "not closed"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName><"), -32700, "end of document"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName></methodCall"), -32700, "'>'"));
+}
+
+TEST(Reader, NothingAfterTheRoot) {
+  const std::string call = "<methodCall><methodName>m</methodName></methodCall>";
+  Reader reader;
+  EXPECT_TRUE(reader.read(call + "\n<!-- trailing comment -->\n<?pi?>\n"));
+  EXPECT_TRUE(fails_with(error_of(call + "x"), -32700, "after the root"));
+  EXPECT_TRUE(fails_with(error_of(call + call), -32700, "after the root"));
+}
+
+TEST(Reader, EmptyAndNonDocuments) {
+  EXPECT_TRUE(fails_with(error_of(""), -32700, "no root element"));
+  EXPECT_TRUE(fails_with(error_of("  \n "), -32700, "no root element"));
+  EXPECT_TRUE(fails_with(error_of("hello"), -32700, "text before the root"));
+  EXPECT_TRUE(fails_with(error_of("<"), -32700, "end of document"));
+}
+
+TEST(Reader, Attributes) {
+  Reader reader;
+  EXPECT_TRUE(reader.read("<methodCall a='1' b=\"&amp;&#65;\" ><methodName>m</methodName></methodCall>"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a='1' a='2'/>"), -32700, "duplicate attribute"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a=1/>"), -32700, "quoted"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a/>"), -32700, "'='"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a='<'/>"), -32700, "'<'"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a='1'b='2'/>"), -32700, "white space"));
+  EXPECT_TRUE(fails_with(error_of("<methodCall a='&x;'/>"), -32700, "undefined entity"));
+}
+
+TEST(Reader, XmlDeclaration) {
+  Reader reader;
+  const std::string body = "<methodCall><methodName>m</methodName></methodCall>";
+  for (const char* decl :
+       {"<?xml version=\"1.0\"?>", "<?xml version='1.0' encoding='UTF-8'?>",
+        "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\" ?>",
+        "<?xml version=\"1.0\" encoding=\"US-ASCII\"?>", "<?xml version=\"1.1\"?>"})
+    EXPECT_TRUE(reader.read(decl + body)) << decl;
+  EXPECT_TRUE(fails_with(error_of("<?xml?>" + body), -32700, "XML declaration"));
+  EXPECT_TRUE(fails_with(error_of("<?xml version=\"2.0\"?>" + body), -32700, "version"));
+  EXPECT_TRUE(fails_with(error_of(" <?xml version=\"1.0\"?>" + body), -32700, "not at the start"));
+  EXPECT_TRUE(fails_with(error_of("<?xml encoding=\"UTF-8\" version=\"1.0\"?>" + body), -32700,
+                         "XML declaration"));
+}
+
+TEST(Reader, Encodings) {
+  const std::string body = "<methodCall><methodName>caf\xE9</methodName></methodCall>";
+  Reader reader;
+  auto latin1 = reader.read_call("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + body);
+  ASSERT_TRUE(latin1) << latin1.error().message;
+  EXPECT_EQ(latin1->method_name, "caf\xC3\xA9");
+  EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"US-ASCII\"?>" + body), -32702,
+                         "US-ASCII"));
+  EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + body), -32701,
+                         "unsupported encoding"));
+  EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"KOI8-R\"?>" + body), -32701,
+                         "KOI8-R"));
+  EXPECT_TRUE(fails_with(error_of("\xFF\xFE<\0m\0"), -32701, "UTF-16"));
+  // Without a declaration the document is UTF-8, and a Latin-1 byte is invalid.
+  EXPECT_TRUE(fails_with(error_of(body), -32702, "UTF-8"));
+}
+
+TEST(Reader, ErrorsSayLineAndColumn) {
+  Error e = error_of("<methodCall>\n  <methodName>m</methodName>\n  <params><foo/></params>\n</methodCall>");
+  EXPECT_EQ(e.code, Errc::NotXmlRpc);
+  EXPECT_EQ(e.message.substr(0, 5), "3:11:") << e.message;
+  // Columns count characters, not bytes.
+  Error u = error_of("<methodCall><methodName>\xC3\xA9\xC3\xA9</methodName><x/></methodCall>");
+  EXPECT_EQ(u.message.substr(0, 5), "1:40:") << u.message;
+}
+
+// ---- limits ----
+
+TEST(Reader, DocumentSizeLimit) {
+  ReaderLimits limits;
+  limits.max_document_size = 64;
+  Error e = error_of(response_with(std::string(100, 'x')), limits);
+  EXPECT_EQ(e.code, Errc::LimitExceeded);
+  EXPECT_TRUE(fails_with(e, -32600, "exceeds the limit of 64"));
+}
+
+TEST(Reader, DepthLimit) {
+  auto nested = [](int depth) {
+    std::string inner = "<int>1</int>";
+    for (int i = 0; i < depth; ++i) inner = "<array><data><value>" + inner + "</value></data></array>";
+    return inner;
+  };
+  Reader reader;
+  EXPECT_TRUE(reader.read(response_with(nested(64))));
+  Error e = error_of(response_with(nested(65)));
+  EXPECT_EQ(e.code, Errc::LimitExceeded);
+  EXPECT_TRUE(fails_with(e, -32600, "nesting depth exceeds the limit of 64"));
+  // Structs count too, and the limit is per reader.
+  std::string structs = "x";
+  for (int i = 0; i < 10; ++i)
+    structs = "<struct><member><name>k</name><value>" + structs + "</value></member></struct>";
+  ReaderLimits limits;
+  limits.max_depth = 9;
+  EXPECT_EQ(error_of(response_with(structs), limits).code, Errc::LimitExceeded);
+  limits.max_depth = 10;
+  EXPECT_TRUE(Reader(limits).read(response_with(structs)));
+}
+
+TEST(Reader, DepthLimitHasACeiling) {
+  ReaderLimits limits;
+  limits.max_depth = 1u << 30;
+  EXPECT_EQ(Reader(limits).limits().max_depth, ReaderLimits::kMaxDepth);
+}
+
+TEST(Reader, DeepNestingAtTheCeiling) {
+  const int depth = int(ReaderLimits::kMaxDepth);
+  std::string doc = "<methodResponse><params><param><value>";
+  for (int i = 0; i < depth; ++i) doc += "<array><data><value>";
+  doc += "x";
+  for (int i = 0; i < depth; ++i) doc += "</value></data></array>";
+  doc += "</value></param></params></methodResponse>";
+  ReaderLimits limits;
+  limits.max_depth = depth;
+  limits.max_elements = size_t(depth) * 4;
+  Reader reader(limits);
+  auto r = reader.read_response(doc);
+  ASSERT_TRUE(r) << r.error().message;
+  Buffer out;
+  ASSERT_TRUE(write_response(out, r->result));
+  EXPECT_EQ(out.size(), doc.size() + std::string_view("<?xml version=\"1.0\"?>").size() +
+                            std::string_view("<string></string>").size());
+}
+
+TEST(Reader, ElementLimit) {
+  std::string items;
+  for (int i = 0; i < 100; ++i) items += "<value><int>1</int></value>";
+  std::string doc = response_with("<array><data>" + items + "</data></array>");
+  ReaderLimits limits;
+  limits.max_elements = 150;
+  Error e = error_of(doc, limits);
+  EXPECT_EQ(e.code, Errc::LimitExceeded);
+  EXPECT_TRUE(fails_with(e, -32600, "too many elements"));
+  limits.max_elements = 300;
+  EXPECT_TRUE(Reader(limits).read(doc));
+}
+
+TEST(Reader, StringLimit) {
+  ReaderLimits limits;
+  limits.max_string_size = 10;
+  EXPECT_EQ(error_of(response_with("<string>12345678901</string>"), limits).code, Errc::LimitExceeded);
+  EXPECT_EQ(error_of(response_with("12345678901"), limits).code, Errc::LimitExceeded);
+  EXPECT_EQ(error_of(response_with("<base64>MTIzNDU2Nzg5MDE=</base64>"), limits).code,
+            Errc::LimitExceeded);
+  EXPECT_TRUE(Reader(limits).read(response_with("<string>1234567890</string>")));
+}
+
+TEST(Reader, TooManyAttributes) {
+  std::string tag = "<methodCall";
+  for (int i = 0; i < 40; ++i) tag += " a" + std::to_string(i) + "='x'";
+  EXPECT_EQ(error_of(tag + "/>").code, Errc::LimitExceeded);
+}
+
+TEST(Reader, ReusedAfterAnError) {
+  Reader reader;
+  EXPECT_FALSE(reader.read(response_with("<array><data><value>1</value><foo/>")));
+  auto ok = reader.read_response(response_with("<array><data><value>1</value></data></array>"));
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->result, Value::array({"1"}));
+}
+
+}  // namespace
+}  // namespace callwire::xml

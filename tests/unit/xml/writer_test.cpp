@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "callwire/xml.hpp"
+
+namespace callwire::xml {
+namespace {
+
+std::string response_xml(const Value& v, Dialect dialect = Dialect::I8) {
+  Buffer out;
+  Status s = write_response(out, v, {dialect});
+  EXPECT_TRUE(s) << s.error().message;
+  return std::string(out.view());
+}
+
+// The <value> element of a response.
+std::string value_xml(const Value& v, Dialect dialect = Dialect::I8) {
+  std::string doc = response_xml(v, dialect);
+  size_t b = doc.find("<param>") + 7, e = doc.rfind("</param>");
+  return doc.substr(b, e - b);
+}
+
+TEST(Writer, SampleAdd) {
+  Buffer out;
+  const Value params[] = {5, 3};
+  ASSERT_TRUE(write_call(out, "sample.add", params));
+  EXPECT_EQ(out.view(),
+            "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
+            "<param><value><int>5</int></value></param><param><value><int>3</int></value></param>"
+            "</params></methodCall>");
+}
+
+TEST(Writer, Scalars) {
+  EXPECT_EQ(value_xml(Value()), "<value><nil/></value>");
+  EXPECT_EQ(value_xml(true), "<value><boolean>1</boolean></value>");
+  EXPECT_EQ(value_xml(-12), "<value><int>-12</int></value>");
+  EXPECT_EQ(value_xml(Value::i8(INT64_MIN)), "<value><i8>-9223372036854775808</i8></value>");
+  EXPECT_EQ(value_xml("s"), "<value><string>s</string></value>");
+  EXPECT_EQ(value_xml(""), "<value><string></string></value>");
+  EXPECT_EQ(value_xml(Value::bytes("Hello", 5)), "<value><base64>SGVsbG8=</base64></value>");
+  EXPECT_EQ(value_xml(Value::array()), "<value><array><data></data></array></value>");
+  EXPECT_EQ(value_xml(Value::structure()), "<value><struct></struct></value>");
+  EXPECT_EQ(value_xml(Value::structure({{"a", 1}})),
+            "<value><struct><member><name>a</name><value><int>1</int></value></member></struct></value>");
+}
+
+TEST(Writer, DoublesShortestWithoutExponent) {
+  EXPECT_EQ(value_xml(0.1), "<value><double>0.1</double></value>");
+  EXPECT_EQ(value_xml(-2.5), "<value><double>-2.5</double></value>");
+  EXPECT_EQ(value_xml(1e21), "<value><double>1000000000000000000000</double></value>");
+  EXPECT_EQ(value_xml(1.5e-7), "<value><double>0.00000015</double></value>");
+  EXPECT_EQ(value_xml(1e100), "<value><double>1" + std::string(100, '0') + "</double></value>");
+  Buffer out;
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    Status s = write_response(out, bad);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::Unrepresentable);
+    EXPECT_TRUE(out.empty());
+  }
+}
+
+TEST(Writer, DateTimeCanonical) {
+  DateTime dt = *DateTime::parse("2014-11-10T23:38:51.25+0100");
+  EXPECT_EQ(value_xml(dt), "<value><dateTime.iso8601>20141110T23:38:51.25+01:00</dateTime.iso8601></value>");
+  dt.month = 13;
+  Buffer out;
+  EXPECT_EQ(write_response(out, dt).error().code, Errc::Unrepresentable);
+}
+
+TEST(Writer, Escaping) {
+  EXPECT_EQ(value_xml("a<b>&c\r\nd\"e'f"),
+            "<value><string>a&lt;b&gt;&amp;c&#13;\nd\"e'f</string></value>");
+  EXPECT_EQ(value_xml("]]>"), "<value><string>]]&gt;</string></value>");
+  EXPECT_EQ(value_xml("\xC3\xA9\xF0\x9F\x98\x80\t"), "<value><string>\xC3\xA9\xF0\x9F\x98\x80\t</string></value>");
+  EXPECT_EQ(value_xml(Value::structure({{"<k>", 1}})),
+            "<value><struct><member><name>&lt;k&gt;</name><value><int>1</int></value></member></struct></value>");
+  // Long runs with escapes scattered through them (the vectorised path).
+  std::string long_text;
+  for (int i = 0; i < 100; ++i) long_text += "0123456789abcdefghij<&>\r";
+  std::string expected;
+  for (int i = 0; i < 100; ++i) expected += "0123456789abcdefghij&lt;&amp;&gt;&#13;";
+  EXPECT_EQ(value_xml(long_text), "<value><string>" + expected + "</string></value>");
+}
+
+TEST(Writer, RefusesWhatXmlCannotCarry) {
+  Buffer out;
+  out.append("keep");
+  for (std::string bad : {std::string("a\x01"), std::string("\0", 1), std::string("\xC3"),
+                          std::string("\xED\xA0\x80"), std::string("\xEF\xBF\xBF")}) {
+    Status s = write_response(out, Value::array({1, Value::structure({{"k", bad}})}));
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::Unrepresentable);
+    EXPECT_EQ(out.view(), "keep");  // left as it was
+  }
+  EXPECT_FALSE(write_call(out, "", {}));
+  EXPECT_FALSE(write_call(out, "bad\x02name", {}));
+  EXPECT_FALSE(write_fault(out, {1, "bad\x02"}));
+  EXPECT_EQ(out.view(), "keep");
+}
+
+TEST(Writer, ApacheDialect) {
+  std::string doc = response_xml(Value::array({Value::i8(5), Value()}), Dialect::Apache);
+  EXPECT_EQ(doc,
+            "<?xml version=\"1.0\"?><methodResponse "
+            "xmlns:ex=\"http://ws.apache.org/xmlrpc/namespaces/extensions\"><params><param>"
+            "<value><array><data><value><ex:i8>5</ex:i8></value><value><ex:nil/></value></data>"
+            "</array></value></param></params></methodResponse>");
+  Buffer call;
+  ASSERT_TRUE(write_call(call, "m", {}, {Dialect::Apache}));
+  EXPECT_NE(call.view().find("<methodCall xmlns:ex="), std::string_view::npos);
+  // And the reader takes its own output back.
+  Reader reader;
+  auto r = reader.read_response(doc);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->result, Value::array({Value::i8(5), Value()}));
+}
+
+TEST(Writer, Fault) {
+  Buffer out;
+  ASSERT_TRUE(write_fault(out, {-32601, "no such method: <x>"}));
+  EXPECT_EQ(out.view(),
+            "<?xml version=\"1.0\"?><methodResponse><fault><value><struct><member><name>faultCode</name>"
+            "<value><int>-32601</int></value></member><member><name>faultString</name><value><string>"
+            "no such method: &lt;x&gt;</string></value></member></struct></value></fault></methodResponse>");
+}
+
+TEST(Writer, AppendsToWhatIsThere) {
+  Buffer out;
+  out.append("HTTP/1.1 200 OK\r\n\r\n");
+  ASSERT_TRUE(write_response(out, 1));
+  EXPECT_EQ(out.view().substr(0, 19), "HTTP/1.1 200 OK\r\n\r\n");
+  EXPECT_EQ(out.view().substr(19, 21), "<?xml version=\"1.0\"?>");
+}
+
+TEST(Writer, WriteMessage) {
+  Message m;
+  m.kind = Message::Kind::Call;
+  m.call.method_name = "x";
+  m.call.params = Value(1);  // not an array
+  Buffer out;
+  EXPECT_EQ(write_message(out, m).error().code, Errc::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace callwire::xml

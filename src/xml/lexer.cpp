@@ -13,6 +13,26 @@ namespace {
 
 using uchar = unsigned char;
 
+// Name characters by byte: kNameStart may begin a name, kNameOnly only continue it. Bytes
+// >= 0x80 are marked as continuing so the fast scan stops only on delimiters; the slow path
+// decodes them.
+constexpr uint8_t kNameStart = 1, kNameOnly = 2;
+struct NameClassTable {
+  uint8_t c[256];
+};
+constexpr NameClassTable make_name_classes() {
+  NameClassTable t{};
+  for (int i = 0; i < 256; ++i) {
+    auto b = uchar(i);
+    t.c[i] = chars::is_name_start_ascii(b) ? kNameStart
+             : chars::is_name_char_ascii(b) || b >= 0x80 ? kNameOnly
+                                                         : 0;
+  }
+  return t;
+}
+constexpr NameClassTable kNameClassTable = make_name_classes();
+constexpr const uint8_t* kNameClass = kNameClassTable.c;
+
 std::string describe_byte(uchar c) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string s = "0x";
@@ -443,6 +463,16 @@ bool Lexer::lex_cdata() {
 
 bool Lexer::lex_name(std::string_view& name) {
   const uchar* start = pos_;
+  // Fast path: an ASCII name followed by an ASCII delimiter.
+  if (pos_ < end_ && kNameClass[*pos_] == kNameStart) {
+    const uchar* p = pos_ + 1;
+    while (p < end_ && kNameClass[*p] != 0) ++p;
+    if (p < end_ && *p < 0x80) {
+      pos_ = p;
+      name = std::string_view(reinterpret_cast<const char*>(start), size_t(p - start));
+      return true;
+    }
+  }
   bool first = true;
   while (pos_ < end_) {
     uchar c = *pos_;
@@ -478,9 +508,19 @@ bool Lexer::lex_start_tag(Token& t) {
   if (elements_left_ == 0)
     return fail(Errc::LimitExceeded, t.offset, "too many elements (limit reached)");
   --elements_left_;
+  if (pos_ < end_ && *pos_ == '>') {  // the usual case: no attributes
+    ++pos_;
+    t.self_closing = false;
+    open_.push_back(t.name);
+    return true;
+  }
 
   constexpr size_t kMaxAttributes = 32;  // XML-RPC needs a namespace declaration or two
-  std::string_view attributes[kMaxAttributes];
+  struct Attribute {
+    const char* data;
+    size_t size;
+  };
+  Attribute attributes[kMaxAttributes];  // left uninitialised: most tags have none
   size_t attribute_count = 0;
   for (;;) {
     const uchar* before_space = pos_;
@@ -504,12 +544,12 @@ bool Lexer::lex_start_tag(Token& t) {
     std::string_view attr;
     if (!lex_name(attr)) return false;
     for (size_t i = 0; i < attribute_count; ++i)
-      if (attributes[i] == attr)
+      if (std::string_view(attributes[i].data, attributes[i].size) == attr)
         return fail(Errc::NotWellFormed, offset_of(attr.data()),
                     "duplicate attribute '" + std::string(attr) + "'");
     if (attribute_count == kMaxAttributes)
       return fail(Errc::LimitExceeded, offset_of(attr.data()), "too many attributes on one element");
-    attributes[attribute_count++] = attr;
+    attributes[attribute_count++] = {attr.data(), attr.size()};
     skip_space();
     if (pos_ >= end_ || *pos_ != '=')
       return fail(Errc::NotWellFormed, offset_of(pos_),
@@ -553,6 +593,16 @@ bool Lexer::lex_end_tag(Token& t) {
   t.kind = TokenKind::EndTag;
   t.offset = offset_of(pos_);
   pos_ += 2;  // "</"
+  // Fast path: the bytes of the open element's name, then '>'.
+  std::string_view expected = open_.back();
+  if (bytes_left(expected.size() + 1) && pos_[expected.size()] == '>' &&
+      std::memcmp(pos_, expected.data(), expected.size()) == 0) {
+    pos_ += expected.size() + 1;
+    t.name = expected;
+    open_.pop_back();
+    if (open_.empty()) root_done_ = true;
+    return true;
+  }
   if (!lex_name(t.name)) return false;
   skip_space();
   if (pos_ >= end_ || *pos_ != '>')

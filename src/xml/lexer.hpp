@@ -8,11 +8,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "callwire/error.hpp"
+#include "xml/scan.hpp"
 
 namespace callwire::xml {
 
@@ -43,6 +45,48 @@ class Lexer {
   /// EndOfDocument follows (or an error for anything but comments, PIs and white space).
   bool next(Token& t);
 
+  // Fast paths for documents written the usual way (compact or indented, no comments or
+  // attributes inside the structure). Each consumes exactly what it names and returns true, or
+  // consumes nothing and returns false; the caller then falls back to next(), which handles
+  // every case and reports every error.
+
+  /// `tag` ("<member>": a literal with its brackets), after optional white space.
+  template <size_t N>
+  bool try_start(const char (&tag)[N]) {
+    constexpr size_t n = N - 1;
+    const unsigned char* p = skip_space_from(pos_);
+    if (size_t(end_ - p) < n || std::memcmp(p, tag, n) != 0 || elements_left_ == 0) return false;
+    --elements_left_;
+    open_.push_back(std::string_view(reinterpret_cast<const char*>(p) + 1, n - 2));
+    pos_ = p + n;
+    return true;
+  }
+  /// The end tag of the innermost open element, after optional white space.
+  bool try_end() {
+    const unsigned char* p = skip_space_from(pos_);
+    std::string_view name = open_.back();
+    size_t n = name.size();
+    if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>') return false;
+    for (size_t i = 0; i < n; ++i)
+      if (p[2 + i] != static_cast<unsigned char>(name[i])) return false;
+    pos_ = p + n + 3;
+    open_.pop_back();
+    if (open_.empty()) root_done_ = true;
+    return true;
+  }
+  /// Character data that needs no decoding, up to an end tag (which is not consumed).
+  bool try_plain_text(std::string_view& text) {
+    const unsigned char* stop = scan_until<'<', '&', ']'>(pos_, end_);
+    if (end_ - stop < 2 || stop[0] != '<' || stop[1] != '/') return false;
+    text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
+    pos_ = stop;
+    return true;
+  }
+  /// Where the lexer is.
+  const unsigned char* position() const { return pos_; }
+  /// Whether the next byte starts markup (no text before it).
+  bool at_markup() const { return pos_ < end_ && *pos_ == '<'; }
+
   Errc error_code() const { return error_code_; }
   const std::string& error_message() const { return error_message_; }
   size_t error_offset() const { return error_offset_; }
@@ -68,10 +112,11 @@ class Lexer {
   bool check_char(const unsigned char* p, size_t& len);  // one char at p: validity, length
   bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
   bool at(std::string_view literal) const;
-  void skip_space() {
-    while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\t' || *pos_ == '\n' || *pos_ == '\r'))
-      ++pos_;
+  const unsigned char* skip_space_from(const unsigned char* p) const {
+    while (p < end_ && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+    return p;
   }
+  void skip_space() { pos_ = skip_space_from(pos_); }
   void flush_segment(const unsigned char* from) {
     scratch_.append(reinterpret_cast<const char*>(from), size_t(pos_ - from));
   }

@@ -136,13 +136,23 @@ struct ReaderImpl {
     }
     return true;
   }
-  bool expect_start(Token& t, std::string_view name, std::string_view context) {
+  // The start tag `tag` ("<member>"): the lexer's fast path, or the general one.
+  template <size_t N>
+  bool expect_start(Token& t, const char (&tag)[N], std::string_view context) {
+    if (lexer.try_start(tag)) {
+      t.kind = TokenKind::StartTag;
+      t.self_closing = false;
+      t.name = open.back();
+      t.offset = lexer.offset_of(t.name.data() - 1);
+      return true;
+    }
     if (!next_element(t, context)) return false;
-    if (t.kind == TokenKind::StartTag && t.name == name) return true;
-    return unexpected(t, "<" + std::string(name) + ">");
+    if (t.kind == TokenKind::StartTag && t.name == std::string_view(tag + 1, N - 3)) return true;
+    return unexpected(t, tag);
   }
-  // The end tag of the innermost open element (the lexer has checked that it matches).
+  // The end tag of the innermost open element (the lexer checks that it matches).
   bool expect_end(std::string_view name) {
+    if (lexer.try_end()) return true;
     Token t;
     if (!next_element(t, name)) return false;
     if (t.kind == TokenKind::EndTag) return true;
@@ -160,6 +170,10 @@ struct ReaderImpl {
     text = {};
     if (start.self_closing) return true;
     Token t;
+    if (lexer.try_plain_text(text)) {
+      if (lexer.try_end()) return true;
+      return lexer.next(t);  // an end tag: a mismatch is reported, `</x >` accepted
+    }
     if (!lexer.next(t)) return false;
     if (t.kind == TokenKind::Text) {
       text = t.text;
@@ -219,7 +233,7 @@ struct ReaderImpl {
   bool method_call(const Token& root, MethodCall& call) {
     if (root.self_closing) return fail(root, "empty <methodCall>");
     Token t;
-    if (!expect_start(t, "methodName", "methodCall")) return false;
+    if (!expect_start(t, "<methodName>", "methodCall")) return false;
     std::string_view name;
     if (!element_text(t, name)) return false;
     if (name.empty()) return fail(t, "empty <methodName>");
@@ -234,9 +248,15 @@ struct ReaderImpl {
     size_t base = stack.size();
     if (!t.self_closing) {
       for (;;) {
-        if (!next_element(t, "params")) return false;
-        if (t.kind == TokenKind::EndTag) break;
-        if (t.kind != TokenKind::StartTag || t.name != "param") return unexpected(t, "<param>");
+        if (lexer.try_start("<param>")) {
+          t.self_closing = false;
+        } else if (lexer.try_end()) {
+          break;
+        } else {
+          if (!next_element(t, "params")) return false;
+          if (t.kind == TokenKind::EndTag) break;
+          if (t.kind != TokenKind::StartTag || t.name != "param") return unexpected(t, "<param>");
+        }
         if (!param(t)) return false;
       }
     }
@@ -249,7 +269,7 @@ struct ReaderImpl {
   bool param(const Token& start) {
     if (start.self_closing) return fail(start, "<param> without a <value>");
     Token t;
-    if (!expect_start(t, "value", "param")) return false;
+    if (!expect_start(t, "<value>", "param")) return false;
     return value(t) && expect_end("param");
   }
 
@@ -258,7 +278,7 @@ struct ReaderImpl {
     Token t;
     if (!next_element(t, "methodResponse")) return false;
     if (t.kind == TokenKind::StartTag && t.name == "params" && !t.self_closing) {
-      if (!expect_start(t, "param", "params") || !param(t)) return false;
+      if (!expect_start(t, "<param>", "params") || !param(t)) return false;
       if (!next_element(t, "params")) return false;
       if (t.kind != TokenKind::EndTag)
         return fail(t, "a methodResponse carries exactly one <param>");
@@ -267,7 +287,7 @@ struct ReaderImpl {
       stack.pop_back();
     } else if (t.kind == TokenKind::StartTag && t.name == "fault" && !t.self_closing) {
       Token value_start;
-      if (!expect_start(value_start, "value", "fault") || !value(value_start)) return false;
+      if (!expect_start(value_start, "<value>", "fault") || !value(value_start)) return false;
       if (!expect_end("fault")) return false;
       Value fault = std::move(stack.back());
       stack.pop_back();
@@ -308,10 +328,19 @@ struct ReaderImpl {
     Token t;
     for (;;) {
       // Just after a <value> start tag.
-      if (!lexer.next(t)) return false;
       std::string_view text;
-      size_t text_offset = t.offset;
-      if (t.kind == TokenKind::Text) {
+      size_t text_offset = lexer.offset_of(lexer.position());
+      bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
+      if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
+        t.offset = text_offset;
+        if (text.size() > limits.max_string_size) return limit(t, "string exceeds the size limit");
+        stack.emplace_back(text);
+        if (!container_next(frame_base, t)) return false;
+        if (frames.size() == frame_base) return true;
+        continue;
+      }
+      if (!lexer.next(t)) return false;
+      if (!have_text && t.kind == TokenKind::Text) {
         text = t.text;
         if (!lexer.next(t)) return false;
       }
@@ -372,13 +401,17 @@ struct ReaderImpl {
     while (frames.size() > frame_base) {
       Frame& f = frames.back();
       if (!f.is_struct) {
-        if (!next_element(t, "data")) return false;
-        if (t.kind == TokenKind::StartTag && t.name == "value") {
-          if (!t.self_closing) return true;
-          stack.emplace_back(std::string_view());
-          continue;
+        if (lexer.try_start("<value>")) return true;
+        if (!lexer.try_end()) {
+          if (!next_element(t, "data")) return false;
+          if (t.kind == TokenKind::StartTag && t.name == "value") {
+            if (!t.self_closing) return true;
+            stack.emplace_back(std::string_view());
+            continue;
+          }
+          if (t.kind != TokenKind::EndTag) return unexpected(t, "<value> or </data>");
         }
-        if (t.kind != TokenKind::EndTag) return unexpected(t, "<value> or </data>");
+        // </data> is consumed.
         if (!expect_end("array")) return false;
         close_container(f);
         if (!expect_end("value")) return false;
@@ -388,21 +421,28 @@ struct ReaderImpl {
         if (!expect_end("member")) return false;
         f.in_member = false;
       }
-      if (!next_element(t, "struct")) return false;
-      if (t.kind == TokenKind::EndTag) {
+      bool member = lexer.try_start("<member>");
+      if (!member && !lexer.try_end()) {
+        if (!next_element(t, "struct")) return false;
+        if (t.kind == TokenKind::StartTag && t.name == "member") {
+          if (t.self_closing) return fail(t, "empty <member>");
+          member = true;
+        } else if (t.kind != TokenKind::EndTag) {
+          return unexpected(t, "<member> or </struct>");
+        }
+      }
+      if (!member) {  // </struct> is consumed
         close_container(f);
         if (!expect_end("value")) return false;
         continue;
       }
-      if (t.kind != TokenKind::StartTag || t.name != "member") return unexpected(t, "<member> or </struct>");
-      if (t.self_closing) return fail(t, "empty <member>");
-      if (!expect_start(t, "name", "member")) return false;
+      if (!expect_start(t, "<name>", "member")) return false;
       std::string_view name;
       if (!element_text(t, name)) return false;
       if (name.size() > limits.max_string_size) return limit(t, "member name exceeds the size limit");
       stack.emplace_back(name);
       f.in_member = true;
-      if (!expect_start(t, "value", "member")) return false;
+      if (!expect_start(t, "<value>", "member")) return false;
       if (!t.self_closing) return true;
       stack.emplace_back(std::string_view());
     }

@@ -9,6 +9,22 @@
 
 namespace callwire::xml {
 
+/// Which bytes stop scan_until<A, B, C>.
+template <char A, char B, char C>
+struct StopTable {
+  bool stop[256];
+  constexpr StopTable() : stop() {
+    for (int i = 0; i < 256; ++i) {
+      auto x = static_cast<unsigned char>(i);
+      stop[i] = x == static_cast<unsigned char>(A) || x == static_cast<unsigned char>(B) ||
+                x == static_cast<unsigned char>(C) || x >= 0x80 ||
+                (x < 0x20 && x != '\t' && x != '\n');
+    }
+  }
+};
+template <char A, char B, char C>
+inline constexpr StopTable<A, B, C> kStopTable{};
+
 /// The first byte at or after `p` that is A, B or C, a C0 control other than tab and LF (CR
 /// included), or >= 0x80 (UTF-8 to validate); `end` if none. Sixteen bytes a step with SSE2.
 template <char A, char B, char C>
@@ -29,13 +45,10 @@ inline const unsigned char* scan_until(const unsigned char* p, const unsigned ch
     p += 16;
   }
 #endif
-  for (; p < end; ++p) {
-    unsigned char x = *p;
-    if (x == static_cast<unsigned char>(A) || x == static_cast<unsigned char>(B) ||
-        x == static_cast<unsigned char>(C) || x >= 0x80 || (x < 0x20 && x != '\t' && x != '\n'))
-      return p;
-  }
-  return end;
+  // The tail, and short strings (most XML-RPC text): one table lookup a byte.
+  const bool* stop = kStopTable<A, B, C>.stop;
+  while (p < end && !stop[*p]) ++p;
+  return p;
 }
 
 }  // namespace callwire::xml

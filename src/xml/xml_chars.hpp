@@ -61,7 +61,7 @@ inline size_t encode_utf8(uint32_t cp, char* out) {
 }
 
 /// XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
-inline bool is_xml_char(uint32_t cp) {
+constexpr bool is_xml_char(uint32_t cp) {
   if (cp < 0x20) return cp == 0x9 || cp == 0xA || cp == 0xD;
   if (cp <= 0xD7FF) return true;
   if (cp < 0xE000) return false;
@@ -70,10 +70,10 @@ inline bool is_xml_char(uint32_t cp) {
 }
 
 /// XML white space: space, tab, LF, CR.
-inline bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+constexpr bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /// NameStartChar for code points >= 0x80.
-inline bool is_name_start_nonascii(uint32_t c) {
+constexpr bool is_name_start_nonascii(uint32_t c) {
   return (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x2FF) ||
          (c >= 0x370 && c <= 0x37D) || (c >= 0x37F && c <= 0x1FFF) ||
          (c >= 0x200C && c <= 0x200D) || (c >= 0x2070 && c <= 0x218F) ||
@@ -83,16 +83,16 @@ inline bool is_name_start_nonascii(uint32_t c) {
 }
 
 /// NameChar for code points >= 0x80.
-inline bool is_name_char_nonascii(uint32_t c) {
+constexpr bool is_name_char_nonascii(uint32_t c) {
   return is_name_start_nonascii(c) || c == 0xB7 || (c >= 0x300 && c <= 0x36F) ||
          (c >= 0x203F && c <= 0x2040);
 }
 
 /// NameStartChar / NameChar for ASCII bytes.
-inline bool is_name_start_ascii(unsigned char c) {
+constexpr bool is_name_start_ascii(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
 }
-inline bool is_name_char_ascii(unsigned char c) {
+constexpr bool is_name_char_ascii(unsigned char c) {
   return is_name_start_ascii(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 

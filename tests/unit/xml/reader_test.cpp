@@ -152,6 +152,24 @@ TEST(Reader, UntypedValueIsAString) {
   EXPECT_EQ(value_of("  spaces kept  "), Value("  spaces kept  "));
 }
 
+TEST(Reader, SlowPathsGiveTheSameValues) {
+  // Spaces inside end tags, comments between elements and self-closing forms leave the
+  // lexer's fast paths; the result must not change.
+  Reader reader;
+  auto r = reader.read_response(
+      "<methodResponse ><params><!--c--><param ><value >text</value ></param></params >"
+      "</methodResponse >");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->result, Value("text"));
+  EXPECT_EQ(value_of("<int>5</int >"), Value(5));
+  EXPECT_EQ(value_of("<array ><data ><value >a</value ><!-- x --><value/></data ></array >"),
+            Value::array({"a", ""}));
+  EXPECT_EQ(value_of("<struct ><member ><name >k</name ><value >v</value ></member ></struct >"),
+            Value::structure({{"k", "v"}}));
+  EXPECT_TRUE(fails_with(value_error("text</string>"), -32700, "mismatched"));
+  EXPECT_TRUE(fails_with(value_error("<int>5</i4>"), -32700, "mismatched"));
+}
+
 TEST(Reader, WhitespaceAroundScalarsIsTrimmed) {
   EXPECT_EQ(value_of("<i8>\n 0\n </i8>"), Value::i8(0));  // rtorrent
   EXPECT_EQ(value_of("<int> 42 </int>"), Value(42));

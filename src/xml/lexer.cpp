@@ -13,26 +13,6 @@ namespace {
 
 using uchar = unsigned char;
 
-// Name characters by byte: kNameStart may begin a name, kNameOnly only continue it. Bytes
-// >= 0x80 are marked as continuing so the fast scan stops only on delimiters; the slow path
-// decodes them.
-constexpr uint8_t kNameStart = 1, kNameOnly = 2;
-struct NameClassTable {
-  uint8_t c[256];
-};
-constexpr NameClassTable make_name_classes() {
-  NameClassTable t{};
-  for (int i = 0; i < 256; ++i) {
-    auto b = uchar(i);
-    t.c[i] = chars::is_name_start_ascii(b) ? kNameStart
-             : chars::is_name_char_ascii(b) || b >= 0x80 ? kNameOnly
-                                                         : 0;
-  }
-  return t;
-}
-constexpr NameClassTable kNameClassTable = make_name_classes();
-constexpr const uint8_t* kNameClass = kNameClassTable.c;
-
 std::string describe_byte(uchar c) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string s = "0x";
@@ -464,9 +444,9 @@ bool Lexer::lex_cdata() {
 bool Lexer::lex_name(std::string_view& name) {
   const uchar* start = pos_;
   // Fast path: an ASCII name followed by an ASCII delimiter.
-  if (pos_ < end_ && kNameClass[*pos_] == kNameStart) {
+  if (pos_ < end_ && chars::kNameClass[*pos_] == chars::kNameStart) {
     const uchar* p = pos_ + 1;
-    while (p < end_ && kNameClass[*p] != 0) ++p;
+    while (p < end_ && chars::kNameClass[*p] != 0) ++p;
     if (p < end_ && *p < 0x80) {
       pos_ = p;
       name = std::string_view(reinterpret_cast<const char*>(start), size_t(p - start));

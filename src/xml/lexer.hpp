@@ -15,6 +15,7 @@
 
 #include "callwire/error.hpp"
 #include "xml/scan.hpp"
+#include "xml/xml_chars.hpp"
 
 namespace callwire::xml {
 
@@ -59,6 +60,23 @@ class Lexer {
     --elements_left_;
     open_.push_back(std::string_view(reinterpret_cast<const char*>(p) + 1, n - 2));
     pos_ = p + n;
+    return true;
+  }
+  /// Any start tag with an ASCII name and no attributes, right here (no white space skipped).
+  bool try_start_any(Token& t) {
+    const unsigned char* p = pos_;
+    if (end_ - p < 3 || p[0] != '<' || chars::kNameClass[p[1]] != chars::kNameStart) return false;
+    const unsigned char* name = p + 1;
+    p += 2;
+    while (p < end_ && chars::kNameClass[*p] != 0 && *p < 0x80) ++p;
+    if (p >= end_ || *p != '>' || elements_left_ == 0) return false;
+    --elements_left_;
+    t.kind = TokenKind::StartTag;
+    t.self_closing = false;
+    t.name = std::string_view(reinterpret_cast<const char*>(name), size_t(p - name));
+    t.offset = offset_of(pos_);
+    open_.push_back(t.name);
+    pos_ = p + 1;
     return true;
   }
   /// The end tag of the innermost open element, after optional white space.

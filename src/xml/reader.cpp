@@ -329,31 +329,34 @@ struct ReaderImpl {
     for (;;) {
       // Just after a <value> start tag.
       std::string_view text;
-      size_t text_offset = lexer.offset_of(lexer.position());
-      bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
-      if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
-        t.offset = text_offset;
-        if (text.size() > limits.max_string_size) return limit(t, "string exceeds the size limit");
-        stack.emplace_back(text);
-        if (!container_next(frame_base, t)) return false;
-        if (frames.size() == frame_base) return true;
-        continue;
-      }
-      if (!lexer.next(t)) return false;
-      if (!have_text && t.kind == TokenKind::Text) {
-        text = t.text;
+      if (!lexer.try_start_any(t)) {
+        size_t text_offset = lexer.offset_of(lexer.position());
+        bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
+        if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
+          t.offset = text_offset;
+          if (text.size() > limits.max_string_size) return limit(t, "string exceeds the size limit");
+          stack.emplace_back(text);
+          if (!container_next(frame_base, t)) return false;
+          if (frames.size() == frame_base) return true;
+          continue;
+        }
         if (!lexer.next(t)) return false;
+        if (!have_text && t.kind == TokenKind::Text) {
+          text = t.text;
+          text_offset = t.offset;
+          if (!lexer.next(t)) return false;
+        }
+        if (t.kind == TokenKind::StartTag && !all_space(text)) {
+          Token at;
+          at.offset = text_offset;
+          return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
+        }
       }
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
         if (text.size() > limits.max_string_size)
           return limit(t, "string exceeds the size limit");
         stack.emplace_back(text);
       } else {
-        if (!all_space(text)) {
-          Token at;
-          at.offset = text_offset;
-          return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
-        }
         Kind kind = classify(t.name);
         if (kind == Kind::Array || kind == Kind::Struct) {
           if (frames.size() - frame_base >= limits.max_depth)

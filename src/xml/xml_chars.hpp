@@ -96,4 +96,22 @@ constexpr bool is_name_char_ascii(unsigned char c) {
   return is_name_start_ascii(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
+/// Name characters by byte: kNameStart may begin a name, kNameOnly only continue it. Bytes
+/// >= 0x80 are marked as continuing so that a fast scan stops only on delimiters; the slow path
+/// decodes them.
+inline constexpr uint8_t kNameStart = 1, kNameOnly = 2;
+struct NameClassTable {
+  uint8_t c[256];
+  constexpr NameClassTable() : c() {
+    for (int i = 0; i < 256; ++i) {
+      auto b = static_cast<unsigned char>(i);
+      c[i] = is_name_start_ascii(b) ? kNameStart
+             : is_name_char_ascii(b) || b >= 0x80 ? kNameOnly
+                                                  : 0;
+    }
+  }
+};
+inline constexpr NameClassTable kNameClassTable{};
+inline constexpr const uint8_t* kNameClass = kNameClassTable.c;
+
 }  // namespace callwire::xml::chars

@@ -332,8 +332,8 @@ bool Lexer::lex_reference(bool append) {
     if (pos_ >= end_ || pos_ == digits)
       return fail(Errc::NotWellFormed, offset_of(amp), "malformed character reference");
     ++pos_;  // ';'
-    if (!chars::is_xml_char(cp))
-      return fail(Errc::NotWellFormed, offset_of(amp),
+    if (!chars::is_xml_char(cp))  // the same code as the character sent raw
+      return fail(Errc::InvalidCharacter, offset_of(amp),
                   "character reference to " + describe_cp(cp > 0x10FFFF ? 0x110000 : cp) +
                       ", which XML does not allow");
     if (append) {

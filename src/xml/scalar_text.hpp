@@ -49,11 +49,11 @@ inline bool parse_double(std::string_view s, double& out) {
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   size_t mantissa_start = i;
-  size_t int_digits = 0, frac_digits = 0, leading_frac_zeros = 0;
+  size_t int_digits = 0, frac_digits = 0, leading_frac_zeros = 0;  // int_digits: significant
   bool int_nonzero = false, frac_nonzero_seen = false;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    ++int_digits;
     int_nonzero |= s[i] != '0';
+    if (int_nonzero) ++int_digits;
   }
   if (i < s.size() && s[i] == '.') {
     ++i;
@@ -63,7 +63,7 @@ inline bool parse_double(std::string_view s, double& out) {
       if (!frac_nonzero_seen) ++leading_frac_zeros;
     }
   }
-  if (int_digits + frac_digits == 0) return false;
+  if (i == mantissa_start || (i == mantissa_start + 1 && s[mantissa_start] == '.')) return false;
   int64_t exponent = 0;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# End-to-end test of the `callwire` command: exit codes, stdout and stderr formats.
+# Usage: cli_test.sh path/to/callwire
+set -uo pipefail
+
+bin=${1:?usage: cli_test.sh path/to/callwire}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# run ARGS... [< input]: sets $out, $err and $rc.
+run() {
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+
+expect_rc() {  # expect_rc WANT WHAT
+  [ "$rc" -eq "$1" ] || fail "$2: exit $rc, wanted $1 (stderr: $err)"
+}
+
+expect_eq() {  # expect_eq GOT WANT WHAT
+  [ "$1" == "$2" ] || fail "$3: got [$1], wanted [$2]"
+}
+
+expect_match() {  # expect_match TEXT REGEX WHAT
+  [[ "$1" =~ $2 ]] || fail "$3: [$1] does not match /$2/"
+}
+
+# --- decode a valid call, from a file and from standard input
+cat >"$tmp/call.xml" <<'EOF'
+<?xml version="1.0"?>
+<methodCall>
+  <methodName>sample.add</methodName>
+  <params>
+    <param><value><int>5</int></value></param>
+    <param><value><i4>3</i4></value></param>
+  </params>
+</methodCall>
+EOF
+want='{"methodName":"sample.add","params":[5,3]}'
+run decode "$tmp/call.xml"
+expect_rc 0 "decode FILE"
+expect_eq "$out" "$want" "decode FILE"
+expect_eq "$err" "" "decode FILE stderr"
+run decode - <"$tmp/call.xml"
+expect_rc 0 "decode -"
+expect_eq "$out" "$want" "decode -"
+run decode <"$tmp/call.xml"
+expect_rc 0 "decode (stdin)"
+expect_eq "$out" "$want" "decode (stdin)"
+[ "$(tail -c 1 "$tmp/out" | od -An -c | tr -d ' ')" == '\n' ] || fail "decode: no final newline"
+
+# --- decode a response and a fault
+printf '<methodResponse><params><param><value><i8>8589934592</i8></value></param></params></methodResponse>' >"$tmp/response.xml"
+run decode "$tmp/response.xml"
+expect_rc 0 "decode response"
+expect_eq "$out" '{"result":{"$i8":8589934592}}' "decode response"
+cat >"$tmp/fault.xml" <<'EOF'
+<methodResponse><fault><value><struct>
+  <member><name>faultCode</name><value><int>4</int></value></member>
+  <member><name>faultString</name><value><string>Too many parameters.</string></value></member>
+</struct></value></fault></methodResponse>
+EOF
+run decode "$tmp/fault.xml"
+expect_rc 0 "decode fault"
+expect_eq "$out" '{"fault":{"faultCode":4,"faultString":"Too many parameters."}}' "decode fault"
+
+# --- decode --pretty
+run decode --pretty "$tmp/call.xml"
+expect_rc 0 "decode --pretty"
+expect_eq "$out" $'{\n  "methodName": "sample.add",\n  "params": [\n    5,\n    3\n  ]\n}' \
+  "decode --pretty"
+
+# --- encode, and back
+echo "$want" >"$tmp/call.json"
+run encode "$tmp/call.json"
+expect_rc 0 "encode"
+expect_match "$out" '<methodName>sample\.add</methodName>' "encode"
+expect_match "$out" '<int>5</int>.*<int>3</int>' "encode"
+echo "$out" >"$tmp/encoded.xml"
+run decode "$tmp/encoded.xml"
+expect_eq "$out" "$want" "encode then decode"
+
+# --- encode: dialects
+echo '{"result":[{"$i8":1},null]}' >"$tmp/i8.json"
+run encode "$tmp/i8.json"
+expect_rc 0 "encode --dialect (default)"
+expect_match "$out" '<i8>1</i8>' "encode default dialect"
+expect_match "$out" '<nil/>' "encode default dialect"
+run encode --dialect apache "$tmp/i8.json"
+expect_rc 0 "encode --dialect apache"
+expect_match "$out" '<ex:i8>1</ex:i8>' "encode --dialect apache"
+expect_match "$out" 'xmlns:ex=' "encode --dialect apache"
+run encode --dialect i8 - <"$tmp/i8.json"
+expect_rc 0 "encode --dialect i8 -"
+expect_match "$out" '<i8>1</i8>' "encode --dialect i8"
+
+# --- refused documents: exit 1, `fault CODE: message` on stderr, nothing on stdout
+printf '<methodCall><methodName>x</methodName>' >"$tmp/malformed.xml"
+run decode "$tmp/malformed.xml"
+expect_rc 1 "decode malformed"
+expect_match "$err" '^fault -32700: .+' "decode malformed stderr"
+expect_eq "$out" "" "decode malformed stdout"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "decode malformed: stderr is not one line: $err"
+
+printf '<methodCall><methodName>x</methodName></methodCall>' >"$tmp/small.xml"
+run decode --max-size 10 "$tmp/small.xml"
+expect_rc 1 "decode --max-size"
+expect_match "$err" '^fault -32600: .*limit' "decode --max-size stderr"
+run decode --max-size 1KiB "$tmp/small.xml"
+expect_rc 0 "decode --max-size 1KiB"
+
+echo '{"methodName":"x","params":[1,]}' >"$tmp/bad.json"
+run encode "$tmp/bad.json"
+expect_rc 1 "encode bad JSON"
+expect_match "$err" '^fault -32700: invalid JSON at line 1, column 31' "encode bad JSON stderr"
+echo '{"methodName":"x","params":[3000000000]}' >"$tmp/big.json"
+run encode "$tmp/big.json"
+expect_rc 1 "encode int out of range"
+expect_match "$err" '^fault -32600: .*\{"\$i8": 3000000000\}' "encode int out of range stderr"
+
+# --- usage and I/O errors: exit 2
+run decode "$tmp/does-not-exist.xml"
+expect_rc 2 "decode missing file"
+expect_match "$err" 'cannot open .*does-not-exist\.xml' "decode missing file stderr"
+run encode "$tmp/does-not-exist.json"
+expect_rc 2 "encode missing file"
+run decode "$tmp"
+expect_rc 2 "decode a directory"
+run
+expect_rc 2 "no subcommand"
+run frobnicate
+expect_rc 2 "unknown subcommand"
+run encode --dialect xmlrpc-c "$tmp/call.json"
+expect_rc 2 "bad dialect"
+run decode --max-size -1 "$tmp/call.xml"
+expect_rc 2 "negative --max-size"
+run decode "$tmp/call.xml" "$tmp/call.xml"
+expect_rc 2 "two files"
+
+# --- help and version: exit 0
+run --version
+expect_rc 0 "--version"
+expect_match "$out" '^callwire [0-9]+\.[0-9]+\.[0-9]+' "--version"
+run --help
+expect_rc 0 "--help"
+expect_match "$out" 'decode' "--help"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "cli: all checks passed"

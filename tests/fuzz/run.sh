@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer driver found in DIR for SECONDS seconds each, on a copy of the seed
+# corpus (tests/fuzz/corpus is never modified), with the XML-RPC dictionary.
+#
+#   tests/fuzz/run.sh build/fuzz/tests/fuzz 60
+#
+# Fails when a driver fails, printing the input that made it fail. Crash inputs are kept in
+# DIR/artifacts/<driver>/; each one belongs in tests/corpus once the bug is fixed.
+set -uo pipefail
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 DIR SECONDS" >&2
+  exit 2
+fi
+dir=$1
+seconds=$2
+here=$(cd "$(dirname "$0")" && pwd)
+seeds="$here/corpus"
+dict="$here/xmlrpc.dict"
+
+fuzzers=()
+for f in "$dir"/*_fuzz; do
+  [ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$f")
+done
+if [ ${#fuzzers[@]} -eq 0 ]; then
+  echo "run.sh: no *_fuzz binary in $dir" >&2
+  exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/callwire-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# UBSan recovers by default; make it stop on the first report so libFuzzer sees a crash.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
+failed=0
+for fuzzer in "${fuzzers[@]}"; do
+  name=$(basename "$fuzzer")
+  corpus="$work/$name"
+  artifacts="$(cd "$dir" && pwd)/artifacts/$name"
+  mkdir -p "$corpus" "$artifacts"
+  if [ -d "$seeds" ]; then
+    cp -R "$seeds"/. "$corpus"/
+  fi
+  log="$work/$name.log"
+  echo "== $name: ${seconds}s, $(ls "$corpus" | wc -l) seeds"
+  "$fuzzer" -max_total_time="$seconds" -dict="$dict" -timeout=5 -rss_limit_mb=2048 \
+    -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
+  status=$?
+  grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+  if [ $status -ne 0 ]; then
+    failed=1
+    echo "== $name FAILED (exit $status)"
+    # The failure report, then the input that caused it.
+    grep -v -E '^#[0-9]+' "$log" | tail -n 60
+    for input in $(grep -o -E "Test unit written to [^ ]+" "$log" | sed 's/Test unit written to //'); do
+      echo "== crash input: $input"
+      echo "   reproduce:   $fuzzer $input"
+    done
+    cp "$log" "$artifacts/"
+  fi
+done
+exit $failed

@@ -1,0 +1,152 @@
+// The `callwire` command: XML-RPC documents to and from their JSON form (docs/json-form.md).
+//
+// Exit status: 0 done; 1 the document was refused (stderr: `fault CODE: message`); 2 a usage or
+// I/O error.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "callwire/buffer.hpp"
+#include "callwire/error.hpp"
+#include "callwire/xml.hpp"
+#include "json_form.hpp"
+
+#ifndef CALLWIRE_VERSION
+#define CALLWIRE_VERSION "unknown"
+#endif
+
+namespace {
+
+constexpr int kRefused = 1;
+constexpr int kUsage = 2;
+
+// Reads FILE, or standard input for "-", keeping at most `limit` bytes (more would be refused
+// anyway; stopping early keeps a huge input from being read whole). Empty on failure, after
+// saying why on stderr.
+std::optional<std::string> read_input(const std::string& path, size_t limit) {
+  bool use_stdin = path == "-";
+  std::FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) {
+    std::fprintf(stderr, "callwire: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+    return std::nullopt;
+  }
+  std::string text;
+  char chunk[65536];
+  while (text.size() < limit) {
+    size_t n = std::fread(chunk, 1, std::min(sizeof chunk, limit - text.size()), f);
+    text.append(chunk, n);
+    if (n == 0) break;
+  }
+  bool failed = std::ferror(f);
+  int err = errno;
+  if (!use_stdin) std::fclose(f);
+  if (failed) {
+    std::fprintf(stderr, "callwire: cannot read %s: %s\n",
+                 use_stdin ? "standard input" : path.c_str(), std::strerror(err));
+    return std::nullopt;
+  }
+  return text;
+}
+
+int refused(const callwire::Error& error) {
+  std::fprintf(stderr, "fault %d: %s\n", int(error.fault_code), error.message.c_str());
+  return kRefused;
+}
+
+int write_output(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+      std::fputc('\n', stdout) == EOF || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "callwire: cannot write the output: %s\n", std::strerror(errno));
+    return kUsage;
+  }
+  return 0;
+}
+
+int run_decode(const std::string& path, size_t max_size, bool pretty) {
+  callwire::xml::ReaderLimits limits;
+  limits.max_document_size = max_size;
+  // One byte past the limit is enough to know the document is too large.
+  auto text = read_input(path, max_size == SIZE_MAX ? max_size : max_size + 1);
+  if (!text) return kUsage;
+  if (text->size() > max_size) {
+    // Said here because the reader, given only the first bytes, would report the wrong size.
+    return refused(callwire::Error(
+        callwire::Errc::LimitExceeded,
+        "document exceeds the limit of " + std::to_string(max_size) + " bytes (--max-size)"));
+  }
+  callwire::xml::Reader reader(limits);
+  auto message = reader.read(*text);
+  if (!message) return refused(message.error());
+  auto style = pretty ? callwire::json_form::Style::Pretty : callwire::json_form::Style::Compact;
+  return write_output(callwire::json_form::to_json(*message, style));
+}
+
+int run_encode(const std::string& path, callwire::xml::Dialect dialect) {
+  auto text = read_input(path, SIZE_MAX);
+  if (!text) return kUsage;
+  auto message = callwire::json_form::message_from_json(*text);
+  if (!message) return refused(message.error());
+  callwire::Buffer out;
+  callwire::xml::WriterOptions options;
+  options.dialect = dialect;
+  if (auto status = callwire::xml::write_message(out, *message, options); !status)
+    return refused(status.error());
+  return write_output(out.view());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("callwire: XML-RPC documents to and from their JSON form (docs/json-form.md)",
+               "callwire");
+  app.set_version_flag("--version", "callwire " CALLWIRE_VERSION);
+  app.require_subcommand(1);
+
+  std::string decode_path = "-";
+  size_t max_size = callwire::xml::ReaderLimits{}.max_document_size;
+  bool pretty = false;
+  auto* decode =
+      app.add_subcommand("decode", "Read an XML-RPC call or response, print its JSON form");
+  decode->add_option("FILE", decode_path, "The document; '-' or nothing for standard input");
+  decode->add_option("--max-size", max_size, "Refuse a document larger than this (e.g. 64MiB)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return s.find('-') == std::string::npos ? std::string() : "must not be negative";
+          },
+          "", "NonNegative"))
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  decode->add_flag("--pretty", pretty, "Indent the JSON by two spaces");
+
+  std::string encode_path = "-";
+  std::string dialect = "i8";
+  auto* encode = app.add_subcommand("encode", "Read the JSON form, print the XML-RPC document");
+  encode->add_option("FILE", encode_path, "The JSON form; '-' or nothing for standard input");
+  encode
+      ->add_option("--dialect", dialect, "How to write i8 and nil: <i8>/<nil/> or Apache's <ex:…>")
+      ->check(CLI::IsMember({"i8", "apache"}))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help, the version, or the error with a hint
+    return code == 0 ? 0 : kUsage;
+  }
+
+  try {
+    if (decode->parsed()) return run_decode(decode_path, max_size, pretty);
+    return run_encode(encode_path, dialect == "apache" ? callwire::xml::Dialect::Apache
+                                                       : callwire::xml::Dialect::I8);
+  } catch (const std::exception& e) {  // std::bad_alloc: nothing a document says gets here
+    std::fprintf(stderr, "callwire: %s\n", e.what());
+    return kUsage;
+  }
+}

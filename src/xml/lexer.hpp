@@ -54,8 +54,16 @@ class Lexer {
   /// `tag` ("<member>": a literal with its brackets), after optional white space.
   template <size_t N>
   bool try_start(const char (&tag)[N]) {
+    return try_start_at(skip_space_from(pos_), tag);
+  }
+  /// `tag` right here, with nothing skipped.
+  template <size_t N>
+  bool try_start_here(const char (&tag)[N]) {
+    return try_start_at(pos_, tag);
+  }
+  template <size_t N>
+  bool try_start_at(const unsigned char* p, const char (&tag)[N]) {
     constexpr size_t n = N - 1;
-    const unsigned char* p = skip_space_from(pos_);
     if (size_t(end_ - p) < n || std::memcmp(p, tag, n) != 0 || elements_left_ == 0) return false;
     --elements_left_;
     open_.push_back(std::string_view(reinterpret_cast<const char*>(p) + 1, n - 2));
@@ -85,8 +93,21 @@ class Lexer {
     std::string_view name = open_.back();
     size_t n = name.size();
     if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>') return false;
-    for (size_t i = 0; i < n; ++i)
-      if (p[2 + i] != static_cast<unsigned char>(name[i])) return false;
+    if (!same_bytes(p + 2, reinterpret_cast<const unsigned char*>(name.data()), n)) return false;
+    pos_ = p + n + 3;
+    open_.pop_back();
+    if (open_.empty()) root_done_ = true;
+    return true;
+  }
+  /// `</name>` where the grammar knows `name` is the innermost open element (one compare of
+  /// the literal), after optional white space.
+  template <size_t N>
+  bool try_end_literal(const char (&name)[N]) {
+    constexpr size_t n = N - 1;
+    const unsigned char* p = skip_space_from(pos_);
+    if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>' ||
+        open_.back().size() != n || std::memcmp(p + 2, name, n) != 0)
+      return false;
     pos_ = p + n + 3;
     open_.pop_back();
     if (open_.empty()) root_done_ = true;
@@ -100,6 +121,7 @@ class Lexer {
     pos_ = stop;
     return true;
   }
+  size_t bytes_after(const unsigned char* p) const { return size_t(end_ - p); }
   /// Where the lexer is.
   const unsigned char* position() const { return pos_; }
   /// Whether the next byte starts markup (no text before it).
@@ -131,8 +153,32 @@ class Lexer {
   bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
   bool at(std::string_view literal) const;
   const unsigned char* skip_space_from(const unsigned char* p) const {
+    if (p < end_ && *p > ' ') return p;  // the usual case: markup follows at once
     while (p < end_ && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
     return p;
+  }
+  // Whether the n bytes at a and b are equal: word compares, overlapping at the end, never
+  // reading outside either range.
+  static bool same_bytes(const unsigned char* a, const unsigned char* b, size_t n) {
+    auto load8 = [](const unsigned char* p) {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    };
+    auto load4 = [](const unsigned char* p) {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    };
+    if (n >= 8) {
+      for (size_t i = 0; i + 8 < n; i += 8)
+        if (load8(a + i) != load8(b + i)) return false;
+      return load8(a + n - 8) == load8(b + n - 8);
+    }
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
   }
   void skip_space() { pos_ = skip_space_from(pos_); }
   void flush_segment(const unsigned char* from) {

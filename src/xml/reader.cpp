@@ -21,9 +21,7 @@ enum class Kind : uint8_t {
   BigDecimal, Serializable, Unknown
 };
 
-Kind classify(std::string_view name) {
-  size_t colon = name.rfind(':');
-  if (colon != std::string_view::npos) name.remove_prefix(colon + 1);
+Kind classify_unprefixed(std::string_view name) {
   switch (name.size()) {
     case 2:
       if (name == "i4") return Kind::Int;
@@ -65,6 +63,14 @@ Kind classify(std::string_view name) {
       break;
   }
   return Kind::Unknown;
+}
+
+Kind classify(std::string_view name) {
+  Kind kind = classify_unprefixed(name);
+  if (kind != Kind::Unknown) return kind;
+  size_t colon = name.rfind(':');
+  if (colon == std::string_view::npos) return Kind::Unknown;
+  return classify_unprefixed(name.substr(colon + 1));
 }
 
 bool all_space(std::string_view s) {
@@ -150,8 +156,13 @@ struct ReaderImpl {
     if (t.kind == TokenKind::StartTag && t.name == std::string_view(tag + 1, N - 3)) return true;
     return unexpected(t, tag);
   }
-  // The end tag of the innermost open element (the lexer checks that it matches).
-  bool expect_end(std::string_view name) {
+  // The end tag of the innermost open element `name` (the lexer checks that it matches).
+  template <size_t N>
+  bool expect_end(const char (&name)[N]) {
+    if (lexer.try_end_literal(name)) return true;
+    return expect_end_slow(std::string_view(name, N - 1));
+  }
+  bool expect_end_slow(std::string_view name) {
     if (lexer.try_end()) return true;
     Token t;
     if (!next_element(t, name)) return false;
@@ -329,7 +340,12 @@ struct ReaderImpl {
     for (;;) {
       // Just after a <value> start tag.
       std::string_view text;
-      if (!lexer.try_start_any(t)) {
+      Kind kind = Kind::Unknown;
+      if (fast_type_tag(t, kind)) {
+        // the usual case: a type tag written plainly
+      } else if (lexer.try_start_any(t)) {
+        kind = classify(t.name);
+      } else {
         size_t text_offset = lexer.offset_of(lexer.position());
         bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
         if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
@@ -351,13 +367,13 @@ struct ReaderImpl {
           at.offset = text_offset;
           return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
         }
+        if (t.kind == TokenKind::StartTag) kind = classify(t.name);
       }
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
         if (text.size() > limits.max_string_size)
           return limit(t, "string exceeds the size limit");
         stack.emplace_back(text);
       } else {
-        Kind kind = classify(t.name);
         if (kind == Kind::Array || kind == Kind::Struct) {
           if (frames.size() - frame_base >= limits.max_depth)
             return limit(t, "nesting depth exceeds the limit of " + std::to_string(limits.max_depth));
@@ -371,6 +387,45 @@ struct ReaderImpl {
       if (!container_next(frame_base, t)) return false;
       if (frames.size() == frame_base) return true;
     }
+  }
+
+  // The common type tags, recognised by their bytes without scanning a name.
+  bool fast_type_tag(Token& t, Kind& kind) {
+    const unsigned char* p = lexer.position();
+    if (!lexer.at_markup() || lexer.bytes_after(p) < 2) return false;
+    switch (p[1]) {
+      case 's':
+        if (lexer.try_start_here("<string>")) kind = Kind::String;
+        else if (lexer.try_start_here("<struct>")) kind = Kind::Struct;
+        else return false;
+        break;
+      case 'i':
+        if (lexer.try_start_here("<int>") || lexer.try_start_here("<i4>")) kind = Kind::Int;
+        else if (lexer.try_start_here("<i8>")) kind = Kind::I8;
+        else return false;
+        break;
+      case 'd':
+        if (lexer.try_start_here("<double>")) kind = Kind::Double;
+        else if (lexer.try_start_here("<dateTime.iso8601>")) kind = Kind::DateTime;
+        else return false;
+        break;
+      case 'a':
+        if (lexer.try_start_here("<array>")) kind = Kind::Array;
+        else return false;
+        break;
+      case 'b':
+        if (lexer.try_start_here("<boolean>")) kind = Kind::Boolean;
+        else if (lexer.try_start_here("<base64>")) kind = Kind::Base64;
+        else return false;
+        break;
+      default:
+        return false;
+    }
+    t.kind = TokenKind::StartTag;
+    t.self_closing = false;
+    t.name = open.back();
+    t.offset = lexer.offset_of(p);
+    return true;
   }
 
   // After <array> or <struct>: an empty one is finished here (pushed, </value> consumed);

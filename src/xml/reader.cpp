@@ -232,7 +232,29 @@ struct ReaderImpl {
     return true;
   }
 
-  bool root(Token& t) { return lexer.next(t); }
+  // Reads one document: the root element's start tag, then `body` for the rest.
+  template <class T, class Body>
+  Result<T> run(std::string_view document, Body body) {
+    T out;
+    Token root;
+    bool ok = begin(document) && lexer.next(root) && body(*this, root, out);
+    Result<T> result = ok ? Result<T>(std::move(out)) : Result<T>(error());
+    end_read();
+    return result;
+  }
+
+  // Drops what a failed read left behind, and gives back buffers a large document grew, so an
+  // idle Reader holds little memory; small ones are kept for the next document.
+  void end_read() {
+    stack.clear();
+    frames.clear();
+    doc = {};
+    constexpr size_t kKeepValues = 4096, kKeepBytes = 64 * 1024;
+    if (stack.capacity() > kKeepValues) std::vector<Value>().swap(stack);
+    if (open.capacity() > kKeepValues) std::vector<std::string_view>().swap(open);
+    if (scratch.capacity() > kKeepBytes) std::string().swap(scratch);
+    if (transcoded.capacity() > kKeepBytes) std::string().swap(transcoded);
+  }
 
   bool end_of_document() {
     Token t;
@@ -619,47 +641,32 @@ Reader& Reader::operator=(Reader&&) noexcept = default;
 const ReaderLimits& Reader::limits() const noexcept { return impl_->limits; }
 
 Result<MethodCall> Reader::read_call(std::string_view document) {
-  ReaderImpl& r = *impl_;
-  Token root;
-  MethodCall call;
-  if (!r.begin(document) || !r.root(root)) return r.error();
-  if (root.name != "methodCall") {
-    r.unexpected(root, "<methodCall>");
-    return r.error();
-  }
-  if (!r.method_call(root, call)) return r.error();
-  return call;
+  return impl_->run<MethodCall>(document, [](ReaderImpl& r, const Token& root, MethodCall& call) {
+    if (root.name != "methodCall") return r.unexpected(root, "<methodCall>");
+    return r.method_call(root, call);
+  });
 }
 
 Result<MethodResponse> Reader::read_response(std::string_view document) {
-  ReaderImpl& r = *impl_;
-  Token root;
-  MethodResponse response;
-  if (!r.begin(document) || !r.root(root)) return r.error();
-  if (root.name != "methodResponse") {
-    r.unexpected(root, "<methodResponse>");
-    return r.error();
-  }
-  if (!r.method_response(root, response)) return r.error();
-  return response;
+  return impl_->run<MethodResponse>(
+      document, [](ReaderImpl& r, const Token& root, MethodResponse& response) {
+        if (root.name != "methodResponse") return r.unexpected(root, "<methodResponse>");
+        return r.method_response(root, response);
+      });
 }
 
 Result<Message> Reader::read(std::string_view document) {
-  ReaderImpl& r = *impl_;
-  Token root;
-  Message message;
-  if (!r.begin(document) || !r.root(root)) return r.error();
-  if (root.name == "methodCall") {
-    message.kind = Message::Kind::Call;
-    if (!r.method_call(root, message.call)) return r.error();
-  } else if (root.name == "methodResponse") {
-    message.kind = Message::Kind::Response;
-    if (!r.method_response(root, message.response)) return r.error();
-  } else {
-    r.unexpected(root, "<methodCall> or <methodResponse>");
-    return r.error();
-  }
-  return message;
+  return impl_->run<Message>(document, [](ReaderImpl& r, const Token& root, Message& message) {
+    if (root.name == "methodCall") {
+      message.kind = Message::Kind::Call;
+      return r.method_call(root, message.call);
+    }
+    if (root.name == "methodResponse") {
+      message.kind = Message::Kind::Response;
+      return r.method_response(root, message.response);
+    }
+    return r.unexpected(root, "<methodCall> or <methodResponse>");
+  });
 }
 
 }  // namespace callwire::xml

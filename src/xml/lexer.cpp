@@ -239,6 +239,13 @@ bool Lexer::lex_text(Token& t) {
   t.offset = offset_of(pos_);
   const uchar* segment = pos_;  // the run not yet copied to scratch
   bool in_scratch = false;
+  // From the first comment, PI, CDATA section, reference or CR on, the text is assembled in
+  // scratch_: the plain run so far is copied there.
+  auto decode_from_here = [&] {
+    if (!in_scratch) scratch_.clear();
+    in_scratch = true;
+    flush_segment(segment);
+  };
   for (;;) {
     pos_ = scan_until<'<', '&', ']'>(pos_, end_);  // ']' for "]]>"
     if (pos_ >= end_)
@@ -246,27 +253,11 @@ bool Lexer::lex_text(Token& t) {
                   "unexpected end of document: <" + std::string(open_.back()) + "> is not closed");
     uchar c = *pos_;
     if (c == '<') {
-      if (at("<!--")) {
-        if (!in_scratch) scratch_.clear();
-        in_scratch = true;
-        flush_segment(segment);
-        if (!skip_comment()) return false;
-        segment = pos_;
-        continue;
-      }
-      if (at("<?")) {
-        if (!in_scratch) scratch_.clear();
-        in_scratch = true;
-        flush_segment(segment);
-        if (!skip_pi()) return false;
-        segment = pos_;
-        continue;
-      }
-      if (at("<![CDATA[")) {
-        if (!in_scratch) scratch_.clear();
-        in_scratch = true;
-        flush_segment(segment);
-        if (!lex_cdata()) return false;
+      bool markup_in_text = at("<!--") || at("<?") || at("<![CDATA[");
+      if (markup_in_text) {
+        decode_from_here();
+        bool ok = at("<!--") ? skip_comment() : at("<?") ? skip_pi() : lex_cdata();
+        if (!ok) return false;
         segment = pos_;
         continue;
       }
@@ -283,9 +274,7 @@ bool Lexer::lex_text(Token& t) {
       return true;
     }
     if (c == '&' || c == '\r') {
-      if (!in_scratch) scratch_.clear();
-      in_scratch = true;
-      flush_segment(segment);
+      decode_from_here();
       if (c == '&') {
         if (!lex_reference(true)) return false;
       } else {  // CR LF and lone CR both become LF

@@ -104,7 +104,8 @@ bool Lexer::start(std::string_view document, size_t max_elements, bool assume_ut
   }
   if (at("<?xml") && bytes_left(6) && chars::is_space(pos_[5])) {
     if (!lex_declaration(assume_utf8)) return false;
-    if (bom && encoding_ != Encoding::Utf8)
+    // US-ASCII is a subset of UTF-8, so only Latin-1 contradicts a UTF-8 byte order mark.
+    if (bom && encoding_ == Encoding::Latin1)
       return fail(Errc::UnsupportedEncoding, 0,
                   "the encoding declaration contradicts the UTF-8 byte order mark");
   }

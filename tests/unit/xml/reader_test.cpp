@@ -480,6 +480,11 @@ TEST(Reader, Encodings) {
   EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"KOI8-R\"?>" + body), -32701,
                          "KOI8-R"));
   EXPECT_TRUE(fails_with(error_of("\xFF\xFE<\0m\0"), -32701, "UTF-16"));
+  // A UTF-8 byte order mark goes with US-ASCII (a subset), not with ISO-8859-1.
+  EXPECT_TRUE(reader.read("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"US-ASCII\"?>"
+                          "<methodCall><methodName>m</methodName></methodCall>"));
+  EXPECT_TRUE(fails_with(error_of("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + body),
+                         -32701, "byte order mark"));
   // Without a declaration the document is UTF-8, and a Latin-1 byte is invalid.
   EXPECT_TRUE(fails_with(error_of(body), -32702, "UTF-8"));
 }

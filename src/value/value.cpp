@@ -147,6 +147,8 @@ void Value::set_text(Type type, const char* data, size_t size) {
 char* ValueAccess::make_text(Value& out, Type type, size_t size) {
   out.raw_[0] = static_cast<unsigned char>(type);
   if (size <= detail::kInlineTextMax) {
+    // Unused inline bytes are zero, so equal short texts have equal raw bytes (make_struct).
+    std::memset(out.raw_ + 1, 0, sizeof out.raw_ - 1);
     out.raw_[1] = static_cast<unsigned char>(size + 1);
     return reinterpret_cast<char*>(out.raw_ + 2);
   }
@@ -188,7 +190,17 @@ void ValueAccess::make_struct(Value& out, Value* pairs, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     Value& name = pairs[2 * i];
     Value& value = pairs[2 * i + 1];
-    long existing = struct_lookup(h, name.text_view());
+    long existing = -1;
+    if (h->index_slots == 0 && name.raw_[1] != 0) {
+      // Short names (most of them): compare the 16 raw bytes, zero-padded by make_text.
+      for (uint32_t k = 0; k < h->size; ++k)
+        if (std::memcmp(members[k].name_.raw_, name.raw_, sizeof name.raw_) == 0) {
+          existing = k;
+          break;
+        }
+    } else {
+      existing = struct_lookup(h, name.text_view());
+    }
     if (existing >= 0) {  // a repeated name: first position, last value
       members[existing].value_ = std::move(value);
       name = Value();

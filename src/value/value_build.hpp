@@ -83,6 +83,7 @@ struct ValueAccess {
   /// Shortens a text Value made by make_text to `size` bytes (no reallocation).
   static void shrink_text(Value& v, size_t size) noexcept {
     if (v.raw_[1] != 0) {
+      std::memset(v.raw_ + 2 + size, 0, size_t(v.raw_[1] - 1) - size);  // keep the padding zero
       v.raw_[1] = static_cast<unsigned char>(size + 1);
     } else {
       char* block;

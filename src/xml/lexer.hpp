@@ -154,7 +154,7 @@ class Lexer {
   bool at(std::string_view literal) const;
   const unsigned char* skip_space_from(const unsigned char* p) const {
     if (p < end_ && *p > ' ') return p;  // the usual case: markup follows at once
-    while (p < end_ && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+    while (p < end_ && chars::kSpaceTable.c[*p]) ++p;
     return p;
   }
   // Whether the n bytes at a and b are equal: word compares, overlapping at the end, never

@@ -218,9 +218,32 @@ class XmlWriter {
     return fail("unknown value type");
   }
 
+  // The open containers: the first few in place (no allocation for ordinary values), deeper
+  // ones in a vector.
+  class FrameStack {
+   public:
+    bool empty() const { return size_ == 0; }
+    Frame& back() { return size_ <= kInline ? inline_[size_ - 1] : spill_.back(); }
+    void push_back(const Frame& f) {
+      if (size_ < kInline) inline_[size_] = f;
+      else spill_.push_back(f);
+      ++size_;
+    }
+    void pop_back() {
+      if (size_ > kInline) spill_.pop_back();
+      --size_;
+    }
+
+   private:
+    static constexpr size_t kInline = 16;
+    Frame inline_[kInline];
+    std::vector<Frame> spill_;
+    size_t size_ = 0;
+  };
+
   Buffer& out_;
   const WriterOptions& options_;
-  std::vector<Frame> frames_;
+  FrameStack frames_;
   Error error_;
 };
 

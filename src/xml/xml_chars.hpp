@@ -96,6 +96,13 @@ constexpr bool is_name_char_ascii(unsigned char c) {
   return is_name_start_ascii(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
+/// XML white space by byte, for loops over indentation.
+struct SpaceTable {
+  bool c[256];
+  constexpr SpaceTable() : c() { c[' '] = c['\t'] = c['\n'] = c['\r'] = true; }
+};
+inline constexpr SpaceTable kSpaceTable{};
+
 /// Name characters by byte: kNameStart may begin a name, kNameOnly only continue it. Bytes
 /// >= 0x80 are marked as continuing so that a fast scan stops only on delimiters; the slow path
 /// decodes them.

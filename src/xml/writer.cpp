@@ -8,6 +8,7 @@
 
 #include "callwire/xml.hpp"
 #include "value/base64.hpp"
+#include "value/value_build.hpp"
 #include "xml/scan.hpp"
 #include "xml/scalar_text.hpp"
 #include "xml/xml_chars.hpp"
@@ -44,7 +45,7 @@ class XmlWriter {
     while (p < end) {
       const unsigned char* stop = scan_until<'<', '&', '>'>(p, end);
       size_t run = size_t(stop - p);
-      std::memcpy(dst + written, p, run);
+      copy_small(dst + written, p, run);
       written += run;
       p = stop;
       if (p == end) break;
@@ -123,6 +124,27 @@ class XmlWriter {
     bool member_open = false;
   };
 
+  // memcpy without a library call for the short runs most strings are.
+  static void copy_small(char* dst, const unsigned char* src, size_t n) {
+    if (n > 16) {
+      std::memcpy(dst, src, n);
+    } else if (n >= 8) {
+      uint64_t a, b;
+      std::memcpy(&a, src, 8);
+      std::memcpy(&b, src + n - 8, 8);
+      std::memcpy(dst, &a, 8);
+      std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+      uint32_t a, b;
+      std::memcpy(&a, src, 4);
+      std::memcpy(&b, src + n - 4, 4);
+      std::memcpy(dst, &a, 4);
+      std::memcpy(dst + n - 4, &b, 4);
+    } else {
+      for (size_t i = 0; i < n; ++i) dst[i] = char(src[i]);
+    }
+  }
+
   static std::string hex(unsigned char c) {
     static const char kHex[] = "0123456789ABCDEF";
     return {kHex[c >> 4], kHex[c & 15]};
@@ -144,20 +166,20 @@ class XmlWriter {
         raw(apache ? "<value><ex:nil/></value>" : "<value><nil/></value>");
         return true;
       case Type::Boolean:
-        raw(v.as_bool() ? "<value><boolean>1</boolean></value>" : "<value><boolean>0</boolean></value>");
+        raw(ValueAccess::raw(v)[4] ? "<value><boolean>1</boolean></value>" : "<value><boolean>0</boolean></value>");
         return true;
       case Type::Int:
         raw("<value><int>");
-        number(v.as_int());
+        number(ValueAccess::load<int32_t>(v, 4));
         raw("</int></value>");
         return true;
       case Type::I8:
         raw(apache ? "<value><ex:i8>" : "<value><i8>");
-        number(v.as_i8());
+        number(ValueAccess::load<int64_t>(v, 8));
         raw(apache ? "</ex:i8></value>" : "</i8></value>");
         return true;
       case Type::Double: {
-        double d = v.as_double();
+        double d = ValueAccess::load<double>(v, 8);
         if (!std::isfinite(d)) return fail("XML-RPC has no representation for NaN or infinity");
         raw("<value><double>");
         char* dst = out_.prepare(400);
@@ -167,7 +189,7 @@ class XmlWriter {
       }
       case Type::String:
         raw("<value><string>");
-        if (!text(v.as_string())) return false;
+        if (!text(ValueAccess::text(v))) return false;
         raw("</string></value>");
         return true;
       case Type::DateTime: {

@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "callwire/xml.hpp"
+#include "xml/scalar_text.hpp"
 
 namespace callwire::xml {
 namespace {
@@ -58,6 +62,24 @@ TEST(Writer, DoublesShortestWithoutExponent) {
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().code, Errc::Unrepresentable);
     EXPECT_TRUE(out.empty());
+  }
+}
+
+TEST(Writer, DoubleFastPathAgreesWithTheGeneralOne) {
+  std::mt19937_64 rng(5);
+  char fast[400], general[400];
+  for (int i = 0; i < 300000; ++i) {
+    double d;
+    if (i % 2) {
+      uint64_t bits = rng();
+      std::memcpy(&d, &bits, sizeof d);
+    } else {
+      d = double(int64_t(rng() % 2000000000000) - 1000000000000) / double(1 + rng() % 100000);
+    }
+    if (!std::isfinite(d)) continue;
+    size_t n = scalar::format_double(d, fast);
+    size_t m = scalar::format_double_general(d, general);
+    ASSERT_EQ(std::string_view(fast, n), std::string_view(general, m));
   }
 }
 

@@ -115,11 +115,26 @@ class Lexer {
   }
   /// Character data that needs no decoding, up to an end tag (which is not consumed).
   bool try_plain_text(std::string_view& text) {
-    const unsigned char* stop = scan_until<'<', '&', ']'>(pos_, end_);
+    const unsigned char* stop = pos_;
+    for (;;) {
+      stop = scan_until<'<', '&', ']'>(stop, end_);
+      if (stop >= end_ || *stop < 0x80) break;
+      // Valid UTF-8 text stays on the fast path; anything wrong is left to the general one.
+      uint32_t cp;
+      size_t len = ascii_only_ ? 0 : chars::decode_utf8(stop, end_, cp);
+      if (len == 0 || !chars::is_xml_char(cp)) return false;
+      stop += len;
+    }
     if (end_ - stop < 2 || stop[0] != '<' || stop[1] != '/') return false;
     text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
     pos_ = stop;
     return true;
+  }
+  /// Skips white space when an element's start tag follows it: there it is insignificant.
+  void skip_space_before_element() {
+    const unsigned char* p = skip_space_from(pos_);
+    if (p != pos_ && end_ - p >= 2 && p[0] == '<' && chars::kNameClass[p[1]] == chars::kNameStart)
+      pos_ = p;
   }
   size_t bytes_after(const unsigned char* p) const { return size_t(end_ - p); }
   /// Where the lexer is.

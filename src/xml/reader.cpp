@@ -363,6 +363,7 @@ struct ReaderImpl {
       // Just after a <value> start tag.
       std::string_view text;
       Kind kind = Kind::Unknown;
+      lexer.skip_space_before_element();  // indented documents
       if (fast_type_tag(t, kind)) {
         // the usual case: a type tag written plainly
       } else if (lexer.try_start_any(t)) {

@@ -148,8 +148,9 @@ struct ReaderImpl {
     if (lexer.try_start(tag)) {
       t.kind = TokenKind::StartTag;
       t.self_closing = false;
-      t.name = open.back();
-      t.offset = lexer.offset_of(t.name.data() - 1);
+      // From the literal, not from the open stack just written (a store-forwarding stall).
+      t.name = std::string_view(tag + 1, N - 3);
+      t.offset = lexer.offset_of(lexer.position()) - (N - 1);
       return true;
     }
     if (!next_element(t, context)) return false;
@@ -416,37 +417,28 @@ struct ReaderImpl {
   bool fast_type_tag(Token& t, Kind& kind) {
     const unsigned char* p = lexer.position();
     if (!lexer.at_markup() || lexer.bytes_after(p) < 2) return false;
+    auto take = [&](const auto& tag, Kind k) {
+      if (!lexer.try_start_here(tag)) return false;
+      kind = k;
+      t.name = std::string_view(tag + 1, sizeof tag - 3);
+      return true;
+    };
+    bool found = false;
     switch (p[1]) {
-      case 's':
-        if (lexer.try_start_here("<string>")) kind = Kind::String;
-        else if (lexer.try_start_here("<struct>")) kind = Kind::Struct;
-        else return false;
-        break;
+      case 's': found = take("<string>", Kind::String) || take("<struct>", Kind::Struct); break;
       case 'i':
-        if (lexer.try_start_here("<int>") || lexer.try_start_here("<i4>")) kind = Kind::Int;
-        else if (lexer.try_start_here("<i8>")) kind = Kind::I8;
-        else return false;
+        found = take("<int>", Kind::Int) || take("<i4>", Kind::Int) || take("<i8>", Kind::I8);
         break;
       case 'd':
-        if (lexer.try_start_here("<double>")) kind = Kind::Double;
-        else if (lexer.try_start_here("<dateTime.iso8601>")) kind = Kind::DateTime;
-        else return false;
+        found = take("<double>", Kind::Double) || take("<dateTime.iso8601>", Kind::DateTime);
         break;
-      case 'a':
-        if (lexer.try_start_here("<array>")) kind = Kind::Array;
-        else return false;
-        break;
-      case 'b':
-        if (lexer.try_start_here("<boolean>")) kind = Kind::Boolean;
-        else if (lexer.try_start_here("<base64>")) kind = Kind::Base64;
-        else return false;
-        break;
-      default:
-        return false;
+      case 'a': found = take("<array>", Kind::Array); break;
+      case 'b': found = take("<boolean>", Kind::Boolean) || take("<base64>", Kind::Base64); break;
+      default: break;
     }
+    if (!found) return false;
     t.kind = TokenKind::StartTag;
     t.self_closing = false;
-    t.name = open.back();
     t.offset = lexer.offset_of(p);
     return true;
   }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,10 @@ enum class Encoding : uint8_t { Utf8, UsAscii, Latin1 };
 
 class Lexer {
  public:
-  Lexer(std::string& scratch, std::vector<std::string_view>& open)
-      : scratch_(scratch), open_(open) {}
+  explicit Lexer(std::string& scratch) : scratch_(scratch) {}
+
+  /// Gives back the memory of an unusually deep document's element stack.
+  void trim() { open_.trim(); }
 
   /// Starts a document: the byte order mark, the XML declaration and the prolog, up to the root
   /// element. `assume_utf8` ignores the declared encoding (the reader transcoded the document).
@@ -212,8 +215,40 @@ class Lexer {
     scratch_.append(reinterpret_cast<const char*>(from), size_t(pos_ - from));
   }
 
+  // The names of the open elements, innermost last. A plain array: pushed and popped on every
+  // tag, so it must inline to a store and an increment.
+  class OpenElements {
+   public:
+    bool empty() const { return size_ == 0; }
+    std::string_view back() const { return data_[size_ - 1]; }
+    void push_back(std::string_view name) {
+      if (size_ == capacity_) grow();
+      data_[size_++] = name;
+    }
+    void pop_back() { --size_; }
+    void clear() { size_ = 0; }
+    void trim() {
+      if (capacity_ > kKeep) {
+        data_.reset();
+        size_ = capacity_ = 0;
+      }
+    }
+
+   private:
+    static constexpr size_t kKeep = 256;
+    void grow() {
+      size_t capacity = capacity_ ? capacity_ * 2 : 64;
+      auto data = std::make_unique<std::string_view[]>(capacity);
+      for (size_t i = 0; i < size_; ++i) data[i] = data_[i];
+      data_ = std::move(data);
+      capacity_ = capacity;
+    }
+    std::unique_ptr<std::string_view[]> data_;
+    size_t size_ = 0, capacity_ = 0;
+  };
+
   std::string& scratch_;
-  std::vector<std::string_view>& open_;
+  OpenElements open_;
   const unsigned char* begin_ = nullptr;
   const unsigned char* pos_ = nullptr;
   const unsigned char* end_ = nullptr;

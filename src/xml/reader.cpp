@@ -94,7 +94,6 @@ struct ReaderImpl {
 
   ReaderLimits limits;
   std::string scratch;                 // decoded text (references, CDATA, CR LF)
-  std::vector<std::string_view> open;  // the lexer's open elements
   std::vector<Value> stack;            // finished values waiting for their container
   struct Frame {
     bool is_struct;
@@ -104,7 +103,7 @@ struct ReaderImpl {
   std::vector<Frame> frames;
   std::string transcoded;  // an ISO-8859-1 document in UTF-8
   std::string_view doc;
-  Lexer lexer{scratch, open};
+  Lexer lexer{scratch};
 
   // ---- errors ----
 
@@ -252,7 +251,7 @@ struct ReaderImpl {
     doc = {};
     constexpr size_t kKeepValues = 4096, kKeepBytes = 64 * 1024;
     if (stack.capacity() > kKeepValues) std::vector<Value>().swap(stack);
-    if (open.capacity() > kKeepValues) std::vector<std::string_view>().swap(open);
+    lexer.trim();
     if (scratch.capacity() > kKeepBytes) std::string().swap(scratch);
     if (transcoded.capacity() > kKeepBytes) std::string().swap(transcoded);
   }

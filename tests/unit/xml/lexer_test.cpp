@@ -14,8 +14,7 @@ namespace {
 
 TEST(Lexer, PlainTextPointsIntoTheDocument) {
   std::string scratch;
-  std::vector<std::string_view> open;
-  Lexer lexer(scratch, open);
+  Lexer lexer(scratch);
   std::string doc = "<a>plain text</a>";
   ASSERT_TRUE(lexer.start(doc, 100, false));
   Token t;
@@ -34,8 +33,7 @@ TEST(Lexer, PlainTextPointsIntoTheDocument) {
 
 TEST(Lexer, DecodedTextUsesScratch) {
   std::string scratch;
-  std::vector<std::string_view> open;
-  Lexer lexer(scratch, open);
+  Lexer lexer(scratch);
   std::string doc = "<a>x&amp;y<!--c--><![CDATA[z]]>\r\n</a>";
   ASSERT_TRUE(lexer.start(doc, 100, false));
   Token t;
@@ -48,8 +46,7 @@ TEST(Lexer, LongTextAcrossTheVectorPath) {
   std::string body;
   for (int i = 0; i < 1000; ++i) body += "abcdefghijklmnopqrstuvwxyz\t\n0123456789 ";
   std::string scratch;
-  std::vector<std::string_view> open;
-  Lexer lexer(scratch, open);
+  Lexer lexer(scratch);
   for (size_t k = 0; k < 40; ++k) {
     // A bad byte at every position modulo 16 is found.
     std::string doc = "<a>" + body.substr(0, 100 + k) + "\x01" + body + "</a>";

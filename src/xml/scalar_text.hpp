@@ -136,6 +136,33 @@ inline size_t format_double_general(double d, char* out) {
 inline size_t format_double(double d, char* out) {
   double magnitude = std::fabs(d);
   if (magnitude == 0 || (magnitude >= 1e-5 && magnitude < 1e15)) {
+    // Most doubles on the wire have a few decimals (prices, scores): find the fewest digits k
+    // after the point for which the nearest integer n to d * 10^k gives back d as n / 10^k.
+    // Both divisions are correctly rounded, so reading that text back gives d.
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    for (int k = 0; k <= 8; ++k) {
+      double scaled = std::round(d * kPow10[k]);
+      if (std::fabs(scaled) >= 9007199254740992.0) break;  // 2^53: no longer exact
+      if (scaled / kPow10[k] != d) continue;
+      char digits[24];
+      auto [end, ec] = std::to_chars(digits, digits + sizeof digits,
+                                     static_cast<uint64_t>(std::fabs(scaled)));
+      (void)ec;
+      size_t n = size_t(end - digits);
+      char* o = out;
+      if (std::signbit(d)) *o++ = '-';
+      if (n <= size_t(k)) {  // 0.00ddd
+        *o++ = '0';
+        *o++ = '.';
+        for (size_t i = n; i < size_t(k); ++i) *o++ = '0';
+        for (size_t i = 0; i < n; ++i) *o++ = digits[i];
+      } else {
+        for (size_t i = 0; i < n - size_t(k); ++i) *o++ = digits[i];
+        if (k > 0) *o++ = '.';
+        for (size_t i = n - size_t(k); i < n; ++i) *o++ = digits[i];
+      }
+      return size_t(o - out);
+    }
     // Here every integer digit is significant, so the shortest fixed form has the shortest
     // digits: std::to_chars writes it directly (checked against the general path below on
     // millions of doubles, and in the unit tests).

@@ -70,11 +70,21 @@ TEST(Writer, DoubleFastPathAgreesWithTheGeneralOne) {
   char fast[400], general[400];
   for (int i = 0; i < 300000; ++i) {
     double d;
-    if (i % 2) {
-      uint64_t bits = rng();
-      std::memcpy(&d, &bits, sizeof d);
-    } else {
-      d = double(int64_t(rng() % 2000000000000) - 1000000000000) / double(1 + rng() % 100000);
+    switch (i % 4) {
+      case 0: {  // any bits
+        uint64_t bits = rng();
+        std::memcpy(&d, &bits, sizeof d);
+        break;
+      }
+      case 1:  // ratios: long fractions
+        d = double(int64_t(rng() % 2000000000000) - 1000000000000) / double(1 + rng() % 100000);
+        break;
+      case 2:  // prices and scores: a few decimals
+        d = double(int64_t(rng() % 100000000)) / 1000.0;
+        break;
+      default:  // every magnitude around the fast path's edges
+        d = double(int64_t(rng() % 1000000) - 500000) * std::pow(10.0, int(rng() % 24) - 12);
+        break;
     }
     if (!std::isfinite(d)) continue;
     size_t n = scalar::format_double(d, fast);

@@ -99,7 +99,7 @@ constexpr bool is_name_char_ascii(unsigned char c) {
 /// XML white space by byte, for loops over indentation.
 struct SpaceTable {
   bool c[256];
-  constexpr SpaceTable() : c() { c[' '] = c['\t'] = c['\n'] = c['\r'] = true; }
+  constexpr SpaceTable() : c() { c[int(' ')] = c[int('\t')] = c[int('\n')] = c[int('\r')] = true; }
 };
 inline constexpr SpaceTable kSpaceTable{};
 

@@ -372,15 +372,12 @@ struct ReaderImpl {
         size_t text_offset = lexer.offset_of(lexer.position());
         bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
         if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
+          t.kind = TokenKind::EndTag;
           t.offset = text_offset;
-          if (text.size() > limits.max_string_size) return limit(t, "string exceeds the size limit");
-          stack.emplace_back(text);
-          if (!container_next(frame_base, t)) return false;
-          if (frames.size() == frame_base) return true;
-          continue;
+        } else if (!lexer.next(t)) {
+          return false;
         }
-        if (!lexer.next(t)) return false;
-        if (!have_text && t.kind == TokenKind::Text) {
+        if (!have_text && t.kind == TokenKind::Text) {  // decoded text, or white space
           text = t.text;
           text_offset = t.offset;
           if (!lexer.next(t)) return false;

@@ -1,0 +1,434 @@
+#include "http/request_parser.hpp"
+
+#include <cstring>
+
+namespace callwire::http {
+namespace {
+
+constexpr int kMaxEmptyLinesBefore = 4;
+
+inline char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? char(c + 32) : c; }
+
+// RFC 9110 tchar.
+constexpr bool is_tchar(unsigned char c) noexcept {
+  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+  switch (c) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
+    case '.': case '^': case '_': case '`': case '|': case '~':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// field-vchar / SP / HTAB; obs-text allowed. Refuses CR, LF, NUL, other controls and DEL.
+constexpr bool is_value_char(unsigned char c) noexcept {
+  return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+inline bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
+
+std::string_view trim_ows(std::string_view s) noexcept {
+  size_t b = 0, e = s.size();
+  while (b < e && is_ows(s[b])) ++b;
+  while (e > b && is_ows(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+// Calls f(element) for each comma-separated element, trimmed, empty ones skipped.
+template <typename F>
+void for_each_element(std::string_view list, F&& f) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view item = trim_ows(list.substr(0, comma));
+    if (!item.empty()) f(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+// `0`, `0.`, `0.0`, `0.00`, `0.000` (RFC 9110 qvalue) are zero; anything else counts as
+// acceptance, which errs towards sending gzip only when the element names gzip.
+bool qvalue_is_zero(std::string_view q) noexcept {
+  if (q.empty() || q[0] != '0') return false;
+  for (size_t i = 1; i < q.size(); ++i)
+    if (!(q[i] == '0' || (i == 1 && q[i] == '.'))) return false;
+  return true;
+}
+
+bool accepts_gzip(std::string_view list) noexcept {
+  bool yes = false;
+  for_each_element(list, [&](std::string_view item) {
+    size_t semi = item.find(';');
+    std::string_view coding = trim_ows(item.substr(0, semi));
+    if (!iequals(coding, "gzip") && !iequals(coding, "x-gzip")) return;
+    bool zero = false;
+    while (semi != std::string_view::npos) {
+      item.remove_prefix(semi + 1);
+      semi = item.find(';');
+      std::string_view param = trim_ows(item.substr(0, semi));
+      size_t eq = param.find('=');
+      if (eq != std::string_view::npos && iequals(trim_ows(param.substr(0, eq)), "q"))
+        zero = qvalue_is_zero(trim_ows(param.substr(eq + 1)));
+    }
+    if (!zero) yes = true;
+  });
+  return yes;
+}
+
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+std::string_view Request::find_header(std::string_view name) const noexcept {
+  for (const Header& h : headers)
+    if (iequals(h.name, name)) return h.value;
+  return {};
+}
+
+RequestParser::RequestParser(RequestLimits limits) : limits_(limits) {
+  fields_.reserve(limits_.max_headers);
+  views_.reserve(limits_.max_headers);
+}
+
+void RequestParser::reset() noexcept {
+  // Everything back to its initial value but the storage of the two vectors.
+  fields_.clear();
+  views_.clear();
+  state_ = State::RequestLine;
+  result_ = {};
+  pos_ = scan_ = 0;
+  bytes_scanned_ = 0;
+  empty_lines_ = 0;
+  method_ = target_ = host_ = authorization_ = content_encoding_ = {};
+  seen_te_ = false;
+  te_chunked_only_ = true;
+  seen_host_ = seen_content_encoding_ = seen_authorization_ = false;
+  connection_close_ = connection_keep_alive_ = expect_continue_ = false;
+  body_start_ = 0;
+  body_length_ = 0;
+  chunk_remaining_ = chunk_total_ = 0;
+  chunk_base_ = trailer_start_ = trailer_count_ = 0;
+  request_ = {};
+}
+
+ParseResult RequestParser::fail(int http_status) noexcept {
+  state_ = State::Failed;
+  result_ = {ParseStatus::Error, 0, http_status};
+  return result_;
+}
+
+bool RequestParser::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
+  if (scan_ < pos_) scan_ = pos_;
+  const char* base = input.data();
+  const void* lf = scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_)
+                                        : nullptr;
+  if (!lf) {
+    bytes_scanned_ += input.size() - scan_;
+    scan_ = input.size();
+    return false;
+  }
+  size_t at = static_cast<const char*>(lf) - base;
+  bytes_scanned_ += at + 1 - scan_;
+  next = at + 1;
+  scan_ = next;
+  line_end = (at > pos_ && base[at - 1] == '\r') ? at - 1 : at;
+  return true;
+}
+
+ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
+  if (state_ == State::Failed) return result_;
+  // The caller broke the contract (the input shrank): refuse rather than read out of bounds.
+  if (input.size() < scan_ || input.size() < pos_ ||
+      (state_ == State::Done && input.size() < result_.consumed))
+    return fail(400);
+  if (state_ == State::Done) return complete(input, chunked_body);
+
+  for (;;) {
+    size_t line_end = 0, next = 0;
+    switch (state_) {
+      case State::RequestLine:
+      case State::Headers: {
+        if (!next_line(input, line_end, next)) {
+          // The line in progress already ends past the limit.
+          if (input.size() >= limits_.max_header_bytes) return fail(431);
+          return result_;
+        }
+        if (next > limits_.max_header_bytes) return fail(431);
+        bytes_scanned_ += line_end - pos_;
+        int status = 0;
+        if (state_ == State::RequestLine) {
+          if (line_end == pos_) {
+            if (++empty_lines_ > kMaxEmptyLinesBefore) return fail(400);
+          } else {
+            status = on_request_line(input, pos_, line_end);
+            state_ = State::Headers;
+          }
+        } else if (line_end == pos_) {
+          pos_ = next;
+          status = on_headers_done();
+          if (status) return fail(status);
+          chunk_base_ = chunked_body.size();
+          continue;
+        } else {
+          status = on_header_line(input, pos_, line_end);
+        }
+        if (status) return fail(status);
+        pos_ = next;
+        break;
+      }
+      case State::Body:
+        if (input.size() - body_start_ < body_length_) return result_;
+        pos_ = body_start_ + size_t(body_length_);
+        state_ = State::Done;
+        return complete(input, chunked_body);
+      case State::ChunkSize:
+      case State::Trailers: {
+        const size_t line_limit = state_ == State::ChunkSize ? pos_ : trailer_start_;
+        if (!next_line(input, line_end, next)) {
+          if (input.size() - line_limit >= limits_.max_header_bytes)
+            return fail(state_ == State::ChunkSize ? 400 : 431);
+          return result_;
+        }
+        if (next - line_limit > limits_.max_header_bytes)
+          return fail(state_ == State::ChunkSize ? 400 : 431);
+        bytes_scanned_ += line_end - pos_;
+        std::string_view line = input.substr(pos_, line_end - pos_);
+        if (state_ == State::ChunkSize) {
+          int status = on_chunk_size_line(line);
+          if (status) return fail(status);
+          // Bound the wire size of the chunked section, framing included.
+          uint64_t wire = next - body_start_ + chunk_remaining_ + 2;
+          if (wire > 2 * uint64_t(limits_.max_body) + limits_.max_header_bytes) return fail(413);
+          pos_ = next;
+          if (chunk_remaining_ == 0) {
+            state_ = State::Trailers;
+            trailer_start_ = pos_;
+          } else {
+            state_ = State::ChunkData;
+          }
+        } else if (line.empty()) {
+          pos_ = next;
+          state_ = State::Done;
+          return complete(input, chunked_body);
+        } else {
+          if (++trailer_count_ > limits_.max_headers) return fail(431);
+          size_t colon = 0;
+          int status = check_field_line(line, colon);
+          if (status) return fail(status);
+          pos_ = next;
+        }
+        break;
+      }
+      case State::ChunkData: {
+        size_t avail = input.size() - pos_;
+        size_t n = avail < chunk_remaining_ ? avail : size_t(chunk_remaining_);
+        if (n) {
+          chunked_body.append(input.data() + pos_, n);
+          bytes_scanned_ += n;
+          pos_ += n;
+          chunk_remaining_ -= n;
+        }
+        scan_ = pos_;
+        if (chunk_remaining_) return result_;
+        state_ = State::ChunkDataEnd;
+        break;
+      }
+      case State::ChunkDataEnd: {
+        if (input.size() == pos_) return result_;
+        char c = input[pos_];
+        ++bytes_scanned_;
+        if (c == '\n') {
+          pos_ += 1;
+        } else if (c == '\r') {
+          if (input.size() - pos_ < 2) return result_;
+          ++bytes_scanned_;
+          if (input[pos_ + 1] != '\n') return fail(400);
+          pos_ += 2;
+        } else {
+          return fail(400);
+        }
+        scan_ = pos_;
+        state_ = State::ChunkSize;
+        break;
+      }
+      case State::Done:
+      case State::Failed:
+        return result_;
+    }
+  }
+}
+
+int RequestParser::on_request_line(std::string_view input, size_t begin, size_t end) noexcept {
+  std::string_view line = input.substr(begin, end - begin);
+  size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos || sp1 == 0) return 400;
+  for (size_t i = 0; i < sp1; ++i)
+    if (!is_tchar(static_cast<unsigned char>(line[i]))) return 400;
+  size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos || sp2 == sp1 + 1) return 400;
+  for (size_t i = sp1 + 1; i < sp2; ++i) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c < 0x21 || c > 0x7e) return 400;
+  }
+  std::string_view version = line.substr(sp2 + 1);
+  if (version == "HTTP/1.1") {
+    request_.version = HttpVersion::Http11;
+  } else if (version == "HTTP/1.0") {
+    request_.version = HttpVersion::Http10;
+  } else {
+    // HTTP-version = "HTTP/" DIGIT "." DIGIT, leniently any digits and dots: a version we do
+    // not speak (0.9, 1.2, 2.0, 3) → 505; anything else is a malformed request line.
+    if (version.size() <= 5 || version.substr(0, 5) != "HTTP/") return 400;
+    for (char c : version.substr(5))
+      if (!((c >= '0' && c <= '9') || c == '.')) return 400;
+    return 505;
+  }
+  method_ = {begin, sp1};
+  target_ = {begin + sp1 + 1, sp2 - sp1 - 1};
+  return 0;
+}
+
+int RequestParser::check_field_line(std::string_view line, size_t& colon) noexcept {
+  // obs-fold (a continuation line) and white space before the name are refused.
+  colon = line.find(':');
+  if (colon == std::string_view::npos || colon == 0) return 400;
+  for (size_t i = 0; i < colon; ++i)
+    if (!is_tchar(static_cast<unsigned char>(line[i]))) return 400;  // includes SP before ':'
+  for (size_t i = colon + 1; i < line.size(); ++i)
+    if (!is_value_char(static_cast<unsigned char>(line[i]))) return 400;
+  return 0;
+}
+
+int RequestParser::on_header_line(std::string_view input, size_t begin, size_t end) noexcept {
+  if (fields_.size() >= limits_.max_headers) return 431;
+  std::string_view line = input.substr(begin, end - begin);
+  size_t colon = 0;
+  if (int status = check_field_line(line, colon)) return status;
+  std::string_view name = line.substr(0, colon);
+  std::string_view raw = line.substr(colon + 1);
+  std::string_view value = trim_ows(raw);
+  size_t value_off = value.empty() ? begin + colon + 1 : size_t(value.data() - input.data());
+  fields_.push_back({begin, colon, value_off, value.size()});
+  Span span{value_off, value.size()};
+
+  if (iequals(name, "content-length")) {
+    if (request_.content_length) return 400;  // any repetition, even of the same value
+    if (value.empty()) return 400;
+    uint64_t n = 0;
+    for (char c : value) {
+      if (c < '0' || c > '9') return 400;
+      if (n > (UINT64_MAX - 9) / 10) return 400;
+      n = n * 10 + uint64_t(c - '0');
+    }
+    request_.content_length = n;
+  } else if (iequals(name, "transfer-encoding")) {
+    // Several fields form one list: `chunked` twice is not `chunked`.
+    if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
+    seen_te_ = true;
+  } else if (iequals(name, "host")) {
+    if (seen_host_) return 400;
+    seen_host_ = true;
+    host_ = span;
+  } else if (iequals(name, "connection")) {
+    for_each_element(value, [&](std::string_view token) {
+      if (iequals(token, "close")) connection_close_ = true;
+      if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
+    });
+  } else if (iequals(name, "expect")) {
+    if (iequals(value, "100-continue")) expect_continue_ = true;
+  } else if (iequals(name, "content-encoding")) {
+    if (seen_content_encoding_) return 400;
+    seen_content_encoding_ = true;
+    content_encoding_ = span;
+    request_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
+  } else if (iequals(name, "accept-encoding")) {
+    if (accepts_gzip(value)) request_.accept_gzip = true;
+  } else if (iequals(name, "authorization")) {
+    if (seen_authorization_) return 400;
+    seen_authorization_ = true;
+    authorization_ = span;
+  }
+  return 0;
+}
+
+int RequestParser::on_headers_done() noexcept {
+  const bool http11 = request_.version == HttpVersion::Http11;
+  if (http11 && !seen_host_) return 400;
+  if (seen_te_ && request_.content_length) return 400;
+  if (seen_te_ && !http11) return 400;
+  if (seen_te_ && !te_chunked_only_) return 501;
+  request_.keep_alive = http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+  request_.expect_continue = http11 && expect_continue_;
+  request_.chunked = seen_te_;
+  body_start_ = pos_;
+  scan_ = pos_;
+  if (request_.chunked) {
+    state_ = State::ChunkSize;
+  } else {
+    // Decided from the header alone, so the server can answer without reading the body.
+    if (request_.content_length && *request_.content_length > limits_.max_body) return 413;
+    body_length_ = request_.content_length.value_or(0);
+    state_ = State::Body;
+  }
+  return 0;
+}
+
+int RequestParser::on_chunk_size_line(std::string_view line) noexcept {
+  // chunk-size [ BWS ";" ext ... ]: hex digits, then optional extensions, ignored.
+  size_t i = 0;
+  uint64_t size = 0;
+  while (i < line.size()) {
+    char c = line[i];
+    int digit = (c >= '0' && c <= '9')   ? c - '0'
+                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                         : -1;
+    if (digit < 0) break;
+    if (size > (UINT64_MAX >> 4)) return 400;
+    size = (size << 4) | uint64_t(digit);
+    ++i;
+  }
+  if (i == 0) return 400;
+  size_t j = i;
+  while (j < line.size() && is_ows(line[j])) ++j;
+  if (j < line.size()) {
+    if (line[j] != ';') return 400;
+    for (; j < line.size(); ++j)
+      if (!is_value_char(static_cast<unsigned char>(line[j]))) return 400;
+  } else if (j != i) {
+    return 400;  // white space with no extension after it
+  }
+  if (size > limits_.max_body - chunk_total_) return 413;
+  chunk_total_ += size;
+  chunk_remaining_ = size;
+  return 0;
+}
+
+ParseResult RequestParser::complete(std::string_view input, const Buffer& chunked_body) {
+  auto view = [&](Span s) { return input.substr(s.off, s.len); };
+  request_.method = view(method_);
+  request_.target = view(target_);
+  request_.host = view(host_);
+  request_.authorization = view(authorization_);
+  request_.content_encoding = view(content_encoding_);
+  views_.clear();
+  for (const FieldSpan& f : fields_)
+    views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
+  request_.headers = std::span<const Header>(views_.data(), views_.size());
+  if (request_.chunked) {
+    std::string_view all = chunked_body.view();
+    request_.body = chunk_base_ <= all.size() ? all.substr(chunk_base_) : std::string_view{};
+  } else {
+    request_.body = input.substr(body_start_, size_t(body_length_));
+  }
+  result_ = {ParseStatus::Complete, pos_, 0};
+  return result_;
+}
+
+}  // namespace callwire::http

@@ -1,0 +1,178 @@
+// libFuzzer driver: the HTTP/1.1 request parser.
+//
+// Input: one byte choosing the limits (default or tiny, to reach 413 and 431), two bytes
+// choosing a split offset, then the request bytes. For any input: parse never crashes or reads
+// outside the input (every copy is exactly sized); an error carries 400, 413, 431, 501 or 505;
+// a Complete request has consumed <= size and every view inside the input (the chunked body
+// inside the caller's Buffer); the same input fed in two parts (split at the chosen offset),
+// and fed one byte at a time, gives the same outcome; byte-at-a-time feeding examines each
+// byte a bounded number of times; the first `consumed` bytes alone parse to the same request.
+// Any violation prints what differs and traps.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "http/request_parser.hpp"
+
+namespace {
+
+using callwire::Buffer;
+using callwire::http::Header;
+using callwire::http::ParseResult;
+using callwire::http::ParseStatus;
+using callwire::http::Request;
+using callwire::http::RequestLimits;
+using callwire::http::RequestParser;
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "\n*** http_request_fuzz: %s\n", what);
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+// Everything observable about one parse, copied out of the views.
+struct Outcome {
+  ParseStatus status = ParseStatus::Incomplete;
+  size_t consumed = 0;
+  int http_status = 0;
+  std::string flat;  // method, target, headers, facts and body, length-prefixed
+
+  bool operator==(const Outcome&) const = default;
+};
+
+void put(std::string& out, std::string_view s) {
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+}
+
+bool inside(std::string_view v, std::string_view whole) {
+  if (v.empty()) return true;
+  auto b = reinterpret_cast<uintptr_t>(whole.data());
+  auto p = reinterpret_cast<uintptr_t>(v.data());
+  return p >= b && p + v.size() <= b + whole.size();
+}
+
+Outcome capture(const RequestParser& parser, ParseResult r, std::string_view input,
+                const Buffer& body) {
+  Outcome o{r.status, r.consumed, r.http_status, {}};
+  if (r.status == ParseStatus::Error) {
+    int s = r.http_status;
+    if (s != 400 && s != 413 && s != 431 && s != 501 && s != 505) fail("unexpected HTTP status");
+    if (r.consumed != 0) fail("an error that consumed bytes");
+    return o;
+  }
+  if (r.status != ParseStatus::Complete) return o;
+  if (r.consumed > input.size() || r.consumed == 0) fail("consumed out of range");
+  std::string_view request_bytes = input.substr(0, r.consumed);
+  const Request& q = parser.request();
+  for (std::string_view v : {q.method, q.target, q.host, q.authorization, q.content_encoding})
+    if (!inside(v, request_bytes)) fail("a view outside the request");
+  if (q.method.empty() || q.target.empty()) fail("empty method or target");
+  for (const Header& h : q.headers) {
+    if (h.name.empty()) fail("empty header name");
+    if (!inside(h.name, request_bytes) || !inside(h.value, request_bytes))
+      fail("a header outside the request");
+  }
+  if (q.chunked) {
+    if (q.content_length) fail("chunked with a Content-Length");
+    if (!inside(q.body, body.view())) fail("chunked body outside the Buffer");
+  } else {
+    if (!inside(q.body, request_bytes)) fail("body outside the request");
+    if (q.body.size() != q.content_length.value_or(0)) fail("body size != Content-Length");
+  }
+  if (q.body.size() > parser.limits().max_body) fail("body over max_body");
+  if (q.headers.size() > parser.limits().max_headers) fail("too many headers");
+  put(o.flat, q.method);
+  put(o.flat, q.target);
+  for (const Header& h : q.headers) {
+    put(o.flat, h.name);
+    put(o.flat, h.value);
+  }
+  put(o.flat, q.host);
+  put(o.flat, q.authorization);
+  put(o.flat, q.content_encoding);
+  put(o.flat, q.body);
+  o.flat += std::to_string(q.content_length.value_or(~0ull));
+  o.flat += char('0' + int(q.version));
+  for (bool b : {q.chunked, q.keep_alive, q.expect_continue, q.content_encoding_gzip,
+                 q.accept_gzip})
+    o.flat += b ? '1' : '0';
+  return o;
+}
+
+// An exactly-sized heap copy: ASan reports any read past its end.
+std::unique_ptr<char[]> copy(std::string_view s) {
+  auto p = std::make_unique<char[]>(s.size() ? s.size() : 1);
+  if (!s.empty()) std::memcpy(p.get(), s.data(), s.size());
+  return p;
+}
+
+Outcome parse_once(std::string_view input, const RequestLimits& limits) {
+  RequestParser parser(limits);
+  Buffer body;
+  auto c = copy(input);
+  std::string_view view(c.get(), input.size());
+  return capture(parser, parser.parse(view, body), view, body);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 3) return 0;
+  RequestLimits limits;
+  if (data[0] & 1) {
+    limits.max_header_bytes = 96;
+    limits.max_headers = 4;
+    limits.max_body = 32;
+  }
+  size_t split = (size_t(data[1]) << 8) | data[2];
+  std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
+  split %= input.size() + 1;
+
+  Outcome whole = parse_once(input, limits);
+
+  // Two parts; the storage moves between the calls.
+  {
+    RequestParser parser(limits);
+    Buffer body;
+    auto first = copy(input.substr(0, split));
+    ParseResult r1 = parser.parse({first.get(), split}, body);
+    if (r1.status == ParseStatus::Complete && r1.consumed > split) fail("consumed > size");
+    first.reset();
+    auto second = copy(input);
+    std::string_view view(second.get(), input.size());
+    Outcome o = capture(parser, parser.parse(view, body), view, body);
+    if (!(o == whole)) fail("split at an offset changed the outcome");
+  }
+
+  // One byte at a time, bounded work.
+  if (input.size() <= 2048) {
+    RequestParser parser(limits);
+    Buffer body;
+    std::string grown;
+    ParseResult r;
+    for (size_t i = 0; i < input.size(); ++i) {
+      grown.push_back(input[i]);
+      r = parser.parse(grown, body);
+      if (r.status != ParseStatus::Incomplete) break;
+    }
+    if (parser.bytes_scanned() > 2 * grown.size() + 4) fail("bytes_scanned not linear");
+    Outcome o = capture(parser, r, grown, body);
+    if (!(o == whole)) fail("byte-at-a-time changed the outcome");
+  }
+
+  // The consumed prefix is a request on its own.
+  if (whole.status == ParseStatus::Complete) {
+    Outcome alone = parse_once(input.substr(0, whole.consumed), limits);
+    if (!(alone == whole)) fail("the consumed prefix parses differently");
+  }
+  return 0;
+}

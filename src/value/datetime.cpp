@@ -100,9 +100,8 @@ Result<DateTime> DateTime::parse(std::string_view text) {
     unsigned oh, om = 0;
     if (!read_digits(text, pos, 2, oh)) return bad(text, "expected a 2-digit offset hour");
     if (pos < text.size()) {
-      bool colon = skip(text, pos, ':');
+      skip(text, pos, ':');  // +hh:mm and +hhmm alike
       if (!read_digits(text, pos, 2, om)) return bad(text, "expected 2-digit offset minutes");
-      (void)colon;
     }
     if (oh > 23 || om > 59) return bad(text, "offset out of range");
     dt.zone = Zone::Offset;

@@ -110,6 +110,13 @@ StructHeader* new_struct_block(uint32_t capacity) {
   return h;
 }
 
+// An empty array or struct: no block until the first element.
+void make_empty_container(unsigned char* raw, Type type) {
+  raw[0] = static_cast<unsigned char>(type);
+  void* null = nullptr;
+  std::memcpy(raw + 8, &null, sizeof null);
+}
+
 uint32_t checked_capacity(size_t n) {
   if (n > UINT32_MAX / 2) throw std::bad_alloc();
   return static_cast<uint32_t>(n);
@@ -162,12 +169,8 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
 }
 
 void ValueAccess::make_array(Value& out, Value* items, size_t count) {
-  out.raw_[0] = static_cast<unsigned char>(Type::Array);
-  void* null = nullptr;
-  if (count == 0) {
-    std::memcpy(out.raw_ + 8, &null, sizeof null);
-    return;
-  }
+  make_empty_container(out.raw_, Type::Array);
+  if (count == 0) return;
   uint32_t cap = checked_capacity(count);
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);
   auto* h = static_cast<ArrayHeader*>(detail::value_alloc(sizeof(ArrayHeader) + cap * sizeof(Value)));
@@ -180,9 +183,7 @@ void ValueAccess::make_array(Value& out, Value* items, size_t count) {
 }
 
 void ValueAccess::make_struct(Value& out, Value* pairs, size_t count) {
-  out.raw_[0] = static_cast<unsigned char>(Type::Struct);
-  void* null = nullptr;
-  std::memcpy(out.raw_ + 8, &null, sizeof null);
+  make_empty_container(out.raw_, Type::Struct);
   if (count == 0) return;
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);
   StructHeader* h = new_struct_block(checked_capacity(count));
@@ -224,9 +225,7 @@ Value Value::bytes(const void* data, size_t size) {
 
 Value Value::array(std::initializer_list<Value> items) {
   Value v;
-  v.raw_[0] = static_cast<unsigned char>(Type::Array);
-  void* null = nullptr;
-  std::memcpy(v.raw_ + 8, &null, sizeof null);
+  make_empty_container(v.raw_, Type::Array);
   v.reserve(items.size());
   for (const Value& item : items) v.push_back(item);
   return v;
@@ -234,9 +233,7 @@ Value Value::array(std::initializer_list<Value> items) {
 
 Value Value::structure(std::initializer_list<std::pair<std::string_view, Value>> members) {
   Value v;
-  v.raw_[0] = static_cast<unsigned char>(Type::Struct);
-  void* null = nullptr;
-  std::memcpy(v.raw_ + 8, &null, sizeof null);
+  make_empty_container(v.raw_, Type::Struct);
   v.reserve(members.size());
   for (const auto& [name, value] : members) v.set(name, value);
   return v;

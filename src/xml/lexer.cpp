@@ -563,16 +563,6 @@ bool Lexer::lex_end_tag(Token& t) {
   t.kind = TokenKind::EndTag;
   t.offset = offset_of(pos_);
   pos_ += 2;  // "</"
-  // Fast path: the bytes of the open element's name, then '>'.
-  std::string_view expected = open_.back();
-  if (bytes_left(expected.size() + 1) && pos_[expected.size()] == '>' &&
-      std::memcmp(pos_, expected.data(), expected.size()) == 0) {
-    pos_ += expected.size() + 1;
-    t.name = expected;
-    open_.pop_back();
-    if (open_.empty()) root_done_ = true;
-    return true;
-  }
   if (!lex_name(t.name)) return false;
   skip_space();
   if (pos_ >= end_ || *pos_ != '>')
@@ -582,8 +572,7 @@ bool Lexer::lex_end_tag(Token& t) {
     return fail(Errc::NotWellFormed, t.offset,
                 "mismatched end tag </" + std::string(t.name) + ">, expected </" +
                     std::string(open_.back()) + ">");
-  open_.pop_back();
-  if (open_.empty()) root_done_ = true;
+  close_element();
   return true;
 }
 

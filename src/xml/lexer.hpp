@@ -98,8 +98,7 @@ class Lexer {
     if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>') return false;
     if (!same_bytes(p + 2, reinterpret_cast<const unsigned char*>(name.data()), n)) return false;
     pos_ = p + n + 3;
-    open_.pop_back();
-    if (open_.empty()) root_done_ = true;
+    close_element();
     return true;
   }
   /// `</name>` where the grammar knows `name` is the innermost open element (one compare of
@@ -112,8 +111,7 @@ class Lexer {
         open_.back().size() != n || std::memcmp(p + 2, name, n) != 0)
       return false;
     pos_ = p + n + 3;
-    open_.pop_back();
-    if (open_.empty()) root_done_ = true;
+    close_element();
     return true;
   }
   /// Character data that needs no decoding, up to an end tag (which is not consumed).
@@ -211,6 +209,10 @@ class Lexer {
     return true;
   }
   void skip_space() { pos_ = skip_space_from(pos_); }
+  void close_element() {
+    open_.pop_back();
+    if (open_.empty()) root_done_ = true;
+  }
   void flush_segment(const unsigned char* from) {
     scratch_.append(reinterpret_cast<const char*>(from), size_t(pos_ - from));
   }

@@ -27,6 +27,14 @@ class XmlWriter {
 
   void raw(std::string_view s) { out_.append(s); }
 
+  template <class T>
+  void number(T n) {
+    char* dst = out_.prepare(24);
+    auto [end, ec] = std::to_chars(dst, dst + 24, n);
+    (void)ec;
+    out_.commit(size_t(end - dst));
+  }
+
   void root_start(std::string_view name) {
     raw(kDeclaration);
     out_.push_back('<');
@@ -150,13 +158,6 @@ class XmlWriter {
     return {kHex[c >> 4], kHex[c & 15]};
   }
 
-  template <class T>
-  void number(T n) {
-    char* dst = out_.prepare(24);
-    auto [end, ec] = std::to_chars(dst, dst + 24, n);
-    (void)ec;
-    out_.commit(size_t(end - dst));
-  }
 
   // Writes a scalar whole, or the opening of a container (and pushes its frame).
   bool open_value(const Value& v) {
@@ -313,10 +314,7 @@ Status write_fault(Buffer& out, const Fault& fault, const WriterOptions& options
   return write_document(out, options, [&](XmlWriter& w) {
     w.root_start("methodResponse");
     w.raw("<fault><value><struct><member><name>faultCode</name><value><int>");
-    char digits[16];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, fault.code);
-    (void)ec;
-    w.raw(std::string_view(digits, size_t(end - digits)));
+    w.number(fault.code);
     w.raw("</int></value></member><member><name>faultString</name><value><string>");
     if (!w.text(fault.string)) return false;
     w.raw("</string></value></member></struct></value></fault></methodResponse>");

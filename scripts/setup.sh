@@ -12,6 +12,10 @@ packages=(
   libxmlrpc-core-c3-dev                # xmlrpc-c: the bench peer, and later interop
   libcli11-dev                         # the callwire command's parser
   libsimdjson-dev                      # JSON reading (the command's JSON form, JSON-RPC)
+  libssl-dev zlib1g-dev                # TLS, gzip
+  curl python3-pytest                  # interop tests: raw HTTP, Python's xmlrpc
+  libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
+  wrk nginx-light                      # make bench: load generator, the fixed-body floor
 )
 
 missing=()

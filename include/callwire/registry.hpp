@@ -1,0 +1,127 @@
+// callwire: the method registry a server dispatches to, and what a handler sees of its call.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/error.hpp"
+#include "callwire/export.hpp"
+#include "callwire/message.hpp"
+#include "callwire/value.hpp"
+
+namespace callwire {
+
+/// Thrown by a handler to answer with a fault (code and string). Any other exception a
+/// handler lets escape becomes fault -32603 carrying its what().
+class CALLWIRE_API FaultError : public std::exception {
+ public:
+  FaultError(int32_t code, std::string string) : fault_{code, std::move(string)} {}
+  explicit FaultError(Fault fault) : fault_(std::move(fault)) {}
+  const Fault& fault() const noexcept { return fault_; }
+  const char* what() const noexcept override { return fault_.string.c_str(); }
+
+ private:
+  Fault fault_;
+};
+
+/// One HTTP header field of the request, as sent.
+struct HeaderField {
+  std::string_view name;
+  std::string_view value;
+};
+
+/// What a handler can learn about the call it serves. Ownership: every view lives for the
+/// handler's call only; copy what must outlive it. Thread-safety: used by one thread, the one
+/// running the handler.
+class CALLWIRE_API CallContext {
+ public:
+  /// The method called (inside system.multicall: the entry's method).
+  std::string_view method() const noexcept { return method_; }
+  /// The peer: "127.0.0.1:40312", "[::1]:40312", or "unix" for a Unix-domain socket.
+  std::string_view peer() const noexcept { return peer_; }
+  /// The user name the authentication callback accepted; empty when none.
+  std::string_view user() const noexcept { return user_; }
+  /// The request's header fields; empty for transports without headers.
+  std::span<const HeaderField> headers() const noexcept { return headers_; }
+  /// The first header field named `name` (case-insensitive), or empty.
+  std::string_view header(std::string_view name) const noexcept;
+
+  /// Latches a fault for the rest of this request: the remaining entries of a
+  /// system.multicall are answered with it without running (e.g. after an authentication
+  /// failure, so one POST cannot carry a thousand password guesses).
+  void latch_fault(Fault fault) { latched_ = std::make_shared<Fault>(std::move(fault)); }
+  const Fault* latched_fault() const noexcept { return latched_.get(); }
+
+  // Set by the transport before dispatch.
+  std::string_view method_;
+  std::string_view peer_;
+  std::string_view user_;
+  std::span<const HeaderField> headers_;
+  std::shared_ptr<Fault> latched_;
+};
+
+/// A method's parameters, in order. Mutable so a handler may move values out.
+using Params = std::span<Value>;
+
+/// A method implementation. Returns the result, throws FaultError for a fault. Called from
+/// the server's threads, possibly several at once: it must be thread-safe.
+using Handler = std::function<Value(Params params, CallContext& context)>;
+
+/// What introspection says of a method.
+struct MethodInfo {
+  /// Each signature: the return type then the parameter types, as XML-RPC type names
+  /// ("int", "i8", "boolean", "double", "string", "dateTime.iso8601", "base64", "array",
+  /// "struct", "nil"). Empty: unknown (system.methodSignature answers "undef").
+  std::vector<std::vector<std::string>> signatures;
+  std::string help;
+};
+
+/// Calls, faults and time spent in one method, summed over every thread.
+struct MethodStats {
+  std::string name;
+  uint64_t calls = 0;
+  uint64_t faults = 0;
+  std::chrono::nanoseconds total_time{0};
+};
+
+/// The methods one server offers. Never global: each server owns one.
+///
+/// Thread-safety: add methods before the server starts; once serving, the registry is read
+/// from every thread and `add` returns InvalidArgument. Errors: `add` returns InvalidArgument
+/// for an empty name, a name already registered, a name starting with "system." (the server
+/// provides those), or a call after `freeze()`.
+class CALLWIRE_API Registry {
+ public:
+  Registry();
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  Status add(std::string name, Handler handler, MethodInfo info = {});
+
+  /// True when `name` is registered (system methods excluded).
+  bool contains(std::string_view name) const noexcept;
+  /// The registered names in registration order (system methods excluded).
+  std::vector<std::string> names() const;
+  size_t size() const noexcept;
+
+  /// Makes the registry read-only (the server calls it when it starts).
+  void freeze() noexcept;
+  bool frozen() const noexcept;
+
+  struct Impl;
+  Impl& impl() noexcept { return *impl_; }
+  const Impl& impl() const noexcept { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace callwire

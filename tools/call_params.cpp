@@ -267,8 +267,9 @@ class Parser {
     std::string_view text = token.text;
     if (text.starts_with("array/") || text.starts_with("struct/")) {
       // The token ends at the '(' or '{' that opens the container, if anything.
-      if (text == "array/" || text == "struct/")
+      if (text == "array/" || text == "struct/") {
         return container(text[0] == 'a', out, depth, &token);
+      }
       return fail_at(token, std::string("expected '") + (text[0] == 'a' ? '(' : '{') +
                                 "' right after '" + (text[0] == 'a' ? "array/" : "struct/") +
                                 "' (write s/" + shorten(text) + " for a string)");

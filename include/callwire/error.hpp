@@ -25,6 +25,15 @@ enum class Errc : int {
   TypeMismatch = 8,         ///< a Value accessed as a type it does not hold
   Unrepresentable = 9,      ///< a value that XML-RPC cannot carry (NaN, a control character)
   NotFound = 10,            ///< a struct member or an index that is not there
+  // Transport outcomes, reported by clients and servers (fault code -32300 where one is sent).
+  Timeout = 11,            ///< a deadline passed (connect, send or receive)
+  ConnectFailed = 12,      ///< no connection: refused, unreachable, a name that does not resolve
+  ConnectionClosed = 13,   ///< the peer closed or reset the connection before answering
+  HttpStatus = 14,         ///< the peer answered with an HTTP status other than 200
+  BadResponse = 15,        ///< the peer's answer is not valid HTTP or not an XML-RPC response
+  Fault = 16,              ///< the peer answered with a fault; Error::fault_code is its code
+  TlsError = 17,           ///< TLS handshake or certificate verification failed
+  Stopped = 18,            ///< the client or server was stopped while the call waited
 };
 
 /// The interop fault codes ("Specification for Fault Code Interoperability", 20010516).

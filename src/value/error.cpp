@@ -15,6 +15,14 @@ const char* errc_name(Errc code) noexcept {
     case Errc::TypeMismatch: return "type mismatch";
     case Errc::Unrepresentable: return "unrepresentable value";
     case Errc::NotFound: return "not found";
+    case Errc::Timeout: return "timed out";
+    case Errc::ConnectFailed: return "cannot connect";
+    case Errc::ConnectionClosed: return "connection closed";
+    case Errc::HttpStatus: return "HTTP error status";
+    case Errc::BadResponse: return "bad response";
+    case Errc::Fault: return "fault";
+    case Errc::TlsError: return "TLS error";
+    case Errc::Stopped: return "stopped";
   }
   return "unknown error";
 }
@@ -28,6 +36,13 @@ int32_t errc_fault_code(Errc code) noexcept {
     case Errc::NotXmlRpc:
     case Errc::LimitExceeded: return fault_code::kInvalidXmlRpc;
     case Errc::TypeMismatch: return fault_code::kInvalidParams;
+    case Errc::Timeout:
+    case Errc::ConnectFailed:
+    case Errc::ConnectionClosed:
+    case Errc::HttpStatus:
+    case Errc::BadResponse:
+    case Errc::TlsError:
+    case Errc::Stopped: return fault_code::kTransportError;
     default: return fault_code::kInternalError;
   }
 }

@@ -138,13 +138,15 @@ Dispatcher::Dispatcher(const Registry& registry, DispatchOptions options)
   capabilities_.set("faults_interop",
                     spec("http://xmlrpc-epi.sourceforge.net/specs/rfc.fault_codes.php", 20010516));
   if (options_.introspection)
-    capabilities_.set("introspection", spec("http://xmlrpc-epi.sourceforge.net/specs/rfc.introspection.php",
-                                            20010516));
+    capabilities_.set(
+        "introspection",
+        spec("http://xmlrpc-epi.sourceforge.net/specs/rfc.introspection.php", 20010516));
   capabilities_.set("multicall", spec("http://www.xmlrpc.com/discuss/msgReader$1208", 1));
   capabilities_.set("nil", spec("http://www.ontosys.com/xml-rpc/extensions.php", 1));
   // No convention exists for <i8>; xmlrpc-c introduced it and documents it with its other
   // extension types, so that page stands for it.
-  capabilities_.set("i8", spec("http://xmlrpc-c.sourceforge.net/doc/libxmlrpc.html#extensiontype", 1));
+  capabilities_.set("i8",
+                    spec("http://xmlrpc-c.sourceforge.net/doc/libxmlrpc.html#extensiontype", 1));
 }
 
 Dispatcher::~Dispatcher() = default;
@@ -203,8 +205,12 @@ void Dispatcher::add_stats_to(std::vector<MethodStats>& sums) const {
 xml::WriterOptions Dispatcher::writer_options(const CallContext& ctx) const noexcept {
   xml::WriterOptions w;
   switch (options_.dialect) {
-    case DialectChoice::I8: w.dialect = xml::Dialect::I8; break;
-    case DialectChoice::Apache: w.dialect = xml::Dialect::Apache; break;
+    case DialectChoice::I8:
+      w.dialect = xml::Dialect::I8;
+      break;
+    case DialectChoice::Apache:
+      w.dialect = xml::Dialect::Apache;
+      break;
     case DialectChoice::Auto: {
       bool apache = reader_.last_used_prefixed_types() ||
                     reader_.last_declared_apache_extensions() ||
@@ -246,8 +252,9 @@ DispatchOutcome Dispatcher::handle(std::string_view body, CallContext& ctx, Buff
       }
       if (!written) {
         ok = false;
-        fault = Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
-                                                      " cannot be sent: " + written.error().message};
+        fault =
+            Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
+                                                  " cannot be sent: " + written.error().message};
         count_fault(counter);
       }
     }
@@ -330,15 +337,20 @@ Value Dispatcher::signature_of(const Target& target) const {
 
 Value Dispatcher::run_system(const SystemMethod& method, Params params, CallContext& ctx) {
   switch (method.id) {
-    case SystemId::ListMethods: return method_list_;
-    case SystemId::MethodSignature: return signature_of(introspected(params));
-    case SystemId::MethodHelp: return Value(info_of(introspected(params)).help);
+    case SystemId::ListMethods:
+      return method_list_;
+    case SystemId::MethodSignature:
+      return signature_of(introspected(params));
+    case SystemId::MethodHelp:
+      return Value(info_of(introspected(params)).help);
     case SystemId::MethodExist: {
       Target target;
       return Value(find(params[0].as_string(), target));
     }
-    case SystemId::Multicall: return multicall(params, ctx);
-    case SystemId::GetCapabilities: return capabilities_;
+    case SystemId::Multicall:
+      return multicall(params, ctx);
+    case SystemId::GetCapabilities:
+      return capabilities_;
     case SystemId::Shutdown:
       options_.on_shutdown();
       return Value(0);

@@ -39,9 +39,10 @@ struct DispatchOptions {
 
 /// What a handle() did, for logs and metrics.
 struct DispatchOutcome {
-  std::string_view method;  ///< as called (empty when the body could not be read); valid until the next handle()
-  bool is_fault = false;    ///< the response is a fault
-  int32_t fault_code = 0;   ///< its code, when is_fault
+  std::string_view
+      method;  ///< as called (empty when the body could not be read); valid until the next handle()
+  bool is_fault = false;   ///< the response is a fault
+  int32_t fault_code = 0;  ///< its code, when is_fault
 };
 
 /// The dispatcher's way into CallContext's private members.
@@ -77,7 +78,13 @@ class Dispatcher {
 
  private:
   enum class SystemId : uint8_t {
-    ListMethods, MethodSignature, MethodHelp, MethodExist, Multicall, GetCapabilities, Shutdown
+    ListMethods,
+    MethodSignature,
+    MethodHelp,
+    MethodExist,
+    Multicall,
+    GetCapabilities,
+    Shutdown
   };
   struct SystemMethod {
     SystemId id;
@@ -103,8 +110,8 @@ class Dispatcher {
 
   // Runs one call (the request's, or a multicall entry): true with `result`, or false with
   // `fault`. Sets `counter` to the method's counter (kNoCounter for an unknown method).
-  bool invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
-              Fault& fault, uint32_t& counter);
+  bool invoke(std::string_view name, Params params, CallContext& ctx, Value& result, Fault& fault,
+              uint32_t& counter);
   bool run(const Target& target, std::string_view name, Params params, CallContext& ctx,
            Value& result, Fault& fault);
   Value run_system(const SystemMethod& method, Params params, CallContext& ctx);
@@ -123,13 +130,13 @@ class Dispatcher {
   const Registry::Impl& registry_;
   DispatchOptions options_;
   xml::Reader reader_;
-  MethodCall call_;                     // reused from call to call
-  std::vector<SystemMethod> system_;    // the offered ones, in a fixed order
+  MethodCall call_;                   // reused from call to call
+  std::vector<SystemMethod> system_;  // the offered ones, in a fixed order
   std::unique_ptr<Counters[]> counters_;
   size_t counter_count_ = 0;
-  Value method_list_;                   // system.listMethods
-  Value capabilities_;                  // system.getCapabilities
-  bool multicall_ran_ = false;             // this request is a system.multicall
+  Value method_list_;                     // system.listMethods
+  Value capabilities_;                    // system.getCapabilities
+  bool multicall_ran_ = false;            // this request is a system.multicall
   std::vector<uint32_t> entry_counters_;  // its entries' counters, in order
   Buffer scratch_;                        // repair_multicall
 };

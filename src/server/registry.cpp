@@ -40,7 +40,8 @@ Status Registry::add(std::string name, Handler handler, MethodInfo info) {
     return Error(Errc::InvalidArgument, "cannot add method '" + name + "': the handler is empty");
   if (impl.find(name) != Impl::kNotFound)
     return Error(Errc::InvalidArgument, "method '" + name + "' is already registered");
-  Result<std::vector<detail::Signature>> signatures = detail::parse_signatures(name, info.signatures);
+  Result<std::vector<detail::Signature>> signatures =
+      detail::parse_signatures(name, info.signatures);
   if (!signatures) return signatures.error();
   if (impl.methods.size() >= Impl::kNotFound - 1)
     return Error(Errc::InvalidArgument, "too many methods");

@@ -24,7 +24,9 @@ struct Registry::Impl {
   // Lookup by string_view without building a std::string.
   struct NameHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
 
   static constexpr uint32_t kNotFound = UINT32_MAX;

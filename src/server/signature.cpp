@@ -12,7 +12,8 @@ constexpr int64_t kMaxExactDouble = int64_t{1} << 53;  // every integer up to it
 // Whether `v` fits `slot`, converting it when `convert` (only once its signature matched).
 bool fits(Slot slot, Value& v, bool convert) {
   switch (slot) {
-    case Slot::Any: return true;
+    case Slot::Any:
+      return true;
     case Slot::Int:
       if (v.is_int()) return true;
       if (v.is_i8()) {
@@ -22,7 +23,8 @@ bool fits(Slot slot, Value& v, bool convert) {
         return true;
       }
       return false;
-    case Slot::I8: return v.is_integer();
+    case Slot::I8:
+      return v.is_integer();
     case Slot::Double:
       if (v.is_double()) return true;
       if (v.is_integer()) {
@@ -32,13 +34,20 @@ bool fits(Slot slot, Value& v, bool convert) {
         return true;
       }
       return false;
-    case Slot::Boolean: return v.is_bool();
-    case Slot::String: return v.is_string();
-    case Slot::DateTime: return v.is_datetime();
-    case Slot::Base64: return v.is_bytes();
-    case Slot::Array: return v.is_array();
-    case Slot::Struct: return v.is_struct();
-    case Slot::Nil: return v.is_nil();
+    case Slot::Boolean:
+      return v.is_bool();
+    case Slot::String:
+      return v.is_string();
+    case Slot::DateTime:
+      return v.is_datetime();
+    case Slot::Base64:
+      return v.is_bytes();
+    case Slot::Array:
+      return v.is_array();
+    case Slot::Struct:
+      return v.is_struct();
+    case Slot::Nil:
+      return v.is_nil();
   }
   return false;
 }
@@ -63,13 +72,19 @@ bool parse_slot(std::string_view name, Slot& slot) noexcept {
     std::string_view name;
     Slot slot;
   } kNames[] = {
-      {"int", Slot::Int},         {"i4", Slot::Int},
-      {"i8", Slot::I8},           {"boolean", Slot::Boolean},
-      {"double", Slot::Double},   {"string", Slot::String},
+      {"int", Slot::Int},
+      {"i4", Slot::Int},
+      {"i8", Slot::I8},
+      {"boolean", Slot::Boolean},
+      {"double", Slot::Double},
+      {"string", Slot::String},
       {"dateTime.iso8601", Slot::DateTime},
-      {"base64", Slot::Base64},   {"array", Slot::Array},
-      {"struct", Slot::Struct},   {"nil", Slot::Nil},
-      {"undef", Slot::Any},       {"any", Slot::Any},
+      {"base64", Slot::Base64},
+      {"array", Slot::Array},
+      {"struct", Slot::Struct},
+      {"nil", Slot::Nil},
+      {"undef", Slot::Any},
+      {"any", Slot::Any},
   };
   for (const auto& entry : kNames) {
     if (entry.name == name) {
@@ -82,17 +97,28 @@ bool parse_slot(std::string_view name, Slot& slot) noexcept {
 
 const char* slot_name(Slot slot) noexcept {
   switch (slot) {
-    case Slot::Int: return "int";
-    case Slot::I8: return "i8";
-    case Slot::Boolean: return "boolean";
-    case Slot::Double: return "double";
-    case Slot::String: return "string";
-    case Slot::DateTime: return "dateTime.iso8601";
-    case Slot::Base64: return "base64";
-    case Slot::Array: return "array";
-    case Slot::Struct: return "struct";
-    case Slot::Nil: return "nil";
-    case Slot::Any: return "any";
+    case Slot::Int:
+      return "int";
+    case Slot::I8:
+      return "i8";
+    case Slot::Boolean:
+      return "boolean";
+    case Slot::Double:
+      return "double";
+    case Slot::String:
+      return "string";
+    case Slot::DateTime:
+      return "dateTime.iso8601";
+    case Slot::Base64:
+      return "base64";
+    case Slot::Array:
+      return "array";
+    case Slot::Struct:
+      return "struct";
+    case Slot::Nil:
+      return "nil";
+    case Slot::Any:
+      return "any";
   }
   return "any";
 }
@@ -118,8 +144,8 @@ Result<std::vector<Signature>> parse_signatures(
   return out;
 }
 
-bool check_params(std::string_view method, const std::vector<Signature>& signatures,
-                  Params params, std::string& message) {
+bool check_params(std::string_view method, const std::vector<Signature>& signatures, Params params,
+                  std::string& message) {
   // The usual case: one signature, or the first of several, takes the parameters.
   for (const Signature& sig : signatures) {
     if (sig.size() != params.size()) continue;

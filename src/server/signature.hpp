@@ -45,7 +45,7 @@ Result<std::vector<Signature>> parse_signatures(std::string_view method,
 /// wins, and its conversions are applied in place. When none does, returns false and sets
 /// `message` to what was wrong ("m: parameter 2 must be int, got string",
 /// "m takes 2 parameters, got 3"). Allocates only for the message.
-bool check_params(std::string_view method, const std::vector<Signature>& signatures,
-                  Params params, std::string& message);
+bool check_params(std::string_view method, const std::vector<Signature>& signatures, Params params,
+                  std::string& message);
 
 }  // namespace callwire::detail

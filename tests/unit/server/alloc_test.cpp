@@ -64,7 +64,8 @@ std::string document(std::string_view method, std::vector<Value> params) {
 TEST(Allocations, OnlyTheValuesOfACall) {
   Registry registry;
   ASSERT_TRUE(registry.add(
-      "validator1.simpleAdd", [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); },
+      "validator1.simpleAdd",
+      [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); },
       MethodInfo{{{"int", "int", "int"}}, ""}));
   ASSERT_TRUE(registry.add("nothing", [](Params, CallContext&) { return Value(); }));
   registry.freeze();

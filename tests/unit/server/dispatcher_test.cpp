@@ -1,5 +1,7 @@
 // The dispatcher, rule by rule (docs/server-dispatch.md): the fault mapping, signature checks,
 // the system methods, multicall's cap and latch, the output dialect, the counters.
+#include "server/dispatcher.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
-#include "server/dispatcher.hpp"
 
 namespace callwire::detail {
 namespace {
@@ -33,13 +34,15 @@ struct Fixture {
     }));
     ok(registry.add("unchecked.add",
                     [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); }));
-    ok(registry.add("member", [](Params p, CallContext&) { return p[0]["x"]; },
-                    MethodInfo{{{"any", "any"}}, ""}));
+    ok(registry.add(
+        "member", [](Params p, CallContext&) { return p[0]["x"]; },
+        MethodInfo{{{"any", "any"}}, ""}));
     ok(registry.add("fault", [](Params p, CallContext&) -> Value {
       throw FaultError(int32_t(p[0].as_int()), std::string(p[1].as_string()));
     }));
-    ok(registry.add("throw.runtime",
-                    [](Params, CallContext&) -> Value { throw std::runtime_error("disk on fire"); }));
+    ok(registry.add("throw.runtime", [](Params, CallContext&) -> Value {
+      throw std::runtime_error("disk on fire");
+    }));
     ok(registry.add("throw.int", [](Params, CallContext&) -> Value { throw 42; }));
     ok(registry.add("throw.bad_alloc",
                     [](Params, CallContext&) -> Value { throw std::bad_alloc(); }));
@@ -64,11 +67,12 @@ struct Fixture {
                                {"user", ctx.user()},
                                {"agent", ctx.header("user-agent")}});
     }));
-    ok(registry.add("i8", [](Params, CallContext&) { return Value::i8(1LL << 40); },
-                    MethodInfo{{{"i8"}}, ""}));
-    ok(registry.add("poly", [](Params p, CallContext&) { return Value(type_name(p[0].type())); },
-                    MethodInfo{{{"string", "int"}, {"string", "double"}, {"string", "string", "string"}},
-                               "Polymorphic."}));
+    ok(registry.add(
+        "i8", [](Params, CallContext&) { return Value::i8(1LL << 40); }, MethodInfo{{{"i8"}}, ""}));
+    ok(registry.add(
+        "poly", [](Params p, CallContext&) { return Value(type_name(p[0].type())); },
+        MethodInfo{{{"string", "int"}, {"string", "double"}, {"string", "string", "string"}},
+                   "Polymorphic."}));
     registry.freeze();
   }
 };
@@ -121,14 +125,15 @@ Reply call(Dispatcher& d, std::string_view method, std::initializer_list<Value> 
     return ::testing::AssertionFailure() << "fault " << r.response.fault.code << " ("
                                          << r.response.fault.string << "), expected " << code;
   if (r.response.fault.string.find(words) == std::string::npos)
-    return ::testing::AssertionFailure() << "'" << r.response.fault.string << "' lacks '" << words << "'";
+    return ::testing::AssertionFailure()
+           << "'" << r.response.fault.string << "' lacks '" << words << "'";
   return ::testing::AssertionSuccess();
 }
 
 ::testing::AssertionResult is_result(const Reply& r, const Value& expected) {
   if (r.response.is_fault)
-    return ::testing::AssertionFailure() << "fault " << r.response.fault.code << ": "
-                                         << r.response.fault.string;
+    return ::testing::AssertionFailure()
+           << "fault " << r.response.fault.code << ": " << r.response.fault.string;
   if (!(r.response.result == expected)) return ::testing::AssertionFailure() << r.document;
   return ::testing::AssertionSuccess();
 }
@@ -180,14 +185,17 @@ TEST(Dispatcher, ReadErrorsKeepTheirFaultCodeAndMessage) {
   Reply r = dispatch(d, "<methodCall><methodName>x</methodName>");
   EXPECT_TRUE(is_fault(r, -32700, "1:"));
   EXPECT_EQ(r.outcome.method, "");
-  EXPECT_TRUE(is_fault(dispatch(d, "<?xml version=\"1.0\" encoding=\"EBCDIC\"?><methodCall/>"), -32701));
-  EXPECT_TRUE(is_fault(dispatch(d, "<methodCall><methodName>\xFF</methodName></methodCall>"), -32702));
-  EXPECT_TRUE(is_fault(dispatch(d, "<methodResponse><params/></methodResponse>"), -32600,
-                       "<methodCall>"));
+  EXPECT_TRUE(
+      is_fault(dispatch(d, "<?xml version=\"1.0\" encoding=\"EBCDIC\"?><methodCall/>"), -32701));
+  EXPECT_TRUE(
+      is_fault(dispatch(d, "<methodCall><methodName>\xFF</methodName></methodCall>"), -32702));
+  EXPECT_TRUE(
+      is_fault(dispatch(d, "<methodResponse><params/></methodResponse>"), -32600, "<methodCall>"));
   EXPECT_TRUE(is_fault(dispatch(d, "<!DOCTYPE x><methodCall/>"), -32600, "DOCTYPE"));
   // The reader error's message is the one sent.
   xml::Reader reader;
-  Status direct = reader.read_call("<methodCall><methodName>x</methodName>", *std::make_unique<MethodCall>());
+  Status direct =
+      reader.read_call("<methodCall><methodName>x</methodName>", *std::make_unique<MethodCall>());
   EXPECT_EQ(dispatch(d, "<methodCall><methodName>x</methodName>").response.fault.string,
             direct.error().message);
 }
@@ -233,8 +241,8 @@ TEST(Dispatcher, WrongValueTypesInTheHandlerAreInvalidParams) {
   Dispatcher d(f.registry, {});
   EXPECT_TRUE(is_fault(call(d, "unchecked.add", {1, "two"}), -32602, "expected int, got string"));
   // NotFound: a missing member or index.
-  EXPECT_TRUE(is_fault(call(d, "member", {Value::structure({{"y", 1}})}), -32602,
-                       "no member named 'x'"));
+  EXPECT_TRUE(
+      is_fault(call(d, "member", {Value::structure({{"y", 1}})}), -32602, "no member named 'x'"));
   EXPECT_TRUE(is_fault(call(d, "member", {Value::array()}), -32602, "expected struct"));
 }
 
@@ -270,9 +278,14 @@ TEST(Dispatcher, FaultStringsXmlCannotCarryAreRepaired) {
 }
 
 TEST(Dispatcher, XmlSafeText) {
-  EXPECT_EQ(xml_safe_text("plain caf\xC3\xA9 \xF0\x9F\x98\x80\t\n"), "plain caf\xC3\xA9 \xF0\x9F\x98\x80\t\n");
+  EXPECT_EQ(xml_safe_text("plain caf\xC3\xA9 \xF0\x9F\x98\x80\t\n"),
+            "plain caf\xC3\xA9 \xF0\x9F\x98\x80\t\n");
   EXPECT_EQ(xml_safe_text("\xC3"), "\xEF\xBF\xBD");
-  EXPECT_EQ(xml_safe_text(std::string_view("a\x00" "b", 3)), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(xml_safe_text(std::string_view("a\x00"
+                                           "b",
+                                           3)),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(xml_safe_text("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
   EXPECT_EQ(xml_safe_text("\xEF\xBF\xBE"), "\xEF\xBF\xBD");  // U+FFFE is no XML character
 }
@@ -284,14 +297,17 @@ TEST(Dispatcher, ParametersAreCheckedAgainstTheSignatures) {
   Dispatcher d(f.registry, {});
   EXPECT_TRUE(is_fault(call(d, "sample.add", {1, "two"}), -32602,
                        "sample.add: parameter 2 must be int, got string"));
-  EXPECT_TRUE(is_fault(call(d, "sample.add", {1, 2, 3}), -32602, "sample.add takes 2 parameters, got 3"));
+  EXPECT_TRUE(
+      is_fault(call(d, "sample.add", {1, 2, 3}), -32602, "sample.add takes 2 parameters, got 3"));
   // An i8 in range reaches the handler as an int (as_int() would refuse an i8).
   EXPECT_TRUE(is_result(call(d, "sample.add", {Value::i8(2), Value::i8(3)}), Value(5)));
-  EXPECT_TRUE(is_fault(call(d, "sample.add", {Value::i8(1LL << 32), 1}), -32602, "out of the int range"));
+  EXPECT_TRUE(
+      is_fault(call(d, "sample.add", {Value::i8(1LL << 32), 1}), -32602, "out of the int range"));
   EXPECT_TRUE(is_result(call(d, "poly", {1}), Value("int")));
   EXPECT_TRUE(is_result(call(d, "poly", {Value::i8(1LL << 40)}), Value("double")));
   EXPECT_TRUE(is_result(call(d, "poly", {"a", "b"}), Value("string")));
-  EXPECT_TRUE(is_fault(call(d, "poly", {"a"}), -32602, "parameter 1 must be int or double, got string"));
+  EXPECT_TRUE(
+      is_fault(call(d, "poly", {"a"}), -32602, "parameter 1 must be int or double, got string"));
   EXPECT_TRUE(is_fault(call(d, "poly"), -32602, "poly takes 1 or 2 parameters, got 0"));
 }
 
@@ -348,14 +364,15 @@ TEST(Dispatcher, IntrospectionOff) {
   DispatchOptions o;
   o.introspection = false;
   Dispatcher d(f.registry, o);
-  for (const char* m : {"system.listMethods", "system.methodSignature", "system.methodHelp",
-                        "system.methodExist"})
+  for (const char* m :
+       {"system.listMethods", "system.methodSignature", "system.methodHelp", "system.methodExist"})
     EXPECT_TRUE(is_fault(call(d, m, {"sample.add"}), -32601, m));
   Reply caps = call(d, "system.getCapabilities");
   ASSERT_TRUE(caps.response.result.is_struct());
   EXPECT_EQ(caps.response.result.find("introspection"), nullptr);
-  Value calls = Value::array({Value::structure({{"methodName", "sample.add"}, {"params", Value::array({1, 2})}}),
-                              Value::structure({{"methodName", "system.listMethods"}, {"params", Value::array()}})});
+  Value calls = Value::array(
+      {Value::structure({{"methodName", "sample.add"}, {"params", Value::array({1, 2})}}),
+       Value::structure({{"methodName", "system.listMethods"}, {"params", Value::array()}})});
   Reply multi = call(d, "system.multicall", {calls});
   ASSERT_TRUE(multi.response.result.is_array()) << multi.document;
   EXPECT_EQ(multi.response.result[0], Value::array({3}));
@@ -412,15 +429,15 @@ TEST(Dispatcher, MulticallAnswersEachEntry) {
   Fixture f;
   Dispatcher d(f.registry, {});
   Value calls = Value::array({entry("sample.add", {1, 2}), entry("fault", {3, "three"}),
-                              entry("nope"), entry("sample.add", {1}), entry("system.methodExist", {"echo"}),
-                              entry("throw.runtime")});
+                              entry("nope"), entry("sample.add", {1}),
+                              entry("system.methodExist", {"echo"}), entry("throw.runtime")});
   Reply r = call(d, "system.multicall", {calls});
   EXPECT_EQ(r.outcome.method, "system.multicall");
-  EXPECT_TRUE(is_result(
-      r, Value::array({Value::array({3}), fault_entry(3, "three"),
-                       fault_entry(-32601, "unknown method 'nope'"),
-                       fault_entry(-32602, "sample.add takes 2 parameters, got 1"),
-                       Value::array({true}), fault_entry(-32603, "disk on fire")})));
+  EXPECT_TRUE(
+      is_result(r, Value::array({Value::array({3}), fault_entry(3, "three"),
+                                 fault_entry(-32601, "unknown method 'nope'"),
+                                 fault_entry(-32602, "sample.add takes 2 parameters, got 1"),
+                                 Value::array({true}), fault_entry(-32603, "disk on fire")})));
   EXPECT_TRUE(is_result(call(d, "system.multicall", {Value::array()}), Value::array()));
 }
 
@@ -440,8 +457,8 @@ TEST(Dispatcher, MulticallRefusesMalformedEntries) {
   ASSERT_TRUE(r.response.result.is_array()) << r.document;
   const Value& out = r.response.result;
   ASSERT_EQ(out.size(), 7u);
-  const char* words[] = {"call 1 is not a struct", "call 2 has no methodName",
-                         "call 3 has no methodName", "call 4 has no params array",
+  const char* words[] = {"call 1 is not a struct",     "call 2 has no methodName",
+                         "call 3 has no methodName",   "call 4 has no params array",
                          "call 5 has no params array", "cannot be nested"};
   for (size_t i = 0; i < 6; ++i) {
     ASSERT_TRUE(out[i].is_struct()) << i;
@@ -451,7 +468,8 @@ TEST(Dispatcher, MulticallRefusesMalformedEntries) {
   }
   EXPECT_EQ(out[6], Value::array({Value::array({1})}));
   // Not one array parameter: the whole call is refused.
-  EXPECT_TRUE(is_fault(call(d, "system.multicall", {entry("echo")}), -32602, "must be array, got struct"));
+  EXPECT_TRUE(
+      is_fault(call(d, "system.multicall", {entry("echo")}), -32602, "must be array, got struct"));
   EXPECT_TRUE(is_fault(call(d, "system.multicall"), -32602));
 }
 
@@ -473,8 +491,8 @@ TEST(Dispatcher, MulticallIsCapped) {
 TEST(Dispatcher, LatchedFaultAnswersTheRestOfTheMulticall) {
   Fixture f;
   Dispatcher d(f.registry, {});
-  Value calls = Value::array({entry("count"), entry("latch"), entry("count"), entry("nope"),
-                              entry("sample.add", {1, 2})});
+  Value calls = Value::array(
+      {entry("count"), entry("latch"), entry("count"), entry("nope"), entry("sample.add", {1, 2})});
   Reply r = call(d, "system.multicall", {calls});
   Fault latched{401, "authentication failed"};
   EXPECT_TRUE(is_result(r, Value::array({Value::array({1}), Value::array({"latched"}),
@@ -486,7 +504,8 @@ TEST(Dispatcher, LatchedFaultAnswersTheRestOfTheMulticall) {
   CallContext ctx;
   dispatch(d, call_document("system.multicall", {Value::array({entry("latch")})}), ctx);
   ASSERT_NE(ctx.latched_fault(), nullptr);
-  Reply next = dispatch(d, call_document("system.multicall", {Value::array({entry("count")})}), ctx);
+  Reply next =
+      dispatch(d, call_document("system.multicall", {Value::array({entry("count")})}), ctx);
   EXPECT_TRUE(is_result(next, Value::array({Value::array({2})})));
   EXPECT_EQ(ctx.latched_fault(), nullptr);
   // Outside a multicall a latch changes nothing.
@@ -560,7 +579,8 @@ TEST(Dispatcher, DialectAutoAnswersInKind) {
       "</methodName></methodCall>";
   EXPECT_TRUE(apache_output(dispatch(d, declared)));
   // Apache's User-Agent, in any case of the field name.
-  HeaderField agent[] = {{"user-agent", "Apache XML RPC 3.1.3 (Jakarta Commons httpclient Transport)"}};
+  HeaderField agent[] = {
+      {"user-agent", "Apache XML RPC 3.1.3 (Jakarta Commons httpclient Transport)"}};
   CallContext ctx("", "", agent);
   EXPECT_TRUE(apache_output(dispatch(d, call_document("i8", {}), ctx)));
   HeaderField other[] = {{"User-Agent", "Python-xmlrpc/3.11"}};
@@ -585,10 +605,11 @@ TEST(Dispatcher, CountsCallsFaultsAndTime) {
   call(d, "sample.add", {1, "x"});  // a signature fault
   call(d, "nan");                   // a result that cannot be sent
   call(d, "fault", {1, "x"});
-  call(d, "nope");                  // not counted anywhere
-  dispatch(d, "<not-xml");          // nor this
-  call(d, "system.multicall", {Value::array({entry("sample.add", {1, 1}), entry("throw.int"),
-                                             entry("nan"), entry("latch"), entry("echo")})});
+  call(d, "nope");          // not counted anywhere
+  dispatch(d, "<not-xml");  // nor this
+  call(d, "system.multicall",
+       {Value::array({entry("sample.add", {1, 1}), entry("throw.int"), entry("nan"), entry("latch"),
+                      entry("echo")})});
 
   std::vector<MethodStats> sums;
   d.add_stats_to(sums);

@@ -1,9 +1,9 @@
 // The registry's rules for adding methods, and CallContext's accessors.
+#include "callwire/registry.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "callwire/registry.hpp"
 
 namespace callwire {
 namespace {
@@ -23,7 +23,8 @@ TEST(Registry, AddsInRegistrationOrder) {
   EXPECT_FALSE(r.contains("system.listMethods"));
 }
 
-void expect_refused(Registry& r, std::string name, Handler h, MethodInfo info, std::string_view words) {
+void expect_refused(Registry& r, std::string name, Handler h, MethodInfo info,
+                    std::string_view words) {
   size_t before = r.size();
   Status s = r.add(name, std::move(h), std::move(info));
   ASSERT_FALSE(s) << name;
@@ -41,7 +42,8 @@ TEST(Registry, RefusesWhatTheHeaderSays) {
   expect_refused(r, "system.mine", nothing, {}, "system.");
   expect_refused(r, "n", Handler(), {}, "handler is empty");
   expect_refused(r, "n", nothing, MethodInfo{{{"int"}, {}}, ""}, "signature 2: no return type");
-  expect_refused(r, "n", nothing, MethodInfo{{{"int", "integer"}}, ""}, "unknown type name 'integer'");
+  expect_refused(r, "n", nothing, MethodInfo{{{"int", "integer"}}, ""},
+                 "unknown type name 'integer'");
   expect_refused(r, "n", nothing, MethodInfo{{{"Int"}}, ""}, "unknown type name 'Int'");
   EXPECT_FALSE(r.contains("n"));
   // A name that merely contains "system." is the user's.
@@ -51,10 +53,11 @@ TEST(Registry, RefusesWhatTheHeaderSays) {
 
 TEST(Registry, AcceptsEveryDocumentedTypeName) {
   Registry r;
-  EXPECT_TRUE(r.add("all", nothing,
-                    MethodInfo{{{"int", "i4", "i8", "boolean", "double", "string", "dateTime.iso8601",
-                                 "base64", "array", "struct", "nil", "undef", "any"}},
-                               ""}));
+  EXPECT_TRUE(
+      r.add("all", nothing,
+            MethodInfo{{{"int", "i4", "i8", "boolean", "double", "string", "dateTime.iso8601",
+                         "base64", "array", "struct", "nil", "undef", "any"}},
+                       ""}));
 }
 
 TEST(Registry, FrozenRefusesAdds) {

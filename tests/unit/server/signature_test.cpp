@@ -1,11 +1,11 @@
 // Parameter checking against MethodInfo::signatures: which values each type name takes, the
 // conversions, and the messages.
+#include "server/signature.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "server/signature.hpp"
 
 namespace callwire::detail {
 namespace {
@@ -68,7 +68,8 @@ TEST(Signature, NamesTheParameterAndWhatWasExpected) {
 
 TEST(Signature, CountsParameters) {
   Value three = Value::array({1, 2, 3});
-  EXPECT_EQ(check({{"int", "int", "int"}}, three, "sample.add"), "sample.add takes 2 parameters, got 3");
+  EXPECT_EQ(check({{"int", "int", "int"}}, three, "sample.add"),
+            "sample.add takes 2 parameters, got 3");
   Value none = Value::array();
   EXPECT_EQ(check({{"int", "int"}}, none), "m takes 1 parameter, got 0");
   Value one = Value::array({1});
@@ -111,7 +112,8 @@ TEST(Signature, IntTakesAnI8InRangeAsAnInt) {
   ASSERT_TRUE(p[1].is_int());
   EXPECT_EQ(p[1].as_int(), INT32_MIN);
   Value big = Value::array({Value::i8(2147483648LL)});
-  EXPECT_EQ(check({{"int", "int"}}, big), "m: parameter 1 must be int, got i8 out of the int range");
+  EXPECT_EQ(check({{"int", "int"}}, big),
+            "m: parameter 1 must be int, got i8 out of the int range");
   EXPECT_TRUE(big[0].is_i8());  // left alone
   Value small = Value::array({Value::i8(-2147483649LL)});
   EXPECT_NE(check({{"int", "int"}}, small), "");

@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,11 +38,23 @@ struct HeaderField {
   std::string_view value;
 };
 
+namespace detail {
+struct CallContextAccess;  // the dispatcher sets the method and clears the latch
+}  // namespace detail
+
 /// What a handler can learn about the call it serves. Ownership: every view lives for the
 /// handler's call only; copy what must outlive it. Thread-safety: used by one thread, the one
 /// running the handler.
 class CALLWIRE_API CallContext {
  public:
+  /// A context with no peer, user or headers (for tests and transports without them).
+  CallContext() noexcept = default;
+  /// What a transport knows of the request. Ownership: the views are borrowed and must stay
+  /// valid until the dispatch of the request returns.
+  CallContext(std::string_view peer, std::string_view user,
+              std::span<const HeaderField> headers) noexcept
+      : peer_(peer), user_(user), headers_(headers) {}
+
   /// The method called (inside system.multicall: the entry's method).
   std::string_view method() const noexcept { return method_; }
   /// The peer: "127.0.0.1:40312", "[::1]:40312", or "unix" for a Unix-domain socket.
@@ -50,21 +63,24 @@ class CALLWIRE_API CallContext {
   std::string_view user() const noexcept { return user_; }
   /// The request's header fields; empty for transports without headers.
   std::span<const HeaderField> headers() const noexcept { return headers_; }
-  /// The first header field named `name` (case-insensitive), or empty.
+  /// The value of the first header field named `name` (ASCII case-insensitive), or empty.
   std::string_view header(std::string_view name) const noexcept;
 
   /// Latches a fault for the rest of this request: the remaining entries of a
   /// system.multicall are answered with it without running (e.g. after an authentication
-  /// failure, so one POST cannot carry a thousand password guesses).
-  void latch_fault(Fault fault) { latched_ = std::make_shared<Fault>(std::move(fault)); }
-  const Fault* latched_fault() const noexcept { return latched_.get(); }
+  /// failure, so one POST cannot carry a thousand password guesses). A later latch replaces
+  /// an earlier one. Outside a multicall it has no effect.
+  void latch_fault(Fault fault) { latched_ = std::move(fault); }
+  /// The latched fault, or null.
+  const Fault* latched_fault() const noexcept { return latched_ ? &*latched_ : nullptr; }
 
-  // Set by the transport before dispatch.
+ private:
+  friend struct detail::CallContextAccess;
   std::string_view method_;
   std::string_view peer_;
   std::string_view user_;
   std::span<const HeaderField> headers_;
-  std::shared_ptr<Fault> latched_;
+  std::optional<Fault> latched_;
 };
 
 /// A method's parameters, in order. Mutable so a handler may move values out.
@@ -77,8 +93,13 @@ using Handler = std::function<Value(Params params, CallContext& context)>;
 /// What introspection says of a method.
 struct MethodInfo {
   /// Each signature: the return type then the parameter types, as XML-RPC type names
-  /// ("int", "i8", "boolean", "double", "string", "dateTime.iso8601", "base64", "array",
-  /// "struct", "nil"). Empty: unknown (system.methodSignature answers "undef").
+  /// ("int" or "i4", "i8", "boolean", "double", "string", "dateTime.iso8601", "base64",
+  /// "array", "struct", "nil"), or "undef"/"any" for a slot that takes anything. Empty:
+  /// unknown (system.methodSignature answers "undef") and the parameters are not checked.
+  /// Otherwise the dispatcher checks the parameters against them before calling the handler
+  /// and answers -32602 when none matches; an "int" slot also takes an i8 in the 32-bit range
+  /// and a "double" slot an int or i8 of at most 2^53 in magnitude, converted in place so the
+  /// handler sees the declared type (docs/server-dispatch.md).
   std::vector<std::vector<std::string>> signatures;
   std::string help;
 };
@@ -96,7 +117,8 @@ struct MethodStats {
 /// Thread-safety: add methods before the server starts; once serving, the registry is read
 /// from every thread and `add` returns InvalidArgument. Errors: `add` returns InvalidArgument
 /// for an empty name, a name already registered, a name starting with "system." (the server
-/// provides those), or a call after `freeze()`.
+/// provides those), an empty handler, a signature without a return type or with a type name
+/// not listed at MethodInfo::signatures, or a call after `freeze()`; nothing is added then.
 class CALLWIRE_API Registry {
  public:
   Registry();
@@ -116,7 +138,7 @@ class CALLWIRE_API Registry {
   void freeze() noexcept;
   bool frozen() const noexcept;
 
-  struct Impl;
+  struct Impl;  // src/server/registry_impl.hpp
   Impl& impl() noexcept { return *impl_; }
   const Impl& impl() const noexcept { return *impl_; }
 

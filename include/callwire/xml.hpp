@@ -50,10 +50,23 @@ class CALLWIRE_API Reader {
 
   /// A `<methodCall>` document.
   Result<MethodCall> read_call(std::string_view document);
+  /// The same into `call`, reusing its storage (a server reads call after call into one).
+  /// On an error `call` holds unspecified (valid) contents.
+  Status read_call(std::string_view document, MethodCall& call);
   /// A `<methodResponse>` document: params or fault.
   Result<MethodResponse> read_response(std::string_view document);
   /// Either kind.
   Result<Message> read(std::string_view document);
+
+  // What the last document read looked like, for a server that answers in the dialect it was
+  // spoken to (both describe as much as was read when the read failed). Free: recorded only
+  // on paths the usual documents do not take.
+
+  /// Whether it named a type with a namespace prefix (Apache's `<ex:i8>`, `<ex:nil/>`).
+  bool last_used_prefixed_types() const noexcept;
+  /// Whether it declared Apache's extensions namespace
+  /// (`http://ws.apache.org/xmlrpc/namespaces/extensions`) on any element.
+  bool last_declared_apache_extensions() const noexcept;
 
  private:
   std::unique_ptr<struct ReaderImpl> impl_;

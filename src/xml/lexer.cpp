@@ -88,6 +88,7 @@ bool Lexer::start(std::string_view document, size_t max_elements, bool assume_ut
   encoding_ = Encoding::Utf8;
   ascii_only_ = false;
   root_done_ = root_started_ = false;
+  apache_namespace_ = false;
   error_code_ = Errc::Ok;
   error_message_.clear();
   open_.clear();
@@ -526,7 +527,15 @@ bool Lexer::lex_start_tag(Token& t) {
                   "expected '=' after attribute '" + std::string(attr) + "'");
     ++pos_;
     skip_space();
+    const uchar* value_start = pos_;
     if (!lex_attribute_value()) return false;
+    // `xmlns:ex="..."` (or a default namespace) naming Apache's extensions: the value is
+    // compared as written, since the URI needs no character references.
+    constexpr std::string_view kApacheUri = "http://ws.apache.org/xmlrpc/namespaces/extensions";
+    if (attr.starts_with("xmlns") && (attr.size() == 5 || attr[5] == ':') &&
+        std::string_view(reinterpret_cast<const char*>(value_start) + 1,
+                         size_t(pos_ - value_start) - 2) == kApacheUri)
+      apache_namespace_ = true;
   }
   if (t.self_closing) {
     if (open_.empty()) root_done_ = true;

@@ -44,6 +44,9 @@ class Lexer {
   bool start(std::string_view document, size_t max_elements, bool assume_utf8);
   /// The encoding the declaration named (UTF-8 when there is none).
   Encoding encoding() const { return encoding_; }
+  /// Whether a start tag so far declared Apache's extensions namespace (any prefix), for the
+  /// server's choice of dialect. Checked only on tags with attributes: off the fast paths.
+  bool declared_apache_extensions() const { return apache_namespace_; }
 
   /// The next token. False on an error (see error_*). After the root element closes, only
   /// EndOfDocument follows (or an error for anything but comments, PIs and white space).
@@ -259,6 +262,7 @@ class Lexer {
   bool ascii_only_ = false;
   bool root_done_ = false;
   bool root_started_ = false;
+  bool apache_namespace_ = false;
   Errc error_code_ = Errc::Ok;
   std::string error_message_;
   size_t error_offset_ = 0;

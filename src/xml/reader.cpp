@@ -65,12 +65,16 @@ Kind classify_unprefixed(std::string_view name) {
   return Kind::Unknown;
 }
 
-Kind classify(std::string_view name) {
+// A type name with a namespace prefix (`ex:i8`): its local part. Sets `prefixed` when that names
+// a type, so the server can answer in the dialect the peer spoke.
+Kind classify(std::string_view name, bool& prefixed) {
   Kind kind = classify_unprefixed(name);
   if (kind != Kind::Unknown) return kind;
   size_t colon = name.rfind(':');
   if (colon == std::string_view::npos) return Kind::Unknown;
-  return classify_unprefixed(name.substr(colon + 1));
+  kind = classify_unprefixed(name.substr(colon + 1));
+  if (kind != Kind::Unknown) prefixed = true;
+  return kind;
 }
 
 bool all_space(std::string_view s) {
@@ -104,6 +108,7 @@ struct ReaderImpl {
   std::string transcoded;  // an ISO-8859-1 document in UTF-8
   std::string_view doc;
   Lexer lexer{scratch};
+  bool used_prefixed_types = false;  // the last document named a type as `prefix:type`
 
   // ---- errors ----
 
@@ -200,6 +205,7 @@ struct ReaderImpl {
   bool begin(std::string_view document) {
     stack.clear();
     frames.clear();
+    used_prefixed_types = false;
     doc = document;
     if (document.size() > limits.max_document_size) {
       doc = {};
@@ -241,6 +247,15 @@ struct ReaderImpl {
     Result<T> result = ok ? Result<T>(std::move(out)) : Result<T>(error());
     end_read();
     return result;
+  }
+  // The same into `out`, whose storage is reused.
+  template <class T, class Body>
+  Status run_into(std::string_view document, T& out, Body body) {
+    Token root;
+    bool ok = begin(document) && lexer.next(root) && body(*this, root, out);
+    Status status = ok ? Status() : Status(error());
+    end_read();
+    return status;
   }
 
   // Drops what a failed read left behind, and gives back buffers a large document grew, so an
@@ -293,6 +308,7 @@ struct ReaderImpl {
         if (!param(t)) return false;
       }
     }
+    call.params = Value();  // make_array overwrites: release what a reused call held
     ValueAccess::make_array(call.params, stack.data() + base, stack.size() - base);
     stack.resize(base);
     return expect_end("methodCall") && end_of_document();
@@ -367,7 +383,7 @@ struct ReaderImpl {
       if (fast_type_tag(t, kind)) {
         // the usual case: a type tag written plainly
       } else if (lexer.try_start_any(t)) {
-        kind = classify(t.name);
+        kind = classify(t.name, used_prefixed_types);
       } else {
         size_t text_offset = lexer.offset_of(lexer.position());
         bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
@@ -387,7 +403,7 @@ struct ReaderImpl {
           at.offset = text_offset;
           return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
         }
-        if (t.kind == TokenKind::StartTag) kind = classify(t.name);
+        if (t.kind == TokenKind::StartTag) kind = classify(t.name, used_prefixed_types);
       }
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
         if (text.size() > limits.max_string_size)
@@ -634,6 +650,19 @@ Result<MethodCall> Reader::read_call(std::string_view document) {
     if (root.name != "methodCall") return r.unexpected(root, "<methodCall>");
     return r.method_call(root, call);
   });
+}
+
+Status Reader::read_call(std::string_view document, MethodCall& call) {
+  return impl_->run_into(document, call, [](ReaderImpl& r, const Token& root, MethodCall& c) {
+    if (root.name != "methodCall") return r.unexpected(root, "<methodCall>");
+    return r.method_call(root, c);
+  });
+}
+
+bool Reader::last_used_prefixed_types() const noexcept { return impl_->used_prefixed_types; }
+
+bool Reader::last_declared_apache_extensions() const noexcept {
+  return impl_->lexer.declared_apache_extensions();
 }
 
 Result<MethodResponse> Reader::read_response(std::string_view document) {

@@ -592,5 +592,78 @@ TEST(Reader, ReusedAfterAnError) {
   EXPECT_EQ(ok->result, Value::array({"1"}));
 }
 
+// ---- what the last document looked like (the server's dialect choice) ----
+
+std::string call_with(std::string_view root_attributes, std::string_view inner) {
+  return "<?xml version=\"1.0\"?><methodCall" + std::string(root_attributes) +
+         "><methodName>m</methodName><params><param><value>" + std::string(inner) +
+         "</value></param></params></methodCall>";
+}
+
+TEST(Reader, PrefixedTypesAreNoticed) {
+  Reader reader;
+  ASSERT_TRUE(reader.read_call(call_with("", "<i8>1</i8>")));
+  EXPECT_FALSE(reader.last_used_prefixed_types());
+  ASSERT_TRUE(reader.read_call(call_with("", "<ex:i8>1</ex:i8>")));
+  EXPECT_TRUE(reader.last_used_prefixed_types());
+  // Each document starts afresh.
+  ASSERT_TRUE(reader.read_call(call_with("", "<nil/>")));
+  EXPECT_FALSE(reader.last_used_prefixed_types());
+  // Any prefix, deep in a structure, self-closing.
+  ASSERT_TRUE(reader.read_call(call_with(
+      "", "<array><data><value><struct><member><name>a</name><value><x:nil/></value></member>"
+          "</struct></value></data></array>")));
+  EXPECT_TRUE(reader.last_used_prefixed_types());
+  // Prefixes on other elements than types are not type names.
+  ASSERT_TRUE(reader.read_call(call_with("", "<string>ex:i8</string>")));
+  EXPECT_FALSE(reader.last_used_prefixed_types());
+  EXPECT_FALSE(reader.read_call(call_with("", "<ex:unknown>1</ex:unknown>")));
+  EXPECT_FALSE(reader.last_used_prefixed_types());
+}
+
+TEST(Reader, ApacheNamespaceDeclarationIsNoticed) {
+  Reader reader;
+  const std::string apache = "http://ws.apache.org/xmlrpc/namespaces/extensions";
+  ASSERT_TRUE(reader.read_call(call_with(" xmlns:ex=\"" + apache + "\"", "<int>1</int>")));
+  EXPECT_TRUE(reader.last_declared_apache_extensions());
+  EXPECT_FALSE(reader.last_used_prefixed_types());
+  ASSERT_TRUE(reader.read_call(call_with("", "<int>1</int>")));
+  EXPECT_FALSE(reader.last_declared_apache_extensions());
+  // Another prefix, single quotes, a default namespace: the URI is what counts.
+  ASSERT_TRUE(reader.read_call(call_with(" xmlns:a='" + apache + "'", "1")));
+  EXPECT_TRUE(reader.last_declared_apache_extensions());
+  ASSERT_TRUE(reader.read_call(call_with(" xmlns=\"" + apache + "\"", "1")));
+  EXPECT_TRUE(reader.last_declared_apache_extensions());
+  // Other namespaces, other attributes, near misses.
+  ASSERT_TRUE(reader.read_call(call_with(" xmlns:ex=\"http://example.com/\"", "1")));
+  EXPECT_FALSE(reader.last_declared_apache_extensions());
+  ASSERT_TRUE(reader.read_call(call_with(" xmlnsx=\"" + apache + "\"", "1")));
+  EXPECT_FALSE(reader.last_declared_apache_extensions());
+  ASSERT_TRUE(reader.read_call(call_with(" xmlns:ex=\"" + apache + "/\"", "1")));
+  EXPECT_FALSE(reader.last_declared_apache_extensions());
+}
+
+TEST(Reader, ReadCallIntoReusesTheCall) {
+  Reader reader;
+  MethodCall call;
+  ASSERT_TRUE(reader.read_call(call_with("", "<array><data><value>x</value></data></array>"), call));
+  EXPECT_EQ(call.method_name, "m");
+  EXPECT_EQ(call.params, Value::array({Value::array({"x"})}));
+  const std::string no_params =
+      "<methodCall><methodName>a.much.longer.method.name</methodName></methodCall>";
+  ASSERT_TRUE(reader.read_call(no_params, call));
+  EXPECT_EQ(call.method_name, "a.much.longer.method.name");
+  EXPECT_EQ(call.params, Value::array());
+  ASSERT_TRUE(reader.read_call(call_with("", "<int>7</int>"), call));
+  EXPECT_EQ(call.method_name, "m");
+  EXPECT_EQ(call.params, Value::array({7}));
+  Status bad = reader.read_call("<methodCall><methodName>m</methodName><params>", call);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().fault_code, -32700);
+  Status response = reader.read_call(response_with("1"), call);
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().fault_code, -32600);
+}
+
 }  // namespace
 }  // namespace callwire::xml

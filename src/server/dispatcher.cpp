@@ -1,0 +1,422 @@
+#include "server/dispatcher.hpp"
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>  // abi::__forced_unwind: thread cancellation must not be swallowed
+#endif
+
+#include "xml/xml_chars.hpp"
+
+namespace callwire::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A method name as shown in a fault: a peer may send a long one; cut it on a character boundary.
+std::string shown(std::string_view name) {
+  constexpr size_t kMax = 200;
+  if (name.size() <= kMax) return std::string(name);
+  size_t n = kMax;
+  while (n > 0 && (static_cast<unsigned char>(name[n]) & 0xC0) == 0x80) --n;
+  return std::string(name.substr(0, n)) + "...";
+}
+
+Fault unknown_method(std::string_view name) {
+  return Fault{fault_code::kMethodNotFound, "unknown method '" + shown(name) + "'"};
+}
+
+Value fault_struct(Fault fault) {
+  Value v = Value::structure();
+  v.reserve(2);
+  v.set("faultCode", fault.code);
+  v.set("faultString", std::move(fault.string));
+  return v;
+}
+
+Value one_element_array(Value v) {
+  Value a = Value::array();
+  a.reserve(1);
+  a.push_back(std::move(v));
+  return a;
+}
+
+Value string_array(const std::vector<std::string>& items) {
+  Value a = Value::array();
+  a.reserve(items.size());
+  for (const std::string& s : items) a.push_back(s);
+  return a;
+}
+
+Value spec(std::string_view url, int32_t version) {
+  return Value::structure({{"specUrl", url}, {"specVersion", version}});
+}
+
+}  // namespace
+
+std::string xml_safe_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    uint32_t cp = *p;
+    size_t len = cp < 0x80 ? 1 : xml::chars::decode_utf8(p, end, cp);
+    if (len == 0 || !xml::chars::is_xml_char(cp)) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER: per bad byte, per bad character
+      p += len == 0 ? 1 : len;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), len);
+    p += len;
+  }
+  return out;
+}
+
+namespace {
+
+// A fault document whatever the string holds.
+void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOptions& options) {
+  if (xml::write_fault(out, fault, options)) return;
+  xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options);
+}
+
+}  // namespace
+
+// ---- construction ----
+
+Dispatcher::Dispatcher(const Registry& registry, DispatchOptions options)
+    : registry_(registry.impl()), options_(std::move(options)), reader_(options_.limits) {
+  if (!registry.frozen())
+    throw Exception(Error(Errc::InvalidArgument, "the dispatcher needs a frozen registry"));
+
+  auto add = [&](SystemId id, std::string_view name, std::vector<std::vector<std::string>> sigs,
+                 std::string help) {
+    SystemMethod m{id, name, MethodInfo{std::move(sigs), std::move(help)}, {}};
+    m.signatures = std::move(parse_signatures(name, m.info.signatures).value());
+    system_.push_back(std::move(m));
+  };
+  if (options_.introspection) {
+    add(SystemId::ListMethods, "system.listMethods", {{"array"}},
+        "The names of every method this server offers, system ones included.");
+    add(SystemId::MethodSignature, "system.methodSignature", {{"array", "string"}},
+        "The signatures of the method named by the parameter: an array of arrays of type "
+        "names, the return type first; the string \"undef\" when they are not known.");
+    add(SystemId::MethodHelp, "system.methodHelp", {{"string", "string"}},
+        "The help text of the method named by the parameter.");
+    add(SystemId::MethodExist, "system.methodExist", {{"boolean", "string"}},
+        "Whether this server offers the method named by the parameter.");
+  }
+  add(SystemId::Multicall, "system.multicall", {{"array", "array"}},
+      "Runs several calls in one request. The parameter is an array of structs "
+      "{methodName, params}; the result has one entry per call, in order: a one-element array "
+      "holding its result, or a struct {faultCode, faultString}. At most " +
+          std::to_string(options_.max_multicall_calls) + " calls; no nesting.");
+  add(SystemId::GetCapabilities, "system.getCapabilities", {{"struct"}},
+      "The specifications and extensions this server follows: a struct of name -> "
+      "{specUrl, specVersion}.");
+  if (options_.on_shutdown) {
+    add(SystemId::Shutdown, "system.shutdown", {{"int"}, {"int", "string"}},
+        "Asks the server to shut down; the optional string says why. Returns 0.");
+  }
+
+  counter_count_ = registry_.methods.size() + system_.size();
+  counters_ = std::make_unique<Counters[]>(counter_count_);
+
+  method_list_ = Value::array();
+  method_list_.reserve(counter_count_);
+  for (const auto& m : registry_.methods) method_list_.push_back(m.name);
+  for (const auto& m : system_) method_list_.push_back(m.name);
+
+  // The conventional entries (as xmlrpc-epi, PHP's servers and xmlrpc-c's clients know them).
+  // The URLs are historical and some no longer answer; they are names more than links.
+  capabilities_ = Value::structure();
+  capabilities_.set("xmlrpc", spec("http://www.xmlrpc.com/spec", 1));
+  capabilities_.set("faults_interop",
+                    spec("http://xmlrpc-epi.sourceforge.net/specs/rfc.fault_codes.php", 20010516));
+  if (options_.introspection)
+    capabilities_.set(
+        "introspection",
+        spec("http://xmlrpc-epi.sourceforge.net/specs/rfc.introspection.php", 20010516));
+  capabilities_.set("multicall", spec("http://www.xmlrpc.com/discuss/msgReader$1208", 1));
+  capabilities_.set("nil", spec("http://www.ontosys.com/xml-rpc/extensions.php", 1));
+  // No convention exists for <i8>; xmlrpc-c introduced it and documents it with its other
+  // extension types, so that page stands for it.
+  capabilities_.set("i8",
+                    spec("http://xmlrpc-c.sourceforge.net/doc/libxmlrpc.html#extensiontype", 1));
+}
+
+Dispatcher::~Dispatcher() = default;
+
+// ---- lookup and counting ----
+
+bool Dispatcher::find(std::string_view name, Target& target) const noexcept {
+  uint32_t index = registry_.find(name);
+  if (index != Registry::Impl::kNotFound) {
+    target = Target{&registry_.methods[index], nullptr, index};
+    return true;
+  }
+  if (!name.starts_with("system.")) return false;
+  for (size_t i = 0; i < system_.size(); ++i) {
+    if (system_[i].name == name) {
+      target = Target{nullptr, &system_[i], uint32_t(registry_.methods.size() + i)};
+      return true;
+    }
+  }
+  return false;
+}
+
+void Dispatcher::count(uint32_t counter, bool fault, uint64_t nanos) noexcept {
+  Counters& c = counters_[counter];
+  constexpr auto relaxed = std::memory_order_relaxed;
+  c.calls.store(c.calls.load(relaxed) + 1, relaxed);
+  if (fault) c.faults.store(c.faults.load(relaxed) + 1, relaxed);
+  c.nanos.store(c.nanos.load(relaxed) + nanos, relaxed);
+}
+
+void Dispatcher::count_fault(uint32_t counter) noexcept {
+  if (counter == kNoCounter) return;
+  Counters& c = counters_[counter];
+  c.faults.store(c.faults.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+std::string Dispatcher::counter_name(size_t index) const {
+  if (index < registry_.methods.size()) return registry_.methods[index].name;
+  return std::string(system_[index - registry_.methods.size()].name);
+}
+
+void Dispatcher::add_stats_to(std::vector<MethodStats>& sums) const {
+  if (sums.size() < counter_count_) {
+    size_t old = sums.size();
+    sums.resize(counter_count_);
+    for (size_t i = old; i < counter_count_; ++i) sums[i].name = counter_name(i);
+  }
+  for (size_t i = 0; i < counter_count_; ++i) {
+    const Counters& c = counters_[i];
+    sums[i].calls += c.calls.load(std::memory_order_relaxed);
+    sums[i].faults += c.faults.load(std::memory_order_relaxed);
+    sums[i].total_time += std::chrono::nanoseconds(c.nanos.load(std::memory_order_relaxed));
+  }
+}
+
+xml::WriterOptions Dispatcher::writer_options(const CallContext& ctx) const noexcept {
+  xml::WriterOptions w;
+  switch (options_.dialect) {
+    case DialectChoice::I8:
+      w.dialect = xml::Dialect::I8;
+      break;
+    case DialectChoice::Apache:
+      w.dialect = xml::Dialect::Apache;
+      break;
+    case DialectChoice::Auto: {
+      bool apache = reader_.last_used_prefixed_types() ||
+                    reader_.last_declared_apache_extensions() ||
+                    ctx.header("User-Agent").starts_with("Apache XML RPC");
+      w.dialect = apache ? xml::Dialect::Apache : xml::Dialect::I8;
+      break;
+    }
+  }
+  return w;
+}
+
+// ---- one request ----
+
+DispatchOutcome Dispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
+  const size_t start = out.size();
+  try {
+    CallContextAccess::clear_latch(ctx);
+    CallContextAccess::set_method(ctx, {});
+    multicall_ran_ = false;
+    entry_counters_.clear();
+
+    Status read = reader_.read_call(body, call_);
+    const xml::WriterOptions options = writer_options(ctx);
+    if (!read) {
+      write_fault_safely(out, Fault{read.error().fault_code, read.error().message}, options);
+      return DispatchOutcome{{}, true, read.error().fault_code};
+    }
+
+    Value result;
+    Fault fault;
+    uint32_t counter = kNoCounter;
+    bool ok = invoke(call_.method_name, call_.params.as_array(), ctx, result, fault, counter);
+    if (ok) {
+      Status written = xml::write_response(out, result, options);
+      if (!written && multicall_ran_) {
+        // A system.multicall result: one entry cannot be written; answer the others.
+        repair_multicall(result, options);
+        written = xml::write_response(out, result, options);
+      }
+      if (!written) {
+        ok = false;
+        fault =
+            Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
+                                                  " cannot be sent: " + written.error().message};
+        count_fault(counter);
+      }
+    }
+    if (!ok) write_fault_safely(out, fault, options);
+    return DispatchOutcome{call_.method_name, !ok, ok ? 0 : fault.code};
+  } catch (...) {  // std::bad_alloc: nothing else escapes invoke()
+    out.truncate(start);
+    throw;
+  }
+}
+
+bool Dispatcher::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
+                        Fault& fault, uint32_t& counter) {
+  Target target;
+  if (!find(name, target)) {
+    counter = kNoCounter;
+    fault = unknown_method(name);
+    return false;
+  }
+  counter = target.counter;
+  CallContextAccess::set_method(ctx, name);
+  const Clock::time_point began = Clock::now();
+  bool ok = run(target, name, params, ctx, result, fault);
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began);
+  count(counter, !ok, uint64_t(nanos.count()));
+  return ok;
+}
+
+bool Dispatcher::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
+                     Value& result, Fault& fault) {
+  const std::vector<Signature>& signatures =
+      target.method ? target.method->signatures : target.system->signatures;
+  if (!signatures.empty() && !check_params(name, signatures, params, fault.string)) {
+    fault.code = fault_code::kInvalidParams;
+    return false;
+  }
+  try {
+    result = target.method ? target.method->handler(params, ctx)
+                           : run_system(*target.system, params, ctx);
+    return true;
+  } catch (const FaultError& e) {
+    fault = e.fault();
+  } catch (const Exception& e) {
+    // A Value used as the wrong type, or a missing member or index: the parameters were wrong.
+    bool params_wrong = e.error().code == Errc::TypeMismatch || e.error().code == Errc::NotFound;
+    fault = Fault{params_wrong ? fault_code::kInvalidParams : fault_code::kInternalError, e.what()};
+#if defined(__GLIBCXX__)
+  } catch (abi::__forced_unwind&) {
+    throw;
+#endif
+  } catch (const std::exception& e) {
+    fault = Fault{fault_code::kInternalError, e.what()};
+  } catch (...) {
+    fault = Fault{fault_code::kInternalError, "unknown exception"};
+  }
+  return false;
+}
+
+// ---- system methods ----
+
+const MethodInfo& Dispatcher::info_of(const Target& target) const {
+  return target.method ? target.method->info : target.system->info;
+}
+
+Dispatcher::Target Dispatcher::introspected(Params params) const {
+  std::string_view name = params[0].as_string();  // the signature made it a string
+  Target target;
+  if (!find(name, target)) throw FaultError(unknown_method(name));
+  return target;
+}
+
+Value Dispatcher::signature_of(const Target& target) const {
+  const MethodInfo& info = info_of(target);
+  if (info.signatures.empty()) return Value("undef");
+  Value out = Value::array();
+  out.reserve(info.signatures.size());
+  for (const auto& sig : info.signatures) out.push_back(string_array(sig));
+  return out;
+}
+
+Value Dispatcher::run_system(const SystemMethod& method, Params params, CallContext& ctx) {
+  switch (method.id) {
+    case SystemId::ListMethods:
+      return method_list_;
+    case SystemId::MethodSignature:
+      return signature_of(introspected(params));
+    case SystemId::MethodHelp:
+      return Value(info_of(introspected(params)).help);
+    case SystemId::MethodExist: {
+      Target target;
+      return Value(find(params[0].as_string(), target));
+    }
+    case SystemId::Multicall:
+      return multicall(params, ctx);
+    case SystemId::GetCapabilities:
+      return capabilities_;
+    case SystemId::Shutdown:
+      options_.on_shutdown();
+      return Value(0);
+  }
+  throw FaultError(fault_code::kInternalError, "unhandled system method");
+}
+
+Value Dispatcher::multicall(Params params, CallContext& ctx) {
+  std::span<Value> calls = params[0].as_array();
+  if (calls.size() > options_.max_multicall_calls)
+    throw FaultError(fault_code::kInvalidXmlRpc,
+                     "system.multicall: " + std::to_string(calls.size()) +
+                         " calls exceed the limit of " +
+                         std::to_string(options_.max_multicall_calls));
+  multicall_ran_ = true;  // entries are never multicalls: this is the request's own
+
+  Value results = Value::array();
+  results.reserve(calls.size());
+  entry_counters_.reserve(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Value result;
+    Fault fault;
+    uint32_t counter = kNoCounter;
+    bool ok = false;
+    Value& entry = calls[i];
+    const Value* name = entry.is_struct() ? entry.find("methodName") : nullptr;
+    Value* entry_params = entry.is_struct() ? entry.find("params") : nullptr;
+    auto malformed = [&](const char* what) {
+      fault = Fault{fault_code::kInvalidXmlRpc,
+                    "system.multicall: call " + std::to_string(i + 1) + " " + what};
+    };
+    if (const Fault* latched = ctx.latched_fault()) {
+      fault = *latched;
+    } else if (!entry.is_struct()) {
+      malformed("is not a struct");
+    } else if (!name || !name->is_string()) {
+      malformed("has no methodName string");
+    } else if (!entry_params || !entry_params->is_array()) {
+      malformed("has no params array");
+    } else if (name->as_string() == "system.multicall") {
+      fault = Fault{fault_code::kInvalidXmlRpc, "system.multicall cannot be nested"};
+    } else {
+      ok = invoke(name->as_string(), entry_params->as_array(), ctx, result, fault, counter);
+    }
+    results.push_back(ok ? one_element_array(std::move(result)) : fault_struct(std::move(fault)));
+    entry_counters_.push_back(counter);
+  }
+  return results;
+}
+
+void Dispatcher::repair_multicall(Value& results, const xml::WriterOptions& options) {
+  std::span<Value> entries = results.as_array();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    scratch_.clear();
+    Status ok = xml::write_response(scratch_, entries[i], options);
+    if (ok) continue;
+    if (entries[i].is_struct()) {  // a fault whose string XML cannot carry
+      Value* string = entries[i].find("faultString");
+      *string = Value(xml_safe_text(string->as_string()));
+    } else {
+      entries[i] = fault_struct(
+          Fault{fault_code::kInternalError, "the result cannot be sent: " + ok.error().message});
+      if (i < entry_counters_.size()) count_fault(entry_counters_[i]);
+    }
+  }
+  scratch_ = Buffer();  // rare: do not keep a large result's worth of memory
+}
+
+}  // namespace callwire::detail

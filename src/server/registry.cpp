@@ -1,0 +1,77 @@
+// The method registry, and what a handler sees of its call.
+#include "callwire/registry.hpp"
+
+#include "server/registry_impl.hpp"
+
+namespace callwire {
+
+namespace {
+
+bool equal_ignoring_ascii_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    char x = lower(a[i]), y = lower(b[i]);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view CallContext::header(std::string_view name) const noexcept {
+  for (const HeaderField& field : headers_)
+    if (equal_ignoring_ascii_case(field.name, name)) return field.value;
+  return {};
+}
+
+Registry::Registry() : impl_(std::make_unique<Impl>()) {}
+Registry::~Registry() = default;
+
+Status Registry::add(std::string name, Handler handler, MethodInfo info) {
+  Impl& impl = *impl_;
+  if (impl.frozen)
+    return Error(Errc::InvalidArgument, "cannot add method '" + name + "': the registry is frozen");
+  if (name.empty()) return Error(Errc::InvalidArgument, "a method name cannot be empty");
+  if (name.starts_with("system."))
+    return Error(Errc::InvalidArgument,
+                 "cannot add method '" + name + "': system.* methods are the server's");
+  if (!handler)
+    return Error(Errc::InvalidArgument, "cannot add method '" + name + "': the handler is empty");
+  if (impl.find(name) != Impl::kNotFound)
+    return Error(Errc::InvalidArgument, "method '" + name + "' is already registered");
+  Result<std::vector<detail::Signature>> signatures =
+      detail::parse_signatures(name, info.signatures);
+  if (!signatures) return signatures.error();
+  if (impl.methods.size() >= Impl::kNotFound - 1)
+    return Error(Errc::InvalidArgument, "too many methods");
+
+  auto index = static_cast<uint32_t>(impl.methods.size());
+  impl.methods.push_back(
+      Impl::Method{name, std::move(handler), std::move(info), std::move(*signatures)});
+  try {
+    impl.index.emplace(std::move(name), index);
+  } catch (...) {
+    impl.methods.pop_back();  // all or nothing
+    throw;
+  }
+  return {};
+}
+
+bool Registry::contains(std::string_view name) const noexcept {
+  return impl_->find(name) != Impl::kNotFound;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> out;
+  out.reserve(impl_->methods.size());
+  for (const Impl::Method& m : impl_->methods) out.push_back(m.name);
+  return out;
+}
+
+size_t Registry::size() const noexcept { return impl_->methods.size(); }
+
+void Registry::freeze() noexcept { impl_->frozen = true; }
+bool Registry::frozen() const noexcept { return impl_->frozen; }
+
+}  // namespace callwire

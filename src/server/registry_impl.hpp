@@ -1,0 +1,45 @@
+// Internal: what a Registry holds, for the dispatcher.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "callwire/registry.hpp"
+#include "server/signature.hpp"
+
+namespace callwire {
+
+struct Registry::Impl {
+  struct Method {
+    std::string name;
+    Handler handler;
+    MethodInfo info;
+    std::vector<detail::Signature> signatures;  // parsed from info.signatures
+  };
+
+  // Lookup by string_view without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+
+  /// The index of `name` in `methods`, or kNotFound. Never allocates.
+  uint32_t find(std::string_view name) const noexcept {
+    auto it = index.find(name);
+    return it == index.end() ? kNotFound : it->second;
+  }
+
+  std::vector<Method> methods;  // registration order; an index never changes
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> index;
+  bool frozen = false;
+};
+
+}  // namespace callwire

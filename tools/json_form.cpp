@@ -2,7 +2,7 @@
 // and a reader on simdjson's On Demand API, chosen over its DOM because On Demand can say where
 // in the text an error is.
 #include "json_form.hpp"
-#include "value/base64.hpp"
+#include "base/base64.hpp"
 
 #include <simdjson.h>
 
@@ -22,7 +22,7 @@ namespace {
 namespace od = simdjson::ondemand;
 
 // ---------------------------------------------------------------------------------------------
-// UTF-8 and base64 (the library's own, src/value/base64.hpp: the tools are built in-tree).
+// UTF-8 and base64 (the library's own, src/base/base64.hpp: the tools are built in-tree).
 
 void append_base64(std::string& out, std::span<const uint8_t> in) {
   size_t at = out.size();

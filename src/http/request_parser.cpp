@@ -2,50 +2,19 @@
 
 #include <cstring>
 
+#include "http/syntax.hpp"
+
 namespace callwire::http {
 namespace {
 
 constexpr int kMaxEmptyLinesBefore = 4;
 
-inline char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? char(c + 32) : c; }
-
-// RFC 9110 tchar.
-constexpr bool is_tchar(unsigned char c) noexcept {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
-    case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
-}
-
-// field-vchar / SP / HTAB; obs-text allowed. Refuses CR, LF, NUL, other controls and DEL.
-constexpr bool is_value_char(unsigned char c) noexcept {
-  return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
-inline bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
-
-std::string_view trim_ows(std::string_view s) noexcept {
-  size_t b = 0, e = s.size();
-  while (b < e && is_ows(s[b])) ++b;
-  while (e > b && is_ows(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
-
-// Calls f(element) for each comma-separated element, trimmed, empty ones skipped.
-template <typename F>
-void for_each_element(std::string_view list, F&& f) {
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    std::string_view item = trim_ows(list.substr(0, comma));
-    if (!item.empty()) f(item);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-}
+using syntax::for_each_element;
+using syntax::is_ows;
+using syntax::is_tchar;
+using syntax::is_value_char;
+using syntax::lower;
+using syntax::trim_ows;
 
 // `0`, `0.`, `0.0`, `0.00`, `0.000` (RFC 9110 qvalue) are zero; anything else counts as
 // acceptance, which errs towards sending gzip only when the element names gzip.

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
-#include "value/base64.hpp"
+#include "base/base64.hpp"
 #include "value/value_build.hpp"
 #include "xml/lexer.hpp"
 #include "xml/scalar_text.hpp"

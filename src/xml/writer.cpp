@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
-#include "value/base64.hpp"
+#include "base/base64.hpp"
 #include "value/value_build.hpp"
 #include "xml/scan.hpp"
 #include "xml/scalar_text.hpp"

@@ -1,4 +1,5 @@
-// Internal: base64 (RFC 4648 alphabet, padded) for bytes values.
+// Internal: base64 (RFC 4648 alphabet, padded) for bytes values and Basic authentication.
+// A leaf utility (src/base depends on nothing else of ours). Stateless: thread-safe.
 #pragma once
 
 #include <cstddef>

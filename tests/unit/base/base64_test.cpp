@@ -1,4 +1,4 @@
-#include "value/base64.hpp"
+#include "base/base64.hpp"
 
 #include <gtest/gtest.h>
 

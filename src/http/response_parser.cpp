@@ -1,0 +1,516 @@
+#include "http/response_parser.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "http/syntax.hpp"
+
+namespace callwire::http {
+namespace {
+
+constexpr int kMaxEmptyLinesBefore = 4;
+constexpr int kMaxInterimResponses = 16;
+
+using syntax::for_each_element;
+using syntax::is_ows;
+using syntax::is_tchar;
+using syntax::is_value_char;
+using syntax::trim_ows;
+
+inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+std::string_view Response::find_header(std::string_view name) const noexcept {
+  for (const Header& h : headers)
+    if (iequals(h.name, name)) return h.value;
+  return {};
+}
+
+ResponseParser::ResponseParser(ResponseLimits limits) : limits_(limits) {
+  fields_.reserve(limits_.max_headers);
+  views_.reserve(limits_.max_headers);
+}
+
+void ResponseParser::reset_head() noexcept {
+  fields_.clear();
+  views_.clear();
+  reason_ = content_encoding_ = content_type_ = www_authenticate_ = {};
+  seen_te_ = false;
+  te_chunked_only_ = true;
+  seen_content_encoding_ = seen_www_authenticate_ = seen_content_type_ = false;
+  connection_close_ = connection_keep_alive_ = false;
+  response_ = {};
+}
+
+void ResponseParser::reset() noexcept {
+  // Everything back to its initial value but the storage of the two vectors.
+  reset_head();
+  state_ = State::StatusLine;
+  result_ = {};
+  pos_ = scan_ = head_start_ = 0;
+  bytes_scanned_ = 0;
+  empty_lines_ = interim_count_ = 0;
+  body_start_ = 0;
+  body_length_ = 0;
+  chunk_remaining_ = chunk_total_ = 0;
+  chunk_base_ = trailer_start_ = trailer_count_ = 0;
+  error_len_ = 0;
+  error_[0] = '\0';
+}
+
+ResponseParseResult ResponseParser::fail(ResponseError kind, const char* format, ...) noexcept {
+  va_list args;
+  va_start(args, format);
+  int n = std::vsnprintf(error_, sizeof error_, format, args);
+  va_end(args);
+  error_len_ = n < 0 ? 0 : (size_t(n) < sizeof error_ ? size_t(n) : sizeof error_ - 1);
+  state_ = State::Failed;
+  result_ = {ParseStatus::Error, 0, kind};
+  return result_;
+}
+
+bool ResponseParser::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
+  if (scan_ < pos_) scan_ = pos_;
+  const char* base = input.data();
+  const void* lf = scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_)
+                                        : nullptr;
+  if (!lf) {
+    bytes_scanned_ += input.size() - scan_;
+    scan_ = input.size();
+    return false;
+  }
+  size_t at = static_cast<const char*>(lf) - base;
+  bytes_scanned_ += at + 1 - scan_;
+  next = at + 1;
+  scan_ = next;
+  line_end = (at > pos_ && base[at - 1] == '\r') ? at - 1 : at;
+  return true;
+}
+
+ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunked_body) {
+  if (state_ == State::Failed) return result_;
+  // The caller broke the contract (the input shrank): refuse rather than read out of bounds.
+  if (input.size() < scan_ || input.size() < pos_ ||
+      (state_ == State::Done && input.size() < result_.consumed))
+    return fail(ResponseError::Malformed, "response bytes changed between calls");
+  if (state_ == State::Done) return complete(input, chunked_body);
+
+  for (;;) {
+    size_t line_end = 0, next = 0;
+    switch (state_) {
+      case State::StatusLine:
+      case State::Headers: {
+        if (!next_line(input, line_end, next)) {
+          // The head in progress already ends past the limit.
+          if (input.size() - head_start_ >= limits_.max_header_bytes)
+            return fail(ResponseError::TooLarge, "response headers over %zu bytes",
+                        limits_.max_header_bytes);
+          return result_;
+        }
+        if (next - head_start_ > limits_.max_header_bytes)
+          return fail(ResponseError::TooLarge, "response headers over %zu bytes",
+                      limits_.max_header_bytes);
+        bytes_scanned_ += line_end - pos_;
+        if (state_ == State::StatusLine) {
+          if (line_end == pos_) {
+            if (++empty_lines_ > kMaxEmptyLinesBefore)
+              return fail(ResponseError::Malformed, "empty lines instead of a status line");
+          } else {
+            if (!on_status_line(input.substr(pos_, line_end - pos_))) return result_;
+            reason_.off += pos_;
+            state_ = State::Headers;
+          }
+          pos_ = next;
+        } else if (line_end == pos_) {
+          pos_ = next;
+          if (!on_headers_done()) return result_;
+          chunk_base_ = chunked_body.size();
+          if (state_ == State::Done) return complete(input, chunked_body);
+        } else {
+          if (!on_header_line(input, pos_, line_end)) return result_;
+          pos_ = next;
+        }
+        break;
+      }
+      case State::Body:
+        if (input.size() - body_start_ < body_length_) return result_;
+        pos_ = body_start_ + size_t(body_length_);
+        state_ = State::Done;
+        return complete(input, chunked_body);
+      case State::BodyUntilEof:
+        // Only parse_eof ends it; meanwhile the limit holds.
+        if (input.size() - body_start_ > limits_.max_body)
+          return fail(ResponseError::TooLarge, "response body over the %zu-byte limit",
+                      limits_.max_body);
+        return result_;
+      case State::ChunkSize:
+      case State::Trailers: {
+        const bool size_line = state_ == State::ChunkSize;
+        const size_t line_limit = size_line ? pos_ : trailer_start_;
+        if (!next_line(input, line_end, next)) {
+          if (input.size() - line_limit >= limits_.max_header_bytes) {
+            return size_line ? fail(ResponseError::TooLarge, "chunk size line over %zu bytes",
+                                    limits_.max_header_bytes)
+                             : fail(ResponseError::TooLarge, "response trailers over %zu bytes",
+                                    limits_.max_header_bytes);
+          }
+          return result_;
+        }
+        if (next - line_limit > limits_.max_header_bytes) {
+          return size_line ? fail(ResponseError::TooLarge, "chunk size line over %zu bytes",
+                                  limits_.max_header_bytes)
+                           : fail(ResponseError::TooLarge, "response trailers over %zu bytes",
+                                  limits_.max_header_bytes);
+        }
+        bytes_scanned_ += line_end - pos_;
+        std::string_view line = input.substr(pos_, line_end - pos_);
+        if (size_line) {
+          if (!on_chunk_size_line(line)) return result_;
+          // Bound the wire size of the chunked section, framing included.
+          uint64_t wire = next - body_start_ + chunk_remaining_ + 2;
+          uint64_t max_wire = 2 * uint64_t(limits_.max_body) + limits_.max_header_bytes;
+          if (wire > max_wire)
+            return fail(ResponseError::TooLarge, "chunked framing over %llu bytes",
+                        static_cast<unsigned long long>(max_wire));
+          pos_ = next;
+          if (chunk_remaining_ == 0) {
+            state_ = State::Trailers;
+            trailer_start_ = pos_;
+          } else {
+            state_ = State::ChunkData;
+          }
+        } else if (line.empty()) {
+          pos_ = next;
+          state_ = State::Done;
+          return complete(input, chunked_body);
+        } else {
+          if (++trailer_count_ > limits_.max_headers)
+            return fail(ResponseError::TooLarge, "more than %zu trailer fields",
+                        limits_.max_headers);
+          size_t colon = 0;
+          if (!check_field_line(line, colon, "trailer")) return result_;
+          pos_ = next;
+        }
+        break;
+      }
+      case State::ChunkData: {
+        size_t avail = input.size() - pos_;
+        size_t n = avail < chunk_remaining_ ? avail : size_t(chunk_remaining_);
+        if (n) {
+          chunked_body.append(input.data() + pos_, n);
+          bytes_scanned_ += n;
+          pos_ += n;
+          chunk_remaining_ -= n;
+        }
+        scan_ = pos_;
+        if (chunk_remaining_) return result_;
+        state_ = State::ChunkDataEnd;
+        break;
+      }
+      case State::ChunkDataEnd: {
+        if (input.size() == pos_) return result_;
+        char c = input[pos_];
+        ++bytes_scanned_;
+        if (c == '\n') {
+          pos_ += 1;
+        } else if (c == '\r') {
+          if (input.size() - pos_ < 2) return result_;
+          ++bytes_scanned_;
+          if (input[pos_ + 1] != '\n')
+            return fail(ResponseError::Malformed, "no line end after chunk data");
+          pos_ += 2;
+        } else {
+          return fail(ResponseError::Malformed, "no line end after chunk data");
+        }
+        scan_ = pos_;
+        state_ = State::ChunkSize;
+        break;
+      }
+      case State::Done:
+      case State::Failed:
+        return result_;
+    }
+  }
+}
+
+ResponseParseResult ResponseParser::parse_eof(std::string_view input, Buffer& chunked_body) {
+  ResponseParseResult r = parse(input, chunked_body);
+  if (r.status != ParseStatus::Incomplete) return r;
+  switch (state_) {
+    case State::BodyUntilEof:
+      body_length_ = input.size() - body_start_;
+      pos_ = input.size();
+      state_ = State::Done;
+      return complete(input, chunked_body);
+    case State::StatusLine:
+      if (input.empty())
+        return fail(ResponseError::NoResponse, "connection closed before any response");
+      return fail(ResponseError::Truncated, "connection closed inside the status line");
+    case State::Headers:
+      return fail(ResponseError::Truncated, "connection closed inside the response headers");
+    case State::Body:
+      return fail(ResponseError::Truncated, "truncated body: %llu of %llu bytes",
+                  static_cast<unsigned long long>(input.size() - body_start_),
+                  static_cast<unsigned long long>(body_length_));
+    case State::ChunkSize:
+    case State::ChunkData:
+    case State::ChunkDataEnd:
+      return fail(ResponseError::Truncated, "truncated chunked body after %llu bytes",
+                  static_cast<unsigned long long>(chunk_total_ - chunk_remaining_));
+    case State::Trailers:
+      return fail(ResponseError::Truncated, "connection closed inside the trailers");
+    case State::Done:
+    case State::Failed:
+      break;
+  }
+  return result_;
+}
+
+bool ResponseParser::on_status_line(std::string_view line) noexcept {
+  // HTTP-version SP 3DIGIT SP reason; the reason's offset is relative to the line here.
+  if (line.size() < 12 || line.substr(0, 5) != "HTTP/" || !is_digit(line[5]) ||
+      line[6] != '.' || !is_digit(line[7]) || line[8] != ' ') {
+    fail(ResponseError::Malformed, "malformed status line");
+    return false;
+  }
+  if (line[5] != '1') {
+    fail(ResponseError::Malformed, "unsupported HTTP version %.8s", line.data());
+    return false;
+  }
+  response_.version = line[7] == '0' ? HttpVersion::Http10 : HttpVersion::Http11;
+  if (!is_digit(line[9]) || !is_digit(line[10]) || !is_digit(line[11])) {
+    fail(ResponseError::Malformed, "malformed status line");
+    return false;
+  }
+  int status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
+  if (status < 100 || status > 599) {
+    fail(ResponseError::Malformed, "status code %d out of range", status);
+    return false;
+  }
+  response_.status = status;
+  if (line.size() == 12) {  // no SP and no reason: tolerated
+    reason_ = {12, 0};
+    return true;
+  }
+  if (line[12] != ' ') {
+    fail(ResponseError::Malformed, "malformed status line");
+    return false;
+  }
+  for (size_t i = 13; i < line.size(); ++i) {
+    if (!is_value_char(static_cast<unsigned char>(line[i]))) {
+      fail(ResponseError::Malformed, "control character in the status line");
+      return false;
+    }
+  }
+  reason_ = {13, line.size() - 13};
+  return true;
+}
+
+bool ResponseParser::check_field_line(std::string_view line, size_t& colon,
+                                      const char* where) noexcept {
+  if (is_ows(line[0])) {
+    fail(ResponseError::Malformed, "folded %s line (obs-fold)", where);
+    return false;
+  }
+  colon = line.find(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    fail(ResponseError::Malformed, "malformed %s field", where);
+    return false;
+  }
+  for (size_t i = 0; i < colon; ++i) {
+    if (!is_tchar(static_cast<unsigned char>(line[i]))) {  // includes SP before ':'
+      fail(ResponseError::Malformed, "malformed %s field name", where);
+      return false;
+    }
+  }
+  for (size_t i = colon + 1; i < line.size(); ++i) {
+    if (!is_value_char(static_cast<unsigned char>(line[i]))) {
+      fail(ResponseError::Malformed, "control character in a %s field", where);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t end) noexcept {
+  if (fields_.size() >= limits_.max_headers) {
+    fail(ResponseError::TooLarge, "more than %zu response header fields", limits_.max_headers);
+    return false;
+  }
+  std::string_view line = input.substr(begin, end - begin);
+  size_t colon = 0;
+  if (!check_field_line(line, colon, "header")) return false;
+  std::string_view name = line.substr(0, colon);
+  std::string_view value = trim_ows(line.substr(colon + 1));
+  size_t value_off = value.empty() ? begin + colon + 1 : size_t(value.data() - input.data());
+  fields_.push_back({begin, colon, value_off, value.size()});
+  Span span{value_off, value.size()};
+
+  if (iequals(name, "content-length")) {
+    if (response_.content_length) {  // any repetition, even of the same value
+      fail(ResponseError::Malformed, "repeated Content-Length");
+      return false;
+    }
+    uint64_t n = 0;
+    bool ok = !value.empty();
+    for (char c : value) {
+      if (!is_digit(c) || n > (UINT64_MAX - 9) / 10) {
+        ok = false;
+        break;
+      }
+      n = n * 10 + uint64_t(c - '0');
+    }
+    if (!ok) {
+      fail(ResponseError::Malformed, "invalid Content-Length");
+      return false;
+    }
+    response_.content_length = n;
+  } else if (iequals(name, "transfer-encoding")) {
+    // Several fields form one list: `chunked` twice is not `chunked`.
+    if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
+    seen_te_ = true;
+  } else if (iequals(name, "connection")) {
+    for_each_element(value, [&](std::string_view token) {
+      if (iequals(token, "close")) connection_close_ = true;
+      if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
+    });
+  } else if (iequals(name, "content-encoding")) {
+    if (seen_content_encoding_) {
+      fail(ResponseError::Malformed, "repeated Content-Encoding");
+      return false;
+    }
+    seen_content_encoding_ = true;
+    content_encoding_ = span;
+    response_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
+  } else if (iequals(name, "content-type")) {
+    if (!seen_content_type_) content_type_ = span;
+    seen_content_type_ = true;
+  } else if (iequals(name, "www-authenticate")) {
+    if (!seen_www_authenticate_) www_authenticate_ = span;
+    seen_www_authenticate_ = true;
+  }
+  return true;
+}
+
+bool ResponseParser::on_headers_done() noexcept {
+  const int status = response_.status;
+  if (status < 200) {
+    if (status == 101) {
+      fail(ResponseError::Malformed, "unexpected 101 Switching Protocols");
+      return false;
+    }
+    if (++interim_count_ > kMaxInterimResponses) {
+      fail(ResponseError::Malformed, "more than %d interim (1xx) responses",
+           kMaxInterimResponses);
+      return false;
+    }
+    // An interim response has no body: the final response starts on the next byte.
+    reset_head();
+    head_start_ = pos_;
+    scan_ = pos_;
+    state_ = State::StatusLine;
+    return true;
+  }
+  const bool http11 = response_.version == HttpVersion::Http11;
+  if (seen_te_ && response_.content_length) {
+    fail(ResponseError::Malformed, "Content-Length and Transfer-Encoding together");
+    return false;
+  }
+  if (seen_te_ && !http11) {
+    fail(ResponseError::Malformed, "Transfer-Encoding in an HTTP/1.0 response");
+    return false;
+  }
+  if (seen_te_ && !te_chunked_only_) {
+    fail(ResponseError::Malformed, "unsupported Transfer-Encoding");
+    return false;
+  }
+  response_.keep_alive =
+      http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+  response_.chunked = seen_te_;
+  body_start_ = pos_;
+  scan_ = pos_;
+  if (status == 204 || status == 304) {
+    body_length_ = 0;
+    state_ = State::Done;
+  } else if (response_.chunked) {
+    state_ = State::ChunkSize;
+  } else if (response_.content_length) {
+    // Decided from the header alone: a lying Content-Length costs nothing.
+    if (*response_.content_length > limits_.max_body) {
+      fail(ResponseError::TooLarge, "response body of %llu bytes over the %zu-byte limit",
+           static_cast<unsigned long long>(*response_.content_length), limits_.max_body);
+      return false;
+    }
+    body_length_ = *response_.content_length;
+    state_ = State::Body;
+  } else {
+    response_.keep_alive = false;  // the end of the connection ends the body
+    state_ = State::BodyUntilEof;
+  }
+  return true;
+}
+
+bool ResponseParser::on_chunk_size_line(std::string_view line) noexcept {
+  // chunk-size [ BWS ";" ext ... ]: hex digits, then optional extensions, ignored.
+  size_t i = 0;
+  uint64_t size = 0;
+  while (i < line.size()) {
+    char c = line[i];
+    int digit = (c >= '0' && c <= '9')   ? c - '0'
+                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                         : -1;
+    if (digit < 0) break;
+    if (size > (UINT64_MAX >> 4)) {
+      fail(ResponseError::Malformed, "chunk size overflows");
+      return false;
+    }
+    size = (size << 4) | uint64_t(digit);
+    ++i;
+  }
+  bool ok = i > 0;
+  size_t j = i;
+  while (ok && j < line.size() && is_ows(line[j])) ++j;
+  if (ok && j < line.size()) {
+    if (line[j] != ';') ok = false;
+    for (; ok && j < line.size(); ++j)
+      if (!is_value_char(static_cast<unsigned char>(line[j]))) ok = false;
+  } else if (ok && j != i) {
+    ok = false;  // white space with no extension after it
+  }
+  if (!ok) {
+    fail(ResponseError::Malformed, "malformed chunk size line");
+    return false;
+  }
+  if (size > limits_.max_body - chunk_total_) {
+    fail(ResponseError::TooLarge, "chunked body over the %zu-byte limit", limits_.max_body);
+    return false;
+  }
+  chunk_total_ += size;
+  chunk_remaining_ = size;
+  return true;
+}
+
+ResponseParseResult ResponseParser::complete(std::string_view input, const Buffer& chunked_body) {
+  auto view = [&](Span s) { return input.substr(s.off, s.len); };
+  response_.reason = view(reason_);
+  response_.content_encoding = view(content_encoding_);
+  response_.content_type = view(content_type_);
+  response_.www_authenticate = view(www_authenticate_);
+  views_.clear();
+  for (const FieldSpan& f : fields_)
+    views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
+  response_.headers = std::span<const Header>(views_.data(), views_.size());
+  if (response_.chunked) {
+    std::string_view all = chunked_body.view();
+    response_.body = chunk_base_ <= all.size() ? all.substr(chunk_base_) : std::string_view{};
+  } else {
+    response_.body = input.substr(body_start_, size_t(body_length_));
+  }
+  result_ = {ParseStatus::Complete, pos_, ResponseError::None};
+  return result_;
+}
+
+}  // namespace callwire::http

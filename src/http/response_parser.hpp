@@ -1,0 +1,197 @@
+// Internal: an incremental, I/O-free HTTP/1.1 response parser for the client (RFC 9112).
+//
+// The contract is RequestParser's: the caller appends received bytes to one contiguous buffer
+// and calls `parse` with everything received so far for the current response, from its first
+// byte. The buffer may move between calls, but the bytes already passed must not change. Each
+// byte is examined a bounded number of times however the input is split (`bytes_scanned()`):
+// a server that sends one byte at a time costs O(n). When the connection reaches its end
+// (read returned 0), the caller calls `parse_eof` with the same bytes: it completes a body
+// delimited by the end of the connection, and turns anything unfinished into an error.
+//
+// Decisions:
+// - Status line: "HTTP/1.0" or "HTTP/1.1" (another 1.x is read as 1.1, RFC 9110 §2.5), SP, a
+//   status code 100..599, SP, any reason (HTAB, SP, visible, obs-text). A missing SP before
+//   an empty reason is tolerated. Up to 4 empty lines before it are skipped.
+// - Line endings: CRLF or a bare LF; a CR anywhere else is refused.
+// - Header fields as strictly as the request parser: obs-fold, white space before the colon,
+//   a name that is not a token, a control character in a value → error; Content-Length and
+//   Transfer-Encoding together → error; any repeated Content-Length → error; a
+//   Transfer-Encoding other than exactly `chunked`, or in an HTTP/1.0 response → error;
+//   repeated Content-Encoding → error.
+// - 1xx interim responses (100 Continue, 102, 103) are checked and skipped: the response
+//   reported is the final one, and `consumed` covers the interim ones too. At most 16 of them;
+//   101 Switching Protocols is an error (we never ask to switch).
+// - Body: none for 204 and 304 (RFC 9112 §6.3); else chunked, else Content-Length, else until
+//   the end of the connection (keep_alive is then false).
+// - Limits: max_header_bytes per head (status line, fields, blank line) and per chunk-size
+//   line and per trailer section; max_headers fields per head and trailer section; max_body
+//   for the body, decided from Content-Length or each chunk size before the data arrives, so
+//   a lying Content-Length costs nothing (CVE-2025-13836) as long as the caller does not
+//   reserve content_length bytes itself: grow the receive buffer as the bytes arrive. The
+//   chunked section on the wire may not exceed 2 * max_body + max_header_bytes.
+// - Errors carry a short English message for the user ("response headers over 16384 bytes",
+//   "truncated body: 10 of 200 bytes") and a kind.
+//
+// Ownership: the parser borrows nothing between calls; views in `response()` point into the
+// buffer passed to the last `parse`/`parse_eof` (reason, fields, a Content-Length or
+// end-delimited body) or into the caller's chunked-body Buffer, and stay valid until the next
+// call or `reset` and while those buffers are unchanged. `error()` points into the parser.
+// Thread-safety: none (one connection at a time). Errors: never throws (except
+// std::bad_alloc from the caller's Buffer while decoding a chunked body, and from the
+// constructor).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "http/request_parser.hpp"  // ParseStatus, HttpVersion, Header, iequals
+
+namespace callwire::http {
+
+/// Per-parser limits; a client copies them from its options.
+struct ResponseLimits {
+  size_t max_header_bytes = 16 * 1024;  ///< status line + header fields + blank line
+  size_t max_headers = 64;              ///< header fields of one head, or trailer fields
+  size_t max_body = 32 << 20;           ///< Content-Length, decoded chunked or end-delimited
+};
+
+/// What kind of failure an Error is, for the client to map onto its own codes.
+enum class ResponseError {
+  None,
+  Malformed,    ///< bytes that are not an acceptable HTTP/1.1 response
+  TooLarge,     ///< over a limit
+  Truncated,    ///< the connection ended inside the head or a delimited body
+  NoResponse,   ///< the connection ended before the first byte (e.g. a closed idle connection)
+};
+
+struct ResponseParseResult {
+  ParseStatus status = ParseStatus::Incomplete;
+  /// Complete: bytes of this response (interim responses, head and body framing) from the
+  /// start of the buffer; the connection's next response, if any, starts there.
+  size_t consumed = 0;
+  ResponseError error = ResponseError::None;  ///< Error: the kind
+};
+
+/// What the client needs from one final response. The facts are valid once
+/// `ResponseParser::headers_complete()`; the views only after Complete.
+struct Response {
+  HttpVersion version = HttpVersion::Http11;
+  int status = 0;
+  std::string_view reason;
+  std::span<const Header> headers;
+  std::optional<uint64_t> content_length;
+  bool chunked = false;
+  bool keep_alive = true;              ///< false for HTTP/1.0 without keep-alive, for
+                                       ///< Connection: close, and for an end-delimited body
+  bool content_encoding_gzip = false;  ///< Content-Encoding is `gzip` or `x-gzip`
+  std::string_view content_encoding;   ///< empty when absent
+  std::string_view content_type;       ///< empty when absent
+  std::string_view www_authenticate;   ///< the first one; empty when absent
+  /// Content-Length or end-delimited: a view into the input; chunked: the decoded bytes
+  /// appended to the caller's Buffer by this response.
+  std::string_view body;
+
+  /// The first field named `name` (case-insensitive), or empty.
+  std::string_view find_header(std::string_view name) const noexcept;
+};
+
+class ResponseParser {
+ public:
+  explicit ResponseParser(ResponseLimits limits = {});
+
+  /// Parses `input`: every byte received so far for this response, from its first byte.
+  /// Successive calls must pass the same bytes followed by more (the storage may move). A
+  /// chunked body is decoded by appending to `chunked_body` (the same Buffer on every call
+  /// for one response). After Complete or Error the result is sticky until `reset()`.
+  ResponseParseResult parse(std::string_view input, Buffer& chunked_body);
+
+  /// The connection ended after `input` (the same bytes as before, and possibly more): parses
+  /// them, then completes an end-delimited body, or fails with NoResponse (no byte at all) or
+  /// Truncated (a head or a delimited body unfinished). Sticky like `parse`.
+  ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body);
+
+  /// Prepares for the next response on the connection (keeps storage: no allocation).
+  void reset() noexcept;
+
+  /// True once the final response's header section is parsed and accepted.
+  bool headers_complete() const noexcept {
+    return state_ > State::Headers && state_ != State::Failed;
+  }
+  const Response& response() const noexcept { return response_; }
+  const ResponseLimits& limits() const noexcept { return limits_; }
+  /// After an Error: what went wrong, for the user ("truncated body: 10 of 200 bytes").
+  /// Empty otherwise. Points into the parser: valid until the next call or reset.
+  std::string_view error() const noexcept { return {error_, error_len_}; }
+  /// Bytes examined since construction or reset: the proof that parsing stays linear.
+  uint64_t bytes_scanned() const noexcept { return bytes_scanned_; }
+
+ private:
+  enum class State {
+    StatusLine,
+    Headers,
+    Body,
+    BodyUntilEof,
+    ChunkSize,
+    ChunkData,
+    ChunkDataEnd,
+    Trailers,
+    Done,
+    Failed
+  };
+  struct FieldSpan {
+    size_t name_off, name_len, value_off, value_len;
+  };
+  struct Span {
+    size_t off = 0, len = 0;
+  };
+
+  ResponseParseResult fail(ResponseError kind, const char* format, ...) noexcept
+      __attribute__((format(printf, 3, 4)));
+  ResponseParseResult complete(std::string_view input, const Buffer& chunked_body);
+  bool next_line(std::string_view input, size_t& line_end, size_t& next) noexcept;
+  // Each returns true on success, or false after fail() recorded the error.
+  bool on_status_line(std::string_view line) noexcept;
+  bool on_header_line(std::string_view input, size_t begin, size_t end) noexcept;
+  bool on_headers_done() noexcept;
+  bool on_chunk_size_line(std::string_view line) noexcept;
+  bool check_field_line(std::string_view line, size_t& colon, const char* where) noexcept;
+  void reset_head() noexcept;
+
+  ResponseLimits limits_;
+  State state_ = State::StatusLine;
+  ResponseParseResult result_;
+  size_t pos_ = 0;         // start of the next unprocessed line or data byte
+  size_t scan_ = 0;        // how far the search for LF got (>= pos_)
+  size_t head_start_ = 0;  // first byte of the current head (after interim responses)
+  uint64_t bytes_scanned_ = 0;
+  int empty_lines_ = 0;
+  int interim_count_ = 0;
+
+  Span reason_, content_encoding_, content_type_, www_authenticate_;
+  std::vector<FieldSpan> fields_;  // reserved to max_headers: never grows past it
+  std::vector<Header> views_;      // idem
+  bool seen_te_ = false;
+  bool te_chunked_only_ = true;
+  bool seen_content_encoding_ = false;
+  bool seen_www_authenticate_ = false;
+  bool seen_content_type_ = false;
+  bool connection_close_ = false;
+  bool connection_keep_alive_ = false;
+  size_t body_start_ = 0;
+  uint64_t body_length_ = 0;
+  uint64_t chunk_remaining_ = 0;
+  uint64_t chunk_total_ = 0;
+  size_t chunk_base_ = 0;  // chunked_body.size() when the body began
+  size_t trailer_start_ = 0;
+  size_t trailer_count_ = 0;
+  Response response_;
+  char error_[112] = {};
+  size_t error_len_ = 0;
+};
+
+}  // namespace callwire::http

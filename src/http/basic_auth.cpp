@@ -15,8 +15,8 @@ bool has_control(std::string_view s) noexcept {
 }
 
 bool is_base64_char(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '+' || c == '/' || c == '=';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '/' || c == '=';
 }
 
 Error invalid(const char* what) { return Error(Errc::InvalidArgument, what); }

@@ -4,8 +4,8 @@
 
 #include <climits>
 #include <cstdint>
-#include <string>
 #include <new>
+#include <string>
 
 namespace callwire::http {
 namespace {
@@ -90,11 +90,16 @@ Status gzip_compress(std::string_view in, Buffer& out, int level) {
 
 const char* inflate_status_name(InflateStatus status) noexcept {
   switch (status) {
-    case InflateStatus::Ok: return "ok";
-    case InflateStatus::OverLimit: return "gzip data decodes to more than the limit";
-    case InflateStatus::Corrupt: return "gzip data corrupt";
-    case InflateStatus::Truncated: return "gzip data truncated";
-    case InflateStatus::TrailingGarbage: return "garbage after the gzip data";
+    case InflateStatus::Ok:
+      return "ok";
+    case InflateStatus::OverLimit:
+      return "gzip data decodes to more than the limit";
+    case InflateStatus::Corrupt:
+      return "gzip data corrupt";
+    case InflateStatus::Truncated:
+      return "gzip data truncated";
+    case InflateStatus::TrailingGarbage:
+      return "garbage after the gzip data";
   }
   return "unknown";
 }

@@ -74,8 +74,8 @@ ResponseParseResult ResponseParser::fail(ResponseError kind, const char* format,
 bool ResponseParser::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
   if (scan_ < pos_) scan_ = pos_;
   const char* base = input.data();
-  const void* lf = scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_)
-                                        : nullptr;
+  const void* lf =
+      scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_) : nullptr;
   if (!lf) {
     bytes_scanned_ += input.size() - scan_;
     scan_ = input.size();
@@ -270,8 +270,8 @@ ResponseParseResult ResponseParser::parse_eof(std::string_view input, Buffer& ch
 
 bool ResponseParser::on_status_line(std::string_view line) noexcept {
   // HTTP-version SP 3DIGIT SP reason; the reason's offset is relative to the line here.
-  if (line.size() < 12 || line.substr(0, 5) != "HTTP/" || !is_digit(line[5]) ||
-      line[6] != '.' || !is_digit(line[7]) || line[8] != ' ') {
+  if (line.size() < 12 || line.substr(0, 5) != "HTTP/" || !is_digit(line[5]) || line[6] != '.' ||
+      !is_digit(line[7]) || line[8] != ' ') {
     fail(ResponseError::Malformed, "malformed status line");
     return false;
   }
@@ -402,8 +402,7 @@ bool ResponseParser::on_headers_done() noexcept {
       return false;
     }
     if (++interim_count_ > kMaxInterimResponses) {
-      fail(ResponseError::Malformed, "more than %d interim (1xx) responses",
-           kMaxInterimResponses);
+      fail(ResponseError::Malformed, "more than %d interim (1xx) responses", kMaxInterimResponses);
       return false;
     }
     // An interim response has no body: the final response starts on the next byte.
@@ -501,7 +500,8 @@ ResponseParseResult ResponseParser::complete(std::string_view input, const Buffe
   response_.www_authenticate = view(www_authenticate_);
   views_.clear();
   for (const FieldSpan& f : fields_)
-    views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
+    views_.push_back(
+        {input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
   response_.headers = std::span<const Header>(views_.data(), views_.size());
   if (response_.chunked) {
     std::string_view all = chunked_body.view();

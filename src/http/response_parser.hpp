@@ -23,6 +23,7 @@
 //   101 Switching Protocols is an error (we never ask to switch).
 // - Body: none for 204 and 304 (RFC 9112 §6.3); else chunked, else Content-Length, else until
 //   the end of the connection (keep_alive is then false).
+//   Responses to HEAD are not told apart (the client only POSTs).
 // - Limits: max_header_bytes per head (status line, fields, blank line) and per chunk-size
 //   line and per trailer section; max_headers fields per head and trailer section; max_body
 //   for the body, decided from Content-Length or each chunk size before the data arrives, so
@@ -63,12 +64,13 @@ struct ResponseLimits {
 /// What kind of failure an Error is, for the client to map onto its own codes.
 enum class ResponseError {
   None,
-  Malformed,    ///< bytes that are not an acceptable HTTP/1.1 response
-  TooLarge,     ///< over a limit
-  Truncated,    ///< the connection ended inside the head or a delimited body
-  NoResponse,   ///< the connection ended before the first byte (e.g. a closed idle connection)
+  Malformed,   ///< bytes that are not an acceptable HTTP/1.1 response
+  TooLarge,    ///< over a limit
+  Truncated,   ///< the connection ended inside the head or a delimited body
+  NoResponse,  ///< the connection ended before the first byte (e.g. a closed idle connection)
 };
 
+/// What one `parse` or `parse_eof` call tells; the message of an Error is `error()`.
 struct ResponseParseResult {
   ParseStatus status = ParseStatus::Incomplete;
   /// Complete: bytes of this response (interim responses, head and body framing) from the
@@ -100,6 +102,8 @@ struct Response {
   std::string_view find_header(std::string_view name) const noexcept;
 };
 
+/// One connection's response reader, reused response after response (reset() between them).
+/// Ownership, thread-safety and errors: see the top of this file.
 class ResponseParser {
  public:
   explicit ResponseParser(ResponseLimits limits = {});

@@ -35,11 +35,11 @@ std::string_view decimal(uint64_t v, char (&buf)[20]) noexcept {
 }
 
 constexpr std::string_view kResponseOwned[] = {"content-length", "transfer-encoding",
-                                               "content-type", "content-encoding",
-                                               "connection"};
+                                               "content-type", "content-encoding", "connection"};
 constexpr std::string_view kRequestOwned[] = {
-    "host",          "content-length", "transfer-encoding", "content-type", "content-encoding",
-    "accept-encoding", "authorization", "user-agent",       "connection"};
+    "host",          "content-length",   "transfer-encoding",
+    "content-type",  "content-encoding", "accept-encoding",
+    "authorization", "user-agent",       "connection"};
 
 template <size_t N>
 bool is_owned(std::string_view name, const std::string_view (&owned)[N]) noexcept {
@@ -101,8 +101,8 @@ bool is_reg_name_char(char c) noexcept {
 }
 
 bool is_ipv6_char(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') ||
-         c == ':' || c == '.';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
+         c == '.';
 }
 
 // The host as the Host field shows it (IPv6 in brackets, without a zone), or empty if the
@@ -190,37 +190,68 @@ Error invalid(std::string what) { return Error(Errc::InvalidArgument, std::move(
 
 std::string_view reason_phrase(int status) noexcept {
   switch (status) {
-    case 100: return "Continue";
-    case 101: return "Switching Protocols";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 308: return "Permanent Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 415: return "Unsupported Media Type";
-    case 417: return "Expectation Failed";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return {};
+    case 100:
+      return "Continue";
+    case 101:
+      return "Switching Protocols";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 304:
+      return "Not Modified";
+    case 307:
+      return "Temporary Redirect";
+    case 308:
+      return "Permanent Redirect";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 415:
+      return "Unsupported Media Type";
+    case 417:
+      return "Expectation Failed";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return {};
   }
 }
 

@@ -37,7 +37,7 @@ inline constexpr std::string_view kContinueResponse = "HTTP/1.1 100 Continue\r\n
 
 /// What a response head says. Views are borrowed for the call.
 struct ResponseHead {
-  int status = 200;                           ///< 100..999
+  int status = 200;                            ///< 100..999
   std::string_view content_type = "text/xml";  ///< a field value; empty: no Content-Type
   uint64_t content_length = 0;
   bool gzip = false;   ///< Content-Encoding: gzip
@@ -63,6 +63,7 @@ size_t response_head_size(const ResponseHead& head) noexcept;
 /// or `cap` < n (retry with more room). Allocates nothing.
 size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noexcept;
 
+/// What place_response_head returns when the head does not fit or is invalid.
 inline constexpr size_t kNoRoom = SIZE_MAX;
 
 /// The server's one-send path: `buf` holds a reserved gap in [0, body_offset) and the body in
@@ -85,14 +86,14 @@ struct RequestHead {
   /// A host name, an IPv4 address, or an IPv6 address with or without brackets (a zone
   /// "%eth0" is not sent: it means nothing to the server, RFC 6874 §4).
   std::string_view host;
-  uint16_t port = 0;                       ///< shown in Host unless 0 or the default port
-  bool tls = false;                        ///< the default port is 443, not 80
+  uint16_t port = 0;  ///< shown in Host unless 0 or the default port
+  bool tls = false;   ///< the default port is 443, not 80
   std::string_view content_type = "text/xml";
   uint64_t content_length = 0;
-  bool accept_gzip = false;                ///< Accept-Encoding: gzip
-  bool gzip = false;                       ///< Content-Encoding: gzip (the body is gzip)
-  bool close = false;                      ///< Connection: close
-  std::string_view authorization;          ///< the whole value ("Basic ..."); empty: none
+  bool accept_gzip = false;        ///< Accept-Encoding: gzip
+  bool gzip = false;               ///< Content-Encoding: gzip (the body is gzip)
+  bool close = false;              ///< Connection: close
+  std::string_view authorization;  ///< the whole value ("Basic ..."); empty: none
   std::string_view user_agent = "callwire/0.1";
   /// More fields, after the others. Not one the writer owns: Host, Content-Length,
   /// Transfer-Encoding, Content-Type, Content-Encoding, Accept-Encoding, Authorization,

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer driver found in DIR for SECONDS seconds each, on a copy of the seed
-# corpus (tests/fuzz/corpus is never modified), with the XML-RPC dictionary.
+# Runs every libFuzzer driver found in DIR for SECONDS seconds each, on a copy of its seed
+# corpus (tests/fuzz/corpus is never modified), with its dictionary:
+#   seeds: tests/fuzz/corpus/<driver>/ when it exists, else the XML-RPC documents at the top
+#          of tests/fuzz/corpus (files only, not the other drivers' folders);
+#   dict:  tests/fuzz/<driver>.dict when it exists, else tests/fuzz/xmlrpc.dict.
 #
-#   tests/fuzz/run.sh build/fuzz/tests/fuzz 60
+#   tests/fuzz/run.sh build/fuzz/tests/fuzz 60                      # every driver
+#   tests/fuzz/run.sh build/fuzz/tests/fuzz 60 http_response_fuzz   # only those named
 #
 # Fails when a driver fails, printing the input that made it fail. Crash inputs are kept in
 # DIR/artifacts/<driver>/; each one belongs in tests/corpus once the bug is fixed.
 set -uo pipefail
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 DIR SECONDS" >&2
+if [ $# -lt 2 ]; then
+  echo "usage: $0 DIR SECONDS [DRIVER...]" >&2
   exit 2
 fi
 dir=$1
 seconds=$2
+shift 2
+only=" $* "
 here=$(cd "$(dirname "$0")" && pwd)
-seeds="$here/corpus"
-dict="$here/xmlrpc.dict"
+corpus_root="$here/corpus"
+xml_dict="$here/xmlrpc.dict"
 
 fuzzers=()
 for f in "$dir"/*_fuzz; do
-  [ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$f")
+  [ -f "$f" ] && [ -x "$f" ] || continue
+  if [ "$only" != "  " ] && [[ "$only" != *" $(basename "$f") "* ]]; then
+    continue
+  fi
+  fuzzers+=("$f")
 done
 if [ ${#fuzzers[@]} -eq 0 ]; then
   echo "run.sh: no *_fuzz binary in $dir" >&2
@@ -40,11 +50,17 @@ for fuzzer in "${fuzzers[@]}"; do
   corpus="$work/$name"
   artifacts="$(cd "$dir" && pwd)/artifacts/$name"
   mkdir -p "$corpus" "$artifacts"
-  if [ -d "$seeds" ]; then
-    cp -R "$seeds"/. "$corpus"/
+  if [ -d "$corpus_root/$name" ]; then
+    cp -R "$corpus_root/$name"/. "$corpus"/
+  elif [ -d "$corpus_root" ]; then
+    find "$corpus_root" -maxdepth 1 -type f -exec cp {} "$corpus"/ \;
+  fi
+  dict="$xml_dict"
+  if [ -f "$here/$name.dict" ]; then
+    dict="$here/$name.dict"
   fi
   log="$work/$name.log"
-  echo "== $name: ${seconds}s, $(ls "$corpus" | wc -l) seeds"
+  echo "== $name: ${seconds}s, $(ls "$corpus" | wc -l) seeds, $(basename "$dict")"
   "$fuzzer" -max_total_time="$seconds" -dict="$dict" -timeout=5 -rss_limit_mb=2048 \
     -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
   status=$?

@@ -28,9 +28,9 @@ const std::string kGnuCallwire =
 const std::string kGnuEmpty = bytes({0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
                                      0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00});
 // `gzip -c a.xml` of "<x/>": FNAME "a.xml" and an MTIME in the header.
-const std::string kGnuNamed =
-    bytes({0x1f, 0x8b, 0x08, 0x08, 0x00, 0xe1, 0x0b, 0x5e, 0x00, 0x03, 0x61, 0x2e, 0x78, 0x6d, 0x6c,
-           0x00, 0xb3, 0xa9, 0xd0, 0xb7, 0x03, 0x00, 0x2b, 0x84, 0x26, 0x12, 0x04, 0x00, 0x00, 0x00});
+const std::string kGnuNamed = bytes({0x1f, 0x8b, 0x08, 0x08, 0x00, 0xe1, 0x0b, 0x5e, 0x00, 0x03,
+                                     0x61, 0x2e, 0x78, 0x6d, 0x6c, 0x00, 0xb3, 0xa9, 0xd0, 0xb7,
+                                     0x03, 0x00, 0x2b, 0x84, 0x26, 0x12, 0x04, 0x00, 0x00, 0x00});
 
 std::string random_bytes(size_t n, uint32_t seed, int alphabet = 256) {
   std::mt19937 rng(seed);
@@ -80,8 +80,8 @@ TEST(Gzip, CompressedIsGzip) {
 }
 
 TEST(Gzip, RoundTripRandomData) {
-  for (size_t n : {size_t(0), size_t(1), size_t(100), size_t(65535), size_t(65536),
-                   size_t(65537), size_t(300000)}) {
+  for (size_t n : {size_t(0), size_t(1), size_t(100), size_t(65535), size_t(65536), size_t(65537),
+                   size_t(300000)}) {
     for (int alphabet : {2, 16, 256}) {
       for (int level : {-1, 0, 1, 6, 9}) {
         std::string data = random_bytes(n, uint32_t(n * 7 + alphabet + level), alphabet);
@@ -236,13 +236,13 @@ TEST(Gzip, Corruption) {
     return s;
   };
   const std::string& g = kGnuCallwire;
-  EXPECT_EQ(inflate(with(g, 0, 0x1e)).status, InflateStatus::Corrupt);    // ID1
-  EXPECT_EQ(inflate(with(g, 1, 0x8c)).status, InflateStatus::Corrupt);    // ID2
-  EXPECT_EQ(inflate(with(g, 2, 7)).status, InflateStatus::Corrupt);       // CM not deflate
-  EXPECT_EQ(inflate(with(g, 3, 0xe0)).status, InflateStatus::Corrupt);    // reserved FLG bits
-  EXPECT_EQ(inflate(with(g, 21, 0xcf)).status, InflateStatus::Corrupt);   // CRC-32
-  EXPECT_EQ(inflate(with(g, 25, 10)).status, InflateStatus::Corrupt);     // ISIZE
-  EXPECT_EQ(inflate(with(g, 10, 0x07)).status, InflateStatus::Corrupt);   // BTYPE 11
+  EXPECT_EQ(inflate(with(g, 0, 0x1e)).status, InflateStatus::Corrupt);   // ID1
+  EXPECT_EQ(inflate(with(g, 1, 0x8c)).status, InflateStatus::Corrupt);   // ID2
+  EXPECT_EQ(inflate(with(g, 2, 7)).status, InflateStatus::Corrupt);      // CM not deflate
+  EXPECT_EQ(inflate(with(g, 3, 0xe0)).status, InflateStatus::Corrupt);   // reserved FLG bits
+  EXPECT_EQ(inflate(with(g, 21, 0xcf)).status, InflateStatus::Corrupt);  // CRC-32
+  EXPECT_EQ(inflate(with(g, 25, 10)).status, InflateStatus::Corrupt);    // ISIZE
+  EXPECT_EQ(inflate(with(g, 10, 0x07)).status, InflateStatus::Corrupt);  // BTYPE 11
   EXPECT_EQ(inflate("hello, world").status, InflateStatus::Corrupt);
   EXPECT_EQ(inflate("<?xml version=\"1.0\"?><methodResponse/>").status, InflateStatus::Corrupt);
   // zlib-wrapped (RFC 1950) data is not gzip.

@@ -151,8 +151,8 @@ TEST(ResponseParser, PythonSimpleXmlrpcServer) {
   EXPECT_EQ(o.body.size(), 121u);
   EXPECT_EQ(o.body.substr(0, 21), "<?xml version='1.0'?>");
   ASSERT_EQ(o.headers.size(), 4u);
-  EXPECT_EQ(o.headers[0], std::make_pair(std::string("Server"),
-                                         std::string("BaseHTTP/0.6 Python/3.11.7")));
+  EXPECT_EQ(o.headers[0],
+            std::make_pair(std::string("Server"), std::string("BaseHTTP/0.6 Python/3.11.7")));
   expect_split_invariant(kPython, o);
   // At the end of the connection, the same.
   expect_split_invariant(kPython, o, /*eof=*/true);
@@ -293,24 +293,24 @@ const std::string kNginxChunked =
     "\r\n";
 
 // nginx with `gzip on`: gzip inside chunked.
-const std::string kNginxGzip = bin(
-    "HTTP/1.1 200 OK\r\n"
-    "Server: nginx/1.22.1\r\n"
-    "Date: Sun, 22 Nov 2026 00:23:03 GMT\r\n"
-    "Content-Type: text/xml\r\n"
-    "Transfer-Encoding: chunked\r\n"
-    "Connection: keep-alive\r\n"
-    "Content-Encoding: gzip\r\n"
-    "\r\n"
-    "6d\r\n"
-    "\x1f\x8b\x08\x00\x00\x00\x00\x00\x04\x03\xb3\xb1\xaf\xc8\xcdQ(K-*\xce\xcc\xcf\xb3U2\xd4"
-    "3P\xb2\xb7\xb3\xc9M-\xc9\xc8O\x09J-.\xc8\xcf+N\xb5\xb3)H,J\xcc-\x86\xd2v6e\x89"
-    "9\xa5@\xd1\xe2\x92\xa2\xcc\xbct\xbb\x8c\xd4\x9c\x9c|\x05\x0c\xd2"
-    "F\x1f*o\xa3\x0fU\xaf\x0f"
-    "6\xc6\xce\x06"
-    "B\x03\x8d\xd3G\xb3\x87\x0b\x00\xcd\x05\x84u\x8e\x00\x00\x00\r\n"
-    "0\r\n"
-    "\r\n");
+const std::string kNginxGzip =
+    bin("HTTP/1.1 200 OK\r\n"
+        "Server: nginx/1.22.1\r\n"
+        "Date: Sun, 22 Nov 2026 00:23:03 GMT\r\n"
+        "Content-Type: text/xml\r\n"
+        "Transfer-Encoding: chunked\r\n"
+        "Connection: keep-alive\r\n"
+        "Content-Encoding: gzip\r\n"
+        "\r\n"
+        "6d\r\n"
+        "\x1f\x8b\x08\x00\x00\x00\x00\x00\x04\x03\xb3\xb1\xaf\xc8\xcdQ(K-*\xce\xcc\xcf\xb3U2\xd4"
+        "3P\xb2\xb7\xb3\xc9M-\xc9\xc8O\x09J-.\xc8\xcf+N\xb5\xb3)H,J\xcc-\x86\xd2v6e\x89"
+        "9\xa5@\xd1\xe2\x92\xa2\xcc\xbct\xbb\x8c\xd4\x9c\x9c|\x05\x0c\xd2"
+        "F\x1f*o\xa3\x0fU\xaf\x0f"
+        "6\xc6\xce\x06"
+        "B\x03\x8d\xd3G\xb3\x87\x0b\x00\xcd\x05\x84u\x8e\x00\x00\x00\r\n"
+        "0\r\n"
+        "\r\n");
 
 TEST(ResponseParser, NginxChunked) {
   Outcome o = parse_whole(kNginxChunked);
@@ -382,8 +382,7 @@ TEST(ResponseParser, InterimResponsesSkipped) {
 
   std::string sixteen;
   for (int i = 0; i < 16; ++i) sixteen += "HTTP/1.1 100 Continue\r\n\r\n";
-  EXPECT_EQ(parse_whole(sixteen + "HTTP/1.1 204 No Content\r\n\r\n").status,
-            ParseStatus::Complete);
+  EXPECT_EQ(parse_whole(sixteen + "HTTP/1.1 204 No Content\r\n\r\n").status, ParseStatus::Complete);
   o = parse_whole(sixteen + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n");
   EXPECT_EQ(o.error, ResponseError::Malformed);
   EXPECT_EQ(o.message, "more than 16 interim (1xx) responses");
@@ -402,7 +401,8 @@ TEST(ResponseParser, NoBodyFor204And304) {
 }
 
 TEST(ResponseParser, KeptAliveConnectionCarriesTheNextResponse) {
-  std::string two = kAbyssKeepAlive + kNginxChunked + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  std::string two =
+      kAbyssKeepAlive + kNginxChunked + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
   ResponseParser p;
   Buffer body;
   std::string_view rest = two;
@@ -539,8 +539,7 @@ std::vector<Refusal> refusals() {
       {"double_space", "HTTP/1.1  200 OK\r\n\r\n", M, "malformed status line"},
       {"tab_separator", "HTTP/1.1\t200 OK\r\n\r\n", M, "malformed status line"},
       {"ctl_in_reason", "HTTP/1.1 200 O\x01K\r\n\r\n", M, "control character in the status line"},
-      {"bare_cr_in_reason", "HTTP/1.1 200 O\rK\r\n\r\n", M,
-       "control character in the status line"},
+      {"bare_cr_in_reason", "HTTP/1.1 200 O\rK\r\n\r\n", M, "control character in the status line"},
       {"switching_protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n", M,
        "unexpected 101 Switching Protocols"},
       {"too_many_empty_lines", "\r\n\r\n\n\r\n\n" + h + "\r\n", M,
@@ -573,8 +572,7 @@ std::vector<Refusal> refusals() {
       // header syntax
       {"obs_fold", h + "X-A: 1\r\n 2\r\n\r\n", M, "folded header line (obs-fold)"},
       {"obs_fold_tab", h + "X-A: 1\r\n\t2\r\n\r\n", M, "folded header line (obs-fold)"},
-      {"space_before_colon", h + "Content-Length : 3\r\n\r\nabc", M,
-       "malformed header field name"},
+      {"space_before_colon", h + "Content-Length : 3\r\n\r\nabc", M, "malformed header field name"},
       {"no_colon", h + "NoColon\r\n\r\n", M, "malformed header field"},
       {"empty_name", h + ": v\r\n\r\n", M, "malformed header field"},
       {"bad_name_char", h + "X(A): 1\r\n\r\n", M, "malformed header field name"},
@@ -688,14 +686,16 @@ TEST(ResponseParser, LyingContentLengthCostsNothing) {
   // A chunk size over the limit is refused before its data.
   ResponseLimits limits;
   limits.max_body = 10;
-  Outcome o = parse_whole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                          "6\r\nabcdef\r\n5\r\n",
-                          false, limits);
+  Outcome o = parse_whole(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "6\r\nabcdef\r\n5\r\n",
+      false, limits);
   EXPECT_EQ(o.error, ResponseError::TooLarge);
   EXPECT_EQ(o.message, "chunked body over the 10-byte limit");
-  o = parse_whole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                  "6\r\nabcdef\r\n4\r\nabcd\r\n0\r\n\r\n",
-                  false, limits);
+  o = parse_whole(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "6\r\nabcdef\r\n4\r\nabcd\r\n0\r\n\r\n",
+      false, limits);
   EXPECT_EQ(o.status, ParseStatus::Complete);
   EXPECT_EQ(o.body, "abcdefabcd");
   o = parse_whole("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n", false, limits);
@@ -743,8 +743,7 @@ TEST(ResponseParser, HeaderLimits) {
   limits.max_header_bytes = 100;
   o = parse_whole(tr + "A: " + std::string(200, 'a'), false, limits);
   EXPECT_EQ(o.message, "response trailers over 100 bytes");
-  o = parse_whole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" +
-                      std::string(200, 'e'),
+  o = parse_whole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(200, 'e'),
                   false, limits);
   EXPECT_EQ(o.message, "chunk size line over 100 bytes");
 }

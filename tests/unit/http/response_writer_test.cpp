@@ -317,9 +317,9 @@ TEST(RequestWriter, Refusals) {
     RequestHead head;
   };
   static const Header kOwned[] = {
-      {"Host", "evil"},          {"content-length", "0"},   {"Transfer-Encoding", "chunked"},
-      {"CONTENT-TYPE", "x"},     {"Content-Encoding", "br"}, {"Accept-Encoding", "br"},
-      {"Authorization", "x"},    {"User-Agent", "x"},        {"Connection", "close"}};
+      {"Host", "evil"},       {"content-length", "0"},    {"Transfer-Encoding", "chunked"},
+      {"CONTENT-TYPE", "x"},  {"Content-Encoding", "br"}, {"Accept-Encoding", "br"},
+      {"Authorization", "x"}, {"User-Agent", "x"},        {"Connection", "close"}};
   static const Header kBadName[] = {{"X A", "1"}};
   static const Header kColonName[] = {{"X:", "1"}};
   static const Header kEmptyName[] = {{"", "1"}};

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the HTTP fuzz drivers:
+
+    tests/fuzz/corpus/http_request_fuzz/*.bin
+    tests/fuzz/corpus/http_response_fuzz/*.bin
+
+Each seed is the drivers' 3-byte prefix (flags; a big-endian split offset) and one message.
+The flags byte: bit 0 = tiny limits; bit 1 (response driver) = the connection ends after the
+input. Every message is written with the split in its middle, plain and with tiny limits,
+and response messages once more ending with the connection.
+Run it again after changing the messages; it removes the seeds it no longer produces.
+"""
+import gzip
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+BODY = (b"<?xml version='1.0'?>\n<methodCall>\n<methodName>sample.add</methodName>\n"
+        b"<params>\n<param>\n<value><int>2</int></value>\n</param>\n</params>\n</methodCall>\n")
+RESP = (b"<?xml version='1.0'?>\n<methodResponse>\n<params>\n<param>\n"
+        b"<value><int>5</int></value>\n</param>\n</params>\n</methodResponse>\n")
+
+
+def cl(body):
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+REQUESTS = {
+    "python_client": b"POST /RPC2 HTTP/1.1\r\nHost: localhost:8080\r\nAccept-Encoding: gzip\r\n"
+                     b"Content-Type: text/xml\r\nUser-Agent: Python-xmlrpc/3.11\r\n" + cl(BODY),
+    "curl": b"POST /RPC2 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: curl/7.88.1\r\n"
+            b"Accept: */*\r\nContent-Type: text/xml\r\n" + cl(BODY),
+    "xmlrpc_c_auth_expect": b"POST /RPC2 HTTP/1.1\r\nHost: localhost:8080\r\n"
+                            b"Authorization: Basic dXNlcjpwYXNz\r\nAccept-Encoding: deflate, gzip\r\n"
+                            b"Content-Type: text/xml\r\nExpect: 100-continue\r\n" + cl(BODY),
+    "chunked_ext_trailers": b"POST /RPC2 HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n"
+                            b"Content-Encoding: gzip\r\n\r\n5;a=b\r\nhello\r\n7 ; x\r\n, world\r\n"
+                            b"0;last\r\nX-Trailer: yes\r\n\r\n",
+    "pipelined": b"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokPOST /b HTTP/1.1\r\n"
+                 b"Host: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+    "http10_keep_alive": b"\r\nGET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    "bare_lf": b"POST /x HTTP/1.1\nHost: h\nContent-Length: 3\n\nabc",
+    "smuggle_cl_te": b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    "obs_fold": b"POST / HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n 2\r\n\r\n",
+    "te_gzip": b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+    "version_20": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+}
+
+GZ = gzip.compress(RESP, mtime=0)
+RESPONSES = {
+    "python_http10": b"HTTP/1.0 200 OK\r\nServer: BaseHTTP/0.6 Python/3.11.7\r\n"
+                     b"Date: Sun, 22 Nov 2026 00:22:48 GMT\r\nContent-type: text/xml\r\n"
+                     b"Content-length: %d\r\n\r\n" % len(RESP) + RESP,
+    "abyss_keep_alive": b"HTTP/1.1 200 OK\r\nContent-type: text/xml; charset=utf-8\r\n"
+                        b"Connection: Keep-Alive\r\nKeep-Alive: timeout=15, max=30\r\n"
+                        b"Server: Xmlrpc-c_Abyss/1.33.14\r\n" + cl(RESP),
+    "abyss_405_until_eof": b"HTTP/1.1 405 Method Not Allowed\r\nContent-type: text/html\r\n"
+                           b"Connection: close\r\n\r\n<HTML><BODY>POST only</BODY></HTML>",
+    "nginx_chunked": b"HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nContent-Type: text/xml\r\n"
+                     b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+                     b"15\r\n<?xml version=\"1.0\"?>\r\n%x\r\n" % len(RESP) + RESP + b"\r\n0\r\n\r\n",
+    "gzip_content_length": b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n"
+                           b"Content-Encoding: gzip\r\n" + cl(GZ),
+    "gzip_chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n"
+                    b"\r\n%x\r\n" % len(GZ) + GZ + b"\r\n0\r\n\r\n",
+    "continue_then_final": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
+                           b"Link: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "unauthorized": b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\", "
+                    b"charset=\"UTF-8\"\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+                    b"Content-Length: 17\r\n\r\n401 Unauthorized\n",
+    "no_content": b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+    "chunked_trailers_bare_lf": b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n"
+                                b"5;n=v\nhello\n0\nX-T: 1\n\n",
+    "http10_until_eof": b"HTTP/1.0 200 OK\r\nContent-Type: text/xml\r\n\r\n" + RESP,
+    "smuggle_cl_te": b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+    "switching_protocols": b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n",
+    "truncated_body": b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n0123456789",
+}
+
+
+def seeds(messages, flag_sets):
+    out = {}
+    for name, msg in messages.items():
+        split = len(msg) // 2
+        for flags in flag_sets:
+            suffix = {0: "", 1: "_tiny", 2: "_eof", 3: "_tiny_eof"}[flags]
+            out[name + suffix + ".bin"] = bytes([flags, split >> 8, split & 0xff]) + msg
+    return out
+
+
+def write(driver, files):
+    d = os.path.join(HERE, "corpus", driver)
+    os.makedirs(d, exist_ok=True)
+    for old in os.listdir(d):
+        if old not in files:
+            os.remove(os.path.join(d, old))
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    print("%s: %d seeds" % (driver, len(files)))
+
+
+write("http_request_fuzz", seeds(REQUESTS, (0, 1)))
+write("http_response_fuzz", seeds(RESPONSES, (0, 1, 2)))

@@ -1,7 +1,8 @@
-// The `callwire` command: XML-RPC documents to and from their JSON form (docs/json-form.md).
+// The `callwire` command: XML-RPC documents to and from their JSON form (docs/json-form.md),
+// and a demo server, a client and an introspection dump (net_commands.hpp).
 //
-// Exit status: 0 done; 1 the document was refused (stderr: `fault CODE: message`); 2 a usage or
-// I/O error.
+// Exit status: 0 done; 1 the document was refused or the server answered with a fault
+// (stderr: `fault CODE: message`); 2 a usage, I/O or transport error.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include "callwire/error.hpp"
 #include "callwire/xml.hpp"
 #include "json_form.hpp"
+#include "net_commands.hpp"
 
 #ifndef CALLWIRE_VERSION
 #define CALLWIRE_VERSION "unknown"
@@ -104,8 +106,7 @@ int run_encode(const std::string& path, callwire::xml::Dialect dialect) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("callwire: XML-RPC documents to and from their JSON form (docs/json-form.md)",
-               "callwire");
+  CLI::App app("callwire: XML-RPC from the command line", "callwire");
   app.set_version_flag("--version", "callwire " CALLWIRE_VERSION);
   app.require_subcommand(1);
 
@@ -134,6 +135,56 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"i8", "apache"}))
       ->capture_default_str();
 
+  callwire::tool::ServeFlags serve_flags;
+  auto* serve = app.add_subcommand(
+      "serve", "Run a demo server: sample.add, validator1.*, echo and the system methods");
+  serve->add_option("--listen", serve_flags.listen, "HOST:PORT or [IPV6]:PORT (repeatable)");
+  serve->add_option("--unix", serve_flags.unix_path, "Also listen on this Unix socket");
+  serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
+  serve->add_option("--handler-threads", serve_flags.handler_threads,
+                    "Run handlers on a pool of N threads (0: on the event loops)");
+  serve->add_option("--tls-cert", serve_flags.tls_cert, "PEM certificate chain: serve HTTPS");
+  serve->add_option("--tls-key", serve_flags.tls_key, "PEM private key");
+  serve->add_option("--user", serve_flags.user, "Require HTTP Basic authentication as USER");
+  serve->add_option("--password", serve_flags.password, "... with this password");
+  serve->add_option("--dialect", serve_flags.dialect, "Answers' i8/nil: auto, i8 or apache")
+      ->check(CLI::IsMember({"auto", "i8", "apache"}))
+      ->capture_default_str();
+  serve->add_flag("--enable-shutdown", serve_flags.enable_shutdown,
+                  "Let system.shutdown stop the server");
+  serve->add_flag("--log", serve_flags.access_log, "Log every request on stderr");
+
+  callwire::tool::ClientSettingsFlags call_flags;
+  std::string call_method;
+  std::vector<std::string> call_params;
+  bool call_pretty = false;
+  auto add_client_flags = [&](CLI::App* cmd) {
+    cmd->add_option("URL", call_flags.url, "http://HOST:PORT/PATH, https://..., unix:PATH")
+        ->required();
+    cmd->add_option("--timeout", call_flags.timeout_seconds, "Seconds to wait for the answer")
+        ->capture_default_str();
+    cmd->add_option("--user", call_flags.user, "HTTP Basic user");
+    cmd->add_option("--password", call_flags.password, "HTTP Basic password");
+    cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
+    cmd->add_flag("--insecure", call_flags.insecure,
+                  "Do not verify the server's certificate (https)");
+  };
+  auto* call = app.add_subcommand("call", "Call a method; print the result's JSON form");
+  add_client_flags(call);
+  call->add_option("METHOD", call_method, "The method's name")->required();
+  call->add_option("PARAM", call_params,
+                   "i/N I/N s/TEXT h/HEX b/t|f d/N n/ t/DATETIME array/(...) struct/{k:v,...} "
+                   "or a bare word (a string)");
+  call->add_option("--dialect", call_flags.dialect, "How to send i8 and nil: i8 or apache")
+      ->check(CLI::IsMember({"i8", "apache"}))
+      ->capture_default_str();
+  call->add_flag("--pretty", call_pretty, "Indent the JSON by two spaces");
+  // Parameters may start with '-' (i/-5 does not, but a bare word might).
+  call->positionals_at_end();
+
+  auto* list = app.add_subcommand("list", "List a server's methods with signatures and help");
+  add_client_flags(list);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -143,6 +194,10 @@ int main(int argc, char** argv) {
 
   try {
     if (decode->parsed()) return run_decode(decode_path, max_size, pretty);
+    if (serve->parsed()) return callwire::tool::run_serve(serve_flags);
+    if (call->parsed())
+      return callwire::tool::run_call(call_flags, call_method, call_params, call_pretty);
+    if (list->parsed()) return callwire::tool::run_list(call_flags);
     return run_encode(encode_path, dialect == "apache" ? callwire::xml::Dialect::Apache
                                                        : callwire::xml::Dialect::I8);
   } catch (const std::exception& e) {  // std::bad_alloc: nothing a document says gets here

@@ -117,6 +117,7 @@ ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
       (state_ == State::Done && input.size() < result_.consumed))
     return fail(400);
   if (state_ == State::Done) return complete(input, chunked_body);
+  if (headers_complete()) set_head_views(input);  // the input may have moved
 
   for (;;) {
     size_t line_end = 0, next = 0;
@@ -143,6 +144,7 @@ ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
           status = on_headers_done();
           if (status) return fail(status);
           chunk_base_ = chunked_body.size();
+          set_head_views(input);
           continue;
         } else {
           status = on_header_line(input, pos_, line_end);
@@ -379,7 +381,7 @@ int RequestParser::on_chunk_size_line(std::string_view line) noexcept {
   return 0;
 }
 
-ParseResult RequestParser::complete(std::string_view input, const Buffer& chunked_body) {
+void RequestParser::set_head_views(std::string_view input) {
   auto view = [&](Span s) { return input.substr(s.off, s.len); };
   request_.method = view(method_);
   request_.target = view(target_);
@@ -390,6 +392,10 @@ ParseResult RequestParser::complete(std::string_view input, const Buffer& chunke
   for (const FieldSpan& f : fields_)
     views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
   request_.headers = std::span<const Header>(views_.data(), views_.size());
+}
+
+ParseResult RequestParser::complete(std::string_view input, const Buffer& chunked_body) {
+  set_head_views(input);
   if (request_.chunked) {
     std::string_view all = chunked_body.view();
     request_.body = chunk_base_ <= all.size() ? all.substr(chunk_base_) : std::string_view{};

@@ -71,9 +71,12 @@ struct Header {
   std::string_view value;  ///< without the white space around it
 };
 
-/// What the server needs from one request. The facts (version, content_length, chunked,
-/// keep_alive, expect_continue, content_encoding_gzip, accept_gzip) are valid once
-/// `RequestParser::headers_complete()`; the views only after `parse` returned Complete.
+/// What the server needs from one request. Once `RequestParser::headers_complete()`, the
+/// facts (version, content_length, chunked, keep_alive, expect_continue,
+/// content_encoding_gzip, accept_gzip) are valid, and so are the head's views (method,
+/// target, headers, host, authorization, content_encoding) into the input of the last
+/// `parse` call (so that a server can refuse a request on its head before its body arrives);
+/// `body` only after `parse` returned Complete.
 struct Request {
   std::string_view method;
   std::string_view target;
@@ -142,6 +145,7 @@ class RequestParser {
 
   ParseResult fail(int http_status) noexcept;
   ParseResult complete(std::string_view input, const Buffer& chunked_body);
+  void set_head_views(std::string_view input);
   /// Finds the next LF at or after scan_: true with [line_begin, line_end) (CR stripped) and
   /// next = the byte after the LF.
   bool next_line(std::string_view input, size_t& line_end, size_t& next) noexcept;

@@ -1,0 +1,130 @@
+// callwire: the embedded XML-RPC over HTTP/1.1 server.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/error.hpp"
+#include "callwire/export.hpp"
+#include "callwire/registry.hpp"
+#include "callwire/xml.hpp"
+
+namespace callwire {
+
+/// How a server writes i8 and nil in its answers.
+enum class OutputDialect : uint8_t {
+  Auto,    ///< the dialect the request used (Apache when it used `ex:` types or came from
+           ///< Apache XML-RPC's client), else I8
+  I8,      ///< `<i8>`, `<nil/>`
+  Apache,  ///< `<ex:i8>`, `<ex:nil/>` with the namespace declared (Apache XML-RPC needs it)
+};
+
+/// One answered HTTP request, for the access-log hook. Views live for the hook's call only.
+struct AccessLogEntry {
+  std::string_view peer;    ///< "127.0.0.1:40312", "[::1]:40312", "unix"
+  std::string_view user;    ///< the authenticated user, or empty
+  std::string_view method;  ///< the XML-RPC method, empty when the request never got that far
+  int http_status = 200;
+  int32_t fault_code = 0;   ///< 0 unless the answer was a fault
+  size_t request_bytes = 0;   ///< the body as received
+  size_t response_bytes = 0;  ///< the body as sent
+  std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
+};
+
+/// Everything a server can be told. Chainable setters are not needed: it is a plain struct.
+struct ServerOptions {
+  /// Where to listen: "HOST:PORT" (an IPv4 address or name), "[IPV6]:PORT", ":PORT" (every
+  /// IPv4 interface), or "unix:PATH". Port 0 picks a free port; read it back with port().
+  std::vector<std::string> listen = {"127.0.0.1:8080"};
+  /// Request paths served; any other gets 404. A query string is ignored.
+  std::vector<std::string> paths = {"/RPC2", "/"};
+
+  /// Event-loop threads; 0 means one per core.
+  unsigned threads = 0;
+  /// 0: handlers run on the event loops (fastest). N > 0: handlers run on a pool of N threads,
+  /// so a slow handler never stalls the other connections of its loop.
+  unsigned handler_threads = 0;
+
+  /// Open connections; a connection beyond it is closed at once, never one already served.
+  size_t max_connections = 10000;
+  /// From a request's first byte to its last (a slowloris cannot hold a slot longer).
+  std::chrono::milliseconds request_timeout{30000};
+  /// A keep-alive connection with nothing to do is closed after this.
+  std::chrono::milliseconds idle_timeout{60000};
+  /// Sending one response (a peer that stops reading is dropped).
+  std::chrono::milliseconds write_timeout{30000};
+  /// After stop(): how long calls in flight may take before their connections are closed.
+  std::chrono::milliseconds stop_grace{10000};
+
+  size_t max_header_bytes = 16 * 1024;  ///< request line and header fields → 431
+  size_t max_body = size_t{32} << 20;   ///< request body, before or after gzip → 413
+  xml::ReaderLimits reader_limits;      ///< depth, elements, string sizes of each call
+
+  OutputDialect dialect = OutputDialect::Auto;
+  bool introspection = true;         ///< system.listMethods, methodSignature, methodHelp, methodExist
+  size_t max_multicall_calls = 1000;  ///< calls in one system.multicall
+  bool enable_shutdown = false;      ///< system.shutdown stops the server
+  /// Responses at least this large are gzipped when the client accepts gzip; 0 never.
+  size_t gzip_min_size = 4096;
+
+  /// When set, every request needs HTTP Basic credentials this accepts (else 401). Called on
+  /// the server's threads, possibly at once: it must be thread-safe.
+  std::function<bool(std::string_view user, std::string_view password)> authenticate;
+  std::string realm = "callwire";
+
+  /// When both are set, TCP listeners speak HTTPS (TLS 1.2 or later) with these PEM files.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+
+  /// Called after every answered request, on the server's threads (must be thread-safe).
+  std::function<void(const AccessLogEntry&)> access_log;
+};
+
+/// An XML-RPC server: register methods, start, stop.
+///
+/// Ownership: owns its registry, threads and sockets. Thread-safety: stop() from any thread
+/// or a signal handler; method_stats() and the accessors from any thread once started; the
+/// rest from the owner's thread. The destructor stops the server and waits for it.
+class CALLWIRE_API Server {
+ public:
+  explicit Server(ServerOptions options = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// The methods served; add them before start().
+  Registry& registry() noexcept;
+  /// registry().add(...).
+  Status add_method(std::string name, Handler handler, MethodInfo info = {});
+
+  /// Opens the listeners (so the ports are known on return) and starts the threads.
+  /// Errors: InvalidArgument (a bad listen address, address in use, bad options), TlsError
+  /// (unreadable certificate or key); nothing is left running after an error.
+  Status start();
+  /// Waits until the server has stopped (after stop() or system.shutdown).
+  void wait();
+  /// start() then wait().
+  Status run();
+  /// Stops: no new connections, calls in flight finish (up to stop_grace), then every thread
+  /// ends. Async-signal-safe; any thread; idempotent.
+  void stop() noexcept;
+
+  /// The bound port of listener `index` (in options.listen order); 0 for a Unix socket.
+  uint16_t port(size_t index = 0) const;
+  /// The URL of listener `index`: "http://127.0.0.1:40312/RPC2", "https://...", or
+  /// "unix:/path" for a Unix socket.
+  std::string url(size_t index = 0) const;
+  /// Calls, faults and time per method, summed over every thread.
+  std::vector<MethodStats> method_stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace callwire

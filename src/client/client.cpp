@@ -1,0 +1,427 @@
+#include "callwire/client.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "client/client_connection.hpp"
+#include "client/url.hpp"
+#include "http/basic_auth.hpp"
+#include "http/gzip.hpp"
+#include "http/response_writer.hpp"
+#include "net/event_loop.hpp"
+#include "net/socket.hpp"
+
+namespace callwire {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using detail::ClientConnection;
+
+// Room before the XML for the request head, written once the body's length is known.
+constexpr size_t kRequestHeadRoom = 512;
+
+class AsyncEngine;
+
+}  // namespace
+
+struct Client::Impl {
+  std::string url_text;
+  detail::ClientUrl url;
+  ClientOptions options;
+  std::string authorization;                // "Basic ..." or empty
+  std::unique_ptr<net::TlsContext> tls;
+  detail::ClientSettings settings;
+  std::vector<http::Header> extra_headers;  // views into options.headers
+
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<ClientConnection>> idle;
+
+  std::mutex async_mutex;
+  std::unique_ptr<AsyncEngine> async;
+
+  ~Impl();
+  std::unique_ptr<ClientConnection> take();
+  void give_back(std::unique_ptr<ClientConnection> c);
+  // Writes the whole HTTP request for the call into c.request(); returns where it starts.
+  Result<size_t> build_request(ClientConnection& c, std::string_view method,
+                               std::span<const Value> params, const CallOptions& call);
+  Clock::time_point deadline_of(const CallOptions& call) const {
+    return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
+  }
+  Result<Value> call_sync(std::string_view method, std::span<const Value> params,
+                          const CallOptions& call);
+  AsyncEngine& engine();
+};
+
+namespace {
+
+// The asynchronous calls: one I/O thread with an event loop drives the connections' state
+// machines; at most options.max_connections exchanges run at once, the rest wait in order.
+class AsyncEngine final {
+ public:
+  struct Call {
+    std::unique_ptr<ClientConnection> connection;
+    size_t offset = 0;
+    Clock::time_point deadline;
+    std::function<void(Result<Value>)> done;
+    bool retried = false;
+  };
+
+  explicit AsyncEngine(Client::Impl& client) : client_(client) {
+    auto loop = net::EventLoop::create();
+    if (loop) loop_ = std::move(*loop);
+    if (loop_)
+      thread_ = std::thread([this] {
+        loop_->run(std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
+      });
+  }
+
+  ~AsyncEngine() {
+    if (!loop_) return;
+    loop_->post([this] {
+      stopping_ = true;
+      if (active_.empty()) loop_->quit();
+    });
+    thread_.join();
+  }
+
+  bool ok() const noexcept { return loop_ != nullptr; }
+
+  void submit(Call call) {
+    auto* c = new Call(std::move(call));
+    loop_->post([this, c] {
+      queue_.push_back(std::unique_ptr<Call>(c));
+      start_queued();
+    });
+  }
+
+ private:
+  struct Active final : net::Watcher {
+    AsyncEngine* engine;
+    std::unique_ptr<Call> call;
+    uint32_t interest = 0;
+    int registered_fd = -1;
+    void on_event(uint32_t) override { engine->advance(this); }
+  };
+
+  void start_queued() {
+    while (!queue_.empty() && active_.size() < client_.options.max_connections) {
+      auto* a = new Active;
+      a->engine = this;
+      a->call = std::move(queue_.front());
+      queue_.pop_front();
+      active_.push_back(a);
+      a->call->connection->begin(a->call->offset);
+      advance(a);
+    }
+  }
+
+  void advance(Active* a) {
+    ClientConnection& c = *a->call->connection;
+    ClientConnection::Wait w = c.step();
+    if (w == ClientConnection::Wait::None) {
+      finish(a);
+      return;
+    }
+    uint32_t events = w == ClientConnection::Wait::Read ? EPOLLIN : EPOLLOUT;
+    if (a->registered_fd != c.fd()) {
+      if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
+      a->registered_fd = c.fd();
+      a->interest = events;
+      if (!loop_->add(c.fd(), events, a)) {
+        c.fail(Error(Errc::ConnectFailed, "cannot watch the socket"));
+        finish(a);
+      }
+    } else if (a->interest != events) {
+      a->interest = events;
+      loop_->modify(c.fd(), events, a);
+    }
+  }
+
+  void finish(Active* a) {
+    if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
+    a->registered_fd = -1;
+    std::unique_ptr<Call> call = std::move(a->call);
+    std::erase(active_, a);
+    delete a;
+    ClientConnection& c = *call->connection;
+    if (c.stale() && !call->retried && Clock::now() < call->deadline) {
+      // A kept-alive connection the server had closed: once more on a fresh one.
+      call->retried = true;
+      queue_.push_front(std::move(call));
+      start_queued();
+      return;
+    }
+    Result<Value> result = std::move(c.result());
+    client_.give_back(std::move(call->connection));
+    call->done(std::move(result));
+    start_queued();
+    if (stopping_ && active_.empty() && queue_.empty()) loop_->quit();
+  }
+
+  void sweep() {
+    auto now = Clock::now();
+    std::vector<Active*> late;
+    for (Active* a : active_)
+      if (now >= a->call->deadline) late.push_back(a);
+    for (Active* a : late) {
+      a->call->connection->fail(Error(Errc::Timeout, "no answer before the deadline"));
+      a->call->retried = true;
+      finish(a);
+    }
+    while (!queue_.empty() && now >= queue_.front()->deadline) {
+      std::unique_ptr<Call> call = std::move(queue_.front());
+      queue_.pop_front();
+      call->done(Error(Errc::Timeout, "no connection free before the deadline"));
+    }
+  }
+
+  Client::Impl& client_;
+  std::unique_ptr<net::EventLoop> loop_;
+  std::thread thread_;
+  std::deque<std::unique_ptr<Call>> queue_;
+  std::vector<Active*> active_;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+Client::Impl::~Impl() { async.reset(); }
+
+AsyncEngine& Client::Impl::engine() {
+  std::lock_guard lock(async_mutex);
+  if (!async) async = std::make_unique<AsyncEngine>(*this);
+  return *async;
+}
+
+std::unique_ptr<ClientConnection> Client::Impl::take() {
+  {
+    std::lock_guard lock(pool_mutex);
+    if (!idle.empty()) {
+      auto c = std::move(idle.back());
+      idle.pop_back();
+      return c;
+    }
+  }
+  return std::make_unique<ClientConnection>(settings);
+}
+
+void Client::Impl::give_back(std::unique_ptr<ClientConnection> c) {
+  if (!c->reusable()) return;
+  std::lock_guard lock(pool_mutex);
+  if (idle.size() < options.max_connections) idle.push_back(std::move(c));
+}
+
+Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
+                                           std::span<const Value> params,
+                                           const CallOptions& call) {
+  Buffer& out = c.request();
+  out.clear();
+  out.prepare(kRequestHeadRoom + 256);
+  out.commit(kRequestHeadRoom);
+  xml::WriterOptions writer;
+  writer.dialect = options.dialect;
+  if (Status s = xml::write_call(out, method, params, writer); !s) return s.error();
+
+  bool gzipped = false;
+  size_t body_size = out.size() - kRequestHeadRoom;
+  if (options.gzip_request_min_size && body_size >= options.gzip_request_min_size) {
+    Buffer z;
+    if (http::gzip_compress(out.view().substr(kRequestHeadRoom), z) && z.size() < body_size) {
+      out.truncate(kRequestHeadRoom);
+      out.append(z.view());
+      body_size = z.size();
+      gzipped = true;
+    }
+  }
+  std::vector<http::Header> call_headers;
+  std::span<const http::Header> extra = extra_headers;
+  if (!call.headers.empty()) {
+    call_headers = extra_headers;
+    for (const auto& [name, value] : call.headers) call_headers.push_back({name, value});
+    extra = call_headers;
+  }
+  http::RequestHead head;
+  head.path = url.path;
+  head.host = url.host;
+  head.port = url.port;
+  head.tls = url.tls;
+  head.content_length = body_size;
+  head.accept_gzip = options.accept_gzip;
+  head.gzip = gzipped;
+  head.authorization = authorization;
+  head.extra = extra;
+  Buffer head_bytes;
+  if (Status s = http::append_request_head(head_bytes, head); !s) return s.error();
+  if (head_bytes.size() <= kRequestHeadRoom) {
+    size_t start = kRequestHeadRoom - head_bytes.size();
+    std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
+    return start;
+  }
+  // A head longer than the room (many extra fields): one copy of the body.
+  head_bytes.append(out.view().substr(kRequestHeadRoom));
+  out = std::move(head_bytes);
+  return size_t{0};
+}
+
+Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const Value> params,
+                                      const CallOptions& call) {
+  Clock::time_point deadline = deadline_of(call);
+  std::unique_ptr<ClientConnection> c = take();
+  auto offset = build_request(*c, method, params, call);
+  if (!offset) {
+    give_back(std::move(c));
+    return offset.error();
+  }
+  for (int attempt = 0;; ++attempt) {
+    c->begin(*offset);
+    for (;;) {
+      ClientConnection::Wait w = c->step();
+      if (w == ClientConnection::Wait::None) break;
+      if (!net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, deadline)) {
+        c->fail(Error(Errc::Timeout, "no answer before the deadline"));
+        return std::move(c->result());
+      }
+    }
+    if (c->stale() && attempt == 0 && Clock::now() < deadline) continue;  // fresh connection
+    break;
+  }
+  Result<Value> result = std::move(c->result());
+  give_back(std::move(c));
+  return result;
+}
+
+Result<Client> Client::create(std::string_view url, ClientOptions options) {
+  auto impl = std::make_unique<Impl>();
+  auto parsed = detail::parse_client_url(url, options.unix_path);
+  if (!parsed) return parsed.error();
+  impl->url_text = std::string(url);
+  impl->url = std::move(*parsed);
+  impl->options = std::move(options);
+  const ClientOptions& o = impl->options;
+  if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
+  std::string user = o.user.empty() ? impl->url.user : o.user;
+  std::string password = o.user.empty() ? impl->url.password : o.password;
+  if (!user.empty()) {
+    auto value = http::make_basic_auth(user, password);
+    if (!value) return value.error();
+    impl->authorization = std::move(*value);
+  }
+  if (impl->url.tls) {
+    auto tls = net::TlsContext::client(o.verify_peer, o.ca_file);
+    if (!tls) return tls.error();
+    impl->tls = std::move(*tls);
+  }
+  for (const auto& [name, value] : o.headers) impl->extra_headers.push_back({name, value});
+  // Check the extra fields once, now, rather than failing every call.
+  {
+    Buffer probe;
+    http::RequestHead head;
+    head.host = impl->url.host;
+    head.path = impl->url.path;
+    head.extra = impl->extra_headers;
+    if (Status s = http::append_request_head(probe, head); !s) return s.error();
+  }
+  detail::ClientSettings& s = impl->settings;
+  s.url = &impl->url;
+  s.tls = impl->tls.get();
+  s.response_limits.max_body = o.max_response_size;
+  s.reader_limits = o.reader_limits;
+  s.max_response_size = o.max_response_size;
+  return Client(std::move(impl));
+}
+
+Client::Client(std::string_view url, ClientOptions options) {
+  auto made = create(url, std::move(options));
+  if (!made) throw Exception(made.error());
+  impl_ = std::move(made->impl_);
+}
+
+Client::Client(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+Client::~Client() = default;
+
+const std::string& Client::url() const noexcept { return impl_->url_text; }
+
+Result<Value> Client::call(std::string_view method, std::span<const Value> params,
+                           const CallOptions& options) {
+  return impl_->call_sync(method, params, options);
+}
+
+void Client::async_call(std::string_view method, std::vector<Value> params,
+                        std::function<void(Result<Value>)> done, const CallOptions& options) {
+  Impl& m = *impl_;
+  AsyncEngine::Call call;
+  call.deadline = m.deadline_of(options);
+  call.connection = m.take();
+  auto offset = m.build_request(*call.connection, method, params, options);
+  if (!offset) {
+    m.give_back(std::move(call.connection));
+    done(offset.error());
+    return;
+  }
+  AsyncEngine& engine = m.engine();
+  if (!engine.ok()) {
+    done(Error(Errc::InvalidArgument, "cannot start the client's I/O thread"));
+    return;
+  }
+  call.offset = *offset;
+  call.done = std::move(done);
+  engine.submit(std::move(call));
+}
+
+std::future<Result<Value>> Client::async_call(std::string_view method, std::vector<Value> params,
+                                              const CallOptions& options) {
+  auto promise = std::make_shared<std::promise<Result<Value>>>();
+  std::future<Result<Value>> future = promise->get_future();
+  async_call(method, std::move(params),
+             [promise](Result<Value> r) { promise->set_value(std::move(r)); }, options);
+  return future;
+}
+
+Result<std::vector<CallResult>> Client::multicall(std::span<const MethodCall> calls,
+                                                  const CallOptions& options) {
+  Value list = Value::array();
+  list.reserve(calls.size());
+  for (const MethodCall& c : calls)
+    list.push_back(Value::structure({{"methodName", Value(c.method_name)}, {"params", c.params}}));
+  Value param[] = {std::move(list)};
+  auto answer = call("system.multicall", param, options);
+  if (!answer) return answer.error();
+  if (!answer->is_array() || answer->size() != calls.size())
+    return Error(Errc::BadResponse, "system.multicall answered " +
+                                        std::string(answer->is_array() ? "with " +
+                                            std::to_string(answer->size()) + " entries" : "not an array") +
+                                        " for " + std::to_string(calls.size()) + " calls");
+  auto fault_of = [](const Value& entry) -> std::optional<Error> {
+    if (!entry.is_struct()) return std::nullopt;
+    const Value* code = entry.find("faultCode");
+    const Value* string = entry.find("faultString");
+    if (!code || !string || !code->is_integer() || !string->is_string()) return std::nullopt;
+    int64_t c = *code->try_as_i8();
+    return Error(Errc::Fault, static_cast<int32_t>(c), std::string(string->as_string()));
+  };
+  // The spec wraps each result in a one-element array; supervisord sends bare results. The
+  // answer is read as wrapped only when every entry that is not a fault is wrapped.
+  bool wrapped = true;
+  for (const Value& entry : answer->as_array())
+    if (!fault_of(entry) && !(entry.is_array() && entry.size() == 1)) wrapped = false;
+  std::vector<CallResult> out;
+  out.reserve(calls.size());
+  for (Value& entry : answer->as_array()) {
+    if (auto fault = fault_of(entry))
+      out.push_back(std::move(*fault));
+    else if (wrapped)
+      out.push_back(std::move(entry.as_array()[0]));
+    else
+      out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+}  // namespace callwire

@@ -1,0 +1,212 @@
+#include "client/client_connection.hpp"
+
+#include <string>
+
+#include "client/url.hpp"
+#include "http/gzip.hpp"
+#include "net/socket.hpp"
+
+namespace callwire::detail {
+
+namespace {
+constexpr size_t kReadChunk = 16 * 1024;
+}
+
+ClientConnection::ClientConnection(const ClientSettings& settings)
+    : settings_(settings),
+      parser_(settings.response_limits),
+      reader_(settings.reader_limits) {}
+
+void ClientConnection::begin(size_t offset) {
+  sent_ = offset;
+  in_.clear();
+  chunked_body_.clear();
+  parser_.reset();
+  reusable_ = false;
+  stale_ = false;
+  result_ = Value();
+  if (stream_.fd() >= 0) {
+    used_before_ = true;
+    state_ = State::Sending;
+    return;
+  }
+  used_before_ = false;
+  addresses_.clear();
+  next_address_ = 0;
+  auto resolved = net::resolve(settings_.url->endpoint);
+  if (!resolved) {
+    connect_error_ = Error(Errc::ConnectFailed, resolved.error().message);
+  } else {
+    addresses_ = std::move(*resolved);
+    connect_error_ = Error(Errc::ConnectFailed, "no address for " + settings_.url->endpoint.to_string());
+  }
+  state_ = State::Connecting;
+}
+
+ClientConnection::Wait ClientConnection::step() {
+  for (;;) {
+    Wait w = Wait::None;
+    switch (state_) {
+      case State::Idle:
+      case State::Done: return Wait::None;
+      case State::Connecting:
+        w = stream_.fd() < 0 ? connect_next() : finish_connect();
+        break;
+      case State::Sending: w = send(); break;
+      case State::Receiving: w = receive(); break;
+    }
+    if (w != Wait::None || state_ == State::Done) return w;
+  }
+}
+
+ClientConnection::Wait ClientConnection::connect_next() {
+  while (next_address_ < addresses_.size()) {
+    auto fd = net::start_connect(addresses_[next_address_++], settings_.url->endpoint.to_string());
+    if (!fd) {
+      connect_error_ = fd.error();
+      continue;
+    }
+    stream_ = net::Stream(std::move(*fd));
+    return Wait::Write;  // finish_connect once writable
+  }
+  done(connect_error_, false);
+  return Wait::None;
+}
+
+ClientConnection::Wait ClientConnection::finish_connect() {
+  int err = net::finish_connect(stream_.fd());
+  if (err != 0) {
+    connect_error_ = Error(Errc::ConnectFailed,
+                           net::errno_message("connect to " + settings_.url->endpoint.to_string(), err));
+    stream_ = net::Stream();
+    return Wait::None;  // step() loops: the next address
+  }
+  if (settings_.tls && !stream_.start_tls(*settings_.tls, false, settings_.url->host)) {
+    done(Error(Errc::TlsError, stream_.error()), false);
+    return Wait::None;
+  }
+  state_ = State::Sending;
+  return Wait::None;
+}
+
+ClientConnection::Wait ClientConnection::send() {
+  while (sent_ < request_.size()) {
+    net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
+    switch (r.status) {
+      case net::IoStatus::Ok: sent_ += r.n; continue;
+      case net::IoStatus::WantWrite: return Wait::Write;
+      case net::IoStatus::WantRead: return Wait::Read;
+      case net::IoStatus::Eof:
+      case net::IoStatus::Error:
+        if (used_before_) stale_ = true;
+        done(Error(stream_.is_tls() && !stream_.error().starts_with("send")
+                       ? Errc::TlsError
+                       : Errc::ConnectionClosed,
+                   "sending the request: " +
+                       (stream_.error().empty() ? std::string("connection closed") : stream_.error())),
+             false);
+        return Wait::None;
+    }
+  }
+  state_ = State::Receiving;
+  return Wait::None;
+}
+
+ClientConnection::Wait ClientConnection::receive() {
+  for (;;) {
+    char* dst = in_.prepare(kReadChunk);
+    net::IoResult r = stream_.read(dst, kReadChunk);
+    http::ResponseParseResult p;
+    if (r.status == net::IoStatus::Ok) {
+      in_.commit(r.n);
+      p = parser_.parse(in_.view(), chunked_body_);
+    } else if (r.status == net::IoStatus::WantRead) {
+      return Wait::Read;
+    } else if (r.status == net::IoStatus::WantWrite) {
+      return Wait::Write;
+    } else if (r.status == net::IoStatus::Eof) {
+      p = parser_.parse_eof(in_.view(), chunked_body_);
+      if (p.status == http::ParseStatus::Error && p.error == http::ResponseError::NoResponse) {
+        stale_ = used_before_;
+        done(Error(Errc::ConnectionClosed, "the server closed the connection without answering"),
+             false);
+        return Wait::None;
+      }
+    } else {
+      stale_ = used_before_ && in_.empty();
+      bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
+      done(Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
+                 "receiving the response: " + stream_.error()),
+           false);
+      return Wait::None;
+    }
+    if (p.status == http::ParseStatus::Incomplete) continue;
+    if (p.status == http::ParseStatus::Error) {
+      Errc code = p.error == http::ResponseError::TooLarge   ? Errc::LimitExceeded
+                  : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
+                                                               : Errc::BadResponse;
+      done(Error(code, std::string(parser_.error())), false);
+      return Wait::None;
+    }
+    decode(parser_.response());
+    return Wait::None;
+  }
+}
+
+void ClientConnection::decode(const http::Response& response) {
+  bool keep = response.keep_alive;
+  if (response.status != 200) {
+    std::string message = "HTTP " + std::to_string(response.status);
+    if (!response.reason.empty()) message += " " + std::string(response.reason);
+    Error e(Errc::HttpStatus, message);
+    e.fault_code = response.status;  // the status, for callers that branch on it
+    done(std::move(e), keep);
+    return;
+  }
+  std::string_view body = response.body;
+  if (response.content_encoding_gzip) {
+    inflated_.clear();
+    http::InflateStatus s = http::gzip_inflate(body, inflated_, settings_.max_response_size);
+    if (s != http::InflateStatus::Ok) {
+      done(Error(s == http::InflateStatus::OverLimit ? Errc::LimitExceeded : Errc::BadResponse,
+                 std::string("gzip response: ") + http::inflate_status_name(s)),
+           false);
+      return;
+    }
+    body = inflated_.view();
+  } else if (!response.content_encoding.empty() &&
+             !http::iequals(response.content_encoding, "identity")) {
+    done(Error(Errc::BadResponse,
+               "unsupported Content-Encoding: " + std::string(response.content_encoding)),
+         false);
+    return;
+  }
+  auto parsed = reader_.read_response(body);
+  if (!parsed) {
+    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message),
+         keep);
+    return;
+  }
+  if (parsed->is_fault) {
+    Error e(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
+    done(std::move(e), keep);
+    return;
+  }
+  done(std::move(parsed->result), keep);
+}
+
+void ClientConnection::done(Result<Value> result, bool reusable) {
+  result_ = std::move(result);
+  reusable_ = reusable;
+  state_ = State::Done;
+  if (!reusable) stream_ = net::Stream();
+  // A large exchange leaves large buffers: let them go rather than pin them in the pool.
+  constexpr size_t kKeep = 1 << 20;
+  if (in_.capacity() > kKeep) in_ = Buffer();
+  if (inflated_.capacity() > kKeep) inflated_ = Buffer();
+  if (chunked_body_.capacity() > kKeep) chunked_body_ = Buffer();
+}
+
+void ClientConnection::fail(Error error) { done(std::move(error), false); }
+
+}  // namespace callwire::detail

@@ -1,0 +1,91 @@
+// Internal: one client connection and the exchange it carries, as a resumable state machine:
+// connect (trying each address), send the request, receive and decode the response. The
+// synchronous path drives it with poll() on its own thread; the asynchronous path drives it
+// from the client's event loop. One implementation for both.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "callwire/error.hpp"
+#include "callwire/value.hpp"
+#include "callwire/xml.hpp"
+#include "http/response_parser.hpp"
+#include "net/address.hpp"
+#include "net/stream.hpp"
+#include "net/tls.hpp"
+
+namespace callwire::detail {
+
+struct ClientUrl;
+
+/// What a connection needs to know, shared by every connection of a client.
+struct ClientSettings {
+  const ClientUrl* url = nullptr;
+  net::TlsContext* tls = nullptr;  ///< set for https
+  http::ResponseLimits response_limits;
+  xml::ReaderLimits reader_limits;
+  size_t max_response_size = 0;
+};
+
+/// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.
+class ClientConnection {
+ public:
+  enum class Wait { None, Read, Write };
+  using Clock = std::chrono::steady_clock;
+
+  explicit ClientConnection(const ClientSettings& settings);
+
+  /// The request to send (head and body) goes here before begin().
+  Buffer& request() noexcept { return request_; }
+  /// Starts an exchange of the bytes in request()[offset..]. A new connection resolves and
+  /// starts connecting (names resolve synchronously).
+  void begin(size_t offset);
+  /// Advances as far as it can without blocking: Wait::Read/Write says what to wait for;
+  /// Wait::None means the exchange is over (see result()).
+  Wait step();
+  /// Ends the exchange with `error` (a deadline passed, the client stopped).
+  void fail(Error error);
+
+  /// After Wait::None: the call's result, or its error.
+  Result<Value>& result() noexcept { return result_; }
+  /// The connection can carry another exchange.
+  bool reusable() const noexcept { return reusable_; }
+  /// It was used before and the server closed it without a byte of answer: the request may
+  /// be sent again on a fresh connection (the server never saw it, or closed it idle).
+  bool stale() const noexcept { return stale_; }
+  bool connected() const noexcept { return state_ != State::Idle || stream_.fd() >= 0; }
+  int fd() const noexcept { return stream_.fd(); }
+
+ private:
+  enum class State { Idle, Connecting, Sending, Receiving, Done };
+  Wait connect_next();
+  Wait finish_connect();
+  Wait send();
+  Wait receive();
+  void decode(const http::Response& response);
+  void done(Result<Value> result, bool reusable);
+
+  const ClientSettings& settings_;
+  State state_ = State::Idle;
+  net::Stream stream_;
+  std::vector<net::SocketAddress> addresses_;
+  size_t next_address_ = 0;
+  Error connect_error_;
+  bool used_before_ = false;
+
+  Buffer request_;
+  size_t sent_ = 0;
+  Buffer in_;
+  Buffer chunked_body_;
+  Buffer inflated_;
+  http::ResponseParser parser_;
+  xml::Reader reader_;
+  Result<Value> result_{Value()};
+  bool reusable_ = false;
+  bool stale_ = false;
+};
+
+}  // namespace callwire::detail

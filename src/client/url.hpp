@@ -1,0 +1,28 @@
+// Internal: the URLs a client accepts.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "callwire/error.hpp"
+#include "net/address.hpp"
+
+namespace callwire::detail {
+
+struct ClientUrl {
+  bool tls = false;
+  net::Endpoint endpoint;  ///< where to connect
+  std::string host;        ///< for Host, SNI and the certificate check (no brackets)
+  uint16_t port = 0;       ///< 0 for a Unix socket
+  std::string path;        ///< origin-form, e.g. "/RPC2"
+  std::string user;        ///< from "user:password@", percent-decoded
+  std::string password;
+};
+
+/// Parses "http://[user:password@]host[:port][/path]", "https://..." (host a name, an IPv4
+/// address or a bracketed IPv6 address; default ports 80 and 443; default path "/"), or
+/// "unix:/path/to/socket" (HTTP path `unix_http_path`). Errors: InvalidArgument naming the
+/// problem.
+Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
+
+}  // namespace callwire::detail

@@ -1,0 +1,54 @@
+// Internal: endpoints (TCP host:port or a Unix-domain path), parsed from text and resolved into
+// socket addresses, and peer addresses formatted for logs.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/error.hpp"
+
+namespace callwire::net {
+
+/// Where to listen or connect: a TCP host and port, or a Unix-domain socket path.
+struct Endpoint {
+  enum class Kind { Tcp, Unix };
+  Kind kind = Kind::Tcp;
+  std::string host;  ///< Tcp: a name, an IPv4 literal or an IPv6 literal (without brackets)
+  uint16_t port = 0;
+  std::string path;  ///< Unix: the socket's path
+
+  /// "host:port", "[v6]:port", or "unix:PATH".
+  std::string to_string() const;
+};
+
+/// Parses "HOST:PORT", "[IPV6]:PORT", ":PORT" (all IPv4 interfaces) or "unix:PATH".
+/// Errors: InvalidArgument naming what is wrong.
+Result<Endpoint> parse_endpoint(std::string_view text);
+
+/// A resolved socket address.
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family() const noexcept { return storage.ss_family; }
+  const sockaddr* get() const noexcept { return reinterpret_cast<const sockaddr*>(&storage); }
+};
+
+/// Resolves a TCP endpoint (numeric literals without a lookup; names through getaddrinfo,
+/// which blocks) or makes a Unix address. Errors: InvalidArgument (a path too long for
+/// sockaddr_un, a name that does not resolve).
+Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint);
+
+/// "127.0.0.1:40312", "[::1]:40312", or "unix" — for logs and CallContext::peer().
+std::string format_peer(const sockaddr* address, socklen_t length);
+
+/// The port a bound TCP socket got (after binding port 0); 0 for other sockets.
+uint16_t local_port(int fd) noexcept;
+
+/// "what: strerror(err)".
+std::string errno_message(std::string_view what, int err);
+
+}  // namespace callwire::net

@@ -1,0 +1,116 @@
+#include "net/socket.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <cerrno>
+
+namespace callwire::net {
+
+void set_nodelay(int fd) noexcept {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+namespace {
+
+// A Unix path that exists: replace it only if it is a socket nobody listens on.
+Status clear_stale_unix_path(const Endpoint& endpoint, const SocketAddress& address) {
+  struct stat st{};
+  if (lstat(endpoint.path.c_str(), &st) != 0) return {};
+  if (!S_ISSOCK(st.st_mode))
+    return Error(Errc::InvalidArgument, endpoint.path + " exists and is not a socket");
+  UniqueFd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (probe && connect(probe.get(), address.get(), address.length) == 0)
+    return Error(Errc::InvalidArgument, endpoint.path + ": a server is already listening");
+  unlink(endpoint.path.c_str());
+  return {};
+}
+
+}  // namespace
+
+Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog) {
+  auto addresses = resolve(endpoint);
+  if (!addresses) return addresses.error();
+  Error last(Errc::InvalidArgument, "no address to listen on");
+  for (const SocketAddress& address : *addresses) {
+    if (endpoint.kind == Endpoint::Kind::Unix) {
+      Status s = clear_stale_unix_path(endpoint, address);
+      if (!s) return s.error();
+    }
+    UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd) {
+      last = Error(Errc::InvalidArgument, errno_message("socket", errno));
+      continue;
+    }
+    if (endpoint.kind == Endpoint::Kind::Tcp) {
+      int one = 1;
+      setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    }
+    if (bind(fd.get(), address.get(), address.length) != 0) {
+      last = Error(Errc::InvalidArgument, errno_message("bind " + endpoint.to_string(), errno));
+      continue;
+    }
+    if (listen(fd.get(), backlog) != 0) {
+      last = Error(Errc::InvalidArgument, errno_message("listen " + endpoint.to_string(), errno));
+      continue;
+    }
+    return fd;
+  }
+  return last;
+}
+
+bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0) return false;
+    pollfd p{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    // Round up so a deadline 0.4 ms away is not a busy loop.
+    int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    if (rc > 0) return true;
+    if (rc < 0 && errno != EINTR) return true;  // let the caller's I/O report the error
+  }
+}
+
+Result<UniqueFd> start_connect(const SocketAddress& address, const std::string& description) {
+  UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd) return Error(Errc::ConnectFailed, errno_message("socket", errno));
+  if (address.family() != AF_UNIX) set_nodelay(fd.get());
+  if (connect(fd.get(), address.get(), address.length) != 0 && errno != EINPROGRESS)
+    return Error(Errc::ConnectFailed, errno_message("connect to " + description, errno));
+  return fd;
+}
+
+int finish_connect(int fd) noexcept {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+  return err;
+}
+
+Result<UniqueFd> connect_to(const Endpoint& endpoint,
+                            std::chrono::steady_clock::time_point deadline) {
+  auto addresses = resolve(endpoint);
+  if (!addresses) return Error(Errc::ConnectFailed, addresses.error().message);
+  Error last(Errc::ConnectFailed, "no address for " + endpoint.to_string());
+  for (const SocketAddress& address : *addresses) {
+    auto fd = start_connect(address, endpoint.to_string());
+    if (!fd) {
+      last = fd.error();
+      continue;
+    }
+    if (!wait_fd(fd->get(), true, deadline))
+      return Error(Errc::Timeout, "connect to " + endpoint.to_string() + ": timed out");
+    int err = finish_connect(fd->get());
+    if (err == 0) return std::move(*fd);
+    last = Error(Errc::ConnectFailed, errno_message("connect to " + endpoint.to_string(), err));
+  }
+  return last;
+}
+
+}  // namespace callwire::net

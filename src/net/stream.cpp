@@ -1,0 +1,162 @@
+#include "net/stream.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <utility>
+
+#include "net/address.hpp"
+#include "net/tls.hpp"
+
+namespace callwire::net {
+
+namespace {
+
+// OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE on a closed peer. A
+// library must not change the process's signal disposition, so TLS goes through this BIO,
+// which sends with MSG_NOSIGNAL.
+int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
+  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  BIO_clear_retry_flags(bio);
+  ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+  if (n >= 0) {
+    *written = static_cast<size_t>(n);
+    return 1;
+  }
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) BIO_set_retry_write(bio);
+  return 0;
+}
+
+int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
+  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  BIO_clear_retry_flags(bio);
+  ssize_t n = ::recv(fd, data, size, 0);
+  if (n > 0) {
+    *read = static_cast<size_t>(n);
+    return 1;
+  }
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    BIO_set_retry_read(bio);
+  return 0;
+}
+
+long bio_ctrl(BIO*, int command, long, void*) { return command == BIO_CTRL_FLUSH ? 1 : 0; }
+
+BIO_METHOD* socket_bio_method() {
+  static BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "callwire socket");
+    BIO_meth_set_write_ex(m, bio_write);
+    BIO_meth_set_read_ex(m, bio_read);
+    BIO_meth_set_ctrl(m, bio_ctrl);
+    return m;
+  }();
+  return method;
+}
+
+IoResult plain_result(ssize_t n, std::string& error, const char* what, IoStatus would_block) {
+  if (n > 0) return {static_cast<size_t>(n), IoStatus::Ok};
+  if (n == 0) return {0, IoStatus::Eof};
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+    return {0, would_block};
+  error = errno_message(what, errno);
+  return {0, IoStatus::Error};
+}
+
+}  // namespace
+
+Stream::Stream(Stream&& other) noexcept
+    : fd_(std::move(other.fd_)),
+      ssl_(std::exchange(other.ssl_, nullptr)),
+      error_(std::move(other.error_)) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    if (ssl_) SSL_free(ssl_);
+    fd_ = std::move(other.fd_);
+    ssl_ = std::exchange(other.ssl_, nullptr);
+    error_ = std::move(other.error_);
+  }
+  return *this;
+}
+
+Stream::~Stream() {
+  if (ssl_) SSL_free(ssl_);
+}
+
+bool Stream::start_tls(TlsContext& context, bool server, const std::string& host) {
+  ERR_clear_error();
+  ssl_ = SSL_new(context.get());
+  BIO* bio = ssl_ ? BIO_new(socket_bio_method()) : nullptr;
+  if (!bio) {
+    error_ = take_openssl_errors("cannot create a TLS session");
+    return false;
+  }
+  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(fd_.get())));
+  BIO_set_init(bio, 1);
+  SSL_set_bio(ssl_, bio, bio);
+  if (server) {
+    SSL_set_accept_state(ssl_);
+  } else {
+    SSL_set_connect_state(ssl_);
+    if (!host.empty()) {
+      // SNI is only for names; the certificate check covers names and IP literals.
+      if (host.find_first_not_of("0123456789.:") != std::string::npos)
+        SSL_set_tlsext_host_name(ssl_, host.c_str());
+      if (context.verifies()) SSL_set1_host(ssl_, host.c_str());
+    }
+  }
+  return true;
+}
+
+IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
+  if (rc == 1) return {n, IoStatus::Ok};
+  int err = SSL_get_error(ssl_, rc);
+  switch (err) {
+    case SSL_ERROR_WANT_READ: return {0, IoStatus::WantRead};
+    case SSL_ERROR_WANT_WRITE: return {0, IoStatus::WantWrite};
+    case SSL_ERROR_ZERO_RETURN: return {0, IoStatus::Eof};
+    case SSL_ERROR_SYSCALL:
+      if (errno == 0) return {0, IoStatus::Eof};
+      error_ = errno_message(what, errno);
+      ERR_clear_error();
+      return {0, IoStatus::Error};
+    default: {
+      long verify = SSL_get_verify_result(ssl_);
+      error_ = std::string("TLS: ") + take_openssl_errors("protocol error");
+      if (verify != X509_V_OK)
+        error_ += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
+      return {0, IoStatus::Error};
+    }
+  }
+}
+
+IoResult Stream::read(char* data, size_t size) noexcept {
+  if (!ssl_) return plain_result(::recv(fd_.get(), data, size, 0), error_, "recv", IoStatus::WantRead);
+  size_t n = 0;
+  errno = 0;
+  int rc = SSL_read_ex(ssl_, data, size, &n);  // before tls_result reads n
+  return tls_result(rc, n, "recv");
+}
+
+IoResult Stream::write(const char* data, size_t size) noexcept {
+  if (!ssl_) return plain_result(::send(fd_.get(), data, size, MSG_NOSIGNAL), error_, "send",
+                                 IoStatus::WantWrite);
+  size_t n = 0;
+  errno = 0;
+  int rc = SSL_write_ex(ssl_, data, size, &n);  // before tls_result reads n
+  return tls_result(rc, n, "send");
+}
+
+bool Stream::has_buffered_input() const noexcept { return ssl_ && SSL_pending(ssl_) > 0; }
+
+void Stream::shutdown() noexcept {
+  if (ssl_ && SSL_is_init_finished(ssl_)) {
+    SSL_shutdown(ssl_);
+    ERR_clear_error();
+  }
+}
+
+}  // namespace callwire::net

@@ -1,0 +1,69 @@
+// Internal: a byte stream over a connected socket, plain or TLS. The connection code above
+// is written once against this type; TLS is one more kind of stream, not a copy of that code.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "net/fd.hpp"
+
+typedef struct ssl_st SSL;  // NOLINT: OpenSSL's own spelling; keeps <openssl/ssl.h> out
+
+namespace callwire::net {
+
+class TlsContext;
+
+enum class IoStatus {
+  Ok,         ///< `n` bytes were moved (n > 0)
+  WantRead,   ///< try again when the socket is readable
+  WantWrite,  ///< try again when the socket is writable
+  Eof,        ///< the peer closed its side
+  Error,      ///< the connection is broken; `error` says why
+};
+
+struct IoResult {
+  size_t n = 0;
+  IoStatus status = IoStatus::Ok;
+};
+
+/// Reads and writes on a non-blocking socket; never raises SIGPIPE.
+/// Ownership: owns the socket (and the TLS session); a TlsContext passed in must outlive it.
+/// Thread-safety: none; one thread at a time.
+class Stream {
+ public:
+  Stream() = default;
+  /// A plain stream over `fd`.
+  explicit Stream(UniqueFd fd) : fd_(std::move(fd)) {}
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+
+  /// Makes this a TLS stream: the server side of the handshake (`server` true) or the client
+  /// side, verifying the peer's certificate against `host` when the context verifies. The
+  /// handshake runs inside the first reads and writes. Errors: false when OpenSSL cannot
+  /// allocate the session (error() says so).
+  bool start_tls(TlsContext& context, bool server, const std::string& host = {});
+
+  IoResult read(char* data, size_t size) noexcept;
+  IoResult write(const char* data, size_t size) noexcept;
+  /// Bytes TLS already decrypted and holds: read them before waiting for the socket.
+  bool has_buffered_input() const noexcept;
+  /// Sends a TLS close_notify when possible (best effort, never blocks).
+  void shutdown() noexcept;
+
+  int fd() const noexcept { return fd_.get(); }
+  bool is_tls() const noexcept { return ssl_ != nullptr; }
+  /// Why the last Error happened.
+  const std::string& error() const noexcept { return error_; }
+
+ private:
+  IoResult tls_result(int rc, size_t n, const char* what) noexcept;
+
+  UniqueFd fd_;
+  SSL* ssl_ = nullptr;
+  std::string error_;
+};
+
+}  // namespace callwire::net

@@ -1,0 +1,417 @@
+#include "server/http_connection.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "http/basic_auth.hpp"
+#include "http/gzip.hpp"
+#include "http/response_writer.hpp"
+#include "server/server_loop.hpp"
+
+namespace callwire::detail {
+
+namespace {
+
+// Room kept in front of an answer's XML for its HTTP head, which is written last (once the
+// body's length is known) right-aligned against the body: no copy of the body.
+constexpr size_t kHeadRoom = http::kResponseHeadGap;
+// Read at least this much at a time.
+constexpr size_t kReadChunk = 16 * 1024;
+// Stop answering pipelined requests while this much output waits to be sent.
+constexpr size_t kMaxPendingOutput = 1 << 20;
+// After an error answer: read and discard what the client still sends, for at most this long
+// and this much, so closing does not reset the connection before the client reads the answer.
+constexpr std::chrono::milliseconds kLingerTime{2000};
+constexpr size_t kLingerBytes = 256 * 1024;
+
+bool path_matches(std::string_view target, const std::vector<std::string>& paths) {
+  // absolute-form ("http://host/RPC2"), as a proxy would send
+  if (target.starts_with("http://") || target.starts_with("https://")) {
+    size_t slash = target.find('/', target.find("//") + 2);
+    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+  }
+  size_t query = target.find('?');
+  if (query != std::string_view::npos) target = target.substr(0, query);
+  for (const std::string& p : paths)
+    if (target == p) return true;
+  return false;
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer)
+    : loop_(loop),
+      stream_(std::move(stream)),
+      peer_(std::move(peer)),
+      parser_(loop.core().request_limits) {
+  idle_since_ = loop_.now();
+}
+
+HttpConnection::~HttpConnection() = default;
+
+bool HttpConnection::start() {
+  interest_ = EPOLLIN;
+  return loop_.events().add(stream_.fd(), interest_, this);
+}
+
+void HttpConnection::set_interest(uint32_t events) {
+  if (events == interest_ || phase_ == Phase::Closed) return;
+  interest_ = events;
+  loop_.events().modify(stream_.fd(), events, this);
+}
+
+void HttpConnection::close() {
+  if (phase_ == Phase::Closed) return;
+  phase_ = Phase::Closed;
+  loop_.events().remove(stream_.fd());
+  stream_ = net::Stream();  // closes the socket
+  if (!busy_) loop_.destroy(this);
+}
+
+void HttpConnection::on_event(uint32_t events) {
+  if (phase_ == Phase::Closed) return;  // closed earlier in this batch
+  if (phase_ == Phase::Lingering) {
+    linger_read();
+    return;
+  }
+  if (events & EPOLLERR) {
+    close();
+    return;
+  }
+  if (events & EPOLLOUT) {
+    flush();
+    if (phase_ == Phase::Closed) return;
+  }
+  if ((events & (EPOLLIN | EPOLLHUP)) && (interest_ & EPOLLIN)) read_input();
+}
+
+void HttpConnection::read_input() {
+  for (;;) {
+    size_t want = kReadChunk;
+    // A known body: read the rest of it at once (the parser has checked it against max_body).
+    if (parser_.headers_complete() && parser_.request().content_length) {
+      size_t have = in_.size() - request_start_;
+      size_t total = static_cast<size_t>(*parser_.request().content_length);
+      want = std::max(want, total > have ? total - have : 0);
+    }
+    char* dst = in_.prepare(want);
+    net::IoResult r = stream_.read(dst, want);
+    if (r.status == net::IoStatus::Ok) {
+      if (in_.size() == request_start_ && !busy_) request_started_ = loop_.now();
+      in_.commit(r.n);
+      if (stream_.has_buffered_input()) continue;
+      break;
+    }
+    if (r.status == net::IoStatus::WantRead) break;
+    if (r.status == net::IoStatus::WantWrite) {  // TLS needs to write before it can read
+      set_interest(EPOLLOUT);
+      return;
+    }
+    // Eof or error: a half-sent request is dropped; answers still queued have nowhere to go.
+    close();
+    return;
+  }
+  process_input();
+  if (phase_ == Phase::Open) flush();
+}
+
+void HttpConnection::process_input() {
+  while (!busy_ && !close_after_write_ && phase_ == Phase::Open &&
+         out_.size() - out_sent_ < kMaxPendingOutput && request_start_ < in_.size()) {
+    std::string_view input = in_.view().substr(request_start_);
+    http::ParseResult r = parser_.parse(input, chunked_body_);
+    if (r.status == http::ParseStatus::Error) {
+      respond_error(r.http_status);
+      break;
+    }
+    if (r.status == http::ParseStatus::Incomplete) {
+      if (parser_.headers_complete() && !head_checked_) {
+        head_checked_ = true;
+        http::Header extra{};
+        if (int status = check_head(parser_.request(), extra)) {
+          // Refused on its head alone: answer now, never read the body.
+          respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
+          break;
+        }
+        if (parser_.request().expect_continue) out_.append(http::kContinueResponse);
+      }
+      break;
+    }
+    job_consumed_ = r.consumed;
+    handle_request();
+    if (busy_) return;  // job_done() carries on from here
+    request_start_ += r.consumed;
+    parser_.reset();
+    chunked_body_.clear();
+    head_checked_ = false;
+    idle_since_ = loop_.now();
+  }
+  if (busy_) return;
+  // Keep the unconsumed start of the next request at the front of the buffer.
+  if (request_start_ == in_.size()) {
+    in_.clear();
+    request_start_ = 0;
+  } else if (request_start_ > 0) {
+    size_t rest = in_.size() - request_start_;
+    std::memmove(in_.data(), in_.data() + request_start_, rest);
+    in_.truncate(rest);
+    request_start_ = 0;
+  }
+}
+
+int HttpConnection::check_head(const http::Request& request, http::Header& extra) {
+  if (request.method != "POST") {
+    extra = {"Allow", "POST"};
+    return 405;
+  }
+  if (!path_matches(request.target, loop_.core().options.paths)) return 404;
+  if (loop_.core().options.authenticate && !authorized(request)) {
+    extra = {"WWW-Authenticate", loop_.core().www_authenticate};
+    return 401;
+  }
+  if (!request.content_encoding.empty() && !request.content_encoding_gzip &&
+      !http::iequals(request.content_encoding, "identity"))
+    return 415;
+  return 0;
+}
+
+bool HttpConnection::authorized(const http::Request& request) {
+  if (request.authorization.empty()) return false;
+  if (!accepted_authorization_.empty() && request.authorization == accepted_authorization_)
+    return true;  // the same credentials as this connection's last accepted request
+  http::BasicCredentials credentials;
+  if (!http::parse_basic_auth(request.authorization, credentials).ok()) return false;
+  if (!loop_.core().options.authenticate(credentials.user, credentials.password)) return false;
+  accepted_authorization_ = std::string(request.authorization);
+  user_ = credentials.user;
+  return true;
+}
+
+void HttpConnection::handle_request() {
+  const http::Request& request = parser_.request();
+  if (!head_checked_) {
+    head_checked_ = true;
+    http::Header extra{};
+    if (int status = check_head(request, extra)) {
+      respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
+      return;
+    }
+  }
+  std::string_view body = request.body;
+  if (request.content_encoding_gzip) {
+    inflated_body_.clear();
+    http::InflateStatus s = http::gzip_inflate(body, inflated_body_, loop_.core().options.max_body);
+    if (s == http::InflateStatus::OverLimit) {
+      respond_error(413);
+      return;
+    }
+    if (s != http::InflateStatus::Ok) {
+      respond_error(400);
+      return;
+    }
+    body = inflated_body_.view();
+  }
+  headers_.clear();
+  for (const http::Header& h : request.headers) headers_.push_back({h.name, h.value});
+  if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
+
+  if (WorkerPool* pool = loop_.core().pool.get()) {
+    // The worker reads the request where it lies (in_ does not change while busy_) and
+    // writes its answer's body to job_out_; the loop adds the head when it comes back.
+    busy_ = true;
+    set_interest(0);
+    job_out_.clear();
+    job_request_bytes_ = body.size();
+    job_started_ = Clock::now();
+    pool->submit([this, body](Dispatcher& dispatcher) {
+      CallContext context(peer_, user_, headers_);
+      DispatchOutcome outcome = dispatcher.handle(body, context, job_out_);
+      job_method_.assign(outcome.method);
+      job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
+      loop_.post([this] { job_done(); });
+    });
+    return;
+  }
+  size_t start = out_.size();
+  out_.prepare(kHeadRoom + 512);
+  out_.commit(kHeadRoom);
+  size_t body_start = out_.size();
+  Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
+  CallContext context(peer_, user_, headers_);
+  DispatchOutcome outcome = loop_.dispatcher().handle(body, context, out_);
+  size_t response_bytes = out_.size() - body_start;
+  finish_response(start, body_start, request.accept_gzip, !close_after_write_);
+  if (loop_.core().options.access_log)
+    log_access(outcome.method, 200, outcome.is_fault ? outcome.fault_code : 0, body.size(),
+               response_bytes, started);
+}
+
+void HttpConnection::finish_response(size_t start, size_t body_start, bool accept_gzip,
+                                     bool keep_alive) {
+  Buffer& out = out_;
+  const ServerOptions& options = loop_.core().options;
+  size_t body_size = out.size() - body_start;
+  bool gzipped = false;
+  if (accept_gzip && options.gzip_min_size && body_size >= options.gzip_min_size) {
+    Buffer& z = loop_.scratch();
+    z.clear();
+    if (http::gzip_compress(out.view().substr(body_start), z) && z.size() < body_size) {
+      out.truncate(body_start);
+      out.append(z.view());
+      body_size = z.size();
+      gzipped = true;
+    }
+  }
+  http::Header date{"Date", loop_.http_date()};
+  http::ResponseHead h;
+  h.gzip = gzipped;
+  h.close = !keep_alive;
+  h.extra = {&date, 1};
+  // The head fits the gap: no content type or extra field of ours is long.
+  size_t head_start = http::place_response_head(out, body_start, h);
+  if (start == out_sent_) {
+    out_sent_ = head_start;  // nothing queued before: send from the head, in place
+  } else {
+    size_t n = out.size() - head_start;
+    std::memmove(out.data() + start, out.data() + head_start, n);
+    out.truncate(start + n);
+  }
+}
+
+void HttpConnection::job_done() {
+  busy_ = false;
+  if (phase_ == Phase::Closed) {
+    loop_.destroy(this);
+    return;
+  }
+  // Append the worker's answer; its gap and head are laid out like an inline one.
+  size_t start = out_.size();
+  out_.prepare(kHeadRoom + job_out_.size());
+  out_.commit(kHeadRoom);
+  size_t body_start = out_.size();
+  out_.append(job_out_.view());
+  finish_response(start, body_start, parser_.request().accept_gzip, !close_after_write_);
+  if (loop_.core().options.access_log)
+    log_access(job_method_, 200, job_fault_code_, job_request_bytes_, job_out_.size(),
+               job_started_);
+  // Move on to the next request, as process_input does after an inline answer.
+  request_start_ += job_consumed_;
+  parser_.reset();
+  chunked_body_.clear();
+  head_checked_ = false;
+  idle_since_ = loop_.now();
+  set_interest(EPOLLIN);
+  process_input();
+  flush();
+}
+
+void HttpConnection::respond_error(int status, std::span<const http::Header> extra) {
+  // After an error the connection closes: what follows on it may be a body never read.
+  close_after_write_ = true;
+  http::Header fields[2];
+  size_t n = 0;
+  fields[n++] = {"Date", loop_.http_date()};
+  for (const http::Header& h : extra)
+    if (n < 2) fields[n++] = h;
+  http::append_error_response(out_, status, {fields, n});
+  if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
+}
+
+void HttpConnection::flush() {
+  while (out_sent_ < out_.size()) {
+    net::IoResult r = stream_.write(out_.data() + out_sent_, out_.size() - out_sent_);
+    if (r.status == net::IoStatus::Ok) {
+      out_sent_ += r.n;
+      continue;
+    }
+    if (r.status == net::IoStatus::WantWrite || r.status == net::IoStatus::WantRead) {
+      if (!(interest_ & EPOLLOUT)) write_started_ = loop_.now();
+      set_interest(r.status == net::IoStatus::WantWrite ? EPOLLOUT : EPOLLIN);
+      return;
+    }
+    close();
+    return;
+  }
+  out_.clear();
+  out_sent_ = 0;
+  if (close_after_write_) {
+    begin_linger();
+    return;
+  }
+  if (!busy_) set_interest(EPOLLIN);
+  // Requests left waiting while output was pending.
+  if (request_start_ < in_.size() && !busy_ && (interest_ & EPOLLIN)) {
+    process_input();
+    if (out_sent_ < out_.size()) flush();
+  }
+}
+
+void HttpConnection::begin_linger() {
+  stream_.shutdown();
+  ::shutdown(stream_.fd(), SHUT_WR);
+  phase_ = Phase::Lingering;
+  linger_until_ = loop_.now() + kLingerTime;
+  set_interest(EPOLLIN);
+  linger_read();
+}
+
+void HttpConnection::linger_read() {
+  char sink[16 * 1024];
+  for (;;) {
+    ssize_t n = ::recv(stream_.fd(), sink, sizeof sink, 0);
+    if (n > 0) {
+      linger_discarded_ += static_cast<size_t>(n);
+      if (linger_discarded_ > kLingerBytes) break;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    break;  // EOF or error
+  }
+  close();
+}
+
+void HttpConnection::sweep(Clock::time_point now) {
+  if (busy_ || phase_ == Phase::Closed) return;
+  const ServerOptions& options = loop_.core().options;
+  if (phase_ == Phase::Lingering) {
+    if (now >= linger_until_) close();
+    return;
+  }
+  if (out_sent_ < out_.size()) {
+    if (now - write_started_ >= options.write_timeout) close();
+    return;
+  }
+  if (request_start_ < in_.size()) {
+    if (now - request_started_ >= options.request_timeout) {
+      respond_error(408);
+      flush();
+    }
+    return;
+  }
+  if (now - idle_since_ >= options.idle_timeout) close();
+}
+
+void HttpConnection::on_stop() {
+  if (busy_ || phase_ != Phase::Open) return;
+  close_after_write_ = true;
+  if (out_sent_ == out_.size() && request_start_ == in_.size()) close();
+}
+
+void HttpConnection::log_access(std::string_view method, int status, int32_t fault_code,
+                                size_t request_bytes, size_t response_bytes,
+                                Clock::time_point started) {
+  AccessLogEntry e;
+  e.peer = peer_;
+  e.user = user_;
+  e.method = method;
+  e.http_status = status;
+  e.fault_code = fault_code;
+  e.request_bytes = request_bytes;
+  e.response_bytes = response_bytes;
+  e.duration = Clock::now() - started;
+  loop_.core().options.access_log(e);
+}
+
+}  // namespace callwire::detail

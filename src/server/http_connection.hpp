@@ -1,0 +1,105 @@
+// Internal: one HTTP/1.1 connection of the server: read into one buffer, parse in place,
+// dispatch, answer every pipelined request in order with one send. Written once against
+// net::Stream, so plain TCP, Unix sockets and TLS share it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "callwire/registry.hpp"
+#include "http/request_parser.hpp"
+#include "net/event_loop.hpp"
+#include "net/stream.hpp"
+
+namespace callwire::detail {
+
+class ServerLoop;
+
+/// Ownership: owned by its ServerLoop (intrusive list), which deletes it after it closes.
+/// Thread-safety: the loop's thread only; while a worker runs its call (busy), the worker
+/// reads the request bytes and writes job_out_, and the loop touches neither.
+class HttpConnection final : public net::Watcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer);
+  ~HttpConnection();
+
+  /// Registers with the loop; false when epoll refuses (the caller destroys it).
+  bool start();
+  void on_event(uint32_t events) override;
+  /// The coarse tick: closes the connection when its current phase ran out of time.
+  void sweep(Clock::time_point now);
+  /// The server is stopping: close now if idle, else after the answer in progress.
+  void on_stop();
+  /// Closes the socket and hands itself to the loop for deletion (never while busy).
+  void close();
+
+  bool busy() const noexcept { return busy_; }
+
+  // The loop's intrusive list.
+  HttpConnection* prev = nullptr;
+  HttpConnection* next = nullptr;
+
+ private:
+  enum class Phase : uint8_t { Open, Lingering, Closed };
+  // Answers the request the parser completed (or queues it to the pool).
+  void handle_request();
+  // Wraps the XML answer at out_[body_start..] (after a kHeadRoom gap that starts at
+  // `start`) with its HTTP head; gzips it when the client accepts gzip and it is worth it.
+  void finish_response(size_t start, size_t body_start, bool accept_gzip, bool keep_alive);
+  void job_done();
+  // 4xx/5xx with a short text body; the connection closes after it.
+  void respond_error(int status, std::span<const http::Header> extra = {});
+  // Checks what the header section decides alone: method, path, credentials, coding. 0 when
+  // fine, else the status to answer; `extra` gets the field to add (Allow, WWW-Authenticate).
+  int check_head(const http::Request& request, http::Header& extra);
+  bool authorized(const http::Request& request);
+  void read_input();
+  void process_input();
+  void flush();
+  void begin_linger();
+  void linger_read();
+  void set_interest(uint32_t events);
+  void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
+                  size_t response_bytes, Clock::time_point started);
+
+  ServerLoop& loop_;
+  net::Stream stream_;
+  std::string peer_;
+  Phase phase_ = Phase::Open;
+  uint32_t interest_ = 0;
+
+  Buffer in_;                 // received bytes; the current request starts at request_start_
+  size_t request_start_ = 0;
+  http::RequestParser parser_;
+  Buffer chunked_body_;       // a chunked request's decoded body
+  Buffer inflated_body_;      // a gzipped request's inflated body
+  bool head_checked_ = false;  // check_head ran for the current request
+
+  Buffer out_;                // answers waiting to be sent, from out_sent_
+  size_t out_sent_ = 0;
+  bool close_after_write_ = false;
+
+  bool busy_ = false;         // a worker is running this connection's call
+  Buffer job_out_;            // the worker's answer body
+  size_t job_consumed_ = 0;   // bytes of the request being answered
+  size_t job_request_bytes_ = 0;
+  std::string job_method_;
+  int32_t job_fault_code_ = 0;
+  Clock::time_point job_started_;
+  std::vector<HeaderField> headers_;
+  std::string user_;          // the user the authentication callback accepted
+  std::string accepted_authorization_;  // the Authorization value it accepted, reused
+
+  Clock::time_point idle_since_;
+  Clock::time_point request_started_;
+  Clock::time_point write_started_;
+  Clock::time_point linger_until_;
+  size_t linger_discarded_ = 0;
+};
+
+}  // namespace callwire::detail

@@ -1,0 +1,198 @@
+#include "callwire/server.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "http/basic_auth.hpp"
+#include "net/address.hpp"
+#include "net/socket.hpp"
+#include "server/server_core.hpp"
+#include "server/server_loop.hpp"
+
+namespace callwire {
+
+struct Server::Impl {
+  detail::ServerCore core;
+  std::vector<std::unique_ptr<detail::ServerLoop>> loops;
+  std::vector<std::thread> threads;
+  std::atomic<bool> started{false};
+  bool joined = false;
+
+  Status open_listeners();
+  void close_listeners() noexcept;
+};
+
+namespace {
+
+// Enough descriptors for max_connections: raise the soft limit toward the hard one (never
+// lower it). A library changing a process limit is unusual; a server that cannot accept its
+// configured connections is worse, and the soft limit exists to be raised by programs.
+void raise_fd_limit(size_t wanted) noexcept {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= wanted) return;
+  r.rlim_cur = r.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, r.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &r);
+}
+
+Status check_options(const ServerOptions& o) {
+  if (o.listen.empty()) return Error(Errc::InvalidArgument, "no listen address");
+  if (o.paths.empty()) return Error(Errc::InvalidArgument, "no request path to serve");
+  if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
+  if (o.max_body == 0 || o.max_header_bytes < 256)
+    return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
+  if (o.tls_cert_file.empty() != o.tls_key_file.empty())
+    return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
+  return {};
+}
+
+}  // namespace
+
+Status Server::Impl::open_listeners() {
+  const ServerOptions& o = core.options;
+  for (const std::string& spec : o.listen) {
+    auto endpoint = net::parse_endpoint(spec);
+    if (!endpoint) return endpoint.error();
+    auto fd = net::listen_on(*endpoint);
+    if (!fd) return fd.error();
+    detail::Listener l;
+    l.spec = spec;
+    l.unix_socket = endpoint->kind == net::Endpoint::Kind::Unix;
+    l.unix_path = endpoint->path;
+    l.port = l.unix_socket ? 0 : net::local_port(fd->get());
+    // TLS on TCP listeners; a Unix socket is local and stays plain.
+    l.tls = core.tls && !l.unix_socket;
+    l.fd = std::move(*fd);
+    core.listeners.push_back(std::move(l));
+  }
+  return {};
+}
+
+void Server::Impl::close_listeners() noexcept {
+  for (detail::Listener& l : core.listeners) {
+    l.fd.reset();
+    if (l.unix_socket) ::unlink(l.unix_path.c_str());
+  }
+}
+
+Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->core.options = std::move(options);
+}
+
+Server::~Server() {
+  stop();
+  wait();
+}
+
+Registry& Server::registry() noexcept { return impl_->core.registry; }
+
+Status Server::add_method(std::string name, Handler handler, MethodInfo info) {
+  return impl_->core.registry.add(std::move(name), std::move(handler), std::move(info));
+}
+
+Status Server::start() {
+  Impl& m = *impl_;
+  if (m.started.load()) return Error(Errc::InvalidArgument, "the server was already started");
+  detail::ServerCore& core = m.core;
+  const ServerOptions& o = core.options;
+  if (Status s = check_options(o); !s) return s;
+
+  core.request_limits.max_header_bytes = o.max_header_bytes;
+  core.request_limits.max_body = o.max_body;
+  core.dispatch.limits = o.reader_limits;
+  core.dispatch.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
+  core.dispatch.dialect = o.dialect == OutputDialect::I8       ? detail::DialectChoice::I8
+                          : o.dialect == OutputDialect::Apache ? detail::DialectChoice::Apache
+                                                               : detail::DialectChoice::Auto;
+  core.dispatch.introspection = o.introspection;
+  core.dispatch.max_multicall_calls = o.max_multicall_calls;
+  if (o.enable_shutdown) core.dispatch.on_shutdown = [this] { stop(); };
+  if (o.authenticate) {
+    auto challenge = http::make_basic_challenge(o.realm);
+    if (!challenge) return challenge.error();
+    core.www_authenticate = *challenge;
+  }
+  if (!o.tls_cert_file.empty()) {
+    auto tls = net::TlsContext::server(o.tls_cert_file, o.tls_key_file);
+    if (!tls) return tls.error();
+    core.tls = std::move(*tls);
+  }
+  core.registry.freeze();
+  raise_fd_limit(o.max_connections + 64);
+
+  if (Status s = m.open_listeners(); !s) {
+    m.close_listeners();
+    core.listeners.clear();
+    return s;
+  }
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < threads; ++i) {
+    auto loop = detail::ServerLoop::create(core);
+    if (!loop) {
+      m.loops.clear();
+      m.close_listeners();
+      core.listeners.clear();
+      return loop.error();
+    }
+    m.loops.push_back(std::move(*loop));
+  }
+  if (o.handler_threads)
+    core.pool = std::make_unique<detail::WorkerPool>(o.handler_threads, core.registry,
+                                                     core.dispatch);
+  m.started.store(true);
+  for (auto& loop : m.loops) m.threads.emplace_back([l = loop.get()] { l->run(); });
+  return {};
+}
+
+void Server::wait() {
+  Impl& m = *impl_;
+  if (!m.started.load() || m.joined) return;
+  for (auto& t : m.threads) t.join();
+  m.joined = true;
+  if (m.core.pool) m.core.pool->stop_and_join();
+  m.close_listeners();
+}
+
+Status Server::run() {
+  if (Status s = start(); !s) return s;
+  wait();
+  return {};
+}
+
+void Server::stop() noexcept {
+  Impl& m = *impl_;
+  m.core.stopping.store(true);
+  if (!m.started.load()) return;
+  for (auto& loop : m.loops) loop->wake();
+}
+
+uint16_t Server::port(size_t index) const {
+  const auto& l = impl_->core.listeners;
+  return index < l.size() ? l[index].port : 0;
+}
+
+std::string Server::url(size_t index) const {
+  const auto& ls = impl_->core.listeners;
+  if (index >= ls.size()) return {};
+  const detail::Listener& l = ls[index];
+  const std::string& path = impl_->core.options.paths.front();
+  if (l.unix_socket) return "unix:" + l.unix_path;
+  auto endpoint = net::parse_endpoint(l.spec);
+  std::string host = endpoint ? endpoint->host : "127.0.0.1";
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return (l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) + path;
+}
+
+std::vector<MethodStats> Server::method_stats() const {
+  std::vector<MethodStats> sums;
+  if (!impl_->started.load()) return sums;
+  for (const auto& loop : impl_->loops) loop->dispatcher().add_stats_to(sums);
+  if (impl_->core.pool) impl_->core.pool->add_stats_to(sums);
+  return sums;
+}
+
+}  // namespace callwire

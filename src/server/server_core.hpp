@@ -1,0 +1,44 @@
+// Internal: what every event loop of one server shares, read-only while serving except for
+// the atomics.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "callwire/registry.hpp"
+#include "callwire/server.hpp"
+#include "http/request_parser.hpp"
+#include "net/fd.hpp"
+#include "net/tls.hpp"
+#include "server/dispatcher.hpp"
+#include "server/worker_pool.hpp"
+
+namespace callwire::detail {
+
+struct Listener {
+  std::string spec;        // as given in ServerOptions::listen
+  bool unix_socket = false;
+  std::string unix_path;   // unlinked when the server stops
+  uint16_t port = 0;
+  bool tls = false;
+  net::UniqueFd fd;
+};
+
+struct ServerCore {
+  ServerOptions options;
+  Registry registry;
+  DispatchOptions dispatch;
+  http::RequestLimits request_limits;
+  std::unique_ptr<net::TlsContext> tls;
+  std::vector<Listener> listeners;
+  std::unique_ptr<WorkerPool> pool;  // null: handlers run on the loops
+  std::string www_authenticate;      // the 401's WWW-Authenticate value
+
+  std::atomic<size_t> connections{0};
+  std::atomic<bool> stopping{false};
+};
+
+}  // namespace callwire::detail

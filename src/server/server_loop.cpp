@@ -1,0 +1,169 @@
+#include "server/server_loop.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include "net/address.hpp"
+#include "net/socket.hpp"
+#include "server/http_connection.hpp"
+
+namespace callwire::detail {
+
+void ListenerWatcher::on_event(uint32_t) { loop_.accept_from(*this); }
+
+Result<std::unique_ptr<ServerLoop>> ServerLoop::create(ServerCore& core) {
+  auto loop = net::EventLoop::create();
+  if (!loop) return loop.error();
+  return std::unique_ptr<ServerLoop>(new ServerLoop(core, std::move(*loop)));
+}
+
+ServerLoop::ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop)
+    : core_(core), loop_(std::move(loop)), dispatcher_(core.registry, core.dispatch) {
+  for (const Listener& l : core_.listeners)
+    listeners_.push_back(std::make_unique<ListenerWatcher>(*this, l));
+  update_clock();
+}
+
+ServerLoop::~ServerLoop() {
+  reap();
+  while (head_) {
+    HttpConnection* c = head_;
+    head_ = c->next;
+    delete c;
+  }
+}
+
+void ServerLoop::update_clock() noexcept {
+  now_ = Clock::now();
+  std::time_t t = std::time(nullptr);
+  if (t == date_second_) return;
+  date_second_ = t;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(date_, sizeof date_, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
+void ServerLoop::set_listening(bool on) noexcept {
+  for (auto& l : listeners_) {
+    if (on == l->registered) continue;
+    if (on) {
+      // EPOLLEXCLUSIVE: a new connection wakes one loop, not all of them.
+      l->registered = loop_->add(l->listener().fd.get(), EPOLLIN | EPOLLEXCLUSIVE, l.get());
+    } else {
+      loop_->remove(l->listener().fd.get());
+      l->registered = false;
+    }
+  }
+}
+
+void ServerLoop::run() {
+  set_listening(true);
+  if (core_.stopping.load()) begin_stop();
+  if (!stop_seen_ || open_ > 0)
+    loop_->run(kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+  set_listening(false);
+}
+
+void ServerLoop::accept_from(ListenerWatcher& watcher) {
+  const Listener& listener = watcher.listener();
+  // A batch per wake-up: enough to drain a burst, bounded so connections already open are
+  // served between batches.
+  for (int i = 0; i < 64; ++i) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    int fd = accept4(listener.fd.get(), reinterpret_cast<sockaddr*>(&address), &length,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: stop accepting for a moment instead of spinning on the
+        // listener (level-triggered, it stays readable). Open connections are unaffected.
+        set_listening(false);
+        accept_paused_ = true;
+        resume_accepting_ = now_ + std::chrono::milliseconds(200);
+      }
+      return;  // EAGAIN (another loop took it), or a connection that died in the backlog
+    }
+    net::UniqueFd owned(fd);
+    if (core_.connections.fetch_add(1) >= core_.options.max_connections) {
+      // At the cap: refuse the newcomer, never an established connection.
+      core_.connections.fetch_sub(1);
+      continue;
+    }
+    if (!listener.unix_socket) net::set_nodelay(fd);
+    net::Stream stream(std::move(owned));
+    if (listener.tls && !stream.start_tls(*core_.tls, true)) {
+      core_.connections.fetch_sub(1);
+      continue;
+    }
+    auto* c = new HttpConnection(
+        *this, std::move(stream),
+        net::format_peer(reinterpret_cast<sockaddr*>(&address), length));
+    c->next = head_;
+    if (head_) head_->prev = c;
+    head_ = c;
+    ++open_;
+    if (!c->start()) c->close();
+  }
+}
+
+void ServerLoop::destroy(HttpConnection* c) {
+  if (c->prev) c->prev->next = c->next;
+  else head_ = c->next;
+  if (c->next) c->next->prev = c->prev;
+  c->prev = c->next = nullptr;
+  dead_.push_back(c);
+  --open_;
+  core_.connections.fetch_sub(1);
+  if (stop_seen_) maybe_quit();
+}
+
+void ServerLoop::on_tick() {
+  update_clock();
+  if (accept_paused_ && !stop_seen_ && now_ >= resume_accepting_) {
+    accept_paused_ = false;
+    set_listening(true);
+  }
+  bool past_grace = stop_seen_ && now_ >= stop_deadline_;
+  for (HttpConnection* c = head_; c;) {
+    HttpConnection* next = c->next;  // sweep may destroy c
+    if (past_grace && !c->busy())
+      c->close();
+    else
+      c->sweep(now_);
+    c = next;
+  }
+  if (stop_seen_) maybe_quit();
+}
+
+void ServerLoop::after_events(bool woken) {
+  reap();
+  if (woken) {
+    update_clock();
+    if (core_.stopping.load() && !stop_seen_) begin_stop();
+  }
+}
+
+void ServerLoop::reap() noexcept {
+  for (HttpConnection* c : dead_) delete c;
+  dead_.clear();
+}
+
+void ServerLoop::begin_stop() {
+  stop_seen_ = true;
+  stop_deadline_ = now_ + core_.options.stop_grace;
+  set_listening(false);
+  for (HttpConnection* c = head_; c;) {
+    HttpConnection* next = c->next;
+    c->on_stop();
+    c = next;
+  }
+  maybe_quit();
+}
+
+void ServerLoop::maybe_quit() {
+  if (open_ == 0) loop_->quit();
+}
+
+}  // namespace callwire::detail

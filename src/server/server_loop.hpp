@@ -1,0 +1,91 @@
+// Internal: one event-loop thread of a server: accepts connections, owns them, sweeps their
+// timeouts on a coarse tick, and winds down on stop.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "net/event_loop.hpp"
+#include "server/dispatcher.hpp"
+#include "server/server_core.hpp"
+
+namespace callwire::detail {
+
+class HttpConnection;
+class ServerLoop;
+
+/// A listening socket as this loop sees it.
+class ListenerWatcher final : public net::Watcher {
+ public:
+  ListenerWatcher(ServerLoop& loop, const Listener& listener) : loop_(loop), listener_(listener) {}
+  void on_event(uint32_t events) override;
+  const Listener& listener() const noexcept { return listener_; }
+  bool registered = false;
+
+ private:
+  ServerLoop& loop_;
+  const Listener& listener_;
+};
+
+class ServerLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kTick{100};
+
+  /// Errors: InvalidArgument (no epoll or eventfd: out of file descriptors).
+  static Result<std::unique_ptr<ServerLoop>> create(ServerCore& core);
+  ~ServerLoop();
+
+  /// Runs on the calling thread until the server stops and every connection is closed.
+  void run();
+  /// Wakes the loop to notice ServerCore::stopping (async-signal-safe).
+  void wake() noexcept { loop_->wake(); }
+
+  ServerCore& core() noexcept { return core_; }
+  net::EventLoop& events() noexcept { return *loop_; }
+  Dispatcher& dispatcher() noexcept { return dispatcher_; }
+  /// The loop's coarse clock: updated every tick and after each batch of events.
+  Clock::time_point now() const noexcept { return now_; }
+  /// The current Date header value ("Sun, 06 Nov 1994 08:49:37 GMT"), refreshed each second.
+  std::string_view http_date() const noexcept { return {date_, 29}; }
+  bool stopping() const noexcept { return stop_seen_; }
+  /// Scratch space for one gzip or inflate at a time on this loop.
+  Buffer& scratch() noexcept { return scratch_; }
+
+  void accept_from(ListenerWatcher& listener);
+  /// Unlinks `connection` (it has closed its socket); it is deleted after the current batch
+  /// of events, so a stale event for it in the same batch finds it still there, closed.
+  void destroy(HttpConnection* connection);
+  /// A worker finished a job for a connection of this loop: run `done` on the loop.
+  void post(std::function<void()> done) { loop_->post(std::move(done)); }
+
+ private:
+  ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop);
+  void on_tick();
+  void after_events(bool woken);
+  void reap() noexcept;
+  void begin_stop();
+  void maybe_quit();
+  void update_clock() noexcept;
+  void set_listening(bool on) noexcept;
+
+  ServerCore& core_;
+  std::unique_ptr<net::EventLoop> loop_;
+  Dispatcher dispatcher_;
+  std::vector<std::unique_ptr<ListenerWatcher>> listeners_;
+  HttpConnection* head_ = nullptr;  // every open connection of this loop (intrusive list)
+  std::vector<HttpConnection*> dead_;  // closed, deleted after the batch
+  size_t open_ = 0;
+  Clock::time_point now_;
+  Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then
+  bool accept_paused_ = false;
+  bool stop_seen_ = false;
+  Clock::time_point stop_deadline_{};
+  int64_t date_second_ = -1;
+  char date_[30] = {};
+  Buffer scratch_;
+};
+
+}  // namespace callwire::detail

@@ -1,0 +1,287 @@
+// The client against misbehaving servers: every error is distinct and clear, every wait ends
+// by its deadline, and no file descriptor leaks.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "callwire/client.hpp"
+#include "callwire/server.hpp"
+#include "http_test_util.hpp"
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A one-thread TCP server that hands each accepted connection to `serve` (the raw fd).
+class FakeServer {
+ public:
+  explicit FakeServer(std::function<void(int fd)> serve, bool accept = true)
+      : serve_(std::move(serve)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 16);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    if (accept) thread_ = std::thread([this] { run(); });
+  }
+  ~FakeServer() {
+    stop_ = true;
+    ::shutdown(fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/RPC2"; }
+  int accepts() const { return accepts_.load(); }
+
+  // Reads one request (head and Content-Length body) from fd; empty on EOF.
+  static std::string read_request(int fd) {
+    std::string got;
+    char buf[65536];
+    for (;;) {
+      size_t end = got.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t cl = got.find("Content-Length: ");
+        size_t length = cl < end ? std::stoul(got.substr(cl + 16, 12)) : 0;
+        if (got.size() >= end + 4 + length) return got;
+      }
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 3000) <= 0) return {};
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return {};
+      got.append(buf, static_cast<size_t>(n));
+    }
+  }
+  static void send_all(int fd, std::string_view s) {
+    while (!s.empty()) {
+      ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      s.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  static std::string ok_response(std::string_view xml, std::string_view extra = {}) {
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
+           std::to_string(xml.size()) + "\r\n" + std::string(extra) + "\r\n" + std::string(xml);
+  }
+
+ private:
+  void run() {
+    while (!stop_) {
+      int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) return;
+      ++accepts_;
+      serve_(c);
+      ::close(c);
+    }
+  }
+  std::function<void(int)> serve_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepts_{0};
+};
+
+const std::string kIntResponse =
+    "<?xml version=\"1.0\"?><methodResponse><params><param><value><int>7</int></value>"
+    "</param></params></methodResponse>";
+
+ClientOptions quick() {
+  ClientOptions o;
+  o.timeout = 500ms;
+  return o;
+}
+
+TEST(Client, ConnectionRefused) {
+  int fds = testing::open_fds();
+  uint16_t port;
+  {
+    FakeServer closed([](int) {}, false);
+    port = static_cast<uint16_t>(std::stoi(closed.url().substr(17)));
+  }
+  auto r = Client("http://127.0.0.1:" + std::to_string(port) + "/RPC2", quick()).call("x");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::ConnectFailed) << r.error().message;
+  EXPECT_NE(r.error().message.find("refused"), std::string::npos) << r.error().message;
+  EXPECT_EQ(testing::open_fds(), fds);
+}
+
+TEST(Client, SilentServerTimesOutByTheDeadline) {
+  int fds = testing::open_fds();
+  {
+    FakeServer silent([](int fd) { FakeServer::read_request(fd); std::this_thread::sleep_for(1500ms); });
+    Client client(silent.url(), quick());
+    auto start = std::chrono::steady_clock::now();
+    auto r = client.call("x");
+    auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::Timeout);
+    EXPECT_GE(took, 450ms);
+    EXPECT_LT(took, 1200ms);
+    // A per-call deadline overrides the client's.
+    CallOptions shorter;
+    shorter.timeout = 100ms;
+    start = std::chrono::steady_clock::now();
+    EXPECT_EQ(client.call("x", {}, shorter).error().code, Errc::Timeout);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 900ms);
+  }
+  EXPECT_EQ(testing::open_fds(), fds);
+}
+
+TEST(Client, ServerThatNeverAcceptsTimesOut) {
+  FakeServer backlog([](int) {}, false);  // the kernel completes the handshake; nobody reads
+  auto start = std::chrono::steady_clock::now();
+  auto r = Client(backlog.url(), quick()).call("x");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+}
+
+TEST(Client, DistinctErrors) {
+  int fds = testing::open_fds();
+  struct Case {
+    const char* name;
+    std::string answer;
+    Errc code;
+  };
+  std::vector<Case> cases = {
+      {"closed", "", Errc::ConnectionClosed},
+      {"status", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n", Errc::HttpStatus},
+      {"not http", "SSH-2.0-OpenSSH\r\n\r\n", Errc::BadResponse},
+      {"not xml-rpc", FakeServer::ok_response("<html>hello</html>"), Errc::BadResponse},
+      {"truncated", "HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n<?xml", Errc::ConnectionClosed},
+      {"fault", FakeServer::ok_response(
+                    "<methodResponse><fault><value><struct><member><name>faultCode</name><value>"
+                    "<int>4</int></value></member><member><name>faultString</name><value>"
+                    "Too many params</value></member></struct></value></fault></methodResponse>"),
+       Errc::Fault},
+      {"lying length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nabc", Errc::LimitExceeded},
+  };
+  for (const Case& c : cases) {
+    FakeServer server([&](int fd) {
+      FakeServer::read_request(fd);
+      FakeServer::send_all(fd, c.answer);
+    });
+    ClientOptions o = quick();
+    o.max_response_size = 1 << 20;
+    auto r = Client(server.url(), o).call("x");
+    ASSERT_FALSE(r) << c.name;
+    EXPECT_EQ(r.error().code, c.code) << c.name << ": " << r.error().message;
+    if (c.code == Errc::Fault) {
+      EXPECT_EQ(r.error().fault_code, 4);
+      EXPECT_EQ(r.error().message, "Too many params");
+    }
+  }
+  EXPECT_EQ(testing::open_fds(), fds);
+}
+
+TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
+  // Answers one request per connection, keep-alive advertised, then closes.
+  FakeServer server([](int fd) {
+    if (!FakeServer::read_request(fd).empty()) FakeServer::send_all(fd, FakeServer::ok_response(kIntResponse));
+  });
+  Client client(server.url(), quick());
+  for (int i = 0; i < 3; ++i) {
+    auto r = client.call("x");
+    ASSERT_TRUE(r) << i << ": " << r.error().message;
+    EXPECT_EQ(r->as_int(), 7);
+  }
+  EXPECT_EQ(server.accepts(), 3);
+}
+
+TEST(Client, MulticallAcceptsWrappedAndBareResults) {
+  const std::string bare =
+      "<methodResponse><params><param><value><array><data>"
+      "<value><int>1</int></value><value><string>two</string></value>"
+      "<value><struct><member><name>faultCode</name><value><int>3</int></value></member>"
+      "<member><name>faultString</name><value>bad</value></member></struct></value>"
+      "</data></array></value></param></params></methodResponse>";
+  FakeServer supervisor([&](int fd) {
+    while (!FakeServer::read_request(fd).empty()) FakeServer::send_all(fd, FakeServer::ok_response(bare));
+  });
+  std::vector<MethodCall> calls(3);
+  calls[0].method_name = calls[1].method_name = calls[2].method_name = "m";
+  auto r = Client(supervisor.url(), quick()).multicall(calls);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0]->as_int(), 1);
+  EXPECT_EQ((*r)[1]->as_string(), "two");
+  ASSERT_FALSE((*r)[2]);
+  EXPECT_EQ((*r)[2].error().fault_code, 3);
+
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  Server server(o);
+  server.add_method("id", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; });
+  ASSERT_TRUE(server.start());
+  std::vector<MethodCall> ours = {{"id", Value::array({Value::array({Value(1)})})},
+                                  {"missing", Value::array()},
+                                  {"id", Value::array({Value("x")})}};
+  auto m = Client(server.url()).multicall(ours);
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->size(), 3u);
+  EXPECT_EQ(*(*m)[0], Value::array({Value(1)}));  // a one-element array result stays one
+  EXPECT_EQ((*m)[1].error().fault_code, -32601);
+  EXPECT_EQ((*m)[2]->as_string(), "x");
+}
+
+TEST(Client, AsyncCallsShareAPoolOfConnections) {
+  ServerOptions so;
+  so.listen = {"127.0.0.1:0"};
+  so.threads = 2;
+  Server server(so);
+  server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); });
+  server.add_method("sleep", [](Params p, CallContext&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
+    return Value(true);
+  });
+  ASSERT_TRUE(server.start());
+  ClientOptions o;
+  o.max_connections = 4;
+  Client client(server.url(), o);
+  std::vector<std::future<Result<Value>>> futures;
+  for (int i = 0; i < 200; ++i) futures.push_back(client.async_call("mul", {Value(i), Value(3)}));
+  for (int i = 0; i < 200; ++i) {
+    auto r = futures[i].get();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->as_int(), i * 3);
+  }
+  // Callbacks, and a deadline that passes while waiting.
+  std::atomic<int> timeouts{0};
+  std::promise<void> all;
+  std::atomic<int> left{3};
+  CallOptions brief;
+  brief.timeout = 200ms;
+  for (int i = 0; i < 3; ++i)
+    client.async_call("sleep", {Value(600)}, [&](Result<Value> r) {
+      if (!r && r.error().code == Errc::Timeout) ++timeouts;
+      if (--left == 0) all.set_value();
+    }, brief);
+  ASSERT_EQ(all.get_future().wait_for(3s), std::future_status::ready);
+  EXPECT_EQ(timeouts.load(), 3);
+}
+
+TEST(Client, BadUrlsAndHeaders) {
+  EXPECT_FALSE(Client::create("ftp://x/"));
+  EXPECT_FALSE(Client::create("http://"));
+  EXPECT_FALSE(Client::create("http://host:70000/"));
+  EXPECT_FALSE(Client::create("unix:"));
+  EXPECT_TRUE(Client::create("http://[::1]:8080/RPC2"));
+  ClientOptions o;
+  o.headers = {{"X-Evil", "a\r\nInjected: yes"}};
+  auto r = Client::create("http://127.0.0.1/", o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::InvalidArgument);
+  EXPECT_THROW(Client("nonsense"), Exception);
+}
+
+}  // namespace
+}  // namespace callwire

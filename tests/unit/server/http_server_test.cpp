@@ -1,0 +1,473 @@
+// The server and the client end to end over loopback: real sockets, port 0, every wait
+// bounded. Bad HTTP is sent raw; good calls go through callwire's client.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "callwire/client.hpp"
+#include "callwire/server.hpp"
+#include "http/gzip.hpp"
+#include "http_test_util.hpp"
+#include "test_cert.hpp"
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::call_xml;
+using testing::post;
+using testing::RawSocket;
+
+Value add(Params p, CallContext&) { return p[0].as_int() + p[1].as_int(); }
+
+// A started server with `add`, `echo`, `whoami`, `sleep` (ms) and `big` (n bytes).
+struct TestServer {
+  explicit TestServer(ServerOptions options = base_options()) : server(std::move(options)) {
+    server.add_method("add", add, {{{"int", "int", "int"}}, "Adds two integers."});
+    server.add_method("echo", [](Params p, CallContext&) {
+      Value a = Value::array();
+      for (Value& v : p) a.push_back(std::move(v));
+      return a;
+    });
+    server.add_method("whoami", [](Params, CallContext& c) {
+      return Value::structure({{"user", Value(c.user())}, {"peer", Value(c.peer())},
+                               {"agent", Value(c.header("user-agent"))}});
+    });
+    server.add_method("sleep", [](Params p, CallContext&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
+      return Value(true);
+    });
+    server.add_method("big", [](Params p, CallContext&) {
+      return Value(std::string(static_cast<size_t>(p[0].as_int()), 'x'));
+    });
+    Status s = server.start();
+    EXPECT_TRUE(s) << s.error().message;
+  }
+  static ServerOptions base_options() {
+    ServerOptions o;
+    o.listen = {"127.0.0.1:0"};
+    o.threads = 2;
+    return o;
+  }
+  uint16_t port() const { return server.port(); }
+  std::string url() const { return server.url(); }
+  Server server;
+};
+
+std::string status_line(const std::string& response) {
+  return response.substr(0, response.find("\r\n"));
+}
+
+TEST(HttpServer, AnswersACallThroughTheClient) {
+  TestServer t;
+  ASSERT_NE(t.port(), 0);
+  EXPECT_EQ(t.url(), "http://127.0.0.1:" + std::to_string(t.port()) + "/RPC2");
+  Client client(t.url());
+  auto r = client.call("add", {Value(3), Value(5)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 8);
+}
+
+TEST(HttpServer, FaultsReachTheClientAsFaults) {
+  TestServer t;
+  Client client(t.url());
+  auto r = client.call("nope");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Fault);
+  EXPECT_EQ(r.error().fault_code, -32601);
+  auto bad = client.call("add", {Value("x"), Value(1)});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().fault_code, -32602);
+  EXPECT_NE(bad.error().message.find("parameter 1"), std::string::npos) << bad.error().message;
+}
+
+TEST(HttpServer, ServesIpv6AndUnixSockets) {
+  auto dir = std::filesystem::temp_directory_path() / ("callwire-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "s.sock").string();
+  ServerOptions o = TestServer::base_options();
+  o.listen = {"[::1]:0", "unix:" + path};
+  TestServer t(o);
+  EXPECT_EQ(t.server.url(1), "unix:" + path);
+  Client v6(t.server.url(0));
+  auto r = v6.call("add", {Value(1), Value(2)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 3);
+  Client unix_client("unix:" + path);
+  auto who = unix_client.call("whoami");
+  ASSERT_TRUE(who) << who.error().message;
+  EXPECT_EQ((*who)["peer"].as_string(), "unix");
+  t.server.stop();
+  t.server.wait();
+  EXPECT_FALSE(std::filesystem::exists(path));  // the server removes its socket
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, TheClientReusesItsConnection) {
+  std::mutex m;
+  std::set<std::string> peers;
+  ServerOptions o = TestServer::base_options();
+  o.access_log = [&](const AccessLogEntry& e) {
+    std::lock_guard lock(m);
+    peers.insert(std::string(e.peer));
+  };
+  TestServer t(o);
+  Client client(t.url());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.call("add", {Value(i), Value(1)}));
+  std::lock_guard lock(m);
+  EXPECT_EQ(peers.size(), 1u);  // one connection, one peer port, for 20 calls
+}
+
+TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
+  TestServer t;
+  RawSocket s(t.port());
+  ASSERT_TRUE(s.connected());
+  std::string three;
+  for (int i = 0; i < 3; ++i)
+    three += post(call_xml("add", "<param><value><int>" + std::to_string(i) +
+                                      "</int></value></param><param><value><int>100</int></value></param>"));
+  ASSERT_TRUE(s.send(three));
+  std::string got = s.read_responses(3);
+  ASSERT_EQ(RawSocket::complete_responses(got), 3) << got;
+  size_t a = got.find("<int>100</int>"), b = got.find("<int>101</int>"), c = got.find("<int>102</int>");
+  ASSERT_NE(a, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+}
+
+TEST(HttpServer, AnswersEachByteOfARequestSentAlone) {
+  TestServer t;
+  RawSocket s(t.port());
+  std::string request = post(call_xml("add", "<param><value><int>2</int></value></param>"
+                                             "<param><value><int>2</int></value></param>"));
+  for (char c : request) ASSERT_TRUE(s.send(std::string_view(&c, 1)));
+  std::string got = s.read_responses(1);
+  EXPECT_NE(got.find("<int>4</int>"), std::string::npos) << got;
+}
+
+struct BadCase {
+  const char* name;
+  std::string request;
+  const char* status;
+};
+
+TEST(HttpServer, RefusesBadHttpAndKeepsServing) {
+  ServerOptions o = TestServer::base_options();
+  o.max_body = 4096;
+  o.max_header_bytes = 1024;
+  TestServer t(o);
+  std::string body = call_xml("add");
+  std::vector<BadCase> cases = {
+      {"GET", "GET /RPC2 HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 405"},
+      {"other path", post(body, {}, "/other"), "HTTP/1.1 404"},
+      {"garbage request line", "HELLO\r\n\r\n", "HTTP/1.1 400"},
+      {"CL and TE", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400"},
+      {"two CL", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde",
+       "HTTP/1.1 400"},
+      {"body too large", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n",
+       "HTTP/1.1 413"},
+      {"headers too large", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(2000, 'a') +
+                                "\r\n\r\n", "HTTP/1.1 431"},
+      {"unknown coding", post(body, "Content-Encoding: br\r\n"), "HTTP/1.1 415"},
+      {"bad gzip", post("not gzip at all", "Content-Encoding: gzip\r\n"), "HTTP/1.1 400"},
+  };
+  for (const BadCase& c : cases) {
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.send(c.request)) << c.name;
+    std::string got = s.read_all(3s);
+    EXPECT_EQ(status_line(got).substr(0, 12), c.status) << c.name << ": " << got;
+    EXPECT_TRUE(s.closed()) << c.name << ": the connection should close";
+    if (std::string(c.status) == "HTTP/1.1 405")
+      EXPECT_NE(got.find("Allow: POST\r\n"), std::string::npos) << got;
+  }
+  Client client(t.url());
+  auto r = client.call("add", {Value(1), Value(1)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 2);
+}
+
+TEST(HttpServer, NotWellFormedXmlIsAFaultInA200) {
+  TestServer t;
+  RawSocket s(t.port());
+  ASSERT_TRUE(s.send(post("<methodCall><methodName>add</methodName>")));
+  std::string got = s.read_responses(1);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+  EXPECT_NE(got.find("<int>-32700</int>"), std::string::npos) << got;
+}
+
+TEST(HttpServer, ExpectContinue) {
+  TestServer t;
+  RawSocket s(t.port());
+  std::string body = call_xml("add", "<param><value><int>20</int></value></param>"
+                                     "<param><value><int>22</int></value></param>");
+  std::string request = post(body, "Expect: 100-continue\r\n");
+  std::string head = request.substr(0, request.size() - body.size());
+  ASSERT_TRUE(s.send(head));
+  std::string interim = s.read_until([](const std::string& g) { return g.find("\r\n\r\n") != std::string::npos; });
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(s.send(body));
+  std::string got = s.read_responses(1);
+  EXPECT_NE(got.find("<int>42</int>"), std::string::npos) << got;
+}
+
+TEST(HttpServer, ExpectContinueRefusedOnItsHead) {
+  TestServer t;
+  RawSocket s(t.port());
+  ASSERT_TRUE(s.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
+                     "Expect: 100-continue\r\n\r\n"));
+  std::string got = s.read_all(3s);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 404 Not Found") << got;
+}
+
+TEST(HttpServer, GzipBothWays) {
+  ServerOptions o = TestServer::base_options();
+  o.gzip_min_size = 1000;
+  TestServer t(o);
+  // A gzipped request body.
+  Buffer z;
+  std::string body = call_xml("add", "<param><value><int>1</int></value></param>"
+                                     "<param><value><int>2</int></value></param>");
+  ASSERT_TRUE(http::gzip_compress(body, z));
+  RawSocket s(t.port());
+  ASSERT_TRUE(s.send(post(z.view(), "Content-Encoding: gzip\r\n")));
+  std::string got = s.read_responses(1);
+  EXPECT_NE(got.find("<int>3</int>"), std::string::npos) << got;
+  // A large response, gzipped for a client that accepts it.
+  RawSocket s2(t.port());
+  ASSERT_TRUE(s2.send(post(call_xml("big", "<param><value><int>50000</int></value></param>"),
+                           "Accept-Encoding: gzip\r\n")));
+  std::string big = s2.read_responses(1);
+  EXPECT_NE(big.find("Content-Encoding: gzip\r\n"), std::string::npos);
+  EXPECT_LT(big.size(), 5000u);
+  // The client asks for gzip and inflates.
+  Client client(t.url());
+  auto r = client.call("big", {Value(50000)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_string().size(), 50000u);
+  // A gzip bomb is refused: 413.
+  std::string zeros(8 << 20, '\0');
+  Buffer bomb;
+  ASSERT_TRUE(http::gzip_compress(zeros, bomb, 9));
+  ServerOptions small = TestServer::base_options();
+  small.max_body = 1 << 20;
+  TestServer t2(small);
+  RawSocket s3(t2.port());
+  ASSERT_TRUE(s3.send(post(bomb.view(), "Content-Encoding: gzip\r\n")));
+  EXPECT_EQ(status_line(s3.read_all(3s)).substr(0, 12), "HTTP/1.1 413");
+}
+
+TEST(HttpServer, BasicAuthentication) {
+  ServerOptions o = TestServer::base_options();
+  o.authenticate = [](std::string_view u, std::string_view p) { return u == "ann" && p == "s3:cret"; };
+  o.realm = "test realm";
+  TestServer t(o);
+  RawSocket s(t.port());
+  ASSERT_TRUE(s.send(post(call_xml("whoami"))));
+  std::string got = s.read_all(3s);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 401 Unauthorized");
+  EXPECT_NE(got.find("WWW-Authenticate: Basic realm=\"test realm\""), std::string::npos) << got;
+
+  ClientOptions wrong;
+  wrong.user = "ann";
+  wrong.password = "guess";
+  auto denied = Client(t.url(), wrong).call("whoami");
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code, Errc::HttpStatus);
+  EXPECT_EQ(denied.error().fault_code, 401);
+
+  ClientOptions right;
+  right.user = "ann";
+  right.password = "s3:cret";
+  Client client(t.url(), right);
+  for (int i = 0; i < 3; ++i) {
+    auto r = client.call("whoami");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ((*r)["user"].as_string(), "ann");
+    EXPECT_EQ((*r)["agent"].as_string(), "callwire/0.1");
+  }
+  // Credentials in the URL.
+  std::string url = "http://ann:s3%3Acret@127.0.0.1:" + std::to_string(t.port()) + "/RPC2";
+  auto r = Client(url).call("whoami");
+  ASSERT_TRUE(r) << r.error().message;
+}
+
+TEST(HttpServer, TimesOutSlowAndIdleConnections) {
+  ServerOptions o = TestServer::base_options();
+  o.request_timeout = 300ms;
+  o.idle_timeout = 300ms;
+  TestServer t(o);
+  // A slowloris: half a request, then nothing.
+  RawSocket slow(t.port());
+  ASSERT_TRUE(slow.send("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Le"));
+  auto start = std::chrono::steady_clock::now();
+  std::string got = slow.read_all(3s);
+  EXPECT_TRUE(slow.closed());
+  EXPECT_EQ(status_line(got).substr(0, 12), "HTTP/1.1 408") << got;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  // An idle keep-alive connection after one answer.
+  RawSocket idle(t.port());
+  ASSERT_TRUE(idle.send(post(call_xml("add", "<param><value><int>1</int></value></param>"
+                                             "<param><value><int>1</int></value></param>"))));
+  ASSERT_EQ(RawSocket::complete_responses(idle.read_responses(1)), 1);
+  idle.read_all(3s);
+  EXPECT_TRUE(idle.closed());
+  // A client trickling a byte at a time does not extend its request deadline.
+  RawSocket trickle(t.port());
+  start = std::chrono::steady_clock::now();
+  std::string request = post(call_xml("add"));
+  for (char c : request) {
+    if (!trickle.send(std::string_view(&c, 1))) break;
+    std::this_thread::sleep_for(50ms);
+    if (std::chrono::steady_clock::now() - start > 2s) break;
+  }
+  trickle.read_all(2s);
+  EXPECT_TRUE(trickle.closed());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+TEST(HttpServer, ConnectionCapRefusesNewcomersOnly) {
+  ServerOptions o = TestServer::base_options();
+  o.max_connections = 2;
+  TestServer t(o);
+  std::string request = post(call_xml("add", "<param><value><int>1</int></value></param>"
+                                             "<param><value><int>2</int></value></param>"));
+  RawSocket a(t.port()), b(t.port());
+  ASSERT_TRUE(a.send(request));
+  ASSERT_EQ(RawSocket::complete_responses(a.read_responses(1)), 1);
+  ASSERT_TRUE(b.send(request));
+  ASSERT_EQ(RawSocket::complete_responses(b.read_responses(1)), 1);
+  RawSocket c(t.port());
+  c.send(request);
+  c.read_all(2s);
+  EXPECT_TRUE(c.closed());
+  // The two already served still are.
+  ASSERT_TRUE(a.send(request));
+  EXPECT_EQ(RawSocket::complete_responses(a.read_responses(1)), 1);
+  ASSERT_TRUE(b.send(request));
+  EXPECT_EQ(RawSocket::complete_responses(b.read_responses(1)), 1);
+}
+
+TEST(HttpServer, StopFinishesCallsInFlight) {
+  TestServer t;
+  Client client(t.url());
+  std::atomic<bool> ok{false};
+  std::thread caller([&] {
+    auto r = client.call("sleep", {Value(300)});
+    ok = r && r->as_bool();
+  });
+  std::this_thread::sleep_for(100ms);
+  auto start = std::chrono::steady_clock::now();
+  t.server.stop();
+  t.server.wait();
+  caller.join();
+  EXPECT_TRUE(ok.load());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  // Stopped: nobody listens any more.
+  auto after = client.call("add", {Value(1), Value(1)});
+  EXPECT_FALSE(after);
+}
+
+TEST(HttpServer, WorkerPoolKeepsFastCallsFast) {
+  ServerOptions o = TestServer::base_options();
+  o.threads = 1;
+  o.handler_threads = 2;
+  TestServer t(o);
+  Client slow_client(t.url()), fast_client(t.url());
+  std::thread slow([&] { EXPECT_TRUE(slow_client.call("sleep", {Value(800)})); });
+  std::this_thread::sleep_for(100ms);
+  auto start = std::chrono::steady_clock::now();
+  auto r = fast_client.call("add", {Value(2), Value(3)});
+  auto took = std::chrono::steady_clock::now() - start;
+  slow.join();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 5);
+  EXPECT_LT(took, 500ms);  // did not wait for the sleeping handler on the same loop
+}
+
+TEST(HttpServer, MethodStatsCountCallsAndFaults) {
+  TestServer t;
+  Client client(t.url());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client.call("add", {Value(1), Value(2)}));
+  ASSERT_FALSE(client.call("add", {Value("x"), Value(2)}));
+  uint64_t calls = 0, faults = 0;
+  for (const MethodStats& s : t.server.method_stats())
+    if (s.name == "add") calls += s.calls, faults += s.faults;
+  EXPECT_EQ(calls, 6u);
+  EXPECT_EQ(faults, 1u);
+}
+
+TEST(HttpServer, ShutdownOnlyWhenEnabled) {
+  TestServer off;
+  auto r = Client(off.url()).call("system.shutdown");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().fault_code, -32601);
+  ServerOptions o = TestServer::base_options();
+  o.enable_shutdown = true;
+  TestServer on(o);
+  auto s = Client(on.url()).call("system.shutdown");
+  EXPECT_TRUE(s) << s.error().message;
+  on.server.wait();  // returns: the server stopped itself
+}
+
+TEST(HttpServer, Tls) {
+  auto dir = std::filesystem::temp_directory_path() / ("callwire-tls-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  testing::TestCert cert = testing::make_test_cert(dir);
+  ASSERT_TRUE(cert.ok);
+  ServerOptions o = TestServer::base_options();
+  o.tls_cert_file = cert.cert_file;
+  o.tls_key_file = cert.key_file;
+  TestServer t(o);
+  ASSERT_EQ(t.url().substr(0, 8), "https://");
+  ClientOptions trusted;
+  trusted.ca_file = cert.cert_file;
+  Client client(t.url(), trusted);
+  for (int i = 0; i < 3; ++i) {
+    auto r = client.call("add", {Value(i), Value(10)});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->as_int(), i + 10);
+  }
+  // Verification is on by default: a self-signed certificate is refused.
+  auto refused = Client(t.url()).call("add", {Value(1), Value(1)});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::TlsError) << refused.error().message;
+  // ... unless turned off explicitly.
+  ClientOptions insecure;
+  insecure.verify_peer = false;
+  EXPECT_TRUE(Client(t.url(), insecure).call("add", {Value(1), Value(1)}));
+  // Plain HTTP to a TLS port: the server drops it, and keeps serving.
+  RawSocket s(t.port());
+  s.send(post(call_xml("add")));
+  s.read_all(2s);
+  EXPECT_TRUE(s.closed());
+  EXPECT_TRUE(client.call("add", {Value(1), Value(1)}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, BadStartOptionsAreErrors) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:99999"};
+  Server bad_port(o);
+  EXPECT_FALSE(bad_port.start());
+  o.listen = {"127.0.0.1:0"};
+  o.tls_cert_file = "/nonexistent.pem";
+  o.tls_key_file = "/nonexistent.key";
+  Server bad_tls(o);
+  Status s = bad_tls.start();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, Errc::TlsError);
+  TestServer running;
+  ServerOptions same = TestServer::base_options();
+  same.listen = {"127.0.0.1:" + std::to_string(running.port())};
+  Server clash(same);
+  EXPECT_FALSE(clash.start());
+}
+
+}  // namespace
+}  // namespace callwire

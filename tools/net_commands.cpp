@@ -1,0 +1,159 @@
+#include "net_commands.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "call_params.hpp"
+#include "callwire/client.hpp"
+#include "callwire/server.hpp"
+#include "demo_methods.hpp"
+#include "json_form.hpp"
+
+namespace callwire::tool {
+
+namespace {
+
+constexpr int kFault = 1;
+constexpr int kFailed = 2;
+
+Server* g_server = nullptr;  // for the signal handler: Server::stop is async-signal-safe
+
+extern "C" void on_stop_signal(int) {
+  if (g_server) g_server->stop();
+}
+
+int print_error(const Error& e) {
+  if (e.code == Errc::Fault) {
+    std::fprintf(stderr, "fault %d: %s\n", int(e.fault_code), e.message.c_str());
+    return kFault;
+  }
+  std::fprintf(stderr, "callwire: %s: %s\n", errc_name(e.code), e.message.c_str());
+  return kFailed;
+}
+
+Result<Client> make_client(const ClientSettingsFlags& flags) {
+  ClientOptions options;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_seconds * 1000));
+  options.user = flags.user;
+  options.password = flags.password;
+  options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
+  options.ca_file = flags.ca_file;
+  options.verify_peer = !flags.insecure;
+  return Client::create(flags.url, std::move(options));
+}
+
+}  // namespace
+
+int run_serve(const ServeFlags& flags) {
+  ServerOptions options;
+  options.listen = flags.listen;
+  if (!flags.unix_path.empty()) options.listen.push_back("unix:" + flags.unix_path);
+  if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
+  options.threads = flags.threads;
+  options.handler_threads = flags.handler_threads;
+  options.tls_cert_file = flags.tls_cert;
+  options.tls_key_file = flags.tls_key;
+  options.enable_shutdown = flags.enable_shutdown;
+  options.dialect = flags.dialect == "i8"       ? OutputDialect::I8
+                    : flags.dialect == "apache" ? OutputDialect::Apache
+                                                : OutputDialect::Auto;
+  if (!flags.user.empty()) {
+    options.authenticate = [user = flags.user, password = flags.password](
+                               std::string_view u, std::string_view p) {
+      return u == user && p == password;
+    };
+  }
+  if (flags.access_log) {
+    options.access_log = [](const AccessLogEntry& e) {
+      std::fprintf(stderr, "%.*s %.*s %d %d %zu %zu %.3fms\n", int(e.peer.size()), e.peer.data(),
+                   int(e.method.size()), e.method.data(), e.http_status, int(e.fault_code),
+                   e.request_bytes, e.response_bytes, e.duration.count() / 1e6);
+    };
+  }
+  Server server(std::move(options));
+  for (auto& m : demo::demo_methods()) {
+    if (Status s = server.add_method(m.name, std::move(m.handler), std::move(m.info)); !s)
+      return print_error(s.error());
+  }
+  if (Status s = server.start(); !s) return print_error(s.error());
+  g_server = &server;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  size_t listeners = flags.listen.size() + (flags.unix_path.empty() ? 0 : 1);
+  for (size_t i = 0; i < std::max<size_t>(listeners, 1); ++i)
+    std::printf("listening on %s\n", server.url(i).c_str());
+  std::fflush(stdout);
+  server.wait();
+  g_server = nullptr;
+  return 0;
+}
+
+int run_call(const ClientSettingsFlags& flags, const std::string& method,
+             const std::vector<std::string>& params, bool pretty) {
+  auto values = call_params::parse_params(params);
+  if (!values) {
+    std::fprintf(stderr, "callwire: %s\n", values.error().message.c_str());
+    return kFailed;
+  }
+  auto client = make_client(flags);
+  if (!client) return print_error(client.error());
+  auto result = client->call(method, *values);
+  if (!result) return print_error(result.error());
+  std::string json = json_form::to_json(
+      *result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
+  std::printf("%s\n", json.c_str());
+  return 0;
+}
+
+int run_list(const ClientSettingsFlags& flags) {
+  auto client = make_client(flags);
+  if (!client) return print_error(client.error());
+  auto names = client->call("system.listMethods");
+  if (!names) return print_error(names.error());
+  if (!names->is_array()) {
+    std::fprintf(stderr, "callwire: system.listMethods did not answer an array\n");
+    return kFailed;
+  }
+  // Signatures and help for every method in one round trip.
+  std::vector<MethodCall> calls;
+  for (const Value& name : names->as_array()) {
+    if (!name.is_string()) continue;
+    calls.push_back({"system.methodSignature", Value::array({name})});
+    calls.push_back({"system.methodHelp", Value::array({name})});
+  }
+  auto answers = client->multicall(calls);
+  size_t i = 0;
+  for (const Value& name : names->as_array()) {
+    if (!name.is_string()) continue;
+    std::string line(name.as_string());
+    std::string help;
+    if (answers) {
+      const CallResult& sig = (*answers)[i];
+      const CallResult& h = (*answers)[i + 1];
+      if (sig && sig->is_array()) {
+        for (const Value& s : sig->as_array()) {
+          if (!s.is_array() || s.empty()) continue;
+          std::string text = line + "(";
+          for (size_t k = 1; k < s.size(); ++k) {
+            if (k > 1) text += ", ";
+            text += s[k].is_string() ? std::string(s[k].as_string()) : "?";
+          }
+          text += ") -> " + (s[0].is_string() ? std::string(s[0].as_string()) : "?");
+          std::printf("%s\n", text.c_str());
+        }
+        if (sig->empty()) std::printf("%s(...)\n", line.c_str());
+      } else {
+        std::printf("%s(...)\n", line.c_str());  // "undef": signature unknown
+      }
+      if (h && h->is_string()) help = std::string(h->as_string());
+    } else {
+      std::printf("%s\n", line.c_str());
+    }
+    if (!help.empty()) std::printf("    %s\n", help.c_str());
+    i += 2;
+  }
+  return 0;
+}
+
+}  // namespace callwire::tool

@@ -1,0 +1,42 @@
+// The `callwire` command's network subcommands: serve, call, list.
+//
+// Exit status: 0 done; 1 the server answered with a fault (stderr: `fault CODE: STRING`);
+// 2 anything else (usage, transport, HTTP status), with the reason on stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace callwire::tool {
+
+struct ServeFlags {
+  std::vector<std::string> listen;
+  std::string unix_path;
+  unsigned threads = 0;
+  unsigned handler_threads = 0;
+  std::string tls_cert, tls_key;
+  std::string user, password;
+  std::string dialect = "auto";
+  bool enable_shutdown = false;
+  bool access_log = false;
+};
+
+struct ClientSettingsFlags {
+  std::string url;
+  double timeout_seconds = 30;
+  std::string user, password;
+  std::string dialect = "i8";
+  std::string ca_file;
+  bool insecure = false;
+};
+
+/// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first
+/// line on stdout is "listening on URL".
+int run_serve(const ServeFlags& flags);
+/// Calls METHOD with parameters in xmlrpc-c's syntax; prints the result's JSON form.
+int run_call(const ClientSettingsFlags& flags, const std::string& method,
+             const std::vector<std::string>& params, bool pretty);
+/// Prints every method with its signatures and help, through introspection.
+int run_list(const ClientSettingsFlags& flags);
+
+}  // namespace callwire::tool

@@ -1,7 +1,7 @@
 # The project's commands. Each one installs what is missing first (scripts/setup.sh).
 #   make demo      encode and decode a sample call with the callwire command
 #   make test      build and run every test (ctest)
-#   make sanitize  the unit tests under ASan+UBSan
+#   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
 #   make bench     the benchmarks; writes bench/RESULTS.md
 JOBS ?= $(shell nproc)
@@ -31,6 +31,11 @@ sanitize: setup
 	@cmake --build build/asan -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) --timeout 600
+	@cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=thread -DCALLWIRE_TOOLS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/tsan -j $(JOBS) --target http_e2e_test server_test
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --test-dir build/tsan --output-on-failure -j $(JOBS) --timeout 600 -R '^(e2e|server)\.'
 
 fuzz: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

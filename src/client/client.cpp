@@ -255,7 +255,8 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   head.gzip = gzipped;
   head.authorization = authorization;
   head.extra = extra;
-  Buffer head_bytes;
+  Buffer& head_bytes = c.head_scratch();
+  head_bytes.clear();
   if (Status s = http::append_request_head(head_bytes, head); !s) return s.error();
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
@@ -264,7 +265,7 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   }
   // A head longer than the room (many extra fields): one copy of the body.
   head_bytes.append(out.view().substr(kRequestHeadRoom));
-  out = std::move(head_bytes);
+  std::swap(out, head_bytes);
   return size_t{0};
 }
 

@@ -40,6 +40,8 @@ class ClientConnection {
 
   /// The request to send (head and body) goes here before begin().
   Buffer& request() noexcept { return request_; }
+  /// Scratch space for building the request's head (kept: no allocation per call).
+  Buffer& head_scratch() noexcept { return head_scratch_; }
   /// Starts an exchange of the bytes in request()[offset..]. A new connection resolves and
   /// starts connecting (names resolve synchronously).
   void begin(size_t offset);
@@ -77,6 +79,7 @@ class ClientConnection {
   bool used_before_ = false;
 
   Buffer request_;
+  Buffer head_scratch_;
   size_t sent_ = 0;
   Buffer in_;
   Buffer chunked_body_;

@@ -46,7 +46,7 @@ HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       parser_(loop.core().request_limits) {
-  idle_since_ = loop_.now();
+  idle_since_ = request_started_ = loop_.now();
 }
 
 HttpConnection::~HttpConnection() = default;
@@ -80,6 +80,13 @@ void HttpConnection::on_event(uint32_t events) {
     close();
     return;
   }
+  if (busy_) {
+    // Nothing is watched while a worker runs the call, but a hang-up is reported anyway (and
+    // again and again: level-triggered). The answer has nowhere to go: close now; the loop
+    // deletes the connection when the worker is done.
+    if (events & EPOLLHUP) close();
+    return;
+  }
   if (events & EPOLLOUT) {
     flush();
     if (phase_ == Phase::Closed) return;
@@ -90,11 +97,13 @@ void HttpConnection::on_event(uint32_t events) {
 void HttpConnection::read_input() {
   for (;;) {
     size_t want = kReadChunk;
-    // A known body: read the rest of it at once (the parser has checked it against max_body).
+    // A known body: read more of it at once, growing with what has arrived (never reserving
+    // a declared length that may be a lie).
     if (parser_.headers_complete() && parser_.request().content_length) {
       size_t have = in_.size() - request_start_;
       size_t total = static_cast<size_t>(*parser_.request().content_length);
-      want = std::max(want, total > have ? total - have : 0);
+      size_t rest = total > have ? total - have : 0;
+      want = std::max(want, std::min(rest, in_.size()));
     }
     char* dst = in_.prepare(want);
     net::IoResult r = stream_.read(dst, want);
@@ -146,6 +155,7 @@ void HttpConnection::process_input() {
     parser_.reset();
     chunked_body_.clear();
     head_checked_ = false;
+    served_any_ = true;
     idle_since_ = loop_.now();
   }
   if (busy_) return;
@@ -301,6 +311,7 @@ void HttpConnection::job_done() {
   parser_.reset();
   chunked_body_.clear();
   head_checked_ = false;
+  served_any_ = true;
   idle_since_ = loop_.now();
   set_interest(EPOLLIN);
   process_input();
@@ -340,12 +351,23 @@ void HttpConnection::flush() {
     begin_linger();
     return;
   }
+  release_large_buffers();
   if (!busy_) set_interest(EPOLLIN);
   // Requests left waiting while output was pending.
   if (request_start_ < in_.size() && !busy_ && (interest_ & EPOLLIN)) {
     process_input();
     if (out_sent_ < out_.size()) flush();
   }
+}
+
+void HttpConnection::release_large_buffers() {
+  // After a large request or answer, an idle keep-alive connection should not pin megabytes.
+  constexpr size_t kKeep = 256 * 1024;
+  if (in_.capacity() > kKeep && in_.empty()) in_ = Buffer();
+  if (out_.capacity() > kKeep) out_ = Buffer();
+  if (chunked_body_.capacity() > kKeep) chunked_body_ = Buffer();
+  if (inflated_body_.capacity() > kKeep) inflated_body_ = Buffer();
+  if (!busy_ && job_out_.capacity() > kKeep) job_out_ = Buffer();  // busy: the worker owns it
 }
 
 void HttpConnection::begin_linger() {
@@ -383,7 +405,9 @@ void HttpConnection::sweep(Clock::time_point now) {
     if (now - write_started_ >= options.write_timeout) close();
     return;
   }
-  if (request_start_ < in_.size()) {
+  // A request in progress, or a connection that never completed one (a TLS handshake that
+  // stalls, a client that connects and says nothing): the request deadline applies.
+  if (request_start_ < in_.size() || !served_any_) {
     if (now - request_started_ >= options.request_timeout) {
       respond_error(408);
       flush();

@@ -61,6 +61,7 @@ class HttpConnection final : public net::Watcher {
   void read_input();
   void process_input();
   void flush();
+  void release_large_buffers();
   void begin_linger();
   void linger_read();
   void set_interest(uint32_t events);
@@ -79,6 +80,7 @@ class HttpConnection final : public net::Watcher {
   Buffer chunked_body_;       // a chunked request's decoded body
   Buffer inflated_body_;      // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request
+  bool served_any_ = false;    // a request was answered on this connection
 
   Buffer out_;                // answers waiting to be sent, from out_sent_
   size_t out_sent_ = 0;

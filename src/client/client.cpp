@@ -279,7 +279,7 @@ Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const V
     return offset.error();
   }
   for (int attempt = 0;; ++attempt) {
-    c->begin(*offset);
+    c->begin(*offset, deadline);
     for (;;) {
       ClientConnection::Wait w = c->step();
       if (w == ClientConnection::Wait::None) break;

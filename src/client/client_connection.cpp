@@ -1,5 +1,8 @@
 #include "client/client_connection.hpp"
 
+#include <fcntl.h>
+#include <sys/socket.h>
+
 #include <string>
 
 #include "client/url.hpp"
@@ -17,7 +20,8 @@ ClientConnection::ClientConnection(const ClientSettings& settings)
       parser_(settings.response_limits),
       reader_(settings.reader_limits) {}
 
-void ClientConnection::begin(size_t offset) {
+void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
+  blocking_until_ = blocking_until;
   sent_ = offset;
   in_.clear();
   chunked_body_.clear();
@@ -28,9 +32,12 @@ void ClientConnection::begin(size_t offset) {
   if (stream_.fd() >= 0) {
     used_before_ = true;
     state_ = State::Sending;
+    apply_blocking_mode();
     return;
   }
   used_before_ = false;
+  blocking_ = false;  // a new socket starts non-blocking (the connect is polled)
+  socket_timeout_ = {};
   addresses_.clear();
   next_address_ = 0;
   auto resolved = net::resolve(settings_.url->endpoint);
@@ -86,11 +93,38 @@ ClientConnection::Wait ClientConnection::finish_connect() {
     return Wait::None;
   }
   state_ = State::Sending;
+  apply_blocking_mode();
   return Wait::None;
+}
+
+void ClientConnection::apply_blocking_mode() {
+  bool want = blocking_until_.has_value();
+  if (want != blocking_) {
+    int flags = fcntl(stream_.fd(), F_GETFL);
+    if (flags >= 0) fcntl(stream_.fd(), F_SETFL, want ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+    blocking_ = want;
+  }
+  if (blocking_) refresh_socket_timeout();
+}
+
+void ClientConnection::refresh_socket_timeout() {
+  using std::chrono::microseconds;
+  auto left = std::chrono::duration_cast<microseconds>(*blocking_until_ - Clock::now());
+  if (left < microseconds(1000)) left = microseconds(1000);  // 0 would mean "forever"
+  // Lower the timeout when it would overshoot the deadline by more than a little; keep it
+  // otherwise (the usual case: the same timeout call after call costs no system call).
+  microseconds slack = microseconds(1000) + left / 64;
+  if (socket_timeout_.count() != 0 && socket_timeout_ <= left + slack) return;
+  timeval tv{static_cast<time_t>(left.count() / 1000000),
+             static_cast<suseconds_t>(left.count() % 1000000)};
+  setsockopt(stream_.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(stream_.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  socket_timeout_ = left;
 }
 
 ClientConnection::Wait ClientConnection::send() {
   while (sent_ < request_.size()) {
+    if (blocking_) refresh_socket_timeout();
     net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
     switch (r.status) {
       case net::IoStatus::Ok: sent_ += r.n; continue;
@@ -114,6 +148,7 @@ ClientConnection::Wait ClientConnection::send() {
 
 ClientConnection::Wait ClientConnection::receive() {
   for (;;) {
+    if (blocking_) refresh_socket_timeout();
     char* dst = in_.prepare(kReadChunk);
     net::IoResult r = stream_.read(dst, kReadChunk);
     http::ResponseParseResult p;

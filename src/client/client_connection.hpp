@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "callwire/buffer.hpp"
@@ -44,7 +45,12 @@ class ClientConnection {
   Buffer& head_scratch() noexcept { return head_scratch_; }
   /// Starts an exchange of the bytes in request()[offset..]. A new connection resolves and
   /// starts connecting (names resolve synchronously).
-  void begin(size_t offset);
+  ///
+  /// `blocking_until`: the synchronous path's deadline. Once connected, the socket then
+  /// blocks in send and recv with SO_SNDTIMEO/SO_RCVTIMEO kept at most a little past the
+  /// deadline, so a call costs one send and one recv (a Want* result then means the timeout
+  /// expired: poll for what is left). Without it (the event loop) the socket never blocks.
+  void begin(size_t offset, std::optional<Clock::time_point> blocking_until = std::nullopt);
   /// Advances as far as it can without blocking: Wait::Read/Write says what to wait for;
   /// Wait::None means the exchange is over (see result()).
   Wait step();
@@ -63,6 +69,9 @@ class ClientConnection {
 
  private:
   enum class State { Idle, Connecting, Sending, Receiving, Done };
+  // Puts the socket in the mode the exchange wants, and its timeouts near the deadline.
+  void apply_blocking_mode();
+  void refresh_socket_timeout();
   Wait connect_next();
   Wait finish_connect();
   Wait send();
@@ -77,6 +86,9 @@ class ClientConnection {
   size_t next_address_ = 0;
   Error connect_error_;
   bool used_before_ = false;
+  std::optional<Clock::time_point> blocking_until_;
+  bool blocking_ = false;                    // the socket's current mode
+  std::chrono::microseconds socket_timeout_{0};  // SO_RCVTIMEO/SO_SNDTIMEO as set; 0: none
 
   Buffer request_;
   Buffer head_scratch_;

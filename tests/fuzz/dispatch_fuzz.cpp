@@ -1,0 +1,59 @@
+// libFuzzer driver for the server's dispatch: any body a peer POSTs goes through the reader,
+// the method lookup, signature checks, handlers, system.* and multicall, and must come back
+// as exactly one well-formed <methodResponse> (a result or a fault) — never a crash, a leak or
+// an exception.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+#include "callwire/registry.hpp"
+#include "callwire/xml.hpp"
+#include "server/dispatcher.hpp"
+
+namespace {
+
+using namespace callwire;
+
+const Registry& registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;
+    reg->add("sample.add",
+             [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
+             {{{"int", "int", "int"}}, "Adds two integers."});
+    reg->add("echo", [](Params p, CallContext&) {
+      Value a = Value::array();
+      for (Value& v : p) a.push_back(std::move(v));
+      return a;
+    });
+    reg->add("fail", [](Params p, CallContext& c) -> Value {
+      if (p.size() > 1) c.latch_fault({1, "latched"});
+      if (p.empty()) throw std::runtime_error("plain exception");
+      throw FaultError(-1, std::string(p[0].try_as_string().value_or("fault")));
+    });
+    reg->add("first", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; },
+             {{{"any", "any"}, {"any"}}, ""});
+    reg->freeze();
+    return reg;
+  }();
+  return *r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static detail::Dispatcher* dispatcher = [] {
+    detail::DispatchOptions options;
+    options.max_multicall_calls = 50;
+    return new detail::Dispatcher(registry(), options);
+  }();
+  std::string_view body(reinterpret_cast<const char*>(data), size);
+  CallContext context("127.0.0.1:1", "", {});
+  Buffer out;
+  dispatcher->handle(body, context, out);
+  static xml::Reader reader;
+  auto response = reader.read_response(out.view());
+  if (!response) abort();  // the answer must always be a valid methodResponse
+  return 0;
+}

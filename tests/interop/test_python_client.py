@@ -1,16 +1,18 @@
 """Python's xmlrpc.client against `callwire serve`: validator1, every type, multicall, the system
 methods, faults, gzip, Basic auth, HTTPS, a Unix socket and the Apache dialect."""
 
-import base64
 import datetime
 import gzip
 import http.client
+import signal
 import socket
 import ssl
 import urllib.parse
 import xmlrpc.client
 
 import pytest
+
+from conftest import ServerProcess
 
 TIMEOUT = 10  # seconds, for every connection a test opens
 
@@ -485,3 +487,106 @@ def test_auto_dialect_answers_apache_to_apache(server):
     assert b"<ex:nil/>" in raw
     status, _, raw = post(server.url, xmlrpc.client.dumps((None,), "echo", allow_none=True))
     assert b"<nil/>" in raw and b"ex:" not in raw
+
+
+# --- edges of the data model as peers write them ------------------------------------------------
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("<value>untyped</value>", "untyped"),
+    ("<value></value>", ""),
+    ("<value><string/></value>", ""),
+    ("<value><string></string></value>", ""),
+    ("<value><i8>\n 7\n </i8></value>", 7),  # rtorrent pretty-prints
+    ("<value><i4>+007</i4></value>", 7),
+    ("<value><double>1e+100</double></value>", 1e100),  # Python's own repr
+    ("<value><array><data/></array></value>", []),
+    ("<value><struct/></value>", {}),
+    ("<value><struct><member><name>k</name><value>1</value></member>"
+     "<member><name>k</name><value>2</value></member></struct></value>", {"k": "2"}),
+    ("<value><ex:i1>5</ex:i1></value>", 5),
+    ("<value><ex:nil/></value>", None),
+    ("<value><base64>aGVs\r\n bG8=\n</base64></value>", b"hello"),
+])
+def test_values_as_peers_write_them(server, value, expected):
+    body = ("<?xml version='1.0'?><methodCall><methodName>echo</methodName><params><param>"
+            f"{value}</param></params></methodCall>")
+    status, _, raw = post(server.url, body)
+    assert status == 200
+    (answer,), _ = xmlrpc.client.loads(raw, use_builtin_types=True)
+    assert answer == [expected]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_python_non_finite_doubles_are_refused(server, value):
+    # Python writes repr(): "nan", "inf"; XML-RPC has no such doubles.
+    with pytest.raises(xmlrpc.client.Fault) as fault:
+        proxy(server.url).echo(value)
+    assert fault.value.faultCode == -32600
+
+
+def test_multicall_cap(server):
+    multi = xmlrpc.client.MultiCall(proxy(server.url))
+    for i in range(1001):
+        multi.sample.add(i, 1)
+    with pytest.raises(xmlrpc.client.Fault) as fault:
+        multi()
+    assert fault.value.faultCode == -32600
+    multi = xmlrpc.client.MultiCall(proxy(server.url))
+    for i in range(1000):
+        multi.sample.add(i, 1)
+    assert list(multi()) == [i + 1 for i in range(1000)]
+
+
+def test_nested_multicall_refused(server):
+    answer = proxy(server.url).system.multicall(
+        [{"methodName": "system.multicall", "params": [[]]},
+         {"methodName": "sample.add", "params": [1, 2]}])
+    assert answer[0]["faultCode"] == -32600
+    assert answer[1] == [3]
+
+
+# --- server lifecycle: IPv6, several threads, the access log, shutdown, SIGINT ------------------
+
+
+def ipv6_loopback_available():
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def test_ipv6_threads_log_and_system_shutdown(callwire_bin):
+    listen = ["--listen", "127.0.0.1:0"]
+    if ipv6_loopback_available():
+        listen += ["--listen", "[::1]:0"]
+    server = ServerProcess([callwire_bin, "serve", *listen, "--threads", "2",
+                            "--handler-threads", "2", "--log", "--enable-shutdown"],
+                           listeners=len(listen) // 2)
+    try:
+        for url in server.urls:
+            assert proxy(url).sample.add(1, 2) == 3
+        if len(server.urls) == 2:
+            assert server.urls[1].startswith("http://[::1]:")
+        p = proxy(server.url)
+        assert "system.shutdown" in p.system.listMethods()
+        assert p.system.shutdown() == 0
+        assert server.proc.wait(5) == 0  # stops by itself
+    finally:
+        rc = server.stop()
+    assert rc == 0
+    log = server.stderr()
+    assert " sample.add 200 0 " in log
+    assert " system.shutdown 200 0 " in log
+
+
+def test_sigint_stops_cleanly(callwire_bin):
+    server = ServerProcess([callwire_bin, "serve", "--listen", "127.0.0.1:0", "--threads", "1"])
+    try:
+        assert proxy(server.url).sample.add(1, 2) == 3
+        server.proc.send_signal(signal.SIGINT)
+        assert server.proc.wait(5) == 0
+    finally:
+        server.stop()

@@ -1,5 +1,5 @@
 # The project's commands. Each one installs what is missing first (scripts/setup.sh).
-#   make demo      encode and decode a sample call with the callwire command
+#   make demo      encode and decode sample calls; serve, call (callwire and Python), list
 #   make test      build and run every test (ctest)
 #   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds

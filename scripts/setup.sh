@@ -15,6 +15,7 @@ packages=(
   libssl-dev zlib1g-dev                # TLS, gzip
   curl python3-pytest                  # interop tests: raw HTTP, Python's xmlrpc
   libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
+  openssl                              # interop tests: a certificate made at test time
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
 )
 

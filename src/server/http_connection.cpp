@@ -418,9 +418,12 @@ void HttpConnection::sweep(Clock::time_point now) {
 }
 
 void HttpConnection::on_stop() {
-  if (busy_ || phase_ != Phase::Open) return;
+  if (phase_ != Phase::Open) return;
+  // Also when a worker is running the call (busy_): job_done() then answers with
+  // "Connection: close" and closes, instead of keeping an idle connection open until the
+  // stop grace runs out.
   close_after_write_ = true;
-  if (out_sent_ == out_.size() && request_start_ == in_.size()) close();
+  if (!busy_ && out_sent_ == out_.size() && request_start_ == in_.size()) close();
 }
 
 void HttpConnection::log_access(std::string_view method, int status, int32_t fault_code,

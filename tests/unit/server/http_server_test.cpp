@@ -374,6 +374,29 @@ TEST(HttpServer, StopFinishesCallsInFlight) {
   EXPECT_FALSE(after);
 }
 
+TEST(HttpServer, StopFinishesCallsInFlightOnTheWorkerPool) {
+  // The call is on a worker when the stop begins; its answer must close the connection, or
+  // the client's idle keep-alive connection holds the server until stop_grace (10 s).
+  ServerOptions o = TestServer::base_options();
+  o.threads = 1;
+  o.handler_threads = 1;
+  TestServer t(o);
+  auto start = std::chrono::steady_clock::now();
+  {
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.connected());
+    ASSERT_TRUE(s.send(post(call_xml("sleep", "<param><value><int>300</int></value></param>"))));
+    std::this_thread::sleep_for(100ms);
+    start = std::chrono::steady_clock::now();
+    t.server.stop();
+    std::string answer = s.read_responses(1);
+    EXPECT_EQ(RawSocket::complete_responses(answer), 1);
+    EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << answer;
+  }  // the client closes, as it must after "Connection: close"; the server stops lingering
+  t.server.wait();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
 TEST(HttpServer, WorkerPoolKeepsFastCallsFast) {
   ServerOptions o = TestServer::base_options();
   o.threads = 1;

@@ -372,6 +372,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
     return;
   }
   call.offset = *offset;
+  call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   engine.submit(std::move(call));
 }

@@ -38,16 +38,24 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   used_before_ = false;
   blocking_ = false;  // a new socket starts non-blocking (the connect is polled)
   socket_timeout_ = {};
-  addresses_.clear();
+  resolve_now();
+  resolved_ = false;  // consumed: the next new connection resolves again
   next_address_ = 0;
+  state_ = State::Connecting;
+}
+
+void ClientConnection::resolve_now() {
+  if (resolved_ || stream_.fd() >= 0) return;
+  addresses_.clear();
   auto resolved = net::resolve(settings_.url->endpoint);
   if (!resolved) {
     connect_error_ = Error(Errc::ConnectFailed, resolved.error().message);
   } else {
     addresses_ = std::move(*resolved);
-    connect_error_ = Error(Errc::ConnectFailed, "no address for " + settings_.url->endpoint.to_string());
+    connect_error_ =
+        Error(Errc::ConnectFailed, "no address for " + settings_.url->endpoint.to_string());
   }
-  state_ = State::Connecting;
+  resolved_ = true;
 }
 
 ClientConnection::Wait ClientConnection::step() {

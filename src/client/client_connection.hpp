@@ -51,6 +51,10 @@ class ClientConnection {
   /// deadline, so a call costs one send and one recv (a Want* result then means the timeout
   /// expired: poll for what is left). Without it (the event loop) the socket never blocks.
   void begin(size_t offset, std::optional<Clock::time_point> blocking_until = std::nullopt);
+  /// Resolves the server's name now, on the calling thread, when the connection is not open
+  /// (begin() would otherwise do it): the asynchronous path calls it before handing the
+  /// exchange to its I/O thread, which must never block on a name lookup.
+  void resolve_now();
   /// Advances as far as it can without blocking: Wait::Read/Write says what to wait for;
   /// Wait::None means the exchange is over (see result()).
   Wait step();
@@ -83,6 +87,7 @@ class ClientConnection {
   State state_ = State::Idle;
   net::Stream stream_;
   std::vector<net::SocketAddress> addresses_;
+  bool resolved_ = false;  // addresses_ (or connect_error_) is ready for the next connect
   size_t next_address_ = 0;
   Error connect_error_;
   bool used_before_ = false;

@@ -3,6 +3,8 @@
 
     tests/fuzz/corpus/http_request_fuzz/*.bin
     tests/fuzz/corpus/http_response_fuzz/*.bin
+    tests/fuzz/corpus/server_fuzz/*.bin (the raw requests, no prefix, plus calls the demo
+                                         server's methods answer)
 
 Each seed is the drivers' 3-byte prefix (flags; a big-endian split offset) and one message.
 The flags byte: bit 0 = tiny limits; bit 1 (response driver) = the connection ends after the
@@ -102,4 +104,25 @@ def write(driver, files):
 
 
 write("http_request_fuzz", seeds(REQUESTS, (0, 1)))
+
+ADD = (b"<?xml version='1.0'?><methodCall><methodName>sample.add</methodName><params>"
+       b"<param><value><int>2</int></value></param><param><value><i4>3</i4></value></param>"
+       b"</params></methodCall>")
+MULTI = (b"<methodCall><methodName>system.multicall</methodName><params><param><value><array>"
+         b"<data><value><struct><member><name>methodName</name><value>echo</value></member>"
+         b"<member><name>params</name><value><array><data><value><nil/></value></data></array>"
+         b"</value></member></struct></value></data></array></value></param></params>"
+         b"</methodCall>")
+POST = b"POST /RPC2 HTTP/1.1\r\nHost: h\r\nContent-Type: text/xml\r\n"
+SERVER = dict((name + ".bin", msg) for name, msg in REQUESTS.items())
+SERVER.update({
+    "add.bin": POST + cl(ADD),
+    "multicall_gzip_accept.bin": POST + b"Accept-Encoding: gzip\r\n" + cl(MULTI),
+    "gzip_body.bin": POST + b"Content-Encoding: gzip\r\n" + cl(gzip.compress(ADD, mtime=0)),
+    "expect_continue.bin": POST + b"Expect: 100-continue\r\n" + cl(ADD),
+    "pipelined_calls.bin": (POST + cl(ADD)) * 3 + b"POST /RPC2 HTTP/1.0\r\n" + cl(MULTI),
+    "chunked_call.bin": POST + b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % len(ADD) + ADD
+                        + b"\r\n0\r\n\r\n",
+})
+write("server_fuzz", SERVER)
 write("http_response_fuzz", seeds(RESPONSES, (0, 1, 2)))

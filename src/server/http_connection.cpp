@@ -90,11 +90,13 @@ void HttpConnection::on_event(uint32_t events) {
 void HttpConnection::read_input() {
   for (;;) {
     size_t want = kReadChunk;
-    // A known body: read the rest of it at once (the parser has checked it against max_body).
+    // A known body: read the rest of it in few reads (the parser has checked it against
+    // max_body), but never make room for more than has arrived already: a peer that only
+    // announces a large body must send it before we hold memory for it (doubling as it comes).
     if (parser_.headers_complete() && parser_.request().content_length) {
       size_t have = in_.size() - request_start_;
       size_t total = static_cast<size_t>(*parser_.request().content_length);
-      want = std::max(want, total > have ? total - have : 0);
+      want = std::max(want, total > have ? std::min(total - have, have) : 0);
     }
     char* dst = in_.prepare(want);
     net::IoResult r = stream_.read(dst, want);

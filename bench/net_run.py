@@ -4,7 +4,7 @@
 Usage: python3 bench/net_run.py BUILD_DIR [--quick] [--no-write] [--only PARTS]
   `make bench` runs it with BUILD_DIR=build/bench after bench/run.py. It builds nothing: the
   Makefile builds BUILD_DIR/tools/callwire and BUILD_DIR/bench/*_lat_* first.
-  --quick     short runs (a few seconds in all) for working on this script; implies --no-write
+  --quick     short runs (about 40 s in all) for working on this script; implies --no-write
   --no-write  print the tables, leave RESULTS.md alone
   --only      a comma-separated subset of: latency, syscalls, wrk
 
@@ -21,8 +21,9 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
      python    cw_lat_client ↔ Python's SimpleXMLRPCServer (bench/net/py_server.py)
    each unpinned and then with client and server pinned to one core (taskset -c 0): median,
    p99, and CPU time per call of the client and the server.
-2. System calls per call (strace -f -c on both sides, unpinned, in separate short runs: the
-   difference between a run of SHORT and of LONG calls, so connecting and starting cancel).
+2. System calls per call of each pair (perf's syscall tracepoints, or strace -f -c without
+   perf, on both sides, unpinned and pinned, in separate short runs: the difference between a
+   run of SHORT and of LONG calls, so starting, connecting and exiting cancel).
 3. Throughput: wrk, 2 threads, 32 connections, POSTing the same sample.add body, against
    `callwire serve` (defaults: a loop per core), Abyss (defaults, and tuned), Python, and
    nginx answering the same response body with `return 200` (the floor).
@@ -54,7 +55,7 @@ RESULTS = HERE / "RESULTS.md"
 
 LAT_SECONDS = 1.5   # timed calls per latency run
 LAT_WARMUP = 1000   # untimed calls first
-STRACE_SHORT, STRACE_LONG = 200, 1200
+SYSCALL_SHORT, SYSCALL_LONG = 200, 2200
 WRK_SECONDS = 5
 WRK_THREADS, WRK_CONNECTIONS = 2, 32
 
@@ -277,58 +278,104 @@ def run_latency(peers, seconds, warmup):
 
 # ---------------------------------------------------------------------------------------------
 # System calls per call.
+#
+# Counted with perf's syscall tracepoints when perf can (they do not slow the process down, so
+# a non-blocking read that finds nothing yet still finds nothing), else with strace -f -c
+# (which slows every call by tens of µs and so changes what such reads find). Either way the
+# client and the server each run under the counter, and a run of SHORT calls is subtracted from
+# one of LONG calls (each with its own server), so starting, connecting and exiting cancel.
 
-def parse_strace(path):
+SYSCALLS = ["read", "write", "recvfrom", "sendto", "recvmsg", "sendmsg", "readv", "writev",
+            "poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "futex",
+            "connect", "accept", "accept4", "close", "shutdown", "setsockopt", "getsockname",
+            "getpeername", "newfstatat", "rt_sigaction", "rt_sigprocmask", "clock_nanosleep"]
+
+
+def perf_works():
+    if not shutil.which("perf"):
+        return False
+    p = subprocess.run(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter",
+                        "-e", "syscalls:sys_enter_read", "--", "true"],
+                       capture_output=True, text=True)
+    return p.returncode == 0 and "raw_syscalls:sys_enter" in p.stderr
+
+
+def counter_command(tool, out):
+    if tool == "perf":
+        events = ["-e", "raw_syscalls:sys_enter"]
+        for name in SYSCALLS:
+            events += ["-e", f"syscalls:sys_enter_{name}"]
+        return ["perf", "stat", "-x,", "-o", str(out)] + events + ["--"]
+    return ["strace", "-f", "-c", "-U", "calls,name", "-o", str(out)]
+
+
+def parse_counts(tool, path):
+    """{syscall: count}, with "(other)" for what perf counted in no listed syscall."""
     counts = {}
-    for line in Path(path).read_text().splitlines():
+    text = Path(path).read_text()
+    if tool == "perf":
+        total = 0
+        for line in text.splitlines():
+            fields = line.split(",")
+            if len(fields) < 3 or not fields[0].strip().isdigit():
+                continue
+            value, event = int(fields[0]), fields[2]
+            if event == "raw_syscalls:sys_enter":
+                total = value
+            elif event.startswith("syscalls:sys_enter_"):
+                counts[event[len("syscalls:sys_enter_"):]] = value
+        counts["(other)"] = total - sum(counts.values())
+        return counts
+    for line in text.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[0].isdigit() and parts[1] != "total":
             counts[parts[1]] = counts.get(parts[1], 0) + int(parts[0])
     return counts
 
 
-def strace_run(server, client_cmd, calls, tmp):
-    server_out, client_out = tmp / "strace-server.txt", tmp / "strace-client.txt"
-    tracer = subprocess.Popen(["strace", "-f", "-c", "-U", "calls,name", "-o", server_out,
-                               "-p", str(server.pid)],
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    # strace says so on stderr once attached to the process (then to its threads).
-    ready, _, _ = select.select([tracer.stderr], [], [], 5)
-    if not ready:
-        tracer.kill()
-        raise RuntimeError("strace did not attach")
-    tracer.stderr.readline()
-    time.sleep(0.3)
-    subprocess.run(["strace", "-f", "-c", "-U", "calls,name", "-o", client_out] +
-                   [str(c) for c in client_cmd] + ["--calls", str(calls), "--warmup", "0"],
-                   check=True, capture_output=True, timeout=120)
-    time.sleep(0.2)  # the server's last reads after the client closed
-    tracer.send_signal(signal.SIGINT)
-    tracer.wait(10)
-    tracer.stderr.close()
-    return parse_strace(client_out), parse_strace(server_out)
+def counted_run(tool, server_cmd, client_cmd, calls, tmp, pinned):
+    server_out, client_out = tmp / "count-server.txt", tmp / "count-client.txt"
+    pin = ["taskset", "-c", "0"] if pinned else []
+    server = Server(counter_command(tool, server_out) + [str(c) for c in server_cmd], pin=pinned)
+    try:
+        subprocess.run(pin + counter_command(tool, client_out) +
+                       [str(c) for c in client_cmd(server)] +
+                       ["--calls", str(calls), "--warmup", "0"],
+                       check=True, capture_output=True, timeout=120)
+        time.sleep(0.1)  # the server's last read, of the client's close
+    finally:
+        # Stop the server itself (the counter's child), so that the counter reports and exits.
+        for pid in children(server.pid):
+            os.kill(pid, signal.SIGTERM)
+        try:
+            server.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            server.stop()
+        server.stop()
+    return parse_counts(tool, client_out), parse_counts(tool, server_out)
 
 
 def run_syscalls(peers, short, long, tmp):
-    results = {}
-    for name, (server_cmd, client_cmd) in peers.items():
-        with Server(server_cmd) as server:
-            c1, s1 = strace_run(server, client_cmd(server), short, tmp)
-            c2, s2 = strace_run(server, client_cmd(server), long, tmp)
-        n = long - short
+    tool = "perf" if perf_works() else "strace"
+    results = {"tool": tool}
+    n = long - short
 
-        def per_call(a, b):
-            return {k: (b.get(k, 0) - a.get(k, 0)) / n for k in set(a) | set(b)}
+    def per_call(a, b):
+        return {k: (b.get(k, 0) - a.get(k, 0)) / n for k in set(a) | set(b)}
 
-        client, server_side = per_call(c1, c2), per_call(s1, s2)
-        # Connections opened per 1000 calls: a kept-alive connection shows ~0.
-        results[name] = {"client": client, "server": server_side,
-                         "connects_per_1000": 1000 * client.get("connect", 0.0),
-                         "accepts_per_1000": 1000 * (server_side.get("accept", 0.0) +
-                                                     server_side.get("accept4", 0.0))}
-        log(f"  syscalls {name:9}: client {sum(client.values()):.2f}/call, "
-            f"server {sum(server_side.values()):.2f}/call, "
-            f"{results[name]['connects_per_1000']:.0f} connects per 1000 calls")
+    for pinned in (False, True):
+        mode = "pinned" if pinned else "unpinned"
+        for name, (server_cmd, client_cmd) in peers.items():
+            c1, s1 = counted_run(tool, server_cmd, client_cmd, short, tmp, pinned)
+            c2, s2 = counted_run(tool, server_cmd, client_cmd, long, tmp, pinned)
+            client, server_side = per_call(c1, c2), per_call(s1, s2)
+            r = results[(name, mode)] = {
+                "client": client, "server": server_side,
+                # connections opened per 1000 calls: a kept-alive one shows ~0
+                "connects_per_1000": 1000 * client.get("connect", 0.0)}
+            log(f"  syscalls {name:9} {mode:8} ({tool}): client {sum(client.values()):.2f}/call, "
+                f"server {sum(server_side.values()):.2f}/call, "
+                f"{r['connects_per_1000']:.0f} connects per 1000 calls")
     return results
 
 
@@ -538,19 +585,25 @@ def latency_tables(lat, sys_counts, short, long):
                       "and a connection closed), so its CPU time comes from /proc/PID/stat in "
                       "10 ms ticks, not from per-thread schedstat.", ""]
     if sys_counts:
-        lines += ["System calls per call (strace -f -c, unpinned, the difference between runs "
-                  f"of {short} and {long} calls):", "",
-                  "| peers | client | server | client calls | server calls "
+        how = ("perf stat on the syscall tracepoints" if sys_counts.get("tool") == "perf"
+               else "strace -f -c")
+        lines += [f"System calls per call ({how}; the difference between runs "
+                  f"of {short} and {long} calls, each with its own server. Where a client reads "
+                  "without blocking first and waits (poll) only when nothing is there yet, the "
+                  "count depends on whether the server got to answer first: a fraction):", "",
+                  "| peers | cores | client | server | client calls | server calls "
                   "| connects per 1000 calls |",
-                  "|---|--:|--:|---|---|--:|"]
-        for name in LAT_LABELS:
-            s = sys_counts.get(name)
-            if not s:
-                continue
-            lines.append(
-                f"| {name} | {sum(s['client'].values()):.2f} | {sum(s['server'].values()):.2f} "
-                f"| {syscall_summary(s['client'])} | {syscall_summary(s['server'])} "
-                f"| {s['connects_per_1000']:.0f} |")
+                  "|---|---|--:|--:|---|---|--:|"]
+        for mode in ("unpinned", "pinned"):
+            for name in LAT_LABELS:
+                s = sys_counts.get((name, mode))
+                if not s:
+                    continue
+                lines.append(
+                    f"| {name} | {'both on core 0' if mode == 'pinned' else 'any'} "
+                    f"| {sum(s['client'].values()):.2f} | {sum(s['server'].values()):.2f} "
+                    f"| {syscall_summary(s['client'])} | {syscall_summary(s['server'])} "
+                    f"| {s['connects_per_1000']:.0f} |")
         lines.append("")
     return lines
 
@@ -668,7 +721,8 @@ def main():
           "xmlrpc_c_server")}
     b["callwire"] = build / "tools" / "callwire"
     missing = [str(p) for p in b.values() if not p.exists()]
-    tools = ["taskset"] + (["strace"] if "syscalls" in parts else []) + (
+    tools = ["taskset"] + (
+        ["strace"] if "syscalls" in parts and not shutil.which("perf") else []) + (
         ["wrk", "nginx"] if "wrk" in parts else [])
     missing += [t for t in tools if not shutil.which(t)]
     if missing:
@@ -680,7 +734,7 @@ def main():
     seconds = 0.3 if quick else LAT_SECONDS
     warmup = 200 if quick else LAT_WARMUP
     wrk_seconds = 1 if quick else WRK_SECONDS
-    short, long = (50, 250) if quick else (STRACE_SHORT, STRACE_LONG)
+    short, long = (50, 250) if quick else (SYSCALL_SHORT, SYSCALL_LONG)
 
     with tempfile.TemporaryDirectory(prefix="callwire-net-") as tmp_name:
         tmp = Path(tmp_name)
@@ -695,7 +749,7 @@ def main():
             log(f"round trip: {len(peers)} pairs, unpinned then pinned, {seconds} s each")
             lat = run_latency(peers, seconds, warmup)
         if "syscalls" in parts:
-            log("system calls (strace)")
+            log("system calls")
             sys_counts = run_syscalls(peers, short, long, tmp)
         if "wrk" in parts:
             log(f"throughput: wrk -t{WRK_THREADS} -c{WRK_CONNECTIONS} -d{wrk_seconds}s")

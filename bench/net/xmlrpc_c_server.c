@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  /* Listening before saying so: a client may connect as soon as it reads the line (Abyss
+     calls listen() again with its own backlog). */
   if (bind(fd, (struct sockaddr*)&address, sizeof address) != 0 ||
+      listen(fd, backlog ? (int)backlog : 15) != 0 ||
       getsockname(fd, (struct sockaddr*)&address, &length) != 0) {
     perror("xmlrpc_c_server");
     return 2;

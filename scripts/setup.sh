@@ -16,6 +16,7 @@ packages=(
   curl python3-pytest                  # interop tests: raw HTTP, Python's xmlrpc
   libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
+  linux-perf strace                    # make bench: system calls per call (strace if perf fails)
 )
 
 missing=()

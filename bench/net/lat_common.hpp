@@ -55,11 +55,16 @@ inline Options parse_options(int argc, char** argv, int first) {
     std::string flag = argv[i];
     if (i + 1 >= argc) die(("missing value after " + flag).c_str());
     const char* value = argv[++i];
-    if (flag == "--seconds") o.seconds = std::atof(value);
-    else if (flag == "--calls") o.calls = std::atol(value);
-    else if (flag == "--warmup") o.warmup = std::atol(value);
-    else if (flag == "--server-pid") o.server_pid = std::atol(value);
-    else die(("unknown flag " + flag).c_str());
+    if (flag == "--seconds")
+      o.seconds = std::atof(value);
+    else if (flag == "--calls")
+      o.calls = std::atol(value);
+    else if (flag == "--warmup")
+      o.warmup = std::atol(value);
+    else if (flag == "--server-pid")
+      o.server_pid = std::atol(value);
+    else
+      die(("unknown flag " + flag).c_str());
   }
   return o;
 }
@@ -111,10 +116,10 @@ inline ServerCpu read_server_cpu(long pid) {
 
 // Server CPU ns between two readings, and which source it came from.
 inline std::pair<double, const char*> server_cpu_between(const ServerCpu& a, const ServerCpu& b) {
-  bool same_threads = a.per_thread_ns.size() == b.per_thread_ns.size() &&
-                      std::equal(a.per_thread_ns.begin(), a.per_thread_ns.end(),
-                                 b.per_thread_ns.begin(),
-                                 [](const auto& x, const auto& y) { return x.first == y.first; });
+  bool same_threads =
+      a.per_thread_ns.size() == b.per_thread_ns.size() &&
+      std::equal(a.per_thread_ns.begin(), a.per_thread_ns.end(), b.per_thread_ns.begin(),
+                 [](const auto& x, const auto& y) { return x.first == y.first; });
   if (same_threads && !a.per_thread_ns.empty()) {
     uint64_t sa = 0, sb = 0;
     for (const auto& [tid, ns] : a.per_thread_ns) sa += ns;
@@ -141,12 +146,11 @@ int run(const char* peer, const Options& o, Call&& call) {
   ServerCpu server_before = read_server_cpu(o.server_pid);
   uint64_t cpu_before = process_cpu_ns();
   Clock::time_point start = Clock::now();
-  Clock::time_point end_by = start + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(o.seconds));
+  Clock::time_point end_by =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
   Clock::time_point t0 = start;
   for (long i = 0;; ++i) {
-    if (o.calls > 0 ? i >= o.calls : (t0 >= end_by || samples.size() == samples.capacity()))
-      break;
+    if (o.calls > 0 ? i >= o.calls : (t0 >= end_by || samples.size() == samples.capacity())) break;
     if (!call()) {
       std::fprintf(stderr, "%s: call %ld failed\n", peer, i);
       return 1;

@@ -30,9 +30,12 @@ int main(int argc, char** argv) {
   unsigned max_conn = 0, keepalive_max = 0, backlog = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     unsigned value = (unsigned)strtoul(argv[i + 1], NULL, 10);
-    if (strcmp(argv[i], "--max-conn") == 0) max_conn = value;
-    else if (strcmp(argv[i], "--keepalive-max") == 0) keepalive_max = value;
-    else if (strcmp(argv[i], "--backlog") == 0) backlog = value;
+    if (strcmp(argv[i], "--max-conn") == 0)
+      max_conn = value;
+    else if (strcmp(argv[i], "--keepalive-max") == 0)
+      keepalive_max = value;
+    else if (strcmp(argv[i], "--backlog") == 0)
+      backlog = value;
     else {
       fprintf(stderr, "xmlrpc_c_server: unknown flag %s\n", argv[i]);
       return 2;

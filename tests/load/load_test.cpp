@@ -42,8 +42,8 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using callwire::Value;
 
-constexpr auto kLoad = 13s;    // how long every client runs
-constexpr auto kWarmUp = 5s;   // RSS is compared from here to the end
+constexpr auto kLoad = 13s;   // how long every client runs
+constexpr auto kWarmUp = 5s;  // RSS is compared from here to the end
 constexpr int kGoodClients = 32;
 constexpr int kSlowloris = 50;
 constexpr int kAbusivePerKind = 4;
@@ -153,15 +153,20 @@ class Socket {
 
 std::string call_body(int a, int b) {
   return "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
-         "<param><value><int>" + std::to_string(a) + "</int></value></param>"
-         "<param><value><int>" + std::to_string(b) + "</int></value></param>"
+         "<param><value><int>" +
+         std::to_string(a) +
+         "</int></value></param>"
+         "<param><value><int>" +
+         std::to_string(b) +
+         "</int></value></param>"
          "</params></methodCall>";
 }
 
 std::string request(int a, int b) {
   std::string body = call_body(a, b);
   return "POST /RPC2 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml\r\n"
-         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+         "Content-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 struct Counters {
@@ -283,7 +288,8 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
     static const char* lengths[] = {"99999999999999999999", "34000000", "30000000"};
     const char* length = lengths[rng() % 3];
     s.send(std::string("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\n"
-                       "Content-Length: ") + length + "\r\n\r\n" + std::string(1024, '<'));
+                       "Content-Length: ") +
+           length + "\r\n\r\n" + std::string(1024, '<'));
     if (std::string_view(length) != "30000000") {
       s.read_all(1 << 16);  // 413, or 400
     } else {
@@ -372,7 +378,7 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
   EXPECT_LT(pct(0.99), uint32_t(std::chrono::microseconds(kP99Bound).count()));
   if (kCheckRss)
     EXPECT_LT(rss_max_after, rss_at_warm_up + kRssBound)
-      << "RSS grew from " << rss_at_warm_up << " to " << rss_max_after << " bytes";
+        << "RSS grew from " << rss_at_warm_up << " to " << rss_max_after << " bytes";
   EXPECT_EQ(fds_after, fds_before);
   // Every kind of abuse ran.
   EXPECT_GT(counters.garbage.load(), 0);

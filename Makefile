@@ -3,7 +3,8 @@
 #   make test      build and run every test (ctest)
 #   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
-#   make bench     the benchmarks; writes bench/RESULTS.md
+#   make bench     the codec benchmarks, then the network ones (round trip, wrk); writes
+#                  bench/RESULTS.md
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
@@ -48,6 +49,7 @@ bench: setup
 	  -DCALLWIRE_TESTS=OFF >/dev/null
 	@cmake --build build/bench -j $(JOBS)
 	@python3 bench/run.py build/bench
+	@python3 bench/net_run.py build/bench
 
 clean:
 	rm -rf build

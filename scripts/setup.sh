@@ -17,6 +17,7 @@ packages=(
   libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
   openssl                              # interop tests: a certificate made at test time
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
+  linux-perf strace                    # make bench: system calls per call (strace if perf fails)
 )
 
 missing=()

@@ -376,9 +376,10 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
   for (const std::string& e : errors) ADD_FAILURE() << "well-behaved call: " << e;
   EXPECT_GT(good_calls.load(), 1000);
   EXPECT_LT(pct(0.99), uint32_t(std::chrono::microseconds(kP99Bound).count()));
-  if (kCheckRss)
+  if (kCheckRss) {
     EXPECT_LT(rss_max_after, rss_at_warm_up + kRssBound)
         << "RSS grew from " << rss_at_warm_up << " to " << rss_max_after << " bytes";
+  }
   EXPECT_EQ(fds_after, fds_before);
   // Every kind of abuse ran.
   EXPECT_GT(counters.garbage.load(), 0);

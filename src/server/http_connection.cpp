@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
@@ -72,6 +73,16 @@ void HttpConnection::close() {
 
 void HttpConnection::on_event(uint32_t events) {
   if (phase_ == Phase::Closed) return;  // closed earlier in this batch
+  try {
+    handle_event(events);
+  } catch (const std::bad_alloc&) {
+    // Out of memory while reading, parsing or answering this peer: drop this connection,
+    // keep serving the others (close() allocates nothing).
+    close();
+  }
+}
+
+void HttpConnection::handle_event(uint32_t events) {
   if (phase_ == Phase::Lingering) {
     linger_read();
     return;

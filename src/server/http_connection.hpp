@@ -46,6 +46,7 @@ class HttpConnection final : public net::Watcher {
 
  private:
   enum class Phase : uint8_t { Open, Lingering, Closed };
+  void handle_event(uint32_t events);
   // Answers the request the parser completed (or queues it to the pool).
   void handle_request();
   // Wraps the XML answer at out_[body_start..] (after a kHeadRoom gap that starts at

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <new>
 
 #include "net/address.hpp"
 #include "net/socket.hpp"
@@ -97,9 +98,14 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       core_.connections.fetch_sub(1);
       continue;
     }
-    auto* c = new HttpConnection(
-        *this, std::move(stream),
-        net::format_peer(reinterpret_cast<sockaddr*>(&address), length));
+    HttpConnection* c = nullptr;
+    try {
+      c = new HttpConnection(*this, std::move(stream),
+                             net::format_peer(reinterpret_cast<sockaddr*>(&address), length));
+    } catch (const std::bad_alloc&) {
+      core_.connections.fetch_sub(1);  // out of memory: refuse this one, serve the rest
+      continue;
+    }
     c->next = head_;
     if (head_) head_->prev = c;
     head_ = c;
@@ -112,8 +118,9 @@ void ServerLoop::destroy(HttpConnection* c) {
   if (c->prev) c->prev->next = c->next;
   else head_ = c->next;
   if (c->next) c->next->prev = c->prev;
-  c->prev = c->next = nullptr;
-  dead_.push_back(c);
+  c->prev = nullptr;
+  c->next = dead_;  // a list of its own: closing must not allocate (it runs on bad_alloc)
+  dead_ = c;
   --open_;
   core_.connections.fetch_sub(1);
   if (stop_seen_) maybe_quit();
@@ -146,8 +153,10 @@ void ServerLoop::after_events(bool woken) {
 }
 
 void ServerLoop::reap() noexcept {
-  for (HttpConnection* c : dead_) delete c;
-  dead_.clear();
+  while (HttpConnection* c = dead_) {
+    dead_ = c->next;
+    delete c;
+  }
 }
 
 void ServerLoop::begin_stop() {

@@ -76,7 +76,7 @@ class ServerLoop {
   Dispatcher dispatcher_;
   std::vector<std::unique_ptr<ListenerWatcher>> listeners_;
   HttpConnection* head_ = nullptr;  // every open connection of this loop (intrusive list)
-  std::vector<HttpConnection*> dead_;  // closed, deleted after the batch
+  HttpConnection* dead_ = nullptr;  // closed, deleted after the batch (linked by `next`)
   size_t open_ = 0;
   Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then

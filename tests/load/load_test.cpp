@@ -2,6 +2,8 @@
 // limits and timeouts) in this process, and at the same time
 //   - 32 well-behaved clients (callwire::Client, synchronous sample.add calls in a loop),
 //   - 50 slowloris connections (one more header byte every 200 ms, never a whole head),
+//   - up to 1000 idle keep-alive connections (one call each, then silence; each must still
+//     answer a second call at the end: the idle ones are never dropped for the busy ones),
 //   - 20 abusive clients, four of each kind: garbage bytes; a huge Content-Length (over the
 //     limit, and under it with the body never sent); half a request then close; 1000
 //     pipelined requests sent without reading an answer, then close; connect-and-close loops.
@@ -17,6 +19,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +50,7 @@ constexpr auto kWarmUp = 5s;  // RSS is compared from here to the end
 constexpr int kGoodClients = 32;
 constexpr int kSlowloris = 50;
 constexpr int kAbusivePerKind = 4;
+constexpr int kIdle = 1000;
 #if defined(__SANITIZE_ADDRESS__)
 #define CALLWIRE_LOAD_ASAN 1
 #elif defined(__has_feature)
@@ -134,6 +138,23 @@ class Socket {
       out.append(buf, size_t(n));
     }
     return out;
+  }
+  // Reads one response with a Content-Length body; empty on a close, an error or the timeout.
+  std::string read_response() {
+    std::string out;
+    char buf[4096];
+    for (;;) {
+      size_t end = out.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t cl = out.find("Content-Length: ");
+        if (cl != std::string::npos && cl < end &&
+            out.size() >= end + 4 + std::stoul(out.substr(cl + 16, 12)))
+          return out;
+      }
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return {};
+      out.append(buf, size_t(n));
+    }
   }
   // Closes with a reset instead of a FIN.
   void reset() {
@@ -267,6 +288,18 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
     }
   });
 
+  // --- idle keep-alive connections: one call each, then nothing until the end. As many as
+  // the descriptor limit comfortably allows (both ends are in this process).
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  const int idle_count = int(std::min<rlim_t>(kIdle, (limit.rlim_cur - 600) / 2));
+  std::vector<Socket> idle;
+  int idle_first_ok = 0;
+  for (int i = 0; i < idle_count; ++i) {
+    idle.emplace_back(port);
+    if (idle.back().send(request(i, 1)) && !idle.back().read_response().empty()) ++idle_first_ok;
+  }
+
   // --- abusive clients
   auto abusive = [&](auto body) {
     for (int i = 0; i < kAbusivePerKind; ++i)
@@ -333,6 +366,15 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
     rss_max_after = std::max(rss_max_after, rss);
   }
   for (auto& t : threads) t.join();
+  // Every idle connection is still open and answers again.
+  int idle_second_ok = 0;
+  for (int i = 0; i < idle_count; ++i) {
+    std::string answer;
+    if (idle[i].send(request(i, 2))) answer = idle[i].read_response();
+    if (answer.find("<int>" + std::to_string(i + 2) + "</int>") != std::string::npos)
+      ++idle_second_ok;
+  }
+  idle.clear();
   rss_at_end = rss_bytes();
   rss_max_after = std::max(rss_max_after, rss_at_end);
 
@@ -372,6 +414,11 @@ TEST(Load, WellBehavedClientsSurviveAbuse) {
       rss_at_warm_up / 1048576.0, long(std::chrono::seconds(kWarmUp).count()),
       rss_max_after / 1048576.0, rss_at_end / 1048576.0, fds_before, fds_after, drain_s);
 
+  std::printf("idle keep-alive connections: %d opened, %d answered first, %d answered again\n",
+              idle_count, idle_first_ok, idle_second_ok);
+  EXPECT_GE(idle_count, 200);
+  EXPECT_EQ(idle_first_ok, idle_count);
+  EXPECT_EQ(idle_second_ok, idle_count);
   EXPECT_EQ(bad_calls.load(), 0);
   for (const std::string& e : errors) ADD_FAILURE() << "well-behaved call: " << e;
   EXPECT_GT(good_calls.load(), 1000);

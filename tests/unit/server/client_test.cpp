@@ -269,6 +269,34 @@ TEST(Client, AsyncCallsShareAPoolOfConnections) {
   EXPECT_EQ(timeouts.load(), 3);
 }
 
+TEST(Client, OneClientSharedByManyThreads) {
+  ServerOptions so;
+  so.listen = {"127.0.0.1:0"};
+  so.threads = 2;
+  Server server(so);
+  server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); });
+  ASSERT_TRUE(server.start());
+  ClientOptions o;
+  o.max_connections = 4;
+  Client client(server.url(), o);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        auto r = client.call("mul", {Value(t), Value(i)});
+        if (!r || r->as_int() != t * i) ++wrong;
+        if (i % 50 == 0) {  // mix asynchronous calls in
+          auto f = client.async_call("mul", {Value(i), Value(2)});
+          auto a = f.get();
+          if (!a || a->as_int() != i * 2) ++wrong;
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(Client, BadUrlsAndHeaders) {
   EXPECT_FALSE(Client::create("ftp://x/"));
   EXPECT_FALSE(Client::create("http://"));

@@ -256,3 +256,58 @@ def test_unix_socket(callwire_bin, serve, tmp_path_factory):
     result = run([callwire_bin, "list", server.url])
     assert result.returncode == 0, result.stderr
     assert "sample.add(int, int) -> int" in result.stdout.splitlines()
+
+
+# --- Our client against Python's server over TLS and with Basic authentication (the other
+# direction of the TLS and auth tests above).
+
+class AuthHandler(xmlrpc.server.SimpleXMLRPCRequestHandler):
+    """Accepts only Basic ann:s3cret (Python's server has no authentication of its own)."""
+
+    def parse_request(self):
+        if not super().parse_request():
+            return False
+        expected = "Basic " + base64.b64encode(b"ann:s3cret").decode()
+        if self.headers.get("Authorization") == expected:
+            return True
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="python"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return False
+
+
+@pytest.fixture(scope="module")
+def python_tls_auth_server(tls_cert):
+    import ssl
+    cert, key = tls_cert
+    server = xmlrpc.server.SimpleXMLRPCServer(("127.0.0.1", 0), requestHandler=AuthHandler,
+                                              allow_none=True, logRequests=False)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.timeout = 5
+    server.register_function(sample_add, "sample.add")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}/RPC2", cert
+    server.shutdown()
+    thread.join(5)
+    server.server_close()
+
+
+def test_tls_and_auth_against_python(callwire_bin, python_tls_auth_server):
+    url, cert = python_tls_auth_server
+    creds = ("--user", "ann", "--password", "s3cret")
+    assert call_ok(callwire_bin, url, "sample.add", "i/40", "i/2",
+                   flags=("--ca-file", cert) + creds) == 42
+    # Without trusting the certificate: refused (exit 2, a TLS error).
+    untrusted = call(callwire_bin, url, "sample.add", "i/1", "i/2", flags=creds)
+    assert untrusted.returncode == 2
+    assert "TLS" in untrusted.stderr, untrusted.stderr
+    # Wrong password: HTTP 401 (exit 2, the status named).
+    denied = call(callwire_bin, url, "sample.add", "i/1", "i/2",
+                  flags=("--ca-file", cert, "--user", "ann", "--password", "guess"))
+    assert denied.returncode == 2
+    assert "401" in denied.stderr, denied.stderr

@@ -36,6 +36,7 @@ struct Client::Impl {
   std::unique_ptr<net::TlsContext> tls;
   detail::ClientSettings settings;
   std::vector<http::Header> extra_headers;  // views into options.headers
+  Buffer fixed_head;  // the request head but its framing: the same for every call
 
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<ClientConnection>> idle;
@@ -54,6 +55,17 @@ struct Client::Impl {
   }
   Result<Value> call_sync(std::string_view method, std::span<const Value> params,
                           const CallOptions& call);
+  // What every request's head says (the extra fields aside).
+  http::RequestHead fixed_head_fields() const {
+    http::RequestHead head;
+    head.path = url.path;
+    head.host = url.host;
+    head.port = url.port;
+    head.tls = url.tls;
+    head.accept_gzip = options.accept_gzip;
+    head.authorization = authorization;
+    return head;
+  }
   AsyncEngine& engine();
 };
 
@@ -238,26 +250,18 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
       gzipped = true;
     }
   }
-  std::vector<http::Header> call_headers;
-  std::span<const http::Header> extra = extra_headers;
-  if (!call.headers.empty()) {
-    call_headers = extra_headers;
-    for (const auto& [name, value] : call.headers) call_headers.push_back({name, value});
-    extra = call_headers;
-  }
-  http::RequestHead head;
-  head.path = url.path;
-  head.host = url.host;
-  head.port = url.port;
-  head.tls = url.tls;
-  head.content_length = body_size;
-  head.accept_gzip = options.accept_gzip;
-  head.gzip = gzipped;
-  head.authorization = authorization;
-  head.extra = extra;
   Buffer& head_bytes = c.head_scratch();
   head_bytes.clear();
-  if (Status s = http::append_request_head(head_bytes, head); !s) return s.error();
+  if (call.headers.empty()) {
+    head_bytes.append(fixed_head.view());  // built once by create()
+  } else {
+    std::vector<http::Header> extra = extra_headers;
+    for (const auto& [name, value] : call.headers) extra.push_back({name, value});
+    http::RequestHead head = fixed_head_fields();
+    head.extra = extra;
+    if (Status s = http::append_request_head_fixed(head_bytes, head); !s) return s.error();
+  }
+  http::append_request_framing(head_bytes, body_size, gzipped);
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
     std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
@@ -318,14 +322,12 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
     impl->tls = std::move(*tls);
   }
   for (const auto& [name, value] : o.headers) impl->extra_headers.push_back({name, value});
-  // Check the extra fields once, now, rather than failing every call.
+  // The head's fixed part, once (its check also refuses bad extra fields now rather than at
+  // every call).
   {
-    Buffer probe;
-    http::RequestHead head;
-    head.host = impl->url.host;
-    head.path = impl->url.path;
+    http::RequestHead head = impl->fixed_head_fields();
     head.extra = impl->extra_headers;
-    if (Status s = http::append_request_head(probe, head); !s) return s.error();
+    if (Status s = http::append_request_head_fixed(impl->fixed_head, head); !s) return s.error();
   }
   detail::ClientSettings& s = impl->settings;
   s.url = &impl->url;

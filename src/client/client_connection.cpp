@@ -122,6 +122,7 @@ void ClientConnection::refresh_socket_timeout() {
   // Lower the timeout when it would overshoot the deadline by more than a little; keep it
   // otherwise (the usual case: the same timeout call after call costs no system call).
   microseconds slack = microseconds(1000) + left / 64;
+  timeout_fresh_ = true;
   if (socket_timeout_.count() != 0 && socket_timeout_ <= left + slack) return;
   timeval tv{static_cast<time_t>(left.count() / 1000000),
              static_cast<suseconds_t>(left.count() % 1000000)};
@@ -132,7 +133,10 @@ void ClientConnection::refresh_socket_timeout() {
 
 ClientConnection::Wait ClientConnection::send() {
   while (sent_ < request_.size()) {
-    if (blocking_) refresh_socket_timeout();
+    // Checked against the clock again only once time may have passed in an earlier send or
+    // receive of this exchange (begin() just did).
+    if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
+    timeout_fresh_ = false;
     net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
     switch (r.status) {
       case net::IoStatus::Ok: sent_ += r.n; continue;
@@ -156,7 +160,8 @@ ClientConnection::Wait ClientConnection::send() {
 
 ClientConnection::Wait ClientConnection::receive() {
   for (;;) {
-    if (blocking_) refresh_socket_timeout();
+    if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
+    timeout_fresh_ = false;
     char* dst = in_.prepare(kReadChunk);
     net::IoResult r = stream_.read(dst, kReadChunk);
     http::ResponseParseResult p;

@@ -94,6 +94,7 @@ class ClientConnection {
   std::optional<Clock::time_point> blocking_until_;
   bool blocking_ = false;                    // the socket's current mode
   std::chrono::microseconds socket_timeout_{0};  // SO_RCVTIMEO/SO_SNDTIMEO as set; 0: none
+  bool timeout_fresh_ = false;  // checked against the clock since the last send or receive
 
   Buffer request_;
   Buffer head_scratch_;

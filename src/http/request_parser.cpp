@@ -47,13 +47,6 @@ bool accepts_gzip(std::string_view list) noexcept {
 
 }  // namespace
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
-
 std::string_view Request::find_header(std::string_view name) const noexcept {
   for (const Header& h : headers)
     if (iequals(h.name, name)) return h.value;

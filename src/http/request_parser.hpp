@@ -99,7 +99,17 @@ struct Request {
   std::string_view find_header(std::string_view name) const noexcept;
 };
 
-bool iequals(std::string_view a, std::string_view b) noexcept;
+/// ASCII case-insensitive equality (inline: the sizes usually differ, and that is one compare).
+inline bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (unsigned(x - 'A') < 26u) x |= 0x20;
+    if (unsigned(y - 'A') < 26u) y |= 0x20;
+    if (x != y) return false;
+  }
+  return true;
+}
 
 class RequestParser {
  public:

@@ -64,7 +64,7 @@ bool valid_status(int status) noexcept { return status >= 100 && status <= 999; 
 
 bool valid_response_head(const ResponseHead& head) noexcept {
   return valid_status(head.status) && syntax::is_field_value(head.content_type) &&
-         check_extra(head.extra, kResponseOwned) == nullptr;
+         syntax::is_field_value(head.date) && check_extra(head.extra, kResponseOwned) == nullptr;
 }
 
 template <typename Sink>
@@ -85,6 +85,11 @@ void emit_response_head(Sink& out, const ResponseHead& head) noexcept {
   out.put("\r\n");
   if (head.gzip) out.put("Content-Encoding: gzip\r\n");
   if (head.close) out.put("Connection: close\r\n");
+  if (!head.date.empty()) {
+    out.put("Date: ");
+    out.put(head.date);
+    out.put("\r\n");
+  }
   for (const Header& h : head.extra) {
     out.put(h.name);
     out.put(": ");
@@ -138,9 +143,10 @@ bool valid_path(std::string_view path) noexcept {
   return true;
 }
 
+// The fields that stay the same from call to call: everything but the framing.
 template <typename Sink>
-void emit_request_head(Sink& out, const RequestHead& head, std::string_view host,
-                       bool bracketed) noexcept {
+void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view host,
+                        bool bracketed) noexcept {
   char digits[20];
   out.put("POST ");
   out.put(head.path);
@@ -164,11 +170,7 @@ void emit_request_head(Sink& out, const RequestHead& head, std::string_view host
     out.put(head.content_type);
     out.put("\r\n");
   }
-  out.put("Content-Length: ");
-  out.put(decimal(head.content_length, digits));
-  out.put("\r\n");
   if (head.accept_gzip) out.put("Accept-Encoding: gzip\r\n");
-  if (head.gzip) out.put("Content-Encoding: gzip\r\n");
   if (!head.authorization.empty()) {
     out.put("Authorization: ");
     out.put(head.authorization);
@@ -181,6 +183,16 @@ void emit_request_head(Sink& out, const RequestHead& head, std::string_view host
     out.put(h.value);
     out.put("\r\n");
   }
+}
+
+// The framing, last: Content-Length, Content-Encoding and the blank line.
+template <typename Sink>
+void emit_request_framing(Sink& out, uint64_t content_length, bool gzip) noexcept {
+  char digits[20];
+  out.put("Content-Length: ");
+  out.put(decimal(content_length, digits));
+  out.put("\r\n");
+  if (gzip) out.put("Content-Encoding: gzip\r\n");
   out.put("\r\n");
 }
 
@@ -273,10 +285,12 @@ size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noe
 size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) noexcept {
   if (body_offset > buf.size()) return kNoRoom;
   head.content_length = buf.size() - body_offset;
+  // Validated and counted once, written once: this runs for every answer.
   size_t n = response_head_size(head);
   if (n == 0 || n > body_offset) return kNoRoom;
   const size_t start = body_offset - n;
-  format_response_head(buf.data() + start, n, head);
+  WriteSink w{buf.data() + start};
+  emit_response_head(w, head);
   return start;
 }
 
@@ -309,6 +323,12 @@ Status append_error_response(Buffer& out, int status, std::span<const Header> ex
 }
 
 Status append_request_head(Buffer& out, const RequestHead& head) {
+  if (Status s = append_request_head_fixed(out, head); !s) return s;
+  append_request_framing(out, head.content_length, head.gzip);
+  return {};
+}
+
+Status append_request_head_fixed(Buffer& out, const RequestHead& head) {
   if (!valid_path(head.path))
     return invalid("request path must start with '/' and hold only visible ASCII");
   bool bracketed = false;
@@ -322,11 +342,19 @@ Status append_request_head(Buffer& out, const RequestHead& head) {
     return invalid("a control character in the User-Agent value");
   if (const char* bad = check_extra(head.extra, kRequestOwned)) return invalid(bad);
   CountSink count;
-  emit_request_head(count, head, host, bracketed);
+  emit_request_fixed(count, head, host, bracketed);
   WriteSink w{out.prepare(count.n)};
-  emit_request_head(w, head, host, bracketed);
+  emit_request_fixed(w, head, host, bracketed);
   out.commit(count.n);
   return {};
+}
+
+void append_request_framing(Buffer& out, uint64_t content_length, bool gzip) {
+  CountSink count;
+  emit_request_framing(count, content_length, gzip);
+  WriteSink w{out.prepare(count.n)};
+  emit_request_framing(w, content_length, gzip);
+  out.commit(count.n);
 }
 
 }  // namespace callwire::http

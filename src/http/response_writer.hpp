@@ -42,7 +42,8 @@ struct ResponseHead {
   uint64_t content_length = 0;
   bool gzip = false;   ///< Content-Encoding: gzip
   bool close = false;  ///< Connection: close
-  /// More fields, after the others (e.g. Server, Date). Not Content-Length,
+  std::string_view date;  ///< the Date field's value ("Sun, 06 Nov 1994 08:49:37 GMT"); empty: none
+  /// More fields, after the others (e.g. Server). Not Content-Length,
   /// Transfer-Encoding, Content-Type, Content-Encoding or Connection.
   std::span<const Header> extra;
 };
@@ -58,7 +59,7 @@ inline constexpr size_t kResponseHeadGap = 256;
 size_t response_head_size(const ResponseHead& head) noexcept;
 
 /// Writes the head ("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: N\r\n
-/// [Content-Encoding: gzip\r\n][Connection: close\r\n][extra fields]\r\n") to dst[0, n) and
+/// [Content-Encoding: gzip\r\n][Connection: close\r\n][Date: ...\r\n][extra fields]\r\n") to dst[0, n) and
 /// returns n = response_head_size(head). Returns 0 and writes nothing when `head` is invalid
 /// or `cap` < n (retry with more room). Allocates nothing.
 size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noexcept;
@@ -101,13 +102,22 @@ struct RequestHead {
   std::span<const Header> extra;
 };
 
-/// Appends "POST <path> HTTP/1.1", Host, User-Agent, Content-Type, Content-Length,
-/// [Accept-Encoding: gzip], [Content-Encoding: gzip], [Authorization], [Connection: close],
-/// the extra fields and the blank line to `out`.
+/// Appends "POST <path> HTTP/1.1", Host, User-Agent, Content-Type, [Accept-Encoding: gzip],
+/// [Authorization], [Connection: close], the extra fields, then the framing: Content-Length,
+/// [Content-Encoding: gzip] and the blank line, to `out`. It is append_request_head_fixed
+/// followed by append_request_framing.
 /// Errors: Errc::InvalidArgument with a message naming the culprit, and nothing appended, for
 /// a path that is not origin-form visible ASCII, an empty or malformed host, a value with a
 /// control character (CR, LF, NUL, ...), an extra name that is not a token or that names an
 /// owned field. Throws std::bad_alloc when `out` cannot grow.
 Status append_request_head(Buffer& out, const RequestHead& head);
+
+/// The part of the head that does not change from call to call (everything but the framing;
+/// `content_length` and `gzip` are ignored), checked as append_request_head checks it: a client
+/// builds it once and copies it before each request's framing. Errors: as append_request_head.
+Status append_request_head_fixed(Buffer& out, const RequestHead& head);
+/// "Content-Length: N\r\n", ["Content-Encoding: gzip\r\n"], and the blank line that ends the
+/// head. Throws std::bad_alloc when `out` cannot grow.
+void append_request_framing(Buffer& out, uint64_t content_length, bool gzip);
 
 }  // namespace callwire::http

@@ -59,10 +59,10 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
   std::vector<std::function<void()>> tasks;
-  auto next_tick = Clock::now() + tick;
+  auto now = Clock::now();
+  auto next_tick = now + tick;
   quit_ = false;
   while (!quit_) {
-    auto now = Clock::now();
     int timeout = 0;
     if (next_tick > now)
       timeout = static_cast<int>(
@@ -88,9 +88,11 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
       tasks.clear();
     }
     after_events(woken);
-    if (Clock::now() >= next_tick) {
+    now = Clock::now();  // one clock read per turn of the loop
+    if (now >= next_tick) {
       on_tick();
-      next_tick = Clock::now() + tick;
+      now = Clock::now();
+      next_tick = now + tick;
     }
   }
 }

@@ -285,11 +285,10 @@ void HttpConnection::finish_response(size_t start, size_t body_start, bool accep
       gzipped = true;
     }
   }
-  http::Header date{"Date", loop_.http_date()};
   http::ResponseHead h;
   h.gzip = gzipped;
   h.close = !keep_alive;
-  h.extra = {&date, 1};
+  h.date = loop_.http_date();
   // The head fits the gap: no content type or extra field of ours is long.
   size_t head_start = http::place_response_head(out, body_start, h);
   if (start == out_sent_) {

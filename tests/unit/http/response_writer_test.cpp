@@ -247,10 +247,10 @@ TEST(RequestWriter, EverythingOn) {
   head.extra = extra;
   EXPECT_EQ(request(head),
             "POST /xmlrpc/2/object?db=x%20y HTTP/1.1\r\nHost: example.org:8069\r\n"
-            "User-Agent: callwire/0.1\r\nContent-Type: text/xml\r\nContent-Length: 7\r\n"
-            "Accept-Encoding: gzip\r\nContent-Encoding: gzip\r\n"
+            "User-Agent: callwire/0.1\r\nContent-Type: text/xml\r\n"
+            "Accept-Encoding: gzip\r\n"
             "Authorization: Basic dXNlcjpwYXNz\r\nConnection: close\r\nX-Request-Id: 42\r\n"
-            "Cookie: a=b; c=d\r\n\r\n");
+            "Cookie: a=b; c=d\r\nContent-Length: 7\r\nContent-Encoding: gzip\r\n\r\n");
 }
 
 std::string host_field(std::string_view host, uint16_t port, bool tls = false) {

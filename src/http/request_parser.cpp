@@ -11,9 +11,8 @@ constexpr int kMaxEmptyLinesBefore = 4;
 
 using syntax::for_each_element;
 using syntax::is_ows;
-using syntax::is_tchar;
 using syntax::is_value_char;
-using syntax::lower;
+using syntax::is_tchar;
 using syntax::trim_ows;
 
 // `0`, `0.`, `0.0`, `0.00`, `0.000` (RFC 9110 qvalue) are zero; anything else counts as
@@ -77,6 +76,7 @@ void RequestParser::reset() noexcept {
   chunk_remaining_ = chunk_total_ = 0;
   chunk_base_ = trailer_start_ = trailer_count_ = 0;
   request_ = {};
+  head_views_base_ = nullptr;
 }
 
 ParseResult RequestParser::fail(int http_status) noexcept {
@@ -260,13 +260,7 @@ int RequestParser::on_request_line(std::string_view input, size_t begin, size_t 
 
 int RequestParser::check_field_line(std::string_view line, size_t& colon) noexcept {
   // obs-fold (a continuation line) and white space before the name are refused.
-  colon = line.find(':');
-  if (colon == std::string_view::npos || colon == 0) return 400;
-  for (size_t i = 0; i < colon; ++i)
-    if (!is_tchar(static_cast<unsigned char>(line[i]))) return 400;  // includes SP before ':'
-  for (size_t i = colon + 1; i < line.size(); ++i)
-    if (!is_value_char(static_cast<unsigned char>(line[i]))) return 400;
-  return 0;
+  return syntax::scan_field_line(line, colon) == syntax::FieldLineError::None ? 0 : 400;
 }
 
 int RequestParser::on_header_line(std::string_view input, size_t begin, size_t end) noexcept {
@@ -281,6 +275,20 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
   fields_.push_back({begin, colon, value_off, value.size()});
   Span span{value_off, value.size()};
 
+  // The fields that matter have names of distinct lengths: one compare finds the candidate.
+  switch (name.size()) {
+    case 4:   // host
+    case 6:   // expect
+    case 10:  // connection
+    case 13:  // authorization
+    case 14:  // content-length
+    case 15:  // accept-encoding
+    case 16:  // content-encoding
+    case 17:  // transfer-encoding
+      break;
+    default:
+      return 0;
+  }
   if (iequals(name, "content-length")) {
     if (request_.content_length) return 400;  // any repetition, even of the same value
     if (value.empty()) return 400;
@@ -375,6 +383,8 @@ int RequestParser::on_chunk_size_line(std::string_view line) noexcept {
 }
 
 void RequestParser::set_head_views(std::string_view input) {
+  if (input.data() == head_views_base_) return;  // already pointing into this input
+  head_views_base_ = input.data();
   auto view = [&](Span s) { return input.substr(s.off, s.len); };
   request_.method = view(method_);
   request_.target = view(target_);

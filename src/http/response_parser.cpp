@@ -14,7 +14,6 @@ constexpr int kMaxInterimResponses = 16;
 
 using syntax::for_each_element;
 using syntax::is_ows;
-using syntax::is_tchar;
 using syntax::is_value_char;
 using syntax::trim_ows;
 
@@ -314,24 +313,20 @@ bool ResponseParser::check_field_line(std::string_view line, size_t& colon,
     fail(ResponseError::Malformed, "folded %s line (obs-fold)", where);
     return false;
   }
-  colon = line.find(':');
-  if (colon == std::string_view::npos || colon == 0) {
-    fail(ResponseError::Malformed, "malformed %s field", where);
-    return false;
-  }
-  for (size_t i = 0; i < colon; ++i) {
-    if (!is_tchar(static_cast<unsigned char>(line[i]))) {  // includes SP before ':'
+  switch (syntax::scan_field_line(line, colon)) {
+    case syntax::FieldLineError::None:
+      return true;
+    case syntax::FieldLineError::NoColon:
+      fail(ResponseError::Malformed, "malformed %s field", where);
+      return false;
+    case syntax::FieldLineError::BadName:  // includes SP before ':'
       fail(ResponseError::Malformed, "malformed %s field name", where);
       return false;
-    }
-  }
-  for (size_t i = colon + 1; i < line.size(); ++i) {
-    if (!is_value_char(static_cast<unsigned char>(line[i]))) {
+    case syntax::FieldLineError::BadValue:
       fail(ResponseError::Malformed, "control character in a %s field", where);
       return false;
-    }
   }
-  return true;
+  return false;
 }
 
 bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t end) noexcept {
@@ -348,6 +343,16 @@ bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t
   fields_.push_back({begin, colon, value_off, value.size()});
   Span span{value_off, value.size()};
 
+  switch (name.size()) {  // the lengths of the names below: one compare skips the others
+    case 10:  // connection
+    case 12:  // content-type
+    case 14:  // content-length
+    case 16:  // content-encoding, www-authenticate
+    case 17:  // transfer-encoding
+      break;
+    default:
+      return true;
+  }
   if (iequals(name, "content-length")) {
     if (response_.content_length) {  // any repetition, even of the same value
       fail(ResponseError::Malformed, "repeated Content-Length");

@@ -114,6 +114,18 @@ bool Lexer::start(std::string_view document, size_t max_elements, bool assume_ut
 }
 
 bool Lexer::lex_declaration(bool assume_utf8) {
+  // The declarations real peers send, byte for byte (callwire and xmlrpc-c: double quotes;
+  // Python: single quotes): accepted whole, with the meaning the general path would give them
+  // (version 1.0, and UTF-8 whether declared or by default).
+  for (std::string_view common :
+       {std::string_view("<?xml version=\"1.0\"?>"), std::string_view("<?xml version='1.0'?>"),
+        std::string_view("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")}) {
+    if (at(common)) {
+      pos_ += common.size();
+      if (common.size() > 21 && !assume_utf8) encoding_ = Encoding::Utf8;
+      return true;
+    }
+  }
   const uchar* decl = pos_;
   pos_ += 5;  // "<?xml"
   auto bad = [&](const char* what) {

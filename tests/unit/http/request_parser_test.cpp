@@ -2,9 +2,11 @@
 // offset and fed a byte at a time, pipelining, every refusal, and the linear-time property.
 
 #include "http/request_parser.hpp"
+#include "http/syntax.hpp"
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -594,3 +596,56 @@ TEST(RequestParser, SlowChunkedBodyIsLinear) {
 
 }  // namespace
 }  // namespace callwire::http
+
+namespace {
+bool reference_iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace
+
+// The eight-bytes-at-a-time comparison agrees with the byte-by-byte definition on every byte
+// value (letters, '@' '[' '`' '{' next to them, controls, bytes >= 0x80), at every length.
+TEST(Iequals, AgreesWithTheBytewiseDefinition) {
+  std::mt19937 rng(7);
+  const std::string alphabet = "AZazMm@[`{-_09\r\t\x7f\x80\xc1\xdb\xe1\xfa\xff";
+  for (int round = 0; round < 20000; ++round) {
+    size_t n = rng() % 24;
+    std::string a(n, ' '), b(n, ' ');
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = rng() % 2 ? alphabet[rng() % alphabet.size()] : char(rng());
+      b[i] = a[i];
+      if (rng() % 3 == 0) b[i] = char(b[i] ^ 0x20);  // a case flip, or another byte
+      if (rng() % 17 == 0) b[i] = char(rng());
+    }
+    ASSERT_EQ(callwire::http::iequals(a, b), reference_iequals(a, b)) << a << " / " << b;
+  }
+  EXPECT_TRUE(callwire::http::iequals("Content-Length", "content-length"));
+  EXPECT_FALSE(callwire::http::iequals("Content-Length", "content-lengtx"));
+  EXPECT_FALSE(callwire::http::iequals("@ontent-length", "`ontent-length"));
+}
+
+// The word-at-a-time value check agrees with the byte table for every byte value at every
+// position and length.
+TEST(FieldValue, WordCheckAgreesWithTheByteTable) {
+  namespace syntax = callwire::http::syntax;
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20000; ++round) {
+    std::string v(rng() % 40, 'a');
+    for (char& c : v) c = rng() % 4 ? char(0x20 + rng() % 0x5f) : char(rng());
+    bool expected = true;
+    for (char c : v) expected = expected && syntax::is_value_char(static_cast<unsigned char>(c));
+    ASSERT_EQ(syntax::is_field_value(v), expected);
+  }
+  for (int c = 0; c < 256; ++c) {
+    std::string v = "0123456789abcdef0123";
+    v[rng() % v.size()] = char(c);
+    EXPECT_EQ(syntax::is_field_value(v), syntax::is_value_char(static_cast<unsigned char>(c))) << c;
+  }
+}

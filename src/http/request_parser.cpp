@@ -63,8 +63,8 @@ void RequestParser::reset() noexcept {
   views_.clear();
   state_ = State::RequestLine;
   result_ = {};
-  pos_ = scan_ = 0;
-  bytes_scanned_ = 0;
+  cur_ = {};
+  chunked_ = ChunkedDecoder();
   empty_lines_ = 0;
   method_ = target_ = host_ = authorization_ = content_encoding_ = {};
   seen_te_ = false;
@@ -73,10 +73,26 @@ void RequestParser::reset() noexcept {
   connection_close_ = connection_keep_alive_ = expect_continue_ = false;
   body_start_ = 0;
   body_length_ = 0;
-  chunk_remaining_ = chunk_total_ = 0;
-  chunk_base_ = trailer_start_ = trailer_count_ = 0;
   request_ = {};
   head_views_base_ = nullptr;
+}
+
+ChunkedLimits RequestParser::chunked_limits() const noexcept {
+  return {limits_.max_header_bytes, limits_.max_headers, limits_.max_body};
+}
+
+// A chunked body's failure as the status to answer with.
+int RequestParser::chunked_status(ChunkedDecoder::Error error) noexcept {
+  switch (error) {
+    case ChunkedDecoder::Error::BodyTooLarge:
+    case ChunkedDecoder::Error::FramingTooLarge:
+      return 413;
+    case ChunkedDecoder::Error::TrailersTooLarge:
+    case ChunkedDecoder::Error::TooManyTrailers:
+      return 431;
+    default:
+      return 400;  // a bad or overlong size line, no CRLF after the data, a bad trailer field
+  }
 }
 
 ParseResult RequestParser::fail(int http_status) noexcept {
@@ -85,28 +101,11 @@ ParseResult RequestParser::fail(int http_status) noexcept {
   return result_;
 }
 
-bool RequestParser::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
-  if (scan_ < pos_) scan_ = pos_;
-  const char* base = input.data();
-  const void* lf = scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_)
-                                        : nullptr;
-  if (!lf) {
-    bytes_scanned_ += input.size() - scan_;
-    scan_ = input.size();
-    return false;
-  }
-  size_t at = static_cast<const char*>(lf) - base;
-  bytes_scanned_ += at + 1 - scan_;
-  next = at + 1;
-  scan_ = next;
-  line_end = (at > pos_ && base[at - 1] == '\r') ? at - 1 : at;
-  return true;
-}
 
 ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
   if (state_ == State::Failed) return result_;
   // The caller broke the contract (the input shrank): refuse rather than read out of bounds.
-  if (input.size() < scan_ || input.size() < pos_ ||
+  if (input.size() < cur_.scan || input.size() < cur_.pos ||
       (state_ == State::Done && input.size() < result_.consumed))
     return fail(400);
   if (state_ == State::Done) return complete(input, chunked_body);
@@ -117,110 +116,51 @@ ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
     switch (state_) {
       case State::RequestLine:
       case State::Headers: {
-        if (!next_line(input, line_end, next)) {
+        if (!cur_.next_line(input, line_end, next)) {
           // The line in progress already ends past the limit.
           if (input.size() >= limits_.max_header_bytes) return fail(431);
           return result_;
         }
         if (next > limits_.max_header_bytes) return fail(431);
-        bytes_scanned_ += line_end - pos_;
+        cur_.scanned += line_end - cur_.pos;
         int status = 0;
         if (state_ == State::RequestLine) {
-          if (line_end == pos_) {
+          if (line_end == cur_.pos) {
             if (++empty_lines_ > kMaxEmptyLinesBefore) return fail(400);
           } else {
-            status = on_request_line(input, pos_, line_end);
+            status = on_request_line(input, cur_.pos, line_end);
             state_ = State::Headers;
           }
-        } else if (line_end == pos_) {
-          pos_ = next;
+        } else if (line_end == cur_.pos) {
+          cur_.pos = next;
           status = on_headers_done();
           if (status) return fail(status);
-          chunk_base_ = chunked_body.size();
+          if (state_ == State::Chunked) chunked_.begin(body_start_, chunked_body);
           set_head_views(input);
           continue;
         } else {
-          status = on_header_line(input, pos_, line_end);
+          status = on_header_line(input, cur_.pos, line_end);
         }
         if (status) return fail(status);
-        pos_ = next;
+        cur_.pos = next;
         break;
       }
       case State::Body:
         if (input.size() - body_start_ < body_length_) return result_;
-        pos_ = body_start_ + size_t(body_length_);
+        cur_.pos = body_start_ + size_t(body_length_);
         state_ = State::Done;
         return complete(input, chunked_body);
-      case State::ChunkSize:
-      case State::Trailers: {
-        const size_t line_limit = state_ == State::ChunkSize ? pos_ : trailer_start_;
-        if (!next_line(input, line_end, next)) {
-          if (input.size() - line_limit >= limits_.max_header_bytes)
-            return fail(state_ == State::ChunkSize ? 400 : 431);
-          return result_;
+      case State::Chunked:
+        switch (chunked_.decode(input, cur_, chunked_body, chunked_limits())) {
+          case ChunkedDecoder::Status::Incomplete:
+            return result_;
+          case ChunkedDecoder::Status::Error:
+            return fail(chunked_status(chunked_.error()));
+          case ChunkedDecoder::Status::Done:
+            state_ = State::Done;
+            return complete(input, chunked_body);
         }
-        if (next - line_limit > limits_.max_header_bytes)
-          return fail(state_ == State::ChunkSize ? 400 : 431);
-        bytes_scanned_ += line_end - pos_;
-        std::string_view line = input.substr(pos_, line_end - pos_);
-        if (state_ == State::ChunkSize) {
-          int status = on_chunk_size_line(line);
-          if (status) return fail(status);
-          // Bound the wire size of the chunked section, framing included.
-          uint64_t wire = next - body_start_ + chunk_remaining_ + 2;
-          if (wire > 2 * uint64_t(limits_.max_body) + limits_.max_header_bytes) return fail(413);
-          pos_ = next;
-          if (chunk_remaining_ == 0) {
-            state_ = State::Trailers;
-            trailer_start_ = pos_;
-          } else {
-            state_ = State::ChunkData;
-          }
-        } else if (line.empty()) {
-          pos_ = next;
-          state_ = State::Done;
-          return complete(input, chunked_body);
-        } else {
-          if (++trailer_count_ > limits_.max_headers) return fail(431);
-          size_t colon = 0;
-          int status = check_field_line(line, colon);
-          if (status) return fail(status);
-          pos_ = next;
-        }
-        break;
-      }
-      case State::ChunkData: {
-        size_t avail = input.size() - pos_;
-        size_t n = avail < chunk_remaining_ ? avail : size_t(chunk_remaining_);
-        if (n) {
-          chunked_body.append(input.data() + pos_, n);
-          bytes_scanned_ += n;
-          pos_ += n;
-          chunk_remaining_ -= n;
-        }
-        scan_ = pos_;
-        if (chunk_remaining_) return result_;
-        state_ = State::ChunkDataEnd;
-        break;
-      }
-      case State::ChunkDataEnd: {
-        if (input.size() == pos_) return result_;
-        char c = input[pos_];
-        ++bytes_scanned_;
-        if (c == '\n') {
-          pos_ += 1;
-        } else if (c == '\r') {
-          if (input.size() - pos_ < 2) return result_;
-          ++bytes_scanned_;
-          if (input[pos_ + 1] != '\n') return fail(400);
-          pos_ += 2;
-        } else {
-          return fail(400);
-        }
-        scan_ = pos_;
-        state_ = State::ChunkSize;
-        break;
-      }
+        return result_;
       case State::Done:
       case State::Failed:
         return result_;
@@ -338,10 +278,10 @@ int RequestParser::on_headers_done() noexcept {
   request_.keep_alive = http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
   request_.expect_continue = http11 && expect_continue_;
   request_.chunked = seen_te_;
-  body_start_ = pos_;
-  scan_ = pos_;
+  body_start_ = cur_.pos;
+  cur_.scan = cur_.pos;
   if (request_.chunked) {
-    state_ = State::ChunkSize;
+    state_ = State::Chunked;
   } else {
     // Decided from the header alone, so the server can answer without reading the body.
     if (request_.content_length && *request_.content_length > limits_.max_body) return 413;
@@ -351,36 +291,6 @@ int RequestParser::on_headers_done() noexcept {
   return 0;
 }
 
-int RequestParser::on_chunk_size_line(std::string_view line) noexcept {
-  // chunk-size [ BWS ";" ext ... ]: hex digits, then optional extensions, ignored.
-  size_t i = 0;
-  uint64_t size = 0;
-  while (i < line.size()) {
-    char c = line[i];
-    int digit = (c >= '0' && c <= '9')   ? c - '0'
-                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                         : -1;
-    if (digit < 0) break;
-    if (size > (UINT64_MAX >> 4)) return 400;
-    size = (size << 4) | uint64_t(digit);
-    ++i;
-  }
-  if (i == 0) return 400;
-  size_t j = i;
-  while (j < line.size() && is_ows(line[j])) ++j;
-  if (j < line.size()) {
-    if (line[j] != ';') return 400;
-    for (; j < line.size(); ++j)
-      if (!is_value_char(static_cast<unsigned char>(line[j]))) return 400;
-  } else if (j != i) {
-    return 400;  // white space with no extension after it
-  }
-  if (size > limits_.max_body - chunk_total_) return 413;
-  chunk_total_ += size;
-  chunk_remaining_ = size;
-  return 0;
-}
 
 void RequestParser::set_head_views(std::string_view input) {
   if (input.data() == head_views_base_) return;  // already pointing into this input
@@ -401,11 +311,12 @@ ParseResult RequestParser::complete(std::string_view input, const Buffer& chunke
   set_head_views(input);
   if (request_.chunked) {
     std::string_view all = chunked_body.view();
-    request_.body = chunk_base_ <= all.size() ? all.substr(chunk_base_) : std::string_view{};
+    request_.body = chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start())
+                                                           : std::string_view{};
   } else {
     request_.body = input.substr(body_start_, size_t(body_length_));
   }
-  result_ = {ParseStatus::Complete, pos_, 0};
+  result_ = {ParseStatus::Complete, cur_.pos, 0};
   return result_;
 }
 

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "http/chunked.hpp"
 
 namespace callwire::http {
 
@@ -162,17 +163,14 @@ class RequestParser {
   const Request& request() const noexcept { return request_; }
   const RequestLimits& limits() const noexcept { return limits_; }
   /// Bytes examined since construction or reset: the proof that parsing stays linear.
-  uint64_t bytes_scanned() const noexcept { return bytes_scanned_; }
+  uint64_t bytes_scanned() const noexcept { return cur_.scanned; }
 
  private:
   enum class State {
     RequestLine,
     Headers,
     Body,
-    ChunkSize,
-    ChunkData,
-    ChunkDataEnd,
-    Trailers,
+    Chunked,
     Done,
     Failed
   };
@@ -186,21 +184,17 @@ class RequestParser {
   ParseResult fail(int http_status) noexcept;
   ParseResult complete(std::string_view input, const Buffer& chunked_body);
   void set_head_views(std::string_view input);
-  /// Finds the next LF at or after scan_: true with [line_begin, line_end) (CR stripped) and
-  /// next = the byte after the LF.
-  bool next_line(std::string_view input, size_t& line_end, size_t& next) noexcept;
   int on_request_line(std::string_view input, size_t begin, size_t end) noexcept;
   int on_header_line(std::string_view input, size_t begin, size_t end) noexcept;
   int on_headers_done() noexcept;
-  int on_chunk_size_line(std::string_view line) noexcept;
+  ChunkedLimits chunked_limits() const noexcept;
+  static int chunked_status(ChunkedDecoder::Error error) noexcept;
   static int check_field_line(std::string_view line, size_t& colon) noexcept;
 
   RequestLimits limits_;
   State state_ = State::RequestLine;
   ParseResult result_;
-  size_t pos_ = 0;   // start of the next unprocessed line or data byte
-  size_t scan_ = 0;  // how far the search for LF got (>= pos_)
-  uint64_t bytes_scanned_ = 0;
+  Cursor cur_;  // the next unprocessed byte, how far the search for LF got, bytes examined
   int empty_lines_ = 0;
 
   Span method_, target_, host_, authorization_, content_encoding_;
@@ -216,11 +210,7 @@ class RequestParser {
   bool expect_continue_ = false;
   size_t body_start_ = 0;
   uint64_t body_length_ = 0;
-  uint64_t chunk_remaining_ = 0;
-  uint64_t chunk_total_ = 0;
-  size_t chunk_base_ = 0;  // chunked_body.size() when the body began
-  size_t trailer_start_ = 0;
-  size_t trailer_count_ = 0;
+  ChunkedDecoder chunked_;
   Request request_;
   const char* head_views_base_ = nullptr;  // the input the head's views point into
 };

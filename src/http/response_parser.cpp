@@ -48,15 +48,58 @@ void ResponseParser::reset() noexcept {
   reset_head();
   state_ = State::StatusLine;
   result_ = {};
-  pos_ = scan_ = head_start_ = 0;
-  bytes_scanned_ = 0;
+  cur_.pos = cur_.scan = head_start_ = 0;
+  cur_.scanned = 0;
   empty_lines_ = interim_count_ = 0;
   body_start_ = 0;
   body_length_ = 0;
-  chunk_remaining_ = chunk_total_ = 0;
-  chunk_base_ = trailer_start_ = trailer_count_ = 0;
+  chunked_ = ChunkedDecoder();
   error_len_ = 0;
   error_[0] = '\0';
+}
+
+ChunkedLimits ResponseParser::chunked_limits() const noexcept {
+  return {limits_.max_header_bytes, limits_.max_headers, limits_.max_body};
+}
+
+ResponseParseResult ResponseParser::fail_chunked(ChunkedDecoder::Error error) noexcept {
+  using E = ChunkedDecoder::Error;
+  switch (error) {
+    case E::SizeLineTooLong:
+      return fail(ResponseError::TooLarge, "chunk size line over %zu bytes",
+                  limits_.max_header_bytes);
+    case E::BodyTooLarge:
+      return fail(ResponseError::TooLarge, "chunked body over the %zu-byte limit",
+                  limits_.max_body);
+    case E::FramingTooLarge:
+      return fail(ResponseError::TooLarge, "chunked framing over %llu bytes",
+                  static_cast<unsigned long long>(2 * uint64_t(limits_.max_body) +
+                                                  limits_.max_header_bytes));
+    case E::NoLineEndAfterData:
+      return fail(ResponseError::Malformed, "no line end after chunk data");
+    case E::TrailersTooLarge:
+      return fail(ResponseError::TooLarge, "response trailers over %zu bytes",
+                  limits_.max_header_bytes);
+    case E::TooManyTrailers:
+      return fail(ResponseError::TooLarge, "more than %zu trailer fields", limits_.max_headers);
+    case E::SizeOverflow:
+      return fail(ResponseError::Malformed, "chunk size overflows");
+    case E::FoldedTrailer:
+      return fail(ResponseError::Malformed, "folded trailer line (obs-fold)");
+    case E::BadTrailer:
+      switch (chunked_.trailer_error()) {
+        case syntax::FieldLineError::BadName:
+          return fail(ResponseError::Malformed, "malformed trailer field name");
+        case syntax::FieldLineError::BadValue:
+          return fail(ResponseError::Malformed, "control character in a trailer field");
+        default:
+          return fail(ResponseError::Malformed, "malformed trailer field");
+      }
+    case E::BadSizeLine:
+    case E::None:
+      break;
+  }
+  return fail(ResponseError::Malformed, "malformed chunk size line");
 }
 
 ResponseParseResult ResponseParser::fail(ResponseError kind, const char* format, ...) noexcept {
@@ -70,28 +113,11 @@ ResponseParseResult ResponseParser::fail(ResponseError kind, const char* format,
   return result_;
 }
 
-bool ResponseParser::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
-  if (scan_ < pos_) scan_ = pos_;
-  const char* base = input.data();
-  const void* lf =
-      scan_ < input.size() ? std::memchr(base + scan_, '\n', input.size() - scan_) : nullptr;
-  if (!lf) {
-    bytes_scanned_ += input.size() - scan_;
-    scan_ = input.size();
-    return false;
-  }
-  size_t at = static_cast<const char*>(lf) - base;
-  bytes_scanned_ += at + 1 - scan_;
-  next = at + 1;
-  scan_ = next;
-  line_end = (at > pos_ && base[at - 1] == '\r') ? at - 1 : at;
-  return true;
-}
 
 ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunked_body) {
   if (state_ == State::Failed) return result_;
   // The caller broke the contract (the input shrank): refuse rather than read out of bounds.
-  if (input.size() < scan_ || input.size() < pos_ ||
+  if (input.size() < cur_.scan || input.size() < cur_.pos ||
       (state_ == State::Done && input.size() < result_.consumed))
     return fail(ResponseError::Malformed, "response bytes changed between calls");
   if (state_ == State::Done) return complete(input, chunked_body);
@@ -101,7 +127,7 @@ ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunke
     switch (state_) {
       case State::StatusLine:
       case State::Headers: {
-        if (!next_line(input, line_end, next)) {
+        if (!cur_.next_line(input, line_end, next)) {
           // The head in progress already ends past the limit.
           if (input.size() - head_start_ >= limits_.max_header_bytes)
             return fail(ResponseError::TooLarge, "response headers over %zu bytes",
@@ -111,31 +137,31 @@ ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunke
         if (next - head_start_ > limits_.max_header_bytes)
           return fail(ResponseError::TooLarge, "response headers over %zu bytes",
                       limits_.max_header_bytes);
-        bytes_scanned_ += line_end - pos_;
+        cur_.scanned += line_end - cur_.pos;
         if (state_ == State::StatusLine) {
-          if (line_end == pos_) {
+          if (line_end == cur_.pos) {
             if (++empty_lines_ > kMaxEmptyLinesBefore)
               return fail(ResponseError::Malformed, "empty lines instead of a status line");
           } else {
-            if (!on_status_line(input.substr(pos_, line_end - pos_))) return result_;
-            reason_.off += pos_;
+            if (!on_status_line(input.substr(cur_.pos, line_end - cur_.pos))) return result_;
+            reason_.off += cur_.pos;
             state_ = State::Headers;
           }
-          pos_ = next;
-        } else if (line_end == pos_) {
-          pos_ = next;
+          cur_.pos = next;
+        } else if (line_end == cur_.pos) {
+          cur_.pos = next;
           if (!on_headers_done()) return result_;
-          chunk_base_ = chunked_body.size();
+          if (state_ == State::Chunked) chunked_.begin(body_start_, chunked_body);
           if (state_ == State::Done) return complete(input, chunked_body);
         } else {
-          if (!on_header_line(input, pos_, line_end)) return result_;
-          pos_ = next;
+          if (!on_header_line(input, cur_.pos, line_end)) return result_;
+          cur_.pos = next;
         }
         break;
       }
       case State::Body:
         if (input.size() - body_start_ < body_length_) return result_;
-        pos_ = body_start_ + size_t(body_length_);
+        cur_.pos = body_start_ + size_t(body_length_);
         state_ = State::Done;
         return complete(input, chunked_body);
       case State::BodyUntilEof:
@@ -144,89 +170,17 @@ ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunke
           return fail(ResponseError::TooLarge, "response body over the %zu-byte limit",
                       limits_.max_body);
         return result_;
-      case State::ChunkSize:
-      case State::Trailers: {
-        const bool size_line = state_ == State::ChunkSize;
-        const size_t line_limit = size_line ? pos_ : trailer_start_;
-        if (!next_line(input, line_end, next)) {
-          if (input.size() - line_limit >= limits_.max_header_bytes) {
-            return size_line ? fail(ResponseError::TooLarge, "chunk size line over %zu bytes",
-                                    limits_.max_header_bytes)
-                             : fail(ResponseError::TooLarge, "response trailers over %zu bytes",
-                                    limits_.max_header_bytes);
-          }
-          return result_;
+      case State::Chunked:
+        switch (chunked_.decode(input, cur_, chunked_body, chunked_limits())) {
+          case ChunkedDecoder::Status::Incomplete:
+            return result_;
+          case ChunkedDecoder::Status::Error:
+            return fail_chunked(chunked_.error());
+          case ChunkedDecoder::Status::Done:
+            state_ = State::Done;
+            return complete(input, chunked_body);
         }
-        if (next - line_limit > limits_.max_header_bytes) {
-          return size_line ? fail(ResponseError::TooLarge, "chunk size line over %zu bytes",
-                                  limits_.max_header_bytes)
-                           : fail(ResponseError::TooLarge, "response trailers over %zu bytes",
-                                  limits_.max_header_bytes);
-        }
-        bytes_scanned_ += line_end - pos_;
-        std::string_view line = input.substr(pos_, line_end - pos_);
-        if (size_line) {
-          if (!on_chunk_size_line(line)) return result_;
-          // Bound the wire size of the chunked section, framing included.
-          uint64_t wire = next - body_start_ + chunk_remaining_ + 2;
-          uint64_t max_wire = 2 * uint64_t(limits_.max_body) + limits_.max_header_bytes;
-          if (wire > max_wire)
-            return fail(ResponseError::TooLarge, "chunked framing over %llu bytes",
-                        static_cast<unsigned long long>(max_wire));
-          pos_ = next;
-          if (chunk_remaining_ == 0) {
-            state_ = State::Trailers;
-            trailer_start_ = pos_;
-          } else {
-            state_ = State::ChunkData;
-          }
-        } else if (line.empty()) {
-          pos_ = next;
-          state_ = State::Done;
-          return complete(input, chunked_body);
-        } else {
-          if (++trailer_count_ > limits_.max_headers)
-            return fail(ResponseError::TooLarge, "more than %zu trailer fields",
-                        limits_.max_headers);
-          size_t colon = 0;
-          if (!check_field_line(line, colon, "trailer")) return result_;
-          pos_ = next;
-        }
-        break;
-      }
-      case State::ChunkData: {
-        size_t avail = input.size() - pos_;
-        size_t n = avail < chunk_remaining_ ? avail : size_t(chunk_remaining_);
-        if (n) {
-          chunked_body.append(input.data() + pos_, n);
-          bytes_scanned_ += n;
-          pos_ += n;
-          chunk_remaining_ -= n;
-        }
-        scan_ = pos_;
-        if (chunk_remaining_) return result_;
-        state_ = State::ChunkDataEnd;
-        break;
-      }
-      case State::ChunkDataEnd: {
-        if (input.size() == pos_) return result_;
-        char c = input[pos_];
-        ++bytes_scanned_;
-        if (c == '\n') {
-          pos_ += 1;
-        } else if (c == '\r') {
-          if (input.size() - pos_ < 2) return result_;
-          ++bytes_scanned_;
-          if (input[pos_ + 1] != '\n')
-            return fail(ResponseError::Malformed, "no line end after chunk data");
-          pos_ += 2;
-        } else {
-          return fail(ResponseError::Malformed, "no line end after chunk data");
-        }
-        scan_ = pos_;
-        state_ = State::ChunkSize;
-        break;
-      }
+        return result_;
       case State::Done:
       case State::Failed:
         return result_;
@@ -240,7 +194,7 @@ ResponseParseResult ResponseParser::parse_eof(std::string_view input, Buffer& ch
   switch (state_) {
     case State::BodyUntilEof:
       body_length_ = input.size() - body_start_;
-      pos_ = input.size();
+      cur_.pos = input.size();
       state_ = State::Done;
       return complete(input, chunked_body);
     case State::StatusLine:
@@ -253,13 +207,11 @@ ResponseParseResult ResponseParser::parse_eof(std::string_view input, Buffer& ch
       return fail(ResponseError::Truncated, "truncated body: %llu of %llu bytes",
                   static_cast<unsigned long long>(input.size() - body_start_),
                   static_cast<unsigned long long>(body_length_));
-    case State::ChunkSize:
-    case State::ChunkData:
-    case State::ChunkDataEnd:
+    case State::Chunked:
+      if (chunked_.in_trailers())
+        return fail(ResponseError::Truncated, "connection closed inside the trailers");
       return fail(ResponseError::Truncated, "truncated chunked body after %llu bytes",
-                  static_cast<unsigned long long>(chunk_total_ - chunk_remaining_));
-    case State::Trailers:
-      return fail(ResponseError::Truncated, "connection closed inside the trailers");
+                  static_cast<unsigned long long>(chunked_.decoded()));
     case State::Done:
     case State::Failed:
       break;
@@ -412,8 +364,8 @@ bool ResponseParser::on_headers_done() noexcept {
     }
     // An interim response has no body: the final response starts on the next byte.
     reset_head();
-    head_start_ = pos_;
-    scan_ = pos_;
+    head_start_ = cur_.pos;
+    cur_.scan = cur_.pos;
     state_ = State::StatusLine;
     return true;
   }
@@ -433,13 +385,13 @@ bool ResponseParser::on_headers_done() noexcept {
   response_.keep_alive =
       http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
   response_.chunked = seen_te_;
-  body_start_ = pos_;
-  scan_ = pos_;
+  body_start_ = cur_.pos;
+  cur_.scan = cur_.pos;
   if (status == 204 || status == 304) {
     body_length_ = 0;
     state_ = State::Done;
   } else if (response_.chunked) {
-    state_ = State::ChunkSize;
+    state_ = State::Chunked;
   } else if (response_.content_length) {
     // Decided from the header alone: a lying Content-Length costs nothing.
     if (*response_.content_length > limits_.max_body) {
@@ -456,46 +408,6 @@ bool ResponseParser::on_headers_done() noexcept {
   return true;
 }
 
-bool ResponseParser::on_chunk_size_line(std::string_view line) noexcept {
-  // chunk-size [ BWS ";" ext ... ]: hex digits, then optional extensions, ignored.
-  size_t i = 0;
-  uint64_t size = 0;
-  while (i < line.size()) {
-    char c = line[i];
-    int digit = (c >= '0' && c <= '9')   ? c - '0'
-                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                         : -1;
-    if (digit < 0) break;
-    if (size > (UINT64_MAX >> 4)) {
-      fail(ResponseError::Malformed, "chunk size overflows");
-      return false;
-    }
-    size = (size << 4) | uint64_t(digit);
-    ++i;
-  }
-  bool ok = i > 0;
-  size_t j = i;
-  while (ok && j < line.size() && is_ows(line[j])) ++j;
-  if (ok && j < line.size()) {
-    if (line[j] != ';') ok = false;
-    for (; ok && j < line.size(); ++j)
-      if (!is_value_char(static_cast<unsigned char>(line[j]))) ok = false;
-  } else if (ok && j != i) {
-    ok = false;  // white space with no extension after it
-  }
-  if (!ok) {
-    fail(ResponseError::Malformed, "malformed chunk size line");
-    return false;
-  }
-  if (size > limits_.max_body - chunk_total_) {
-    fail(ResponseError::TooLarge, "chunked body over the %zu-byte limit", limits_.max_body);
-    return false;
-  }
-  chunk_total_ += size;
-  chunk_remaining_ = size;
-  return true;
-}
 
 ResponseParseResult ResponseParser::complete(std::string_view input, const Buffer& chunked_body) {
   auto view = [&](Span s) { return input.substr(s.off, s.len); };
@@ -510,11 +422,12 @@ ResponseParseResult ResponseParser::complete(std::string_view input, const Buffe
   response_.headers = std::span<const Header>(views_.data(), views_.size());
   if (response_.chunked) {
     std::string_view all = chunked_body.view();
-    response_.body = chunk_base_ <= all.size() ? all.substr(chunk_base_) : std::string_view{};
+    response_.body = chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start())
+                                                            : std::string_view{};
   } else {
     response_.body = input.substr(body_start_, size_t(body_length_));
   }
-  result_ = {ParseStatus::Complete, pos_, ResponseError::None};
+  result_ = {ParseStatus::Complete, cur_.pos, ResponseError::None};
   return result_;
 }
 

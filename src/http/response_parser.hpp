@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "http/chunked.hpp"
 #include "http/request_parser.hpp"  // ParseStatus, HttpVersion, Header, iequals
 
 namespace callwire::http {
@@ -132,7 +133,7 @@ class ResponseParser {
   /// Empty otherwise. Points into the parser: valid until the next call or reset.
   std::string_view error() const noexcept { return {error_, error_len_}; }
   /// Bytes examined since construction or reset: the proof that parsing stays linear.
-  uint64_t bytes_scanned() const noexcept { return bytes_scanned_; }
+  uint64_t bytes_scanned() const noexcept { return cur_.scanned; }
 
  private:
   enum class State {
@@ -140,10 +141,7 @@ class ResponseParser {
     Headers,
     Body,
     BodyUntilEof,
-    ChunkSize,
-    ChunkData,
-    ChunkDataEnd,
-    Trailers,
+    Chunked,
     Done,
     Failed
   };
@@ -157,22 +155,20 @@ class ResponseParser {
   ResponseParseResult fail(ResponseError kind, const char* format, ...) noexcept
       __attribute__((format(printf, 3, 4)));
   ResponseParseResult complete(std::string_view input, const Buffer& chunked_body);
-  bool next_line(std::string_view input, size_t& line_end, size_t& next) noexcept;
   // Each returns true on success, or false after fail() recorded the error.
   bool on_status_line(std::string_view line) noexcept;
   bool on_header_line(std::string_view input, size_t begin, size_t end) noexcept;
   bool on_headers_done() noexcept;
-  bool on_chunk_size_line(std::string_view line) noexcept;
+  ChunkedLimits chunked_limits() const noexcept;
+  ResponseParseResult fail_chunked(ChunkedDecoder::Error error) noexcept;
   bool check_field_line(std::string_view line, size_t& colon, const char* where) noexcept;
   void reset_head() noexcept;
 
   ResponseLimits limits_;
   State state_ = State::StatusLine;
   ResponseParseResult result_;
-  size_t pos_ = 0;         // start of the next unprocessed line or data byte
-  size_t scan_ = 0;        // how far the search for LF got (>= pos_)
+  Cursor cur_;  // the next unprocessed byte, how far the search for LF got, bytes examined
   size_t head_start_ = 0;  // first byte of the current head (after interim responses)
-  uint64_t bytes_scanned_ = 0;
   int empty_lines_ = 0;
   int interim_count_ = 0;
 
@@ -188,11 +184,7 @@ class ResponseParser {
   bool connection_keep_alive_ = false;
   size_t body_start_ = 0;
   uint64_t body_length_ = 0;
-  uint64_t chunk_remaining_ = 0;
-  uint64_t chunk_total_ = 0;
-  size_t chunk_base_ = 0;  // chunked_body.size() when the body began
-  size_t trailer_start_ = 0;
-  size_t trailer_count_ = 0;
+  ChunkedDecoder chunked_;
   Response response_;
   char error_[112] = {};
   size_t error_len_ = 0;

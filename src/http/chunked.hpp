@@ -1,0 +1,92 @@
+// Internal: what the request and response parsers share — finding line ends without ever
+// rescanning, and decoding a chunked body (RFC 9112 §7.1) incrementally. I/O-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "callwire/buffer.hpp"
+#include "http/syntax.hpp"
+
+namespace callwire::http {
+
+/// Where a parser is in its input: the next unprocessed byte, how far the search for the next
+/// LF got (>= pos), and how many bytes have been examined (the proof that parsing stays linear
+/// however the input is split).
+struct Cursor {
+  size_t pos = 0;
+  size_t scan = 0;
+  uint64_t scanned = 0;
+
+  /// Finds the next LF at or after `scan`: true with the line [pos, line_end) (a CR before the
+  /// LF stripped) and `next` the byte after the LF. False when no LF has arrived yet; the
+  /// search resumes where it stopped.
+  bool next_line(std::string_view input, size_t& line_end, size_t& next) noexcept;
+};
+
+/// Limits of one chunked body.
+struct ChunkedLimits {
+  size_t max_line = 16 * 1024;  ///< a chunk-size line; the whole trailer section
+  size_t max_fields = 64;       ///< trailer fields
+  size_t max_body = 32 << 20;   ///< the decoded body, decided from each chunk size
+};
+
+/// Decodes one chunked body, appending the data to a Buffer. Chunk extensions are checked for
+/// control characters and ignored; trailer fields are checked like header fields and dropped.
+/// The wire size of the chunked section (data plus framing) may not exceed
+/// 2 * max_body + max_line, which bounds what tiny chunks with long extensions make a caller
+/// buffer. Thread-safety: none. Never throws (but the Buffer's std::bad_alloc).
+class ChunkedDecoder {
+ public:
+  enum class Status { Incomplete, Done, Error };
+  enum class Error {
+    None,
+    SizeLineTooLong,   ///< a chunk-size line over max_line
+    BadSizeLine,       ///< not hex digits, a bad extension
+    SizeOverflow,      ///< a chunk size beyond 64 bits
+    BodyTooLarge,      ///< the declared chunks add up to more than max_body
+    FramingTooLarge,   ///< the chunked section on the wire is too large
+    NoLineEndAfterData,
+    TrailersTooLarge,  ///< the trailer section over max_line
+    TooManyTrailers,   ///< more than max_fields trailer fields
+    FoldedTrailer,     ///< a trailer line starting with white space (obs-fold)
+    BadTrailer,        ///< a trailer field that is not a valid field line (trailer_error())
+  };
+
+  /// Starts a body whose first byte is at `body_start` in the input; decoded bytes go after
+  /// what `out` holds now.
+  void begin(size_t body_start, const Buffer& out) noexcept;
+  /// Decodes what `input` holds from `cursor.pos` on. Done: `cursor.pos` is past the trailers.
+  Status decode(std::string_view input, Cursor& cursor, Buffer& out, const ChunkedLimits& limits);
+
+  Error error() const noexcept { return error_; }
+  /// With Error::BadTrailer: what is wrong with the field line.
+  syntax::FieldLineError trailer_error() const noexcept { return trailer_error_; }
+  /// Decoded bytes so far, and where they start in `out`.
+  uint64_t decoded() const noexcept { return total_ - remaining_; }
+  size_t out_start() const noexcept { return out_start_; }
+  /// Still in the middle of a chunk-size line, chunk data, or the trailers (for messages).
+  bool in_trailers() const noexcept { return state_ == State::Trailers; }
+
+ private:
+  enum class State { SizeLine, Data, DataEnd, Trailers, Done, Failed };
+  Status fail(Error e) noexcept {
+    error_ = e;
+    state_ = State::Failed;
+    return Status::Error;
+  }
+  Error parse_size_line(std::string_view line, const ChunkedLimits& limits) noexcept;
+
+  State state_ = State::SizeLine;
+  Error error_ = Error::None;
+  syntax::FieldLineError trailer_error_ = syntax::FieldLineError::None;
+  size_t body_start_ = 0;
+  size_t out_start_ = 0;
+  size_t trailer_start_ = 0;
+  size_t trailer_count_ = 0;
+  uint64_t total_ = 0;      // the sizes declared so far
+  uint64_t remaining_ = 0;  // of the current chunk
+};
+
+}  // namespace callwire::http

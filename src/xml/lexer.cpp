@@ -131,35 +131,39 @@ bool Lexer::lex_declaration(bool assume_utf8) {
   auto bad = [&](const char* what) {
     return fail(Errc::NotWellFormed, offset_of(pos_), std::string("malformed XML declaration: ") + what);
   };
-  // Reads  S name S? = S? "value"  and checks the name.
-  auto pseudo_attribute = [&](std::string_view name, std::string_view& value) -> bool {
+  // Reads  S name S? = S? "value". Absent: the name is not next (nothing consumed); Malformed:
+  // the name is there but not the rest (an error: `encoding?>` is not well formed).
+  enum class Attr { Absent, Present, Malformed };
+  auto pseudo_attribute = [&](std::string_view name, std::string_view& value) -> Attr {
     const uchar* before = pos_;
     skip_space();
-    if (!at(name)) {
+    if (!at(name) || pos_ == before) {  // white space is required before it
       pos_ = before;
-      return false;
+      return Attr::Absent;
     }
-    if (pos_ == before) return false;  // white space is required before it
     pos_ += name.size();
     skip_space();
-    if (pos_ >= end_ || *pos_ != '=') return false;
+    if (pos_ >= end_ || *pos_ != '=') return Attr::Malformed;
     ++pos_;
     skip_space();
-    if (pos_ >= end_ || (*pos_ != '"' && *pos_ != '\'')) return false;
+    if (pos_ >= end_ || (*pos_ != '"' && *pos_ != '\'')) return Attr::Malformed;
     uchar quote = *pos_++;
     const uchar* start = pos_;
     while (pos_ < end_ && *pos_ != quote && *pos_ != '<' && *pos_ >= 0x20) ++pos_;
-    if (pos_ >= end_ || *pos_ != quote) return false;
+    if (pos_ >= end_ || *pos_ != quote) return Attr::Malformed;
     value = std::string_view(reinterpret_cast<const char*>(start), size_t(pos_ - start));
     ++pos_;
-    return true;
+    return Attr::Present;
   };
   std::string_view version, encoding, standalone;
-  if (!pseudo_attribute("version", version)) return bad("expected version=\"1.0\"");
+  if (pseudo_attribute("version", version) != Attr::Present)
+    return bad("expected version=\"1.0\"");
   if (version.size() < 3 || version.substr(0, 2) != "1." ||
       version.find_first_not_of("0123456789", 2) != std::string_view::npos)
     return bad("unsupported version");
-  bool has_encoding = pseudo_attribute("encoding", encoding);
+  Attr encoding_attr = pseudo_attribute("encoding", encoding);
+  if (encoding_attr == Attr::Malformed) return bad("expected encoding=\"NAME\"");
+  bool has_encoding = encoding_attr == Attr::Present;
   if (has_encoding) {
     bool name_ok = !encoding.empty() &&
                    ((encoding[0] >= 'A' && encoding[0] <= 'Z') || (encoding[0] >= 'a' && encoding[0] <= 'z'));
@@ -167,7 +171,9 @@ bool Lexer::lex_declaration(bool assume_utf8) {
       name_ok = name_ok && (chars::is_name_char_ascii(uchar(c)) && c != ':');
     if (!name_ok) return bad("invalid encoding name");
   }
-  if (pseudo_attribute("standalone", standalone) && standalone != "yes" && standalone != "no")
+  Attr standalone_attr = pseudo_attribute("standalone", standalone);
+  if (standalone_attr == Attr::Malformed ||
+      (standalone_attr == Attr::Present && standalone != "yes" && standalone != "no"))
     return bad("standalone must be yes or no");
   skip_space();
   if (!at("?>")) return bad("expected '?>'");

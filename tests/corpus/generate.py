@@ -571,6 +571,11 @@ invalid("decl_unquoted_encoding", C("x", decl=b'<?xml version="1.0" encoding=UTF
         "encoding|declaration|quot")
 invalid("decl_bad_standalone", C("x", decl=b'<?xml version="1.0" standalone="maybe"?>'), W,
         "standalone|declaration")
+# A pseudo-attribute's name with nothing after it (found by the expat differential fuzzer).
+invalid("decl_encoding_without_value", C("x", decl=b'<?xml version="1.0" encoding?>'), W,
+        "encoding|declaration")
+invalid("decl_standalone_without_value", C("x", decl=b'<?xml version="1.0" standalone ?>'), W,
+        "standalone|declaration")
 invalid("decl_wrong_order", C("x", decl=b'<?xml encoding="UTF-8" version="1.0"?>'), W,
         "version|declaration")
 # expat accepts any version text here (it does not check VersionNum): see the differential test.

@@ -7,3 +7,11 @@
 #else
 #define CALLWIRE_API __attribute__((visibility("default")))
 #endif
+
+// For a class nested in an exported one (a pimpl's Impl), which would otherwise inherit the
+// enclosing class's default visibility: marks it internal to the library.
+#if defined(_WIN32)
+#define CALLWIRE_LOCAL
+#else
+#define CALLWIRE_LOCAL __attribute__((visibility("hidden")))
+#endif

@@ -28,7 +28,7 @@ class AsyncEngine;
 
 }  // namespace
 
-struct Client::Impl {
+struct CALLWIRE_LOCAL Client::Impl {
   std::string url_text;
   detail::ClientUrl url;
   ClientOptions options;

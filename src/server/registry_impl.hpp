@@ -13,7 +13,7 @@
 
 namespace callwire {
 
-struct Registry::Impl {
+struct CALLWIRE_LOCAL Registry::Impl {
   struct Method {
     std::string name;
     Handler handler;

@@ -14,7 +14,7 @@
 
 namespace callwire {
 
-struct Server::Impl {
+struct CALLWIRE_LOCAL Server::Impl {
   detail::ServerCore core;
   std::vector<std::unique_ptr<detail::ServerLoop>> loops;
   std::vector<std::thread> threads;

@@ -113,7 +113,7 @@ class CALLWIRE_API Client {
   struct Impl;
 
  private:
-  explicit Client(std::unique_ptr<Impl> impl) noexcept;
+  CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Installs a built callwire into a temporary prefix and builds and runs two out-of-tree consumers
+# against that copy: tests/install/cmake (find_package) and tests/install/pkgconfig (pkg-config),
+# each against the shared and the static library. Also checks the installed tree, the shared
+# library's SONAME and that it exports only callwire's API.
+#   tests/install/run.sh BUILD_DIR        (ctest: install.consumers)
+# CXX picks the consumers' compiler (default c++). Fails with a message on the first error.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+build_dir=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+export CXX=${CXX:-c++}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/callwire-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+fail() { echo "install test: FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+# Runs a command quietly, shows its output only when it fails.
+quiet() {
+  local log=$work/log
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    fail "$*"
+  fi
+}
+
+step "cmake --install $build_dir --prefix $prefix"
+quiet cmake --install "$build_dir" --prefix "$prefix"
+
+# The libraries may land in lib/ or lib/<multiarch>/ (GNUInstallDirs): find the config file.
+config=$(find "$prefix" -path '*/cmake/callwire/callwireConfig.cmake' | head -n 1)
+[ -n "$config" ] || fail "no callwireConfig.cmake under $prefix"
+libdir=$(dirname "$(dirname "$(dirname "$config")")")
+
+step "installed files in $libdir and $prefix/include"
+for f in "$libdir/libcallwire.so.0.1.0" "$libdir/libcallwire.so.0" "$libdir/libcallwire.so" \
+         "$libdir/libcallwire.a" "$libdir/cmake/callwire/callwireConfigVersion.cmake" \
+         "$libdir/cmake/callwire/callwireTargets.cmake" \
+         "$libdir/cmake/callwire/callwireStaticTargets.cmake" "$libdir/pkgconfig/callwire.pc" \
+         "$prefix/include/callwire/server.hpp" "$prefix/include/callwire/client.hpp"; do
+  [ -e "$f" ] || fail "missing $f"
+done
+[ "$(readlink "$libdir/libcallwire.so.0")" = libcallwire.so.0.1.0 ] \
+  || fail "libcallwire.so.0 does not point at libcallwire.so.0.1.0"
+# Only the public headers: every installed header must come from include/ (none from src/).
+while IFS= read -r h; do
+  rel=${h#"$prefix/include/"}
+  [ -f "$here/../../include/$rel" ] || fail "installed header $rel is not a public header"
+done < <(find "$prefix/include" -type f)
+
+step "SONAME and exported symbols of libcallwire.so"
+soname=$(readelf -d "$libdir/libcallwire.so.0.1.0" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = libcallwire.so.0 ] || fail "SONAME is '$soname', expected libcallwire.so.0"
+nm -D --defined-only "$libdir/libcallwire.so.0.1.0" | awk '{print $3}' | c++filt >"$work/symbols"
+[ -s "$work/symbols" ] || fail "libcallwire.so exports nothing"
+# Allowed: callwire's API (C++ callwire::..., C cw_...) and the vague-linkage instantiations of
+# the standard library's templates that the compiler emits with default visibility. Not allowed:
+# anything else (zlib, OpenSSL, simdjson...), callwire's internal namespaces, pimpl classes.
+strip_kind='s/^(typeinfo name for |typeinfo for |vtable for |VTT for |guard variable for )//'
+stray=$(sed -E "$strip_kind" "$work/symbols" | grep -Ev '^(callwire::|cw_|std::|__gnu_cxx::)' || true)
+internal=$(grep -E 'callwire::(detail|http|net|xml::detail)::|Impl\b' "$work/symbols" || true)
+if [ -n "$stray" ] || [ -n "$internal" ]; then
+  printf '%s\n' "$stray" "$internal" | sed '/^$/d' | head -n 40 >&2
+  fail "libcallwire.so exports symbols outside callwire's API (above)"
+fi
+echo "$(wc -l <"$work/symbols") exported symbols, all callwire's API or std template instances"
+
+# Checks that a consumer program links (or does not link) libcallwire.so, then runs it.
+run_consumer() {
+  local exe=$1 linkage=$2 dynamic loaded
+  # (Captured first: `cmd | grep -q` fails under pipefail when grep stops reading early.)
+  dynamic=$(readelf -d "$exe")
+  if grep -q 'NEEDED.*libcallwire\.so' <<<"$dynamic"; then
+    [ "$linkage" = shared ] || fail "$exe needs libcallwire.so, expected the static library"
+    # It must run against the installed copy, not one from the build tree or the system.
+    loaded=$(ldd "$exe")
+    grep -q "libcallwire.so.0 => $libdir/libcallwire.so.0 " <<<"$loaded" \
+      || { echo "$loaded" >&2; fail "$exe does not load libcallwire.so.0 from $libdir"; }
+  else
+    [ "$linkage" = static ] || fail "$exe does not need libcallwire.so.0"
+  fi
+  "$exe" || fail "$exe exited with $?"
+}
+
+for linkage in shared static; do
+  target=callwire::callwire
+  [ $linkage = static ] && target=callwire::callwire_static
+  step "find_package consumer against $target"
+  dir=$work/cmake-$linkage
+  quiet cmake -S "$here/cmake" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_PREFIX_PATH="$prefix" -DCALLWIRE_TARGET=$target \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  found=$(sed -n 's/^callwire_DIR:PATH=//p' "$dir/CMakeCache.txt")
+  [ "$found" = "$libdir/cmake/callwire" ] || fail "find_package found callwire in '$found'"
+  quiet cmake --build "$dir"
+  run_consumer "$dir/sample_add" $linkage
+
+  step "pkg-config consumer against the $linkage library"
+  dir=$work/pkgconfig-$linkage
+  mkdir -p "$dir"
+  static=0
+  [ $linkage = static ] && static=1
+  quiet make -C "$dir" -f "$here/pkgconfig/Makefile" STATIC=$static \
+    PKG_CONFIG_PATH="$libdir/pkgconfig" CXX="$CXX"
+  # pkg-config adds no run path: the shared one finds the library through LD_LIBRARY_PATH.
+  LD_LIBRARY_PATH="$libdir" run_consumer "$dir/sample_add" $linkage
+done
+step "install test passed"

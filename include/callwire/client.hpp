@@ -9,9 +9,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "callwire/convert.hpp"
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
 #include "callwire/message.hpp"
@@ -62,6 +64,33 @@ struct CallOptions {
 /// fault's code and string).
 using CallResult = Result<Value>;
 
+namespace detail {
+// What a typed call returns: Result<R>, or Status for R = void.
+template <class R>
+struct TypedResult {
+  using type = Result<R>;
+};
+template <>
+struct TypedResult<void> {
+  using type = Status;
+};
+// How an argument is converted: arrays (string literals) decay to pointers.
+template <class A>
+using ArgType = std::decay_t<A>;
+
+template <class R>
+typename TypedResult<R>::type convert_result(std::string_view method, Result<Value>&& r) {
+  if (!r) return r.error();
+  if constexpr (std::is_void_v<R>) {
+    return Status();
+  } else {
+    Result<R> out = Convert<R>::from_value(*r);
+    if (out) return out;
+    return Error(Errc::TypeMismatch, join_path(std::string(method) + ": result", out.error().message));
+  }
+}
+}  // namespace detail
+
 /// An XML-RPC client for one server: "http://host:port/path", "https://...", or
 /// "unix:/path/to/socket" (HTTP over a Unix-domain socket, path options.unix_path).
 ///
@@ -100,6 +129,67 @@ class CALLWIRE_API Client {
   void async_call(std::string_view method, std::vector<Value> params,
                   std::function<void(Result<Value>)> done, const CallOptions& options = {});
 
+  // ---- Typed calls. `R` is always given: `client.call<int>("sample.add", 3, 5)`. The
+  // arguments are converted with callwire::Convert<T> (callwire/convert.hpp), the result
+  // to R: Result<R>, or Status for R = void (which accepts any result, nil or not). These
+  // never throw (except std::bad_alloc), so there is no separate try_call: `.value()` on the
+  // Result is the throwing form. Per-call options go first, in the `_with` forms, so they can
+  // never be taken for an argument.
+  //
+  // Errors: those of the untyped call; TypeMismatch when the result does not convert, naming
+  // the method, what was expected and what came ("sample.add: result must be int, got
+  // string"; "m: result[2] must be int, got string"); Unrepresentable or InvalidArgument when
+  // an argument cannot be converted (an unsigned 64-bit above INT64_MAX, a null const char*).
+  // Ownership: the arguments are read during the call only; R cannot be a view type
+  // (std::string_view, std::span): the Value it would point into is gone on return.
+
+  template <class R, class... Args>
+    requires(ToValue<detail::ArgType<Args>> && ...)
+  typename detail::TypedResult<R>::type call(std::string_view method, const Args&... args) {
+    return call_with<R>(CallOptions{}, method, args...);
+  }
+  template <class R, class... Args>
+    requires(ToValue<detail::ArgType<Args>> && ...)
+  typename detail::TypedResult<R>::type call_with(const CallOptions& options,
+                                                  std::string_view method, const Args&... args) {
+    check_result_type<R>();
+    std::vector<Value> params;
+    if (auto s = to_params(params, args...); !s) return s.error();
+    return detail::convert_result<R>(
+        method, call(method, std::span<const Value>(params.data(), params.size()), options));
+  }
+
+  /// Starts a typed call and returns at once; the future becomes ready with its converted
+  /// result. The conversion runs on the client's I/O thread.
+  template <class R, class... Args>
+    requires(ToValue<detail::ArgType<Args>> && ...)
+  std::future<typename detail::TypedResult<R>::type> async_call(std::string_view method,
+                                                                const Args&... args) {
+    return async_call_with<R>(CallOptions{}, method, args...);
+  }
+  template <class R, class... Args>
+    requires(ToValue<detail::ArgType<Args>> && ...)
+  std::future<typename detail::TypedResult<R>::type> async_call_with(const CallOptions& options,
+                                                                     std::string_view method,
+                                                                     const Args&... args) {
+    check_result_type<R>();
+    using Out = typename detail::TypedResult<R>::type;
+    auto promise = std::make_shared<std::promise<Out>>();
+    std::future<Out> future = promise->get_future();
+    std::vector<Value> params;
+    if (auto s = to_params(params, args...); !s) {
+      promise->set_value(s.error());
+      return future;
+    }
+    async_call(
+        method, std::move(params),
+        [promise, name = std::string(method)](Result<Value> r) {
+          promise->set_value(detail::convert_result<R>(name, std::move(r)));
+        },
+        options);
+    return future;
+  }
+
   /// Sends the calls as one system.multicall and returns one result per call, in order.
   /// Accepts servers that answer each entry with a bare result instead of a one-element
   /// array (supervisord). Errors: those of call(), and BadResponse when the answer is not
@@ -113,6 +203,26 @@ class CALLWIRE_API Client {
   struct Impl;
 
  private:
+  template <class R>
+  static constexpr void check_result_type() {
+    static_assert(std::is_void_v<R> || FromValue<R>,
+                  "callwire::Client::call<R>: R has no callwire::Convert<R>::from_value; "
+                  "specialise callwire::Convert<R> (see callwire/convert.hpp)");
+    static_assert(!is_view_v<R>,
+                  "callwire::Client::call<R>: R is a view into a Value that is gone on return; "
+                  "ask for std::string or std::vector<uint8_t>");
+  }
+  template <class... Args>
+  static Status to_params(std::vector<Value>& params, const Args&... args) {
+    params.reserve(sizeof...(Args));
+    try {
+      (params.push_back(Convert<detail::ArgType<Args>>::to_value(args)), ...);
+    } catch (const Exception& e) {
+      return e.error();
+    }
+    return Status();
+  }
+
   CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;
 };

@@ -128,6 +128,28 @@ class CALLWIRE_API Registry {
 
   Status add(std::string name, Handler handler, MethodInfo info = {});
 
+  /// Adds a typed method: the parameter and return types are deduced from `callable` (a
+  /// function, a function pointer, a lambda, a std::function or any object with one
+  /// non-template operator()). Parameters are taken by value or const reference and converted
+  /// with callwire::Convert<T> (callwire/convert.hpp); a `CallContext&` (or const) may be the
+  /// first parameter and is not an XML-RPC parameter. The signatures for introspection and
+  /// for the dispatcher's check are deduced (a std::optional parameter gives one with its type
+  /// and one with nil); a void result answers nil.
+  ///
+  /// A call with the wrong number of parameters or a parameter that does not convert is
+  /// answered with fault -32602: "sample.add: parameter 2 must be int, got string",
+  /// "f: parameter 1[2] must be int, got string" (element 2 from 0 of an array),
+  /// "f: parameter 1 must be int in 0..255, got int 300". The callable may throw FaultError;
+  /// other exceptions map as for any handler (docs/server-dispatch.md). A result that
+  /// Convert cannot write (an unsigned 64-bit above INT64_MAX) is fault -32603.
+  ///
+  /// Ownership: `callable` is moved or copied into the registry. Thread-safety: as add();
+  /// the callable runs on the server's threads, possibly several at once. Errors: those of
+  /// add(). A type with no Convert specialisation fails to compile with a static_assert
+  /// naming the fix.
+  template <class F>
+  Status bind(std::string name, F&& callable, std::string help = {});
+
   /// True when `name` is registered (system methods excluded).
   bool contains(std::string_view name) const noexcept;
   /// The registered names in registration order (system methods excluded).
@@ -147,3 +169,5 @@ class CALLWIRE_API Registry {
 };
 
 }  // namespace callwire
+
+#include "callwire/detail/bind.hpp"  // Registry::bind's definition

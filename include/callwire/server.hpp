@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "callwire/error.hpp"
@@ -101,6 +102,12 @@ class CALLWIRE_API Server {
   Registry& registry() noexcept;
   /// registry().add(...).
   Status add_method(std::string name, Handler handler, MethodInfo info = {});
+  /// registry().bind(...): a typed method, its signature deduced from `callable`
+  /// (Registry::bind), e.g. `server.bind("sample.add", [](int a, int b) { return a + b; })`.
+  template <class F>
+  Status bind(std::string name, F&& callable, std::string help = {}) {
+    return registry().bind(std::move(name), std::forward<F>(callable), std::move(help));
+  }
 
   /// Opens the listeners (so the ports are known on return) and starts the threads.
   /// Errors: InvalidArgument (a bad listen address, address in use, bad options), TlsError

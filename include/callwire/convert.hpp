@@ -1,0 +1,433 @@
+// callwire: conversions between C++ types and Values, for typed binding and calling.
+//
+// One customisation point, `callwire::Convert<T>`. A specialisation provides
+//   static constexpr std::string_view type_name;        // the XML-RPC type, for signatures
+//   static Value to_value(const T&);                    // for results and call arguments
+//   static Result<T> from_value(const Value&);          // for parameters and call results
+// (either of the two functions may be left out: `const char*` only goes out, a view only comes
+// in). `nullable = true` marks a type that also takes nil (std::optional).
+//
+// from_value never throws for a Value of the wrong type: it returns Errc::TypeMismatch with a
+// message of the form "must be int, got string", prefixed with the path to the offending part
+// for containers ("[2] must be int, got string" for the third element, ".x must be int, got
+// string" for a struct member). Server::bind and Client::call put the parameter or method in
+// front. to_value throws callwire::Exception with Errc::Unrepresentable for a value XML-RPC
+// cannot carry (an unsigned 64-bit number above INT64_MAX, a time outside years 0..9999).
+//
+// Ownership: a view type (std::string_view, std::span<const uint8_t>) read by from_value
+// points into the Value and lives as long as it; bind offers them as parameters (they live for
+// the handler's call), Client::call refuses them as results. Thread-safety: stateless.
+//
+// A user type: specialise Convert in namespace callwire, e.g.
+//   template <> struct callwire::Convert<Point> {
+//     static constexpr std::string_view type_name = "struct";
+//     static Value to_value(const Point& p) { return Value::structure({{"x", p.x}, {"y", p.y}}); }
+//     static Result<Point> from_value(const Value& v) {
+//       if (!v.is_struct()) return type_error(type_name, v);
+//       auto x = member_as<int>(v, "x");
+//       if (!x) return x.error();
+//       auto y = member_as<int>(v, "y");
+//       if (!y) return y.error();
+//       return Point{*x, *y};
+//     }
+//   };
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "callwire/error.hpp"
+#include "callwire/value.hpp"
+
+namespace callwire {
+
+/// The customisation point; see the top of this header. Not defined for unsupported types.
+template <class T>
+struct Convert;
+
+/// T can be read from a Value (a parameter, a call's result).
+template <class T>
+concept FromValue = requires(const Value& v) {
+  { Convert<T>::type_name } -> std::convertible_to<std::string_view>;
+  { Convert<T>::from_value(v) } -> std::same_as<Result<T>>;
+};
+
+/// T can be written as a Value (a result, a call's argument).
+template <class T>
+concept ToValue = requires(const T& t) {
+  { Convert<T>::type_name } -> std::convertible_to<std::string_view>;
+  { Convert<T>::to_value(t) } -> std::same_as<Value>;
+};
+
+/// True for the types whose from_value returns a view into the Value.
+template <class T>
+inline constexpr bool is_view_v = false;
+template <>
+inline constexpr bool is_view_v<std::string_view> = true;
+template <>
+inline constexpr bool is_view_v<std::span<const uint8_t>> = true;
+
+/// The TypeMismatch error "must be <expected>, got <the type of got>".
+inline Error type_error(std::string_view expected, const Value& got) {
+  std::string m = "must be ";
+  m += expected;
+  m += ", got ";
+  m += type_name(got.type());
+  return Error(Errc::TypeMismatch, std::move(m));
+}
+
+namespace detail {
+// Puts a path segment ("[2]", ".x", "parameter 1") in front of a from_value message.
+inline std::string join_path(std::string head, const std::string& message) {
+  if (!message.empty() && message[0] != '[' && message[0] != '.') head += ' ';
+  head += message;
+  return head;
+}
+inline Error prefix_error(std::string head, const Error& e) {
+  return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
+}
+}  // namespace detail
+
+/// Member `name` of struct `s` converted to T. Errors: ".name is missing" (Errc::NotFound),
+/// or the conversion's error with ".name" in front.
+template <FromValue T>
+Result<T> member_as(const Value& s, std::string_view name) {
+  const Value* v = s.find(name);
+  if (v == nullptr) return Error(Errc::NotFound, "." + std::string(name) + " is missing");
+  Result<T> r = Convert<T>::from_value(*v);
+  if (!r) return detail::prefix_error("." + std::string(name), r.error());
+  return r;
+}
+
+// ---- scalars
+
+template <>
+struct Convert<bool> {
+  static constexpr std::string_view type_name = "boolean";
+  static Value to_value(bool b) { return Value(b); }
+  static Result<bool> from_value(const Value& v) {
+    if (auto b = v.try_as_bool()) return *b;
+    return type_error(type_name, v);
+  }
+};
+
+/// Integers of every width except bool and the character types. Types whose whole range fits
+/// in 32 bits are "int", wider ones (uint32_t, int64_t, ...) "i8". Reading accepts an int or
+/// an i8 whose value fits the C++ type, else "must be int in 0..255, got int 300".
+template <std::integral T>
+  requires(!std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
+           !std::same_as<T, char8_t> && !std::same_as<T, char16_t> &&
+           !std::same_as<T, char32_t>)
+struct Convert<T> {
+  static constexpr bool fits_int = std::in_range<int32_t>(std::numeric_limits<T>::min()) &&
+                                   std::in_range<int32_t>(std::numeric_limits<T>::max());
+  static constexpr std::string_view type_name = fits_int ? "int" : "i8";
+
+  static Value to_value(T n) { return Value(n); }
+  static Result<T> from_value(const Value& v) {
+    std::optional<int64_t> n = v.try_as_i8();
+    if (!n) return type_error(type_name, v);
+    if (std::in_range<T>(*n)) return static_cast<T>(*n);
+    std::string m = "must be ";
+    m += type_name;
+    if constexpr (std::same_as<T, int32_t>) {
+      m += ", got i8 out of the int range";
+    } else {
+      m += " in " + std::to_string(std::numeric_limits<T>::min()) + ".." +
+           std::to_string(std::numeric_limits<T>::max()) + ", got " +
+           callwire::type_name(v.type()) + " " + std::to_string(*n);
+    }
+    return Error(Errc::TypeMismatch, std::move(m));
+  }
+};
+
+/// double takes a double, or an int or i8 of magnitude at most 2^53 (exactly representable),
+/// as the dispatcher does for a "double" slot.
+template <>
+struct Convert<double> {
+  static constexpr std::string_view type_name = "double";
+  static Value to_value(double d) { return Value(d); }
+  static Result<double> from_value(const Value& v) {
+    if (auto d = v.try_as_double()) return *d;
+    if (auto n = v.try_as_i8()) {
+      constexpr int64_t kExact = int64_t{1} << 53;
+      if (*n >= -kExact && *n <= kExact) return static_cast<double>(*n);
+      return Error(Errc::TypeMismatch, "must be double, got " + std::string(callwire::type_name(
+                                           v.type())) + " beyond 2^53");
+    }
+    return type_error(type_name, v);
+  }
+};
+
+/// float: as double, and a finite double beyond the float range is refused.
+template <>
+struct Convert<float> {
+  static constexpr std::string_view type_name = "double";
+  static Value to_value(float f) { return Value(f); }
+  static Result<float> from_value(const Value& v) {
+    Result<double> d = Convert<double>::from_value(v);
+    if (!d) return d.error();
+    if (std::isfinite(*d) && std::fabs(*d) > static_cast<double>(std::numeric_limits<float>::max()))
+      return Error(Errc::TypeMismatch, "must be double in the float range, got double " +
+                                           std::to_string(*d));
+    return static_cast<float>(*d);
+  }
+};
+
+template <>
+struct Convert<std::string> {
+  static constexpr std::string_view type_name = "string";
+  static Value to_value(const std::string& s) { return Value(s); }
+  static Result<std::string> from_value(const Value& v) {
+    if (auto s = v.try_as_string()) return std::string(*s);
+    return type_error(type_name, v);
+  }
+};
+
+/// A view into the Value's text (see the ownership note at the top).
+template <>
+struct Convert<std::string_view> {
+  static constexpr std::string_view type_name = "string";
+  static Value to_value(std::string_view s) { return Value(s); }
+  static Result<std::string_view> from_value(const Value& v) {
+    if (auto s = v.try_as_string()) return *s;
+    return type_error(type_name, v);
+  }
+};
+
+/// Results and arguments only: a C string (copied into the Value; null is refused).
+template <>
+struct Convert<const char*> {
+  static constexpr std::string_view type_name = "string";
+  static Value to_value(const char* s) {
+    if (s == nullptr) throw Exception(Error(Errc::InvalidArgument, "a null const char* string"));
+    return Value(s);
+  }
+};
+template <>
+struct Convert<char*> : Convert<const char*> {};
+
+/// nil.
+template <>
+struct Convert<std::nullptr_t> {
+  static constexpr std::string_view type_name = "nil";
+  static Value to_value(std::nullptr_t) { return Value(); }
+  static Result<std::nullptr_t> from_value(const Value& v) {
+    if (v.is_nil()) return nullptr;
+    return type_error(type_name, v);
+  }
+};
+
+/// Any Value, unchanged: "any" in signatures (the dispatcher passes anything).
+template <>
+struct Convert<Value> {
+  static constexpr std::string_view type_name = "any";
+  static Value to_value(const Value& v) { return v; }
+  static Result<Value> from_value(const Value& v) { return v; }
+};
+
+/// Bytes: base64 on the wire.
+template <>
+struct Convert<std::vector<uint8_t>> {
+  static constexpr std::string_view type_name = "base64";
+  static Value to_value(const std::vector<uint8_t>& b) { return Value::bytes(b); }
+  static Result<std::vector<uint8_t>> from_value(const Value& v) {
+    if (!v.is_bytes()) return type_error(type_name, v);
+    std::span<const uint8_t> b = v.as_bytes();
+    return std::vector<uint8_t>(b.begin(), b.end());
+  }
+};
+
+/// A view of the Value's bytes (see the ownership note at the top).
+template <>
+struct Convert<std::span<const uint8_t>> {
+  static constexpr std::string_view type_name = "base64";
+  static Value to_value(std::span<const uint8_t> b) { return Value::bytes(b); }
+  static Result<std::span<const uint8_t>> from_value(const Value& v) {
+    if (!v.is_bytes()) return type_error(type_name, v);
+    return v.as_bytes();
+  }
+};
+
+template <>
+struct Convert<DateTime> {
+  static constexpr std::string_view type_name = "dateTime.iso8601";
+  static Value to_value(const DateTime& dt) { return Value(dt); }
+  static Result<DateTime> from_value(const Value& v) {
+    if (!v.is_datetime()) return type_error(type_name, v);
+    return v.as_datetime();
+  }
+};
+
+/// A system_clock time point. Written in UTC (`Z`) with 0, 3, 6 or 9 fraction digits, the
+/// fewest that hold it exactly. Read: a dateTime without a zone is taken as UTC; one with an
+/// offset is converted; a leap second (:60) counts as the next minute's :00; a time outside the
+/// time_point's range (years 1678..2261 for nanoseconds) is refused.
+template <class Duration>
+struct Convert<std::chrono::time_point<std::chrono::system_clock, Duration>> {
+  using TimePoint = std::chrono::time_point<std::chrono::system_clock, Duration>;
+  static constexpr std::string_view type_name = "dateTime.iso8601";
+
+  static Value to_value(const TimePoint& tp) {
+    using namespace std::chrono;
+    auto day = floor<days>(tp);
+    year_month_day ymd{day};
+    int y = static_cast<int>(ymd.year());
+    if (y < 0 || y > 9999)
+      throw Exception(Error(Errc::Unrepresentable, "a time outside the years 0..9999"));
+    hh_mm_ss<nanoseconds> hms{floor<nanoseconds>(tp - day)};
+    DateTime dt;
+    dt.year = static_cast<uint16_t>(y);
+    dt.month = static_cast<uint8_t>(static_cast<unsigned>(ymd.month()));
+    dt.day = static_cast<uint8_t>(static_cast<unsigned>(ymd.day()));
+    dt.hour = static_cast<uint8_t>(hms.hours().count());
+    dt.minute = static_cast<uint8_t>(hms.minutes().count());
+    dt.second = static_cast<uint8_t>(hms.seconds().count());
+    auto ns = static_cast<uint32_t>(hms.subseconds().count());
+    dt.nanosecond = ns;
+    dt.fraction_digits = ns == 0 ? 0 : ns % 1000000 == 0 ? 3 : ns % 1000 == 0 ? 6 : 9;
+    dt.zone = DateTime::Zone::Utc;
+    return Value(dt);
+  }
+
+  static Result<TimePoint> from_value(const Value& v) {
+    using namespace std::chrono;
+    if (!v.is_datetime()) return type_error(type_name, v);
+    DateTime dt = v.as_datetime();
+    sys_days day{year_month_day{year{dt.year}, month{dt.month}, std::chrono::day{dt.day}}};
+    seconds s = day.time_since_epoch() + hours{dt.hour} + minutes{dt.minute} + seconds{dt.second};
+    if (dt.zone == DateTime::Zone::Offset) s -= minutes{dt.offset_minutes};
+    // Whole seconds never overflow; check them against the target's range before converting.
+    if (s < ceil<seconds>(TimePoint::min().time_since_epoch()) + seconds{1} ||
+        s > floor<seconds>(TimePoint::max().time_since_epoch()) - seconds{1})
+      return Error(Errc::TypeMismatch, "must be dateTime.iso8601 within the time_point range, "
+                                       "got " + dt.to_string());
+    return TimePoint(duration_cast<Duration>(s) + duration_cast<Duration>(nanoseconds{dt.nanosecond}));
+  }
+};
+
+// ---- containers
+
+/// std::optional<T>: T, or nil for an empty optional. Signatures list both T and nil.
+template <class T>
+struct Convert<std::optional<T>> {
+  static constexpr std::string_view type_name = Convert<T>::type_name;
+  static constexpr bool nullable = true;
+  static Value to_value(const std::optional<T>& o) {
+    return o ? Convert<T>::to_value(*o) : Value();
+  }
+  static Result<std::optional<T>> from_value(const Value& v) {
+    if (v.is_nil()) return std::optional<T>();
+    Result<T> r = Convert<T>::from_value(v);
+    if (!r) return r.error();
+    return std::optional<T>(std::move(*r));
+  }
+};
+
+/// An array of T. Element errors name the element from 0: "[2] must be int, got string".
+template <class T, class A>
+struct Convert<std::vector<T, A>> {
+  static constexpr std::string_view type_name = "array";
+  static Value to_value(const std::vector<T, A>& items) {
+    Value a = Value::array();
+    a.reserve(items.size());
+    for (const auto& item : items) a.push_back(Convert<T>::to_value(item));
+    return a;
+  }
+  static Result<std::vector<T, A>> from_value(const Value& v) {
+    if (!v.is_array()) return type_error(type_name, v);
+    std::vector<T, A> out;
+    out.reserve(v.size());
+    size_t i = 0;
+    for (const Value& item : v.as_array()) {
+      Result<T> r = Convert<T>::from_value(item);
+      if (!r) return detail::prefix_error("[" + std::to_string(i) + "]", r.error());
+      out.push_back(std::move(*r));
+      ++i;
+    }
+    return out;
+  }
+};
+
+namespace detail {
+template <class Map>
+struct ConvertStringMap {
+  using Mapped = typename Map::mapped_type;
+  static constexpr std::string_view type_name = "struct";
+  static Value to_value(const Map& map) {
+    Value s = Value::structure();
+    s.reserve(map.size());
+    for (const auto& [name, item] : map) s.set(name, Convert<Mapped>::to_value(item));
+    return s;
+  }
+  static Result<Map> from_value(const Value& v) {
+    if (!v.is_struct()) return type_error(type_name, v);
+    Map out;
+    for (const Member& m : v.members()) {
+      Result<Mapped> r = Convert<Mapped>::from_value(m.value());
+      if (!r) return prefix_error("." + std::string(m.name()), r.error());
+      out.emplace(std::string(m.name()), std::move(*r));
+    }
+    return out;
+  }
+};
+}  // namespace detail
+
+/// A struct whose members all have type T. Member errors name it: ".x must be int, got string".
+template <class T, class C, class A>
+struct Convert<std::map<std::string, T, C, A>>
+    : detail::ConvertStringMap<std::map<std::string, T, C, A>> {};
+template <class T, class H, class E, class A>
+struct Convert<std::unordered_map<std::string, T, H, E, A>>
+    : detail::ConvertStringMap<std::unordered_map<std::string, T, H, E, A>> {};
+
+/// An array of exactly sizeof...(Ts) elements of the given types.
+template <class... Ts>
+struct Convert<std::tuple<Ts...>> {
+  static constexpr std::string_view type_name = "array";
+  static Value to_value(const std::tuple<Ts...>& t) {
+    Value a = Value::array();
+    a.reserve(sizeof...(Ts));
+    std::apply([&](const Ts&... item) { (a.push_back(Convert<Ts>::to_value(item)), ...); }, t);
+    return a;
+  }
+  static Result<std::tuple<Ts...>> from_value(const Value& v) {
+    if (!v.is_array() || v.size() != sizeof...(Ts)) {
+      std::string got = type_name_of(v);
+      if (v.is_array()) got += " of " + std::to_string(v.size());
+      return Error(Errc::TypeMismatch,
+                   "must be array of " + std::to_string(sizeof...(Ts)) + ", got " + got);
+    }
+    return read(v, std::index_sequence_for<Ts...>{});
+  }
+
+ private:
+  static std::string type_name_of(const Value& v) { return callwire::type_name(v.type()); }
+  template <size_t... I>
+  static Result<std::tuple<Ts...>> read(const Value& v, std::index_sequence<I...>) {
+    std::tuple<Result<Ts>...> items{Convert<Ts>::from_value(v[I])...};
+    std::optional<Error> error;
+    ((error || std::get<I>(items).ok() ||
+      (error = detail::prefix_error("[" + std::to_string(I) + "]", std::get<I>(items).error()),
+       true)),
+     ...);
+    if (error) return *std::move(error);
+    return std::tuple<Ts...>(std::move(*std::get<I>(items))...);
+  }
+};
+
+}  // namespace callwire

@@ -1,0 +1,228 @@
+// callwire: the template glue behind Registry::bind and Server::bind. No stability promise;
+// include callwire/registry.hpp or callwire/server.hpp instead.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "callwire/convert.hpp"
+#include "callwire/registry.hpp"
+
+namespace callwire::detail {
+
+// The return type and parameter types of a callable with one non-template call operator.
+template <class F>
+struct CallableTraits;
+
+template <class R, class... A>
+struct CallableTraits<R(A...)> {
+  using Return = R;
+  using Args = std::tuple<A...>;
+};
+template <class R, class... A>
+struct CallableTraits<R(A...) noexcept> : CallableTraits<R(A...)> {};
+template <class R, class... A>
+struct CallableTraits<R (*)(A...)> : CallableTraits<R(A...)> {};
+template <class R, class... A>
+struct CallableTraits<R (*)(A...) noexcept> : CallableTraits<R(A...)> {};
+
+#define CALLWIRE_MEMBER_TRAITS(QUALIFIERS)                                    \
+  template <class R, class C, class... A>                                     \
+  struct CallableTraits<R (C::*)(A...) QUALIFIERS> : CallableTraits<R(A...)> {}; \
+  template <class R, class C, class... A>                                     \
+  struct CallableTraits<R (C::*)(A...) QUALIFIERS noexcept> : CallableTraits<R(A...)> {};
+CALLWIRE_MEMBER_TRAITS()
+CALLWIRE_MEMBER_TRAITS(const)
+CALLWIRE_MEMBER_TRAITS(&)
+CALLWIRE_MEMBER_TRAITS(const&)
+#undef CALLWIRE_MEMBER_TRAITS
+
+template <class F>
+concept PlainCallable = std::is_function_v<std::remove_pointer_t<F>> ||
+                        requires { &F::operator(); };
+
+template <class F>
+struct CallableSignature;
+template <class F>
+  requires std::is_function_v<std::remove_pointer_t<F>>
+struct CallableSignature<F> : CallableTraits<std::remove_pointer_t<F>> {};
+template <class F>
+  requires(!std::is_function_v<std::remove_pointer_t<F>>)
+struct CallableSignature<F> : CallableTraits<decltype(&F::operator())> {};
+
+template <class T>
+inline constexpr bool is_context_v = std::is_same_v<T, CallContext&> ||
+                                     std::is_same_v<T, const CallContext&>;
+
+// A parameter is taken by value, by const reference or by rvalue reference; never by a
+// non-const lvalue reference (there is nothing of the caller's to write back to).
+template <class A>
+inline constexpr bool is_param_form_v =
+    !std::is_lvalue_reference_v<A> || std::is_const_v<std::remove_reference_t<A>>;
+
+template <class T>
+constexpr bool nullable() {
+  if constexpr (requires { Convert<T>::nullable; }) return Convert<T>::nullable;
+  return false;
+}
+
+// The parameters after the optional leading CallContext&.
+template <class Args>
+struct SplitContext {
+  static constexpr bool has_context = false;
+  using Params = Args;
+};
+template <class First, class... Rest>
+  requires is_context_v<First>
+struct SplitContext<std::tuple<First, Rest...>> {
+  static constexpr bool has_context = true;
+  using Params = std::tuple<Rest...>;
+};
+
+// "takes 2 parameters", as the dispatcher says it.
+inline std::string takes_text(size_t n) {
+  if (n == 0) return "takes no parameters";
+  return "takes " + std::to_string(n) + (n == 1 ? " parameter" : " parameters");
+}
+
+// The signatures introspection shows: the return type then each parameter's. A nullable
+// parameter (std::optional) adds a variant with "nil" in its slot; past 64 variants those
+// slots become "any" instead (the dispatcher then checks them no further than the handler).
+template <class R, class... P>
+std::vector<std::vector<std::string>> deduced_signatures() {
+  std::string ret;
+  if constexpr (std::is_void_v<R>) {
+    ret = "nil";
+  } else {
+    ret = std::string(Convert<std::remove_cvref_t<R>>::type_name);
+  }
+  std::vector<std::string> names{std::string(Convert<std::remove_cvref_t<P>>::type_name)...};
+  std::vector<bool> opt{nullable<std::remove_cvref_t<P>>()...};
+  size_t variants = 1;
+  for (bool o : opt) {
+    if (o && variants <= 64) variants *= 2;
+  }
+  std::vector<std::vector<std::string>> out;
+  if (variants > 64) {
+    std::vector<std::string> sig{ret};
+    for (size_t i = 0; i < names.size(); ++i) sig.push_back(opt[i] ? "any" : names[i]);
+    out.push_back(std::move(sig));
+    return out;
+  }
+  for (size_t mask = 0; mask < variants; ++mask) {
+    std::vector<std::string> sig{ret};
+    size_t bit = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (opt[i]) {
+        sig.push_back((mask >> bit) & 1 ? "nil" : names[i]);
+        ++bit;
+      } else {
+        sig.push_back(names[i]);
+      }
+    }
+    out.push_back(std::move(sig));
+  }
+  return out;
+}
+
+template <class F, class R, bool Context, class... P>
+struct BoundHandler {
+  F f;
+  std::string name;
+
+  Value operator()(Params params, CallContext& context) {
+    return call(params, context, std::index_sequence_for<P...>{});
+  }
+
+ private:
+  template <size_t... I>
+  Value call(Params params, CallContext& context, std::index_sequence<I...>) {
+    // The dispatcher has checked the count against the signature already; this keeps the
+    // handler safe when called directly.
+    if (params.size() != sizeof...(P)) {
+      throw FaultError(fault_code::kInvalidParams,
+                       name + " " + takes_text(sizeof...(P)) + ", got " + std::to_string(params.size()));
+    }
+    std::tuple<Result<std::remove_cvref_t<P>>...> args{
+        Convert<std::remove_cvref_t<P>>::from_value(params[I])...};
+    (check(std::get<I>(args), I), ...);
+    if constexpr (std::is_void_v<R>) {
+      invoke(context, std::move(*std::get<I>(args))...);
+      return Value();
+    } else {
+      return Convert<std::remove_cvref_t<R>>::to_value(
+          invoke(context, std::move(*std::get<I>(args))...));
+    }
+  }
+
+  template <class T>
+  void check(const Result<T>& r, size_t index) const {
+    if (!r) {
+      throw FaultError(fault_code::kInvalidParams,
+                       join_path(name + ": parameter " + std::to_string(index + 1),
+                                 r.error().message));
+    }
+  }
+
+  template <class... X>
+  decltype(auto) invoke(CallContext& context, X&&... args) {
+    if constexpr (Context) {
+      return f(context, std::forward<X>(args)...);
+    } else {
+      (void)context;
+      return f(std::forward<X>(args)...);
+    }
+  }
+};
+
+template <class F, class R, bool Context, class Tuple>
+struct MakeBound;
+template <class F, class R, bool Context, class... P>
+struct MakeBound<F, R, Context, std::tuple<P...>> {
+  static_assert((is_param_form_v<P> && ...),
+                "callwire::bind: take parameters by value or const reference, not by non-const "
+                "reference (a CallContext& may come first)");
+  static_assert((!is_context_v<P> && ...),
+                "callwire::bind: a CallContext& parameter must be the first parameter");
+  static_assert((FromValue<std::remove_cvref_t<P>> && ...),
+                "callwire::bind: a parameter type has no callwire::Convert<T>::from_value; "
+                "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
+  static_assert(std::is_void_v<R> || ToValue<std::remove_cvref_t<R>>,
+                "callwire::bind: the return type has no callwire::Convert<T>::to_value; "
+                "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
+
+  static Status add(Registry& registry, std::string name, F f, std::string help) {
+    MethodInfo info;
+    info.signatures = deduced_signatures<R, P...>();
+    info.help = std::move(help);
+    std::string copy = name;
+    return registry.add(std::move(name),
+                        BoundHandler<F, R, Context, P...>{std::move(f), std::move(copy)},
+                        std::move(info));
+  }
+};
+
+}  // namespace callwire::detail
+
+namespace callwire {
+
+template <class F>
+Status Registry::bind(std::string name, F&& callable, std::string help) {
+  using Fn = std::decay_t<F>;
+  static_assert(detail::PlainCallable<Fn>,
+                "callwire::bind: needs a function, a function pointer or an object with one "
+                "non-template operator() (a generic lambda's auto parameters cannot be deduced)");
+  using Sig = detail::CallableSignature<Fn>;
+  using Split = detail::SplitContext<typename Sig::Args>;
+  return detail::MakeBound<Fn, typename Sig::Return, Split::has_context,
+                           typename Split::Params>::add(*this, std::move(name),
+                                                        Fn(std::forward<F>(callable)),
+                                                        std::move(help));
+}
+
+}  // namespace callwire

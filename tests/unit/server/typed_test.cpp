@@ -1,0 +1,381 @@
+// Typed binding and calling end to end: Server::bind on 127.0.0.1:0, Client::call<R>.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <atomic>
+#include <functional>
+#include <future>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "callwire/client.hpp"
+#include "callwire/server.hpp"
+
+namespace demo {
+struct Point {
+  int x = 0;
+  int y = 0;
+  std::string label;
+  bool operator==(const Point&) const = default;
+};
+}  // namespace demo
+
+template <>
+struct callwire::Convert<demo::Point> {
+  static constexpr std::string_view type_name = "struct";
+  static Value to_value(const demo::Point& p) {
+    return Value::structure({{"x", p.x}, {"y", p.y}, {"label", p.label}});
+  }
+  static Result<demo::Point> from_value(const Value& v) {
+    if (!v.is_struct()) return type_error(type_name, v);
+    auto x = member_as<int>(v, "x");
+    if (!x) return x.error();
+    auto y = member_as<int>(v, "y");
+    if (!y) return y.error();
+    auto label = member_as<std::string>(v, "label");
+    if (!label) return label.error();
+    return demo::Point{*x, *y, std::move(*label)};
+  }
+};
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+using demo::Point;
+
+// Compile-time: what converts, what does not, and which way.
+static_assert(FromValue<int> && ToValue<int>);
+static_assert(FromValue<Point> && ToValue<Point>);
+static_assert(!FromValue<std::set<int>> && !ToValue<std::set<int>>);  // no Convert: refused
+static_assert(ToValue<const char*> && !FromValue<const char*>);       // results/arguments only
+static_assert(!FromValue<char> && !FromValue<std::map<int, int>>);
+static_assert(Convert<int16_t>::type_name == "int" && Convert<uint16_t>::type_name == "int");
+static_assert(Convert<uint32_t>::type_name == "i8" && Convert<int64_t>::type_name == "i8");
+static_assert(Convert<std::optional<double>>::type_name == "double");
+static_assert(Convert<std::vector<uint8_t>>::type_name == "base64");
+static_assert(Convert<std::chrono::system_clock::time_point>::type_name == "dateTime.iso8601");
+
+int add(int a, int b) { return a + b; }
+
+struct Concat {
+  std::string sep;
+  std::string operator()(const std::string& a, std::string_view b) const {
+    return a + sep + std::string(b);
+  }
+};
+
+class TypedTest : public ::testing::Test {
+ protected:
+  static ServerOptions options() {
+    ServerOptions o;
+    o.listen = {"127.0.0.1:0"};
+    o.threads = 1;
+    return o;
+  }
+  void start() {
+    Status s = server.start();
+    ASSERT_TRUE(s) << s.error().message;
+    client.emplace(server.url());
+  }
+  Server server{options()};
+  std::optional<Client> client;
+};
+
+// Each test binds its methods, then starts the server (bind must come before start).
+TEST_F(TypedTest, OneLineServerAndClient) {
+  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds."));
+  ASSERT_TRUE(server.bind("fnptr", &add));
+  ASSERT_TRUE(server.bind("function", std::function<double(double, double)>(
+                                          [](double a, double b) { return a * b; })));
+  ASSERT_TRUE(server.bind("functor", Concat{"-"}));
+  start();
+  Result<int> r = client->call<int>("sample.add", 3, 5);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, 8);
+  EXPECT_EQ(*client->call<int>("fnptr", 40, 2), 42);
+  EXPECT_DOUBLE_EQ(*client->call<double>("function", 1.5, 4), 6.0);  // an int for a double
+  EXPECT_EQ(*client->call<std::string>("functor", "a", std::string("b")), "a-b");
+  // The untyped call is still there and unchanged.
+  EXPECT_EQ(client->call("sample.add", {Value(1), Value(2)})->as_int(), 3);
+  EXPECT_EQ(*client->call<Value>("sample.add", 1, 2), Value(3));
+}
+
+TEST_F(TypedTest, ScalarsBothWays) {
+  // Each echo binds first; bind before start, so collect results after start.
+  std::vector<std::function<void()>> checks;
+  auto later = [&](auto v) {
+    using T = decltype(v);
+    std::string name = "e" + std::to_string(checks.size());
+    ASSERT_TRUE(server.bind(name, [](T x) { return x; }));
+    checks.push_back([this, name, v] {
+      Result<T> r = client->call<T>(name, v);
+      ASSERT_TRUE(r) << name << ": " << r.error().message;
+      EXPECT_EQ(*r, v) << name;
+    });
+  };
+  later(true);
+  later(false);
+  later(int8_t{-128});
+  later(uint8_t{255});
+  later(int16_t{-32768});
+  later(uint16_t{65535});
+  later(int32_t{std::numeric_limits<int32_t>::min()});
+  later(uint32_t{std::numeric_limits<uint32_t>::max()});
+  later(int64_t{std::numeric_limits<int64_t>::min()});
+  later(uint64_t{uint64_t{INT64_MAX}});
+  later(2.5);
+  later(0.25f);
+  later(std::string("héllo <&>"));
+  later(std::vector<uint8_t>{0, 1, 2, 255});
+  later(DateTime{2024, 2, 29, 23, 59, 58, 0, 0, DateTime::Zone::Utc, 0});
+  later(std::chrono::system_clock::time_point(1700000000123456789ns));
+  later(std::chrono::sys_seconds(std::chrono::seconds(-86400 * 365)));
+  later(std::optional<int>(7));
+  later(std::optional<int>());
+  later(std::vector<std::string>{"a", "b"});
+  later(std::vector<int>{});
+  later(std::map<std::string, int>{{"a", 1}, {"b", 2}});
+  later(std::unordered_map<std::string, std::vector<double>>{{"v", {1.0, 2.0}}});
+  later(std::tuple<int, std::string, bool>{1, "x", true});
+  later(Value::structure({{"any", Value::array({1, "two"})}}));
+  later(Point{1, 2, "p"});
+  later(std::vector<Point>{{1, 2, "a"}, {3, 4, "b"}});
+  later(std::map<std::string, std::optional<Point>>{{"some", Point{5, 6, "c"}}, {"none", {}}});
+  start();
+  for (auto& c : checks) c();
+}
+
+TEST_F(TypedTest, StringViewArgumentAndConstCharResult) {
+  ASSERT_TRUE(server.bind("len", [](std::string_view s) { return s.size(); }));
+  ASSERT_TRUE(server.bind("hello", []() -> const char* { return "hello"; }));
+  ASSERT_TRUE(server.bind("bytes", [](std::span<const uint8_t> b) { return int(b.size()); }));
+  start();
+  Result<size_t> n = client->call<size_t>("len", "abcdef");
+  ASSERT_TRUE(n) << n.error().message;
+  EXPECT_EQ(*n, 6u);
+  EXPECT_EQ(*client->call<std::string>("hello"), "hello");
+  EXPECT_EQ(*client->call<int>("bytes", std::vector<uint8_t>{1, 2, 3}), 3);
+}
+
+// system.methodSignature shows the deduced types; help comes through.
+TEST_F(TypedTest, IntrospectionSignatures) {
+  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two ints."));
+  ASSERT_TRUE(server.bind("mix", [](CallContext&, int64_t, const std::string&, std::vector<int>,
+                                    std::map<std::string, Value>, Point, bool, DateTime,
+                                    std::vector<uint8_t>, double) { return 1u; }));
+  ASSERT_TRUE(server.bind("opt", [](std::optional<int>, std::string) {}));
+  start();
+  using Sigs = std::vector<std::vector<std::string>>;
+  Result<Sigs> add = client->call<Sigs>("system.methodSignature", "sample.add");
+  ASSERT_TRUE(add) << add.error().message;
+  EXPECT_EQ(*add, (Sigs{{"int", "int", "int"}}));
+  EXPECT_EQ(*client->call<std::string>("system.methodHelp", "sample.add"), "Adds two ints.");
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "mix"),
+            (Sigs{{"i8", "i8", "string", "array", "struct", "struct", "boolean",
+                   "dateTime.iso8601", "base64", "double"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "opt"),
+            (Sigs{{"nil", "int", "string"}, {"nil", "nil", "string"}}));
+}
+
+TEST_F(TypedTest, WrongArityAndTypesAreFault32602) {
+  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(server.bind("none", [] { return true; }));
+  ASSERT_TRUE(server.bind("small", [](uint8_t b) { return b; }));
+  ASSERT_TRUE(server.bind("i32", [](int32_t n) { return n; }));
+  ASSERT_TRUE(server.bind("list", [](const std::vector<int>& v) { return v.size(); }));
+  ASSERT_TRUE(server.bind("point", [](Point p) { return p.x; }));
+  ASSERT_TRUE(server.bind("pair", [](std::tuple<int, int> t) { return std::get<0>(t); }));
+  start();
+  auto fault = [&](Status s) {
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::Fault);
+    EXPECT_EQ(s.error().fault_code, fault_code::kInvalidParams);
+    return s.error().message;
+  };
+  EXPECT_EQ(fault(client->call<void>("sample.add", 1, "x")),
+            "sample.add: parameter 2 must be int, got string");
+  EXPECT_EQ(fault(client->call<void>("sample.add", 1)), "sample.add takes 2 parameters, got 1");
+  EXPECT_EQ(fault(client->call<void>("none", 1)), "none takes no parameters, got 1");
+  EXPECT_EQ(fault(client->call<void>("small", 300)),
+            "small: parameter 1 must be int in 0..255, got int 300");
+  EXPECT_EQ(fault(client->call<void>("small", -1)),
+            "small: parameter 1 must be int in 0..255, got int -1");
+  EXPECT_EQ(fault(client->call<void>("i32", Value::i8(int64_t{1} << 40))),
+            "i32: parameter 1 must be int, got i8 out of the int range");
+  EXPECT_EQ(fault(client->call<void>("list", std::vector<Value>{1, 2, "x"})),
+            "list: parameter 1[2] must be int, got string");
+  EXPECT_EQ(fault(client->call<void>("point", Value::structure({{"x", 1}, {"y", "2"}}))),
+            "point: parameter 1.y must be int, got string");
+  EXPECT_EQ(fault(client->call<void>("point", Value::structure({{"x", 1}}))),
+            "point: parameter 1.y is missing");
+  EXPECT_EQ(fault(client->call<void>("pair", std::vector<int>{1, 2, 3})),
+            "pair: parameter 1 must be array of 2, got array of 3");
+  // In range: an i8 for an int parameter is taken.
+  EXPECT_EQ(*client->call<int>("i32", Value::i8(-5)), -5);
+  EXPECT_EQ(*client->call<int>("small", Value::i8(200)), 200);
+}
+
+TEST_F(TypedTest, ResultOfTheWrongTypeIsTypeMismatch) {
+  ASSERT_TRUE(server.bind("str", [] { return std::string("x"); }));
+  ASSERT_TRUE(server.bind("big", [] { return int64_t{1} << 40; }));
+  ASSERT_TRUE(server.bind("list", [] { return std::vector<Value>{1, "two"}; }));
+  start();
+  Result<int> a = client->call<int>("str");
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code, Errc::TypeMismatch);
+  EXPECT_EQ(a.error().message, "str: result must be int, got string");
+  Result<int> b = client->call<int>("big");
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message, "big: result must be int, got i8 out of the int range");
+  EXPECT_EQ(*client->call<int64_t>("big"), int64_t{1} << 40);
+  Result<std::vector<int>> c = client->call<std::vector<int>>("list");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, "list: result[1] must be int, got string");
+  // Transport errors come through as they are.
+  Result<int> d = client->call<int>("nope");
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().fault_code, fault_code::kMethodNotFound);
+  EXPECT_THROW(client->call<int>("str").value(), Exception);
+}
+
+TEST_F(TypedTest, UnrepresentableArgumentIsAnErrorNotAThrow) {
+  ASSERT_TRUE(server.bind("u", [](uint64_t n) { return n; }));
+  start();
+  Result<uint64_t> r = client->call<uint64_t>("u", std::numeric_limits<uint64_t>::max());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Unrepresentable);
+  Result<uint64_t> neg = client->call<uint64_t>("u", int64_t{-1});
+  ASSERT_FALSE(neg);
+  EXPECT_EQ(neg.error().fault_code, fault_code::kInvalidParams);
+}
+
+TEST_F(TypedTest, VoidHandlerAnswersNil) {
+  std::atomic<int> hits{0};
+  ASSERT_TRUE(server.bind("touch", [&hits](int n) { hits += n; }));
+  start();
+  Status s = client->call<void>("touch", 2);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(hits.load(), 2);
+  EXPECT_TRUE(client->call("touch", {Value(1)})->is_nil());
+  EXPECT_EQ(*client->call<std::optional<int>>("touch", 1), std::nullopt);
+}
+
+TEST_F(TypedTest, OptionalParameterTakesNil) {
+  ASSERT_TRUE(server.bind("greet", [](std::optional<std::string> name) {
+    return "hello " + name.value_or("world");
+  }));
+  start();
+  EXPECT_EQ(*client->call<std::string>("greet", std::optional<std::string>()), "hello world");
+  EXPECT_EQ(*client->call<std::string>("greet", nullptr), "hello world");
+  EXPECT_EQ(*client->call<std::string>("greet", "you"), "hello you");
+  EXPECT_FALSE(client->call<std::string>("greet", 1));
+}
+
+TEST_F(TypedTest, HandlerFaultsAndExceptions) {
+  ASSERT_TRUE(server.bind("fail", [](int code) -> int { throw FaultError(code, "no luck"); }));
+  ASSERT_TRUE(server.bind("oops", []() -> int { throw std::runtime_error("boom"); }));
+  ASSERT_TRUE(server.bind("toobig", [] { return std::numeric_limits<uint64_t>::max(); }));
+  start();
+  Result<int> f = client->call<int>("fail", 42);
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code, Errc::Fault);
+  EXPECT_EQ(f.error().fault_code, 42);
+  EXPECT_EQ(f.error().message, "no luck");
+  Result<int> o = client->call<int>("oops");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().fault_code, fault_code::kInternalError);
+  Result<uint64_t> t = client->call<uint64_t>("toobig");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().fault_code, fault_code::kInternalError);
+}
+
+TEST_F(TypedTest, HandlerWithCallContext) {
+  ASSERT_TRUE(server.bind("whoami", [](CallContext& ctx, const std::string& greeting) {
+    return std::map<std::string, std::string>{{"greeting", greeting},
+                                              {"method", std::string(ctx.method())},
+                                              {"agent", std::string(ctx.header("x-test"))}};
+  }));
+  ASSERT_TRUE(server.bind("peer", [](const CallContext& ctx) { return std::string(ctx.peer()); }));
+  start();
+  CallOptions opts;
+  opts.headers = {{"X-Test", "yes"}};
+  auto r = client->call_with<std::map<std::string, std::string>>(opts, "whoami", "hi");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*r)["greeting"], "hi");
+  EXPECT_EQ((*r)["method"], "whoami");
+  EXPECT_EQ((*r)["agent"], "yes");
+  EXPECT_EQ(client->call<std::string>("peer")->rfind("127.0.0.1:", 0), 0u);
+  // The context is not an XML-RPC parameter: the signature has none for it.
+  EXPECT_EQ(*client->call<std::vector<std::vector<std::string>>>("system.methodSignature",
+                                                                   "peer"),
+            (std::vector<std::vector<std::string>>{{"string"}}));
+}
+
+TEST_F(TypedTest, AsyncTypedCalls) {
+  ASSERT_TRUE(server.bind("sq", [](int n) { return int64_t{n} * n; }));
+  ASSERT_TRUE(server.bind("touch", [] {}));
+  start();
+  std::vector<std::future<Result<int64_t>>> futures;
+  for (int i = 0; i < 20; ++i) futures.push_back(client->async_call<int64_t>("sq", i));
+  for (int i = 0; i < 20; ++i) {
+    Result<int64_t> r = futures[i].get();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, int64_t{i} * i);
+  }
+  Result<std::string> wrong = client->async_call<std::string>("sq", 3).get();
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().message, "sq: result must be string, got i8");
+  EXPECT_TRUE(client->async_call<void>("touch").get());
+  CallOptions opts;
+  opts.timeout = 5000ms;
+  EXPECT_EQ(*client->async_call_with<int64_t>(opts, "sq", 9).get(), 81);
+  Result<int64_t> unrep =
+      client->async_call<int64_t>("sq", std::numeric_limits<uint64_t>::max()).get();
+  ASSERT_FALSE(unrep);
+  EXPECT_EQ(unrep.error().code, Errc::Unrepresentable);
+}
+
+TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {
+  ASSERT_TRUE(server.bind("m", [] { return 1; }));
+  Status again = server.bind("m", [] { return 2; });
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, Errc::InvalidArgument);
+  EXPECT_FALSE(server.bind("system.x", [] { return 1; }));
+}
+
+// Conversions without a server: the edges the wire does not reach.
+TEST(Convert, TimePointEdges) {
+  using namespace std::chrono;
+  Value v = Convert<system_clock::time_point>::to_value(system_clock::time_point(1500ms));
+  EXPECT_EQ(v.as_datetime().to_string(), "19700101T00:00:01.500Z");
+  DateTime offset = *DateTime::parse("1970-01-01T02:00:00+02:00");
+  EXPECT_EQ(Convert<sys_seconds>::from_value(Value(offset))->time_since_epoch(), 0s);
+  DateTime far = *DateTime::parse("99990101T00:00:00");
+  auto r = Convert<system_clock::time_point>::from_value(Value(far));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "must be dateTime.iso8601 within the time_point range, got 99990101T00:00:00");
+  EXPECT_TRUE(Convert<sys_seconds>::from_value(Value(far)));  // seconds reach that far
+}
+
+TEST(Convert, DoubleFloatAndIntegers) {
+  EXPECT_EQ(*Convert<double>::from_value(Value(int64_t{1} << 53)), 9007199254740992.0);
+  EXPECT_FALSE(Convert<double>::from_value(Value((int64_t{1} << 53) + 1)));
+  EXPECT_FALSE(Convert<float>::from_value(Value(1e300)));
+  EXPECT_EQ(Convert<int64_t>::from_value(Value(5)).value(), 5);
+  EXPECT_EQ(Convert<int>::from_value(Value(true)).error().message, "must be int, got boolean");
+  EXPECT_EQ(Convert<std::string>::from_value(Value(1)).error().message,
+            "must be string, got int");
+  EXPECT_THROW(Convert<uint64_t>::to_value(std::numeric_limits<uint64_t>::max()), Exception);
+}
+
+}  // namespace
+}  // namespace callwire

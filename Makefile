@@ -5,11 +5,12 @@
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
 #   make bench     the codec benchmarks, then the network ones (round trip, wrk); writes
 #                  bench/RESULTS.md
+#   make docs      the API reference from the public headers (Doxygen): build/docs/html
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test sanitize fuzz bench clean
+.PHONY: all setup build demo test sanitize fuzz bench docs clean
 
 all: build
 
@@ -50,6 +51,13 @@ bench: setup
 	@cmake --build build/bench -j $(JOBS)
 	@python3 bench/run.py build/bench
 	@python3 bench/net_run.py build/bench
+
+# Doxyfile plus the version from CMakeLists.txt; warnings go to build/docs/warnings.log.
+docs: setup
+	@mkdir -p build/docs
+	@{ cat Doxyfile; sed -n 's/^project(callwire VERSION \([0-9.]*\).*/PROJECT_NUMBER = \1/p' CMakeLists.txt; } \
+	  | doxygen -
+	@echo "docs: $(CURDIR)/build/docs/html/index.html ($$(wc -l < build/docs/warnings.log) warning lines in build/docs/warnings.log)"
 
 clean:
 	rm -rf build

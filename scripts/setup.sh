@@ -18,6 +18,7 @@ packages=(
   openssl                              # interop tests: a certificate made at test time
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
+  doxygen                              # make docs: the API reference from the headers
 )
 
 missing=()

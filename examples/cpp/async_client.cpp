@@ -7,7 +7,6 @@
 // async_call<R> returns a std::future at once; the calls run on the client's own I/O thread,
 // up to ClientOptions::max_connections exchanges at a time, the rest queued in order.
 #include <callwire/client.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <future>

@@ -6,7 +6,6 @@
 // Calls auth.whoami and sample.add(5, 3); prints "user USER" and "8". On failure (a certificate
 // that does not verify, credentials refused: "HTTP 401 ...") prints the error and exits 1.
 #include <callwire/client.hpp>
-
 #include <cstdio>
 #include <string>
 #include <string_view>

@@ -13,7 +13,6 @@
 // A password on the command line is visible to other users of the machine (ps); a real server
 // would check a file of salted hashes, or a PAM or LDAP service, in the same callback.
 #include <callwire/server.hpp>
-
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -76,11 +75,11 @@ int main(int argc, char** argv) {
   options.realm = "callwire example";
   callwire::Server server(options);
 
-  server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+  server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
   // The call context comes first and is not an XML-RPC parameter: auth.whoami takes none.
   server.bind(
-      "auth.whoami",
-      [](callwire::CallContext& ctx) { return std::string(ctx.user()); },
+      "auth.whoami", [](callwire::CallContext& ctx) { return std::string(ctx.user()); },
       "The user name this call was authenticated as.");
 
   // An unreadable certificate or key, or a key that does not match, is reported here.

@@ -4,7 +4,6 @@
 //
 //   introspection_dump URL
 #include <callwire/client.hpp>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -38,7 +37,8 @@ int main(int argc, char** argv) {
       for (const callwire::Value& sig : signatures->as_array()) {
         // Written as a C-like prototype: "int sample.add(int, int)".
         auto types = sig.as_array();
-        std::string text = types.empty() ? "?" : std::string(types[0].try_as_string().value_or("?"));
+        std::string text =
+            types.empty() ? "?" : std::string(types[0].try_as_string().value_or("?"));
         text += ' ' + name + '(';
         for (size_t i = 1; i < types.size(); ++i) {
           if (i > 1) text += ", ";

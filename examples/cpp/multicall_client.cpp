@@ -6,7 +6,6 @@
 //
 // Prints one line per call: "NAME: RESULT" or "NAME: fault CODE: MESSAGE".
 #include <callwire/client.hpp>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -38,7 +37,7 @@ int main(int argc, char** argv) {
       {"sample.add", callwire::Value::array({1, 2})},
       {"sample.add", callwire::Value::array({40, 2})},
       {"sample.add", callwire::Value::array({1, "two"})},  // a fault: parameter 2 is no int
-      {"no.such.method", callwire::Value::array()},       // a fault: unknown method
+      {"no.such.method", callwire::Value::array()},        // a fault: unknown method
   };
 
   // The Result is an error only when the whole request failed (no server, not a multicall

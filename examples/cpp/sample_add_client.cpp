@@ -6,7 +6,6 @@
 // Exits 0 and prints "8" on success; on any failure (no server, a fault, a wrong answer) it
 // prints the error message and exits 1.
 #include <callwire/client.hpp>
-
 #include <cstdio>
 
 int main(int argc, char** argv) {

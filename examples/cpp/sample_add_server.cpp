@@ -8,7 +8,6 @@
 // system pick a free port. The server prints "listening on URL" once it accepts calls, and
 // stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Try it with sample_add_client URL.
 #include <callwire/server.hpp>
-
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -42,7 +41,8 @@ int main(int argc, char** argv) {
 
   // The signature (int, int -> int) is deduced from the lambda: system.methodSignature shows
   // it, and a call with the wrong parameters gets a -32602 fault before the lambda runs.
-  server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+  server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
 
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "cannot start: %s\n", started.error().message.c_str());

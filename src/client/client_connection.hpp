@@ -68,7 +68,6 @@ class ClientConnection {
   /// It was used before and the server closed it without a byte of answer: the request may
   /// be sent again on a fresh connection (the server never saw it, or closed it idle).
   bool stale() const noexcept { return stale_; }
-  bool connected() const noexcept { return state_ != State::Idle || stream_.fd() >= 0; }
   int fd() const noexcept { return stream_.fd(); }
 
  private:

@@ -294,9 +294,11 @@ size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) n
   return start;
 }
 
-Status append_error_response(Buffer& out, int status, std::span<const Header> extra) {
+Status append_error_response(Buffer& out, int status, std::span<const Header> extra,
+                             std::string_view date) {
   if (!valid_status(status)) return invalid("HTTP status " + std::to_string(status));
   if (const char* bad = check_extra(extra, kResponseOwned)) return invalid(bad);
+  if (!syntax::is_field_value(date)) return invalid("a control character in the Date value");
   // The body: "405 Method Not Allowed\n".
   char digits[20];
   std::string_view code = decimal(uint64_t(status), digits);
@@ -307,10 +309,12 @@ Status append_error_response(Buffer& out, int status, std::span<const Header> ex
   head.content_type = "text/plain";
   head.content_length = body_size;
   head.close = true;
+  head.date = date;
   head.extra = extra;
-  const size_t n = response_head_size(head);
+  const size_t n = response_head_size(head);  // valid: checked above
   char* dst = out.prepare(n + body_size);
-  format_response_head(dst, n, head);
+  WriteSink w{dst};
+  emit_response_head(w, head);
   WriteSink body{dst + n};
   body.put(code);
   if (!reason.empty()) {

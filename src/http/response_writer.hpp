@@ -76,10 +76,12 @@ size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) n
 
 /// Appends a complete error response to `out`: the status line, `Content-Type: text/plain`,
 /// Content-Length, `Connection: close`, the `extra` fields (e.g. `Allow: POST` with 405,
-/// `WWW-Authenticate: Basic realm="..."` with 401), and the body "<status> <reason>\n".
+/// `WWW-Authenticate: Basic realm="..."` with 401), and the body "<status> <reason>\n"; a
+/// non-empty `date` is the Date field, as in ResponseHead.
 /// Errors: Errc::InvalidArgument (nothing appended) for a status outside 100..999 or an
 /// invalid extra field (as for ResponseHead). Throws std::bad_alloc when `out` cannot grow.
-Status append_error_response(Buffer& out, int status, std::span<const Header> extra = {});
+Status append_error_response(Buffer& out, int status, std::span<const Header> extra = {},
+                             std::string_view date = {});
 
 /// What a client's request head says. Views are borrowed for the call.
 struct RequestHead {

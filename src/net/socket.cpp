@@ -93,24 +93,4 @@ int finish_connect(int fd) noexcept {
   return err;
 }
 
-Result<UniqueFd> connect_to(const Endpoint& endpoint,
-                            std::chrono::steady_clock::time_point deadline) {
-  auto addresses = resolve(endpoint);
-  if (!addresses) return Error(Errc::ConnectFailed, addresses.error().message);
-  Error last(Errc::ConnectFailed, "no address for " + endpoint.to_string());
-  for (const SocketAddress& address : *addresses) {
-    auto fd = start_connect(address, endpoint.to_string());
-    if (!fd) {
-      last = fd.error();
-      continue;
-    }
-    if (!wait_fd(fd->get(), true, deadline))
-      return Error(Errc::Timeout, "connect to " + endpoint.to_string() + ": timed out");
-    int err = finish_connect(fd->get());
-    if (err == 0) return std::move(*fd);
-    last = Error(Errc::ConnectFailed, errno_message("connect to " + endpoint.to_string(), err));
-  }
-  return last;
-}
-
 }  // namespace callwire::net

@@ -16,13 +16,6 @@ namespace callwire::net {
 /// reason (address in use, permission denied, ...).
 Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog = 1024);
 
-/// Connects to `endpoint`, trying each resolved address until `deadline`. The socket is
-/// non-blocking, with TCP_NODELAY on TCP. Errors: Timeout when the deadline passed,
-/// ConnectFailed otherwise (refused, unreachable, a name that does not resolve), with the
-/// system's reason in the message.
-Result<UniqueFd> connect_to(const Endpoint& endpoint,
-                            std::chrono::steady_clock::time_point deadline);
-
 /// Starts a non-blocking connect to `address`: the socket is connected, or connecting
 /// (wait until writable, then finish_connect). Errors: ConnectFailed with the reason.
 Result<UniqueFd> start_connect(const SocketAddress& address, const std::string& description);

@@ -148,13 +148,8 @@ void HttpConnection::process_input() {
     }
     if (r.status == http::ParseStatus::Incomplete) {
       if (parser_.headers_complete() && !head_checked_) {
-        head_checked_ = true;
-        http::Header extra{};
-        if (int status = check_head(parser_.request(), extra)) {
-          // Refused on its head alone: answer now, never read the body.
-          respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
-          break;
-        }
+        // Refused on its head alone: answer now, never read the body.
+        if (refused_on_head(parser_.request())) break;
         if (parser_.request().expect_continue) out_.append(http::kContinueResponse);
       }
       break;
@@ -162,12 +157,7 @@ void HttpConnection::process_input() {
     job_consumed_ = r.consumed;
     handle_request();
     if (busy_) return;  // job_done() carries on from here
-    request_start_ += r.consumed;
-    parser_.reset();
-    chunked_body_.clear();
-    head_checked_ = false;
-    served_any_ = true;
-    idle_since_ = loop_.now();
+    next_request(r.consumed);
   }
   if (busy_) return;
   // Keep the unconsumed start of the next request at the front of the buffer.
@@ -180,6 +170,30 @@ void HttpConnection::process_input() {
     in_.truncate(rest);
     request_start_ = 0;
   }
+}
+
+bool HttpConnection::refused_on_head(const http::Request& request) {
+  head_checked_ = true;
+  http::Header extra{};
+  int status = check_head(request, extra);
+  if (status) respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
+  return status != 0;
+}
+
+size_t HttpConnection::open_answer(size_t body_hint) {
+  size_t start = out_.size();
+  out_.prepare(kHeadRoom + body_hint);
+  out_.commit(kHeadRoom);
+  return start;
+}
+
+void HttpConnection::next_request(size_t consumed) {
+  request_start_ += consumed;
+  parser_.reset();
+  chunked_body_.clear();
+  head_checked_ = false;
+  served_any_ = true;
+  idle_since_ = loop_.now();
 }
 
 int HttpConnection::check_head(const http::Request& request, http::Header& extra) {
@@ -212,14 +226,7 @@ bool HttpConnection::authorized(const http::Request& request) {
 
 void HttpConnection::handle_request() {
   const http::Request& request = parser_.request();
-  if (!head_checked_) {
-    head_checked_ = true;
-    http::Header extra{};
-    if (int status = check_head(request, extra)) {
-      respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
-      return;
-    }
-  }
+  if (!head_checked_ && refused_on_head(request)) return;
   std::string_view body = request.body;
   if (request.content_encoding_gzip) {
     inflated_body_.clear();
@@ -255,9 +262,7 @@ void HttpConnection::handle_request() {
     });
     return;
   }
-  size_t start = out_.size();
-  out_.prepare(kHeadRoom + 512);
-  out_.commit(kHeadRoom);
+  size_t start = open_answer(512);
   size_t body_start = out_.size();
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
   CallContext context(peer_, user_, headers_);
@@ -307,22 +312,14 @@ void HttpConnection::job_done() {
     return;
   }
   // Append the worker's answer; its gap and head are laid out like an inline one.
-  size_t start = out_.size();
-  out_.prepare(kHeadRoom + job_out_.size());
-  out_.commit(kHeadRoom);
+  size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
   out_.append(job_out_.view());
   finish_response(start, body_start, parser_.request().accept_gzip, !close_after_write_);
   if (loop_.core().options.access_log)
     log_access(job_method_, 200, job_fault_code_, job_request_bytes_, job_out_.size(),
                job_started_);
-  // Move on to the next request, as process_input does after an inline answer.
-  request_start_ += job_consumed_;
-  parser_.reset();
-  chunked_body_.clear();
-  head_checked_ = false;
-  served_any_ = true;
-  idle_since_ = loop_.now();
+  next_request(job_consumed_);
   set_interest(EPOLLIN);
   process_input();
   flush();
@@ -331,12 +328,7 @@ void HttpConnection::job_done() {
 void HttpConnection::respond_error(int status, std::span<const http::Header> extra) {
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
-  http::Header fields[2];
-  size_t n = 0;
-  fields[n++] = {"Date", loop_.http_date()};
-  for (const http::Header& h : extra)
-    if (n < 2) fields[n++] = h;
-  http::append_error_response(out_, status, {fields, n});
+  http::append_error_response(out_, status, extra, loop_.http_date());
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 

@@ -58,6 +58,13 @@ class HttpConnection final : public net::Watcher {
   // Checks what the header section decides alone: method, path, credentials, coding. 0 when
   // fine, else the status to answer; `extra` gets the field to add (Allow, WWW-Authenticate).
   int check_head(const http::Request& request, http::Header& extra);
+  // Runs check_head once per request and answers a refusal: true when refused.
+  bool refused_on_head(const http::Request& request);
+  // Opens an answer in out_: reserves the head's gap (and room for the body); returns where
+  // the answer starts; its body goes at out_.size().
+  size_t open_answer(size_t body_hint);
+  // Done with the request of `consumed` bytes: on to the next one.
+  void next_request(size_t consumed);
   bool authorized(const http::Request& request);
   void read_input();
   void process_input();

@@ -1,27 +1,14 @@
 // The method registry, and what a handler sees of its call.
 #include "callwire/registry.hpp"
 
+#include "http/request_parser.hpp"  // iequals
 #include "server/registry_impl.hpp"
 
 namespace callwire {
 
-namespace {
-
-bool equal_ignoring_ascii_case(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    char x = lower(a[i]), y = lower(b[i]);
-    if (x != y) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 std::string_view CallContext::header(std::string_view name) const noexcept {
   for (const HeaderField& field : headers_)
-    if (equal_ignoring_ascii_case(field.name, name)) return field.value;
+    if (http::iequals(field.name, name)) return field.value;
   return {};
 }
 

@@ -61,6 +61,7 @@ Status Server::Impl::open_listeners() {
     l.spec = spec;
     l.unix_socket = endpoint->kind == net::Endpoint::Kind::Unix;
     l.unix_path = endpoint->path;
+    l.host = endpoint->host;
     l.port = l.unix_socket ? 0 : net::local_port(fd->get());
     // TLS on TCP listeners; a Unix socket is local and stays plain.
     l.tls = core.tls && !l.unix_socket;
@@ -179,8 +180,7 @@ std::string Server::url(size_t index) const {
   const detail::Listener& l = ls[index];
   const std::string& path = impl_->core.options.paths.front();
   if (l.unix_socket) return "unix:" + l.unix_path;
-  auto endpoint = net::parse_endpoint(l.spec);
-  std::string host = endpoint ? endpoint->host : "127.0.0.1";
+  std::string host = l.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";

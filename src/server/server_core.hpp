@@ -20,6 +20,7 @@ namespace callwire::detail {
 
 struct Listener {
   std::string spec;        // as given in ServerOptions::listen
+  std::string host;        // the TCP host it was bound to
   bool unix_socket = false;
   std::string unix_path;   // unlinked when the server stops
   uint16_t port = 0;

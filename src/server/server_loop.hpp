@@ -46,7 +46,7 @@ class ServerLoop {
   ServerCore& core() noexcept { return core_; }
   net::EventLoop& events() noexcept { return *loop_; }
   Dispatcher& dispatcher() noexcept { return dispatcher_; }
-  /// The loop's coarse clock: updated every tick and after each batch of events.
+  /// The loop's coarse clock: updated every tick and after a wake-up (timeouts are coarse).
   Clock::time_point now() const noexcept { return now_; }
   /// The current Date header value ("Sun, 06 Nov 1994 08:49:37 GMT"), refreshed each second.
   std::string_view http_date() const noexcept { return {date_, 29}; }

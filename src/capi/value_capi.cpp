@@ -70,6 +70,16 @@ CW_SAME_TYPE(CW_TYPE_ARRAY, Array);
 CW_SAME_TYPE(CW_TYPE_STRUCT, Struct);
 #undef CW_SAME_TYPE
 
+// A C caller may put any int in an enum; in C++ loading a value outside the enum's range is
+// undefined (UBSan's -fsanitize=enum says so), so enums from C are read as their bits.
+template <class E>
+int enum_bits(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int));
+  int n;
+  std::memcpy(&n, &e, sizeof n);
+  return n;
+}
+
 cw_status to_status(Errc code) noexcept { return static_cast<cw_status>(code); }
 
 void clear_error(cw_error* error) noexcept {
@@ -136,7 +146,7 @@ bool counting_hook() {
 extern "C" {
 
 const char* cw_status_name(cw_status status) {
-  int n = static_cast<int>(status);  // a C caller may pass any int
+  int n = enum_bits(status);
   if (n < CW_OK || n > CW_STOPPED) return "unknown";
   return callwire::errc_name(static_cast<Errc>(status));
 }
@@ -184,7 +194,7 @@ cw_status cw_value_new_datetime(const cw_datetime* dt, cw_value** out) {
   d.second = dt->second;
   d.fraction_digits = dt->fraction_digits;
   d.nanosecond = dt->nanosecond;
-  switch (dt->zone) {
+  switch (enum_bits(dt->zone)) {
     case CW_ZONE_NONE: d.zone = callwire::DateTime::Zone::None; break;
     case CW_ZONE_UTC: d.zone = callwire::DateTime::Zone::Utc; break;
     case CW_ZONE_OFFSET: d.zone = callwire::DateTime::Zone::Offset; break;

@@ -496,6 +496,7 @@ static void test_allocation_failure(void) {
   CHECK_STATUS(nested_scenario(), CW_OK);
   total = cw_test_allocation_count();
   CHECK(total > 20); /* the scenario does allocate through the hook */
+  printf("       the nested scenario makes %ld allocations; each fails in turn\n", total);
 
   for (n = 0; n < total; ++n) {
     cw_status st;

@@ -54,24 +54,24 @@ extern "C" {
  *  built). */
 typedef enum cw_status {
   CW_OK = 0,
-  CW_INVALID_ARGUMENT = 1,      /**< the API was used wrongly (a NULL, a bad option) */
-  CW_NO_MEMORY = 2,             /**< an allocation failed */
-  CW_NOT_WELL_FORMED = 3,       /**< XML that is not well formed (fault -32700) */
-  CW_UNSUPPORTED_ENCODING = 4,  /**< an encoding other than UTF-8, US-ASCII, ISO-8859-1 */
-  CW_INVALID_CHARACTER = 5,     /**< bytes invalid for the encoding, or a forbidden character */
-  CW_NOT_XMLRPC = 6,            /**< well-formed XML that is not XML-RPC (fault -32600) */
-  CW_LIMIT_EXCEEDED = 7,        /**< a size, depth or count limit was reached */
-  CW_TYPE_MISMATCH = 8,         /**< a value accessed as a type it does not hold */
-  CW_UNREPRESENTABLE = 9,       /**< a value XML-RPC cannot carry (NaN, a control character) */
-  CW_NOT_FOUND = 10,            /**< a struct member or an index that is not there */
-  CW_TIMEOUT = 11,              /**< a deadline passed */
-  CW_CONNECT_FAILED = 12,       /**< no connection could be made */
-  CW_CONNECTION_CLOSED = 13,    /**< the peer closed the connection before answering */
-  CW_HTTP_STATUS = 14,          /**< the peer answered with an HTTP status other than 200 */
-  CW_BAD_RESPONSE = 15,         /**< the peer's answer is not valid HTTP or XML-RPC */
-  CW_FAULT = 16,                /**< the peer answered with a fault (see cw_error.fault_code) */
-  CW_TLS_ERROR = 17,            /**< TLS handshake or certificate verification failed */
-  CW_STOPPED = 18               /**< the client or server was stopped while the call waited */
+  CW_INVALID_ARGUMENT = 1,     /**< the API was used wrongly (a NULL, a bad option) */
+  CW_NO_MEMORY = 2,            /**< an allocation failed */
+  CW_NOT_WELL_FORMED = 3,      /**< XML that is not well formed (fault -32700) */
+  CW_UNSUPPORTED_ENCODING = 4, /**< an encoding other than UTF-8, US-ASCII, ISO-8859-1 */
+  CW_INVALID_CHARACTER = 5,    /**< bytes invalid for the encoding, or a forbidden character */
+  CW_NOT_XMLRPC = 6,           /**< well-formed XML that is not XML-RPC (fault -32600) */
+  CW_LIMIT_EXCEEDED = 7,       /**< a size, depth or count limit was reached */
+  CW_TYPE_MISMATCH = 8,        /**< a value accessed as a type it does not hold */
+  CW_UNREPRESENTABLE = 9,      /**< a value XML-RPC cannot carry (NaN, a control character) */
+  CW_NOT_FOUND = 10,           /**< a struct member or an index that is not there */
+  CW_TIMEOUT = 11,             /**< a deadline passed */
+  CW_CONNECT_FAILED = 12,      /**< no connection could be made */
+  CW_CONNECTION_CLOSED = 13,   /**< the peer closed the connection before answering */
+  CW_HTTP_STATUS = 14,         /**< the peer answered with an HTTP status other than 200 */
+  CW_BAD_RESPONSE = 15,        /**< the peer's answer is not valid HTTP or XML-RPC */
+  CW_FAULT = 16,               /**< the peer answered with a fault (see cw_error.fault_code) */
+  CW_TLS_ERROR = 17,           /**< TLS handshake or certificate verification failed */
+  CW_STOPPED = 18              /**< the client or server was stopped while the call waited */
 } cw_status;
 
 /** The short English name of a status ("out of memory", ...). Never NULL; static storage; an
@@ -94,21 +94,21 @@ typedef enum cw_type {
   CW_TYPE_INVALID = -1, /**< what cw_value_type returns for NULL */
   CW_TYPE_NIL = 0,
   CW_TYPE_BOOL = 1,
-  CW_TYPE_INT = 2,      /**< 32-bit */
-  CW_TYPE_I8 = 3,       /**< 64-bit */
+  CW_TYPE_INT = 2, /**< 32-bit */
+  CW_TYPE_I8 = 3,  /**< 64-bit */
   CW_TYPE_DOUBLE = 4,
   CW_TYPE_STRING = 5,
   CW_TYPE_DATETIME = 6,
-  CW_TYPE_BYTES = 7,    /**< base64 on the wire */
+  CW_TYPE_BYTES = 7, /**< base64 on the wire */
   CW_TYPE_ARRAY = 8,
   CW_TYPE_STRUCT = 9
 } cw_type;
 
 /** Time zone of a dateTime. */
 typedef enum cw_zone {
-  CW_ZONE_NONE = 0,   /**< no zone written */
-  CW_ZONE_UTC = 1,    /**< `Z` */
-  CW_ZONE_OFFSET = 2  /**< `+hh:mm` / `-hh:mm`, in offset_minutes */
+  CW_ZONE_NONE = 0,  /**< no zone written */
+  CW_ZONE_UTC = 1,   /**< `Z` */
+  CW_ZONE_OFFSET = 2 /**< `+hh:mm` / `-hh:mm`, in offset_minutes */
 } cw_zone;
 
 /** An XML-RPC dateTime, kept as written: no time zone conversion. */
@@ -122,7 +122,7 @@ typedef struct cw_datetime {
   uint8_t fraction_digits; /**< 0..9: digits of the fraction written */
   uint32_t nanosecond;     /**< < 1000000000 */
   cw_zone zone;
-  int16_t offset_minutes;  /**< with CW_ZONE_OFFSET: -1439..1439, east of UTC positive */
+  int16_t offset_minutes; /**< with CW_ZONE_OFFSET: -1439..1439, east of UTC positive */
 } cw_datetime;
 
 /** One XML-RPC value. Opaque. Owned handles come from the cw_value_new_* functions,

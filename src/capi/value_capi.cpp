@@ -2,8 +2,6 @@
 // never sees C. Every entry point is noexcept and funnels C++ exceptions through guard():
 // std::bad_alloc becomes CW_NO_MEMORY, callwire::Exception its own code, anything else
 // CW_INVALID_ARGUMENT. Nothing here aborts.
-#include "callwire.h"
-
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -11,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "callwire.h"
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
@@ -195,10 +194,17 @@ cw_status cw_value_new_datetime(const cw_datetime* dt, cw_value** out) {
   d.fraction_digits = dt->fraction_digits;
   d.nanosecond = dt->nanosecond;
   switch (enum_bits(dt->zone)) {
-    case CW_ZONE_NONE: d.zone = callwire::DateTime::Zone::None; break;
-    case CW_ZONE_UTC: d.zone = callwire::DateTime::Zone::Utc; break;
-    case CW_ZONE_OFFSET: d.zone = callwire::DateTime::Zone::Offset; break;
-    default: return CW_INVALID_ARGUMENT;
+    case CW_ZONE_NONE:
+      d.zone = callwire::DateTime::Zone::None;
+      break;
+    case CW_ZONE_UTC:
+      d.zone = callwire::DateTime::Zone::Utc;
+      break;
+    case CW_ZONE_OFFSET:
+      d.zone = callwire::DateTime::Zone::Offset;
+      break;
+    default:
+      return CW_INVALID_ARGUMENT;
   }
   d.offset_minutes = dt->offset_minutes;
   if (!d.valid()) return CW_INVALID_ARGUMENT;
@@ -406,8 +412,7 @@ cw_status cw_value_encode_response(const cw_value* value, char** xml_out, size_t
   });
 }
 
-cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out,
-                                   cw_error* error) {
+cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out, cw_error* error) {
   clear_error(error);
   if (!out || (!xml && len > 0)) {
     return set_error(error, Errc::InvalidArgument, "out must not be NULL, nor xml with len > 0");

@@ -19,25 +19,26 @@ struct test_case {
 
 static int g_test_failures = 0;
 
-#define TEST(fn) {#fn, fn}
+#define TEST(fn) \
+  { #fn, fn }
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define CHECK(cond)                                                     \
-  do {                                                                  \
-    if (!(cond)) {                                                      \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++g_test_failures;                                                \
-    }                                                                   \
+      ++g_test_failures;                                                       \
+    }                                                                          \
   } while (0)
 
-#define CHECK_STATUS(expr, want)                                                     \
-  do {                                                                               \
-    cw_status got_ = (expr);                                                         \
-    if (got_ != (want)) {                                                            \
-      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", __FILE__, __LINE__, \
-              #expr, (int)got_, cw_status_name(got_), (int)(want), cw_status_name(want)); \
-      ++g_test_failures;                                                             \
-    }                                                                                \
+#define CHECK_STATUS(expr, want)                                                                   \
+  do {                                                                                             \
+    cw_status got_ = (expr);                                                                       \
+    if (got_ != (want)) {                                                                          \
+      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", __FILE__, __LINE__, #expr, \
+              (int)got_, cw_status_name(got_), (int)(want), cw_status_name(want));                 \
+      ++g_test_failures;                                                                           \
+    }                                                                                              \
   } while (0)
 
 static int run_tests(const struct test_case* tests, size_t count, int argc, char** argv) {

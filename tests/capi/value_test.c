@@ -126,10 +126,9 @@ static void test_datetime(void) {
   CHECK_STATUS(cw_value_new_datetime(&dt, &v), CW_OK);
   CHECK(cw_value_type(v) == CW_TYPE_DATETIME);
   CHECK_STATUS(cw_value_get_datetime(v, &got), CW_OK);
-  CHECK(got.year == 1998 && got.month == 7 && got.day == 17 && got.hour == 14 &&
-        got.minute == 8 && got.second == 55 && got.fraction_digits == 3 &&
-        got.nanosecond == 123000000u && got.zone == CW_ZONE_OFFSET &&
-        got.offset_minutes == -330);
+  CHECK(got.year == 1998 && got.month == 7 && got.day == 17 && got.hour == 14 && got.minute == 8 &&
+        got.second == 55 && got.fraction_digits == 3 && got.nanosecond == 123000000u &&
+        got.zone == CW_ZONE_OFFSET && got.offset_minutes == -330);
   CHECK_STATUS(cw_value_get_int(v, &i), CW_TYPE_MISMATCH);
   cw_value_free(v);
 
@@ -314,30 +313,30 @@ static cw_status build_nested(cw_value** out) {
   size_t before = 0, after = 0;
   cw_status st;
 
-#define TRY(expr)             \
-  do {                        \
-    st = (expr);              \
+#define TRY(expr)              \
+  do {                         \
+    st = (expr);               \
     if (st != CW_OK) goto out; \
   } while (0)
-#define TRY_APPEND(arr)                                                                  \
-  do {                                                                                   \
-    cw_value_array_size(arr, &before);                                                   \
-    st = cw_value_array_append(arr, item);                                               \
-    cw_value_array_size(arr, &after);                                                    \
+#define TRY_APPEND(arr)                                                                    \
+  do {                                                                                     \
+    cw_value_array_size(arr, &before);                                                     \
+    st = cw_value_array_append(arr, item);                                                 \
+    cw_value_array_size(arr, &after);                                                      \
     CHECK(st == CW_OK ? after == before + 1 : after == before); /* unchanged on failure */ \
-    cw_value_free(item);                                                                 \
-    item = NULL;                                                                         \
-    if (st != CW_OK) goto out;                                                           \
+    cw_value_free(item);                                                                   \
+    item = NULL;                                                                           \
+    if (st != CW_OK) goto out;                                                             \
   } while (0)
-#define TRY_SET(s, key)                                            \
-  do {                                                             \
-    cw_value_struct_size(s, &before);                              \
-    st = cw_value_struct_set(s, key, item);                        \
-    cw_value_struct_size(s, &after);                               \
-    CHECK(st == CW_OK ? after == before + 1 : after == before);    \
-    cw_value_free(item);                                           \
-    item = NULL;                                                   \
-    if (st != CW_OK) goto out;                                     \
+#define TRY_SET(s, key)                                         \
+  do {                                                          \
+    cw_value_struct_size(s, &before);                           \
+    st = cw_value_struct_set(s, key, item);                     \
+    cw_value_struct_size(s, &after);                            \
+    CHECK(st == CW_OK ? after == before + 1 : after == before); \
+    cw_value_free(item);                                        \
+    item = NULL;                                                \
+    if (st != CW_OK) goto out;                                  \
   } while (0)
 
   TRY(cw_value_new_struct(&top));
@@ -462,8 +461,7 @@ static void test_encode_decode(void) {
                CW_NOT_WELL_FORMED);
   CHECK(back == NULL && err.fault_code == -32700 && err.message[0] != '\0');
   CHECK_STATUS(cw_value_decode_response(
-                   "<methodCall><methodName>a</methodName><params/></methodCall>", 60, &back,
-                   &err),
+                   "<methodCall><methodName>a</methodName><params/></methodCall>", 60, &back, &err),
                CW_NOT_XMLRPC);
   CHECK_STATUS(cw_value_decode_response(NULL, 0, &back, NULL), CW_NOT_WELL_FORMED);
   CHECK(back == NULL);
@@ -503,8 +501,8 @@ static void test_allocation_failure(void) {
     cw_test_fail_allocation_after(n);
     st = nested_scenario();
     if (st != CW_NO_MEMORY) {
-      fprintf(stderr, "allocation %ld of %ld failed: got %s, expected CW_NO_MEMORY\n", n + 1,
-              total, cw_status_name(st));
+      fprintf(stderr, "allocation %ld of %ld failed: got %s, expected CW_NO_MEMORY\n", n + 1, total,
+              cw_status_name(st));
       ++failures;
     }
   }
@@ -518,9 +516,9 @@ static void test_allocation_failure(void) {
 
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
-      TEST(test_status_names),  TEST(test_scalars),     TEST(test_strings_and_bytes),
-      TEST(test_datetime),      TEST(test_arrays),      TEST(test_structs),
-      TEST(test_null_handling), TEST(test_copy_equal),  TEST(test_encode_decode),
+      TEST(test_status_names),       TEST(test_scalars),    TEST(test_strings_and_bytes),
+      TEST(test_datetime),           TEST(test_arrays),     TEST(test_structs),
+      TEST(test_null_handling),      TEST(test_copy_equal), TEST(test_encode_decode),
       TEST(test_allocation_failure),
   };
   return run_tests(tests, COUNT(tests), argc, argv);

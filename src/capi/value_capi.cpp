@@ -1,36 +1,20 @@
-// callwire: the C API over values (include/callwire.h). The only extern "C" code: the C++ core
-// never sees C. Every entry point is noexcept and funnels C++ exceptions through guard():
-// std::bad_alloc becomes CW_NO_MEMORY, callwire::Exception its own code, anything else
-// CW_INVALID_ARGUMENT. Nothing here aborts.
-#include <cstdio>
+// callwire: the C API over values (include/callwire.h): building, reading, encoding. The C++
+// core never sees C; the shared pieces are in capi_internal.hpp.
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
-#include <type_traits>
 
-#include "callwire.h"
 #include "callwire/buffer.hpp"
-#include "callwire/error.hpp"
-#include "callwire/value.hpp"
 #include "callwire/xml.hpp"
+#include "capi/capi_internal.hpp"
 #include "capi/capi_test.h"
 #include "value/value_build.hpp"
 
-// A handle is a Value and nothing else, so a Value inside an array or struct can be handed out
-// as a borrowed `const cw_value*` (a standard-layout struct is pointer-interconvertible with
-// its first member) without wrapping.
-struct cw_value {
-  callwire::Value value;
-};
-
 namespace {
 
+using namespace callwire::capi;
 using callwire::Errc;
 using callwire::Type;
 using callwire::Value;
-
-static_assert(std::is_standard_layout_v<cw_value> && sizeof(cw_value) == sizeof(Value));
 
 // One table for C and C++: the C names must keep callwire::Errc's numbers.
 #define CW_SAME(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(Errc::cpp))
@@ -69,69 +53,6 @@ CW_SAME_TYPE(CW_TYPE_ARRAY, Array);
 CW_SAME_TYPE(CW_TYPE_STRUCT, Struct);
 #undef CW_SAME_TYPE
 
-// A C caller may put any int in an enum; in C++ loading a value outside the enum's range is
-// undefined (UBSan's -fsanitize=enum says so), so enums from C are read as their bits.
-template <class E>
-int enum_bits(const E& e) noexcept {
-  static_assert(sizeof(E) == sizeof(int));
-  int n;
-  std::memcpy(&n, &e, sizeof n);
-  return n;
-}
-
-cw_status to_status(Errc code) noexcept { return static_cast<cw_status>(code); }
-
-void clear_error(cw_error* error) noexcept {
-  if (!error) return;
-  error->status = CW_OK;
-  error->fault_code = 0;
-  error->message[0] = '\0';
-}
-
-cw_status set_error(cw_error* error, cw_status status, int32_t fault_code,
-                    const char* message) noexcept {
-  if (error) {
-    error->status = status;
-    error->fault_code = fault_code;
-    std::snprintf(error->message, sizeof error->message, "%s", message);
-  }
-  return status;
-}
-
-cw_status set_error(cw_error* error, Errc code, const char* message) noexcept {
-  return set_error(error, to_status(code), callwire::errc_fault_code(code), message);
-}
-
-// Runs `body` (which returns a cw_status) and turns any exception into a status; `error`, when
-// given, receives the message.
-template <class Body>
-cw_status guard(cw_error* error, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return set_error(error, Errc::NoMemory, "out of memory");
-  } catch (const callwire::Exception& e) {
-    return set_error(error, e.error().code, e.what());
-  } catch (...) {
-    // Not expected from the value layer; reported rather than let through.
-    return set_error(error, Errc::InvalidArgument, "unexpected internal error");
-  }
-}
-
-template <class Body>
-cw_status guard(Body&& body) noexcept {
-  return guard(nullptr, static_cast<Body&&>(body));
-}
-
-// Handles live in value storage, so the allocation-failure tests reach them too.
-cw_status make_handle(Value&& v, cw_value** out) {
-  void* p = callwire::detail::value_alloc(sizeof(cw_value));
-  *out = new (p) cw_value{std::move(v)};
-  return CW_OK;
-}
-
-const cw_value* borrow(const Value& v) noexcept { return reinterpret_cast<const cw_value*>(&v); }
-
 long g_alloc_limit = -1;  // test-only: see capi_test.h
 long g_alloc_count = 0;
 
@@ -141,6 +62,13 @@ bool counting_hook() {
 }
 
 }  // namespace
+
+// Handles live in value storage, so the allocation-failure tests reach them too.
+cw_status callwire::capi::make_handle(Value&& v, cw_value** out) {
+  void* p = callwire::detail::value_alloc(sizeof(cw_value));
+  *out = new (p) cw_value{std::move(v)};
+  return CW_OK;
+}
 
 extern "C" {
 
@@ -401,7 +329,7 @@ cw_status cw_value_encode_response(const cw_value* value, char** xml_out, size_t
   return guard(error, [&] {
     callwire::Buffer buffer;
     callwire::Status st = callwire::xml::write_response(buffer, value->value);
-    if (!st) return set_error(error, st.error().code, st.error().message.c_str());
+    if (!st) return set_error(error, st.error());
     // From value storage (so allocation-failure tests reach it); cw_free releases it.
     char* xml = static_cast<char*>(callwire::detail::value_alloc(buffer.size() + 1));
     if (buffer.size()) std::memcpy(xml, buffer.data(), buffer.size());
@@ -421,7 +349,7 @@ cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out, 
     callwire::xml::Reader reader;
     callwire::Result<callwire::MethodResponse> r =
         reader.read_response(std::string_view(xml ? xml : "", len));
-    if (!r) return set_error(error, r.error().code, r.error().message.c_str());
+    if (!r) return set_error(error, r.error());
     if (r->is_fault) {
       return set_error(error, CW_FAULT, r->fault.code, r->fault.string.c_str());
     }

@@ -35,6 +35,8 @@ fail() {
 start_server() {
   local name=$1
   shift
+  # Created here: the background job opens them only when it gets to run.
+  : >"$work/$name.out"
   "$@" >"$work/$name.out" 2>"$work/$name.err" &
   local pid=$!
   pids+=("$pid")

@@ -385,12 +385,13 @@ CALLWIRE_API cw_status cw_server_run(cw_server* server, cw_error* error);
  *  (callable from a SIGINT handler) and idempotent. NULL: does nothing. */
 CALLWIRE_API void cw_server_stop(cw_server* server);
 
-/** The bound TCP port once started (0 before, and for a Unix socket). Thread-safe. */
+/** The bound TCP port once cw_server_start has succeeded (0 before, and for a Unix socket).
+ *  Thread-safe: another thread may poll it while cw_server_run starts the server. */
 CALLWIRE_API uint16_t cw_server_port(const cw_server* server);
 
 /** The server's URL once started ("http://127.0.0.1:40312/RPC2", "https://...",
- *  "unix:/path"), "" before. Borrowed from the server: valid until cw_server_free.
- *  Thread-safe once started. NULL server: "". */
+ *  "unix:/path"), "" before cw_server_start has succeeded. Borrowed from the server: valid
+ *  until cw_server_free. Thread-safe as cw_server_port. NULL server: "". */
 CALLWIRE_API const char* cw_server_url(const cw_server* server);
 
 /* ---- inside a handler: what the call carries ----

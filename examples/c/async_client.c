@@ -31,11 +31,11 @@ static void on_done(cw_status status, const cw_value* result, const cw_error* er
   struct pending_call* call = (struct pending_call*)user_data;
   struct progress* p = call->progress;
   int32_t sum = 0;
-  int right = status == CW_OK && cw_value_get_int(result, &sum) == CW_OK &&
-              sum == 2 * call->operand;
+  int right =
+      status == CW_OK && cw_value_get_int(result, &sum) == CW_OK && sum == 2 * call->operand;
   if (!right) {
     fprintf(stderr, "sample.add(%d, %d): %s: %s\n", (int)call->operand, (int)call->operand,
-                    cw_status_name(status), error->message);
+            cw_status_name(status), error->message);
   }
   pthread_mutex_lock(&p->lock);
   if (!right) ++p->wrong;

@@ -1,5 +1,6 @@
 // callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
 // cw_call, what a C handler sees of its call (a C++ Handler adapts it).
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ using namespace callwire::capi;
 struct cw_server {
   callwire::Server server;
   std::string url;  // filled by start, so cw_server_url can hand out a C string
+  // Set once start has finished: port and url may be polled from another thread while
+  // cw_server_run starts (the listeners are being built until then).
+  std::atomic<bool> ready{false};
 
   explicit cw_server(callwire::ServerOptions options) : server(std::move(options)) {}
 };
@@ -250,6 +254,7 @@ cw_status cw_server_start(cw_server* server, cw_error* error) {
     callwire::Status st = server->server.start();
     if (!st) return set_error(error, st.error());
     server->url = server->server.url();
+    server->ready.store(true, std::memory_order_release);
     return CW_OK;
   });
 }
@@ -268,9 +273,15 @@ void cw_server_stop(cw_server* server) {
   if (server) server->server.stop();
 }
 
-uint16_t cw_server_port(const cw_server* server) { return server ? server->server.port() : 0; }
+uint16_t cw_server_port(const cw_server* server) {
+  if (!server || !server->ready.load(std::memory_order_acquire)) return 0;
+  return server->server.port();
+}
 
-const char* cw_server_url(const cw_server* server) { return server ? server->url.c_str() : ""; }
+const char* cw_server_url(const cw_server* server) {
+  if (!server || !server->ready.load(std::memory_order_acquire)) return "";
+  return server->url.c_str();
+}
 
 // ---- cw_call ----
 

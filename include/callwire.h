@@ -524,6 +524,31 @@ CALLWIRE_API cw_status cw_client_call(cw_client* client, const char* method,
                                       const cw_call_options* options, cw_value** result_out,
                                       cw_error* error);
 
+/** One call of a cw_client_multicall. */
+typedef struct cw_multicall_entry {
+  const char* method;
+  const cw_value* const* params; /**< may be NULL when param_count is 0; borrowed */
+  size_t param_count;
+} cw_multicall_entry;
+
+/** What one call of a cw_client_multicall came back with: on success `result` is a new
+ *  value the caller frees and error.status is CW_OK; on a fault `result` is NULL and `error`
+ *  holds CW_FAULT, the fault code and string. */
+typedef struct cw_multicall_result {
+  cw_value* result;
+  cw_error error;
+} cw_multicall_result;
+
+/** Sends `count` calls as one system.multicall request (one round trip) and fills
+ *  `results[0..count-1]`, a caller-provided array, in order. Accepts servers that answer each
+ *  entry with a bare result instead of a one-element array (supervisord).
+ *  Returns CW_OK when the multicall itself succeeded (each entry may still be a fault); the
+ *  errors of cw_client_call otherwise, and CW_BAD_RESPONSE when the answer does not have one
+ *  entry per call. On any status but CW_OK `results` is left untouched. */
+CALLWIRE_API cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls,
+                                           size_t count, const cw_call_options* options,
+                                           cw_multicall_result* results, cw_error* error);
+
 /** The end of an asynchronous call: `status` as cw_client_call would return; `result`
  *  (borrowed, valid during the callback only: cw_value_copy it to keep it) is the answer on
  *  CW_OK and NULL otherwise; `error` (borrowed likewise) says what failed, never NULL. Runs on

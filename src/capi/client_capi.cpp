@@ -70,10 +70,9 @@ cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, 
   return CW_OK;
 }
 
-// What cw_client_call and cw_client_call_async check and copy before any I/O.
-cw_status prepare(const char* method, const cw_value* const* params, size_t param_count,
-                  const cw_call_options* options, std::vector<Value>& values,
-                  callwire::CallOptions& call_options, cw_error* error) {
+// A call's method and parameters, checked and copied before any I/O.
+cw_status copy_params(const char* method, const cw_value* const* params, size_t param_count,
+                      std::vector<Value>& values, cw_error* error) {
   if (!method || (!params && param_count > 0)) {
     return set_error(error, Errc::InvalidArgument,
                      "method must not be NULL, nor params with param_count > 0");
@@ -83,10 +82,19 @@ cw_status prepare(const char* method, const cw_value* const* params, size_t para
       return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
     }
   }
-  if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
   values.reserve(param_count);
   for (size_t i = 0; i < param_count; ++i) values.push_back(params[i]->value);
   return CW_OK;
+}
+
+// What cw_client_call and cw_client_call_async check and copy before any I/O.
+cw_status prepare(const char* method, const cw_value* const* params, size_t param_count,
+                  const cw_call_options* options, std::vector<Value>& values,
+                  callwire::CallOptions& call_options, cw_error* error) {
+  if (cw_status st = copy_params(method, params, param_count, values, error); st != CW_OK) {
+    return st;
+  }
+  return to_call_options(options, call_options, error);
 }
 
 // A call's outcome as the C side reports it: the status, and the error struct filled.
@@ -134,6 +142,48 @@ cw_status cw_client_call(cw_client* client, const char* method, const cw_value* 
         method, std::span<const Value>(values.data(), values.size()), call_options);
     if (!r) return report(r.error(), error);
     return make_handle(std::move(*r), result_out);
+  });
+}
+
+cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls, size_t count,
+                              const cw_call_options* options, cw_multicall_result* results,
+                              cw_error* error) {
+  clear_error(error);
+  if (!client || (!calls && count > 0) || (!results && count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "client must not be NULL, nor calls or results with count > 0");
+  }
+  return guard(error, [&] {
+    callwire::CallOptions call_options;
+    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    std::vector<callwire::MethodCall> batch(count);
+    for (size_t i = 0; i < count; ++i) {
+      std::vector<Value> values;
+      const cw_multicall_entry& c = calls[i];
+      cw_status st = copy_params(c.method, c.params, c.param_count, values, error);
+      if (st != CW_OK) return st;
+      batch[i].method_name = c.method;
+      batch[i].params.reserve(values.size());
+      for (Value& v : values) batch[i].params.push_back(std::move(v));
+    }
+    auto answers = client->client.multicall(batch, call_options);
+    if (!answers) return report(answers.error(), error);
+    // Every handle first, so a failure part way leaves `results` untouched.
+    std::vector<cw_value*> handles(count, nullptr);
+    try {
+      for (size_t i = 0; i < count; ++i) {
+        if ((*answers)[i]) make_handle(std::move(*(*answers)[i]), &handles[i]);
+      }
+    } catch (...) {
+      for (cw_value* h : handles) cw_value_free(h);
+      throw;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      results[i].result = handles[i];
+      clear_error(&results[i].error);
+      if (!(*answers)[i]) report((*answers)[i].error(), &results[i].error);
+    }
+    return CW_OK;
   });
 }
 

@@ -521,6 +521,65 @@ static void test_multicall_latch(void) {
   cw_server_free(server);
 }
 
+static void test_client_multicall(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value *one = NULL, *two = NULL, *text = NULL;
+  const cw_value* add_params[2];
+  const cw_value* bad_params[2];
+  cw_multicall_entry calls[4];
+  cw_multicall_result results[4];
+  cw_error err;
+  int32_t n = 0;
+  int i;
+
+  cw_value_new_int(1, &one);
+  cw_value_new_int(2, &two);
+  cw_value_new_string("x", 1, &text);
+  add_params[0] = one;
+  add_params[1] = two;
+  bad_params[0] = one;
+  bad_params[1] = text;
+  calls[0].method = "sample.add";
+  calls[0].params = add_params;
+  calls[0].param_count = 2;
+  calls[1].method = "fault";
+  calls[1].params = NULL;
+  calls[1].param_count = 0;
+  calls[2].method = "no.such.method";
+  calls[2].params = NULL;
+  calls[2].param_count = 0;
+  calls[3].method = "sample.add";
+  calls[3].params = bad_params;
+  calls[3].param_count = 2;
+  memset(results, 0x5a, sizeof results);
+
+  CHECK_STATUS(cw_client_multicall(client, calls, 4, NULL, results, &err), CW_OK);
+  CHECK(results[0].error.status == CW_OK && results[0].result != NULL);
+  CHECK_STATUS(cw_value_get_int(results[0].result, &n), CW_OK);
+  CHECK(n == 3);
+  CHECK(results[1].result == NULL && results[1].error.status == CW_FAULT &&
+        results[1].error.fault_code == 42);
+  CHECK(strcmp(results[1].error.message, "the answer is a fault") == 0);
+  CHECK(results[2].result == NULL && results[2].error.fault_code == -32601);
+  CHECK(results[3].result == NULL && results[3].error.fault_code == -32602);
+  for (i = 0; i < 4; ++i) cw_value_free(results[i].result);
+
+  /* A bad entry: nothing is sent, `results` untouched. */
+  calls[2].method = NULL;
+  memset(results, 0, sizeof results);
+  results[0].error.fault_code = 77; /* a mark that must survive */
+  CHECK_STATUS(cw_client_multicall(client, calls, 4, NULL, results, &err), CW_INVALID_ARGUMENT);
+  CHECK(results[0].result == NULL && results[0].error.fault_code == 77);
+  CHECK_STATUS(cw_client_multicall(client, calls, 0, NULL, NULL, &err), CW_OK);
+
+  cw_value_free(one);
+  cw_value_free(two);
+  cw_value_free(text);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
 static void* run_server(void* arg) {
   cw_error err;
   cw_status* st = (cw_status*)malloc(sizeof(cw_status));
@@ -672,6 +731,7 @@ int main(int argc, char** argv) {
       TEST(test_deadlines_and_transport_errors),
       TEST(test_async_calls),
       TEST(test_multicall_latch),
+      TEST(test_client_multicall),
       TEST(test_run_and_stop_from_another_thread),
       TEST(test_options_and_misuse),
   };

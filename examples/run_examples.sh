@@ -13,6 +13,7 @@ if [[ $# -ne 1 ]]; then
   exit 2
 fi
 bin=$1/cpp
+cbin=$1/c
 work=$(mktemp -d "${TMPDIR:-/tmp}/callwire-examples.XXXXXX")
 pids=()
 
@@ -34,6 +35,8 @@ fail() {
 start_server() {
   local name=$1
   shift
+  # Created here: the background job opens them only when it gets to run.
+  : >"$work/$name.out"
   "$@" >"$work/$name.out" 2>"$work/$name.err" &
   local pid=$!
   pids+=("$pid")
@@ -121,9 +124,34 @@ for line in "sample.add" "  signature: int sample.add(int, int)" "  help: Adds t
     fail "introspection_dump did not print '$line'"
 done
 
+# The C clients against the C++ server.
+run c_sample_add_client 0 "$cbin/sample_add_client" "$plain_url"
+expect_output c_sample_add_client 8
+run c_async_client 0 "$cbin/async_client" "$plain_url" 300
+expect_output c_async_client "300 calls, all correct"
+
 stop_server plain TERM
-# With the server gone, the client fails and says why.
+# With the server gone, the clients fail and say why.
 run sample_add_client_refused nonzero "$bin/sample_add_client" "$plain_url"
+run c_sample_add_client_refused nonzero "$cbin/sample_add_client" "$plain_url"
+grep -q "Connection refused" "$work/c_sample_add_client_refused.err" ||
+  fail "the C client did not say why: $(cat "$work/c_sample_add_client_refused.err")"
+
+# ---- the C sample_add_server, with both languages' clients ------------------------------------
+start_server c_plain "$cbin/sample_add_server" --listen 127.0.0.1:0
+run c_server_cpp_client 0 "$bin/sample_add_client" "$url"
+expect_output c_server_cpp_client 8
+run c_server_c_client 0 "$cbin/sample_add_client" "$url"
+expect_output c_server_c_client 8
+run c_server_async 0 "$cbin/async_client" "$url" 200
+expect_output c_server_async "200 calls, all correct"
+run c_server_introspection 0 "$bin/introspection_dump" "$url"
+grep -qxF -- "  signature: int sample.add(int, int)" "$work/c_server_introspection.out" ||
+  fail "the C server's signature did not show in introspection"
+run c_server_multicall 0 "$bin/multicall_client" "$url"
+grep -qxF -- "sample.add: fault -32602: sample.add: parameter 2 must be int, got string" \
+  "$work/c_server_multicall.out" || fail "the C server did not check its signature"
+stop_server c_plain INT
 
 # ---- auth_tls_server with a throwaway certificate --------------------------------------------
 command -v openssl >/dev/null || fail "openssl is needed for the TLS example (scripts/setup.sh installs it)"

@@ -4,13 +4,14 @@
 # each against the shared and the static library. Also checks the installed tree, the shared
 # library's SONAME and that it exports only callwire's API.
 #   tests/install/run.sh BUILD_DIR        (ctest: install.consumers)
-# CXX picks the consumers' compiler (default c++). Fails with a message on the first error.
+# Each consumer is built twice: the C++ program and its C99 twin (sample_add.c).
+# CXX and CC pick the consumers' compilers (default c++, cc). Fails with a message on the first error.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 build_dir=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-export CXX=${CXX:-c++}
+export CXX=${CXX:-c++} CC=${CC:-cc}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/callwire-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -39,7 +40,8 @@ for f in "$libdir/libcallwire.so.0.1.0" "$libdir/libcallwire.so.0" "$libdir/libc
          "$libdir/libcallwire.a" "$libdir/cmake/callwire/callwireConfigVersion.cmake" \
          "$libdir/cmake/callwire/callwireTargets.cmake" \
          "$libdir/cmake/callwire/callwireStaticTargets.cmake" "$libdir/pkgconfig/callwire.pc" \
-         "$prefix/include/callwire/server.hpp" "$prefix/include/callwire/client.hpp"; do
+         "$prefix/include/callwire/server.hpp" "$prefix/include/callwire/client.hpp" \
+         "$prefix/include/callwire.h"; do
   [ -e "$f" ] || fail "missing $f"
 done
 [ "$(readlink "$libdir/libcallwire.so.0")" = libcallwire.so.0.1.0 ] \
@@ -96,6 +98,7 @@ for linkage in shared static; do
   [ "$found" = "$libdir/cmake/callwire" ] || fail "find_package found callwire in '$found'"
   quiet cmake --build "$dir"
   run_consumer "$dir/sample_add" $linkage
+  run_consumer "$dir/sample_add_c" $linkage
 
   step "pkg-config consumer against the $linkage library"
   dir=$work/pkgconfig-$linkage
@@ -103,8 +106,9 @@ for linkage in shared static; do
   static=0
   [ $linkage = static ] && static=1
   quiet make -C "$dir" -f "$here/pkgconfig/Makefile" STATIC=$static \
-    PKG_CONFIG_PATH="$libdir/pkgconfig" CXX="$CXX"
+    PKG_CONFIG_PATH="$libdir/pkgconfig" CXX="$CXX" CC="$CC"
   # pkg-config adds no run path: the shared one finds the library through LD_LIBRARY_PATH.
   LD_LIBRARY_PATH="$libdir" run_consumer "$dir/sample_add" $linkage
+  LD_LIBRARY_PATH="$libdir" run_consumer "$dir/sample_add_c" $linkage
 done
 step "install test passed"

@@ -1,0 +1,575 @@
+/* callwire: the C API (C99). A thin facade over the C++ core (src/capi/).
+ *
+ * Values (cw_value: build, read, copy, compare, encode), an XML-RPC server (cw_server, with
+ * handlers that see their call through cw_call) and an XML-RPC client (cw_client: synchronous
+ * and asynchronous calls with deadlines). examples/c/ shows each in a short program.
+ *
+ * Ownership rules
+ * ---------------
+ *  1. A function that returns a handle through an `*_out` parameter gives it to the caller,
+ *     who frees it with the matching `_free` (values: cw_value_free). Every `_free` accepts
+ *     NULL and does nothing.
+ *  2. Every input is borrowed for the duration of the call only: the library copies what it
+ *     keeps. Appending a value to an array or setting a struct member copies the value; the
+ *     caller still owns and frees its own handle.
+ *  3. A pointer returned through a `const T** ..._out` parameter is borrowed from its owner:
+ *     it stays valid while the owner lives and is not modified (any append, set or free of the
+ *     owner may invalidate it). Never free a borrowed pointer. Elements of arrays and struct
+ *     members are borrowed this way; string and bytes contents too.
+ *  4. Memory returned as `char** ..._out` (encoded documents) is freed with cw_free.
+ *  5. On any status other than CW_OK, `*_out` parameters are left untouched and nothing is
+ *     allocated: a failed call leaks nothing and leaves its inputs as they were.
+ *  6. Strings passed in (method names, URLs, options) are NUL-terminated and borrowed; the
+ *     library copies what it keeps, so they may be freed as soon as the call returns.
+ *  7. Callbacks get a `void* user_data` given at registration; the library never touches it.
+ *     It must stay valid while the callback can run (until the server or client is freed).
+ *
+ * Options structs
+ * ---------------
+ * Each begins with `size_t struct_size`, set to `sizeof` the struct. Zero in any other field
+ * means its default, so `cw_server_options o = {sizeof o};` is a complete, default set (or
+ * call the `_init` function). A caller built against an older header passes a smaller size
+ * and the newer fields take their defaults; a larger size than this library knows is refused
+ * with CW_INVALID_ARGUMENT rather than half applied.
+ *
+ * Errors
+ * ------
+ * Every function that can fail returns a cw_status; each documents the statuses it returns.
+ * CW_INVALID_ARGUMENT always includes a NULL passed where a pointer is required. No C++
+ * exception ever crosses this API, nothing calls abort(), and errno is not used. Functions
+ * whose failures need explanation (decoding) also fill an optional cw_error.
+ *
+ * Thread-safety
+ * -------------
+ * Values are like plain C data: any number of threads may read one value at once; modifying a
+ * value needs exclusive access to it (and to the array or struct it was borrowed from).
+ * Distinct values are independent. Servers and clients state their own rules below.
+ */
+#ifndef CALLWIRE_H
+#define CALLWIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CALLWIRE_API
+#if defined(_WIN32)
+#define CALLWIRE_API
+#else
+#define CALLWIRE_API __attribute__((visibility("default")))
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes: the same numbers as callwire::Errc in C++ (checked when the library is
+ *  built). */
+typedef enum cw_status {
+  CW_OK = 0,
+  CW_INVALID_ARGUMENT = 1,     /**< the API was used wrongly (a NULL, a bad option) */
+  CW_NO_MEMORY = 2,            /**< an allocation failed */
+  CW_NOT_WELL_FORMED = 3,      /**< XML that is not well formed (fault -32700) */
+  CW_UNSUPPORTED_ENCODING = 4, /**< an encoding other than UTF-8, US-ASCII, ISO-8859-1 */
+  CW_INVALID_CHARACTER = 5,    /**< bytes invalid for the encoding, or a forbidden character */
+  CW_NOT_XMLRPC = 6,           /**< well-formed XML that is not XML-RPC (fault -32600) */
+  CW_LIMIT_EXCEEDED = 7,       /**< a size, depth or count limit was reached */
+  CW_TYPE_MISMATCH = 8,        /**< a value accessed as a type it does not hold */
+  CW_UNREPRESENTABLE = 9,      /**< a value XML-RPC cannot carry (NaN, a control character) */
+  CW_NOT_FOUND = 10,           /**< a struct member or an index that is not there */
+  CW_TIMEOUT = 11,             /**< a deadline passed */
+  CW_CONNECT_FAILED = 12,      /**< no connection could be made */
+  CW_CONNECTION_CLOSED = 13,   /**< the peer closed the connection before answering */
+  CW_HTTP_STATUS = 14,         /**< the peer answered with an HTTP status other than 200 */
+  CW_BAD_RESPONSE = 15,        /**< the peer's answer is not valid HTTP or XML-RPC */
+  CW_FAULT = 16,               /**< the peer answered with a fault (see cw_error.fault_code) */
+  CW_TLS_ERROR = 17,           /**< TLS handshake or certificate verification failed */
+  CW_STOPPED = 18              /**< the client or server was stopped while the call waited */
+} cw_status;
+
+/** The short English name of a status ("out of memory", ...). Never NULL; static storage; an
+ *  unknown number gives "unknown". Thread-safe. */
+CALLWIRE_API const char* cw_status_name(cw_status status);
+
+/** The details of a failure, filled by the functions that take a `cw_error*` (which may be
+ *  NULL when the caller only wants the status). A plain struct on the caller's side: it needs
+ *  no allocation (so it can report CW_NO_MEMORY) and no freeing. `message` is always
+ *  NUL-terminated, truncated to fit. On success it is set to {CW_OK, 0, ""}. */
+typedef struct cw_error {
+  cw_status status;
+  int32_t fault_code; /**< the XML-RPC fault code: the peer's for CW_FAULT, else the interop
+                           code for the status (-32700, ...), or 0 for CW_OK */
+  char message[256];
+} cw_error;
+
+/** The type a value holds. */
+typedef enum cw_type {
+  CW_TYPE_INVALID = -1, /**< what cw_value_type returns for NULL */
+  CW_TYPE_NIL = 0,
+  CW_TYPE_BOOL = 1,
+  CW_TYPE_INT = 2, /**< 32-bit */
+  CW_TYPE_I8 = 3,  /**< 64-bit */
+  CW_TYPE_DOUBLE = 4,
+  CW_TYPE_STRING = 5,
+  CW_TYPE_DATETIME = 6,
+  CW_TYPE_BYTES = 7, /**< base64 on the wire */
+  CW_TYPE_ARRAY = 8,
+  CW_TYPE_STRUCT = 9
+} cw_type;
+
+/** Time zone of a dateTime. */
+typedef enum cw_zone {
+  CW_ZONE_NONE = 0,  /**< no zone written */
+  CW_ZONE_UTC = 1,   /**< `Z` */
+  CW_ZONE_OFFSET = 2 /**< `+hh:mm` / `-hh:mm`, in offset_minutes */
+} cw_zone;
+
+/** An XML-RPC dateTime, kept as written: no time zone conversion. */
+typedef struct cw_datetime {
+  uint16_t year;           /**< 0..9999 */
+  uint8_t month;           /**< 1..12 */
+  uint8_t day;             /**< 1..days in the month */
+  uint8_t hour;            /**< 0..23 */
+  uint8_t minute;          /**< 0..59 */
+  uint8_t second;          /**< 0..60 (60: a leap second) */
+  uint8_t fraction_digits; /**< 0..9: digits of the fraction written */
+  uint32_t nanosecond;     /**< < 1000000000 */
+  cw_zone zone;
+  int16_t offset_minutes; /**< with CW_ZONE_OFFSET: -1439..1439, east of UTC positive */
+} cw_datetime;
+
+/** One XML-RPC value. Opaque. Owned handles come from the cw_value_new_* functions,
+ *  cw_value_copy and cw_value_decode_response; borrowed ones from the array and struct
+ *  getters (rule 3 above). */
+typedef struct cw_value cw_value;
+
+/* ---- constructors ----
+ * Each makes a new value the caller owns (rule 1) and returns:
+ *   CW_OK; CW_INVALID_ARGUMENT when `out` is NULL (or as stated); CW_NO_MEMORY. */
+
+CALLWIRE_API cw_status cw_value_new_nil(cw_value** out);
+/** Any non-zero `b` is true. */
+CALLWIRE_API cw_status cw_value_new_bool(int b, cw_value** out);
+CALLWIRE_API cw_status cw_value_new_int(int32_t n, cw_value** out);
+CALLWIRE_API cw_status cw_value_new_i8(int64_t n, cw_value** out);
+/** Any double, NaN and infinities included; XML-RPC cannot carry those, so encoding such a
+ *  value fails with CW_UNREPRESENTABLE. */
+CALLWIRE_API cw_status cw_value_new_double(double d, cw_value** out);
+/** A string of `len` bytes copied from `data` (which may be NULL when `len` is 0). The bytes
+ *  are NOT checked here: embedded NULs and any bytes are kept as given, as in the C++ API.
+ *  They should be UTF-8; encoding a string that is not, or that holds a character XML forbids,
+ *  fails with CW_UNREPRESENTABLE. CW_INVALID_ARGUMENT: `data` NULL with `len` > 0. */
+CALLWIRE_API cw_status cw_value_new_string(const char* data, size_t len, cw_value** out);
+/** CW_INVALID_ARGUMENT: `dt` NULL or a field out of range (the day checked against the month
+ *  and leap years). */
+CALLWIRE_API cw_status cw_value_new_datetime(const cw_datetime* dt, cw_value** out);
+/** Bytes copied from `data` (which may be NULL when `len` is 0). CW_INVALID_ARGUMENT: `data`
+ *  NULL with `len` > 0. */
+CALLWIRE_API cw_status cw_value_new_bytes(const void* data, size_t len, cw_value** out);
+/** An empty array. */
+CALLWIRE_API cw_status cw_value_new_array(cw_value** out);
+/** An empty struct. */
+CALLWIRE_API cw_status cw_value_new_struct(cw_value** out);
+
+/** A deep copy of `value`. CW_INVALID_ARGUMENT (NULL), CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_value_copy(const cw_value* value, cw_value** out);
+
+/** Frees an owned value and everything in it. NULL: does nothing. Never pass a borrowed
+ *  element or member. */
+CALLWIRE_API void cw_value_free(cw_value* value);
+
+/* ---- reading ---- */
+
+/** The type of `value`; CW_TYPE_INVALID for NULL. */
+CALLWIRE_API cw_type cw_value_type(const cw_value* value);
+
+/** Deep equality: 1 when equal, 0 otherwise. Struct member order does not matter; int and i8
+ *  are different types; NaN equals NaN. Two NULLs are equal; NULL and a value are not. */
+CALLWIRE_API int cw_value_equal(const cw_value* a, const cw_value* b);
+
+/* Typed getters. Each returns CW_OK; CW_INVALID_ARGUMENT when a pointer is NULL;
+ * CW_TYPE_MISMATCH when the value holds another type (`*out` untouched). */
+
+/** `*out` is 0 or 1. */
+CALLWIRE_API cw_status cw_value_get_bool(const cw_value* value, int* out);
+CALLWIRE_API cw_status cw_value_get_int(const cw_value* value, int32_t* out);
+/** Accepts an i8 and also an int (widened), as the C++ as_i8 does. */
+CALLWIRE_API cw_status cw_value_get_i8(const cw_value* value, int64_t* out);
+CALLWIRE_API cw_status cw_value_get_double(const cw_value* value, double* out);
+/** The string's bytes, borrowed (rule 3) and NOT NUL-terminated: use `*len_out`. */
+CALLWIRE_API cw_status cw_value_get_string(const cw_value* value, const char** data_out,
+                                           size_t* len_out);
+CALLWIRE_API cw_status cw_value_get_datetime(const cw_value* value, cw_datetime* out);
+/** The bytes, borrowed (rule 3). `*data_out` may be any non-NULL pointer when `*len_out` is
+ *  0. */
+CALLWIRE_API cw_status cw_value_get_bytes(const cw_value* value, const void** data_out,
+                                          size_t* len_out);
+
+/* ---- arrays ---- */
+
+/** Appends a deep copy of `item` to `array` (the copy is taken first, so `item` may be
+ *  `array` itself or one of its elements). CW_OK; CW_INVALID_ARGUMENT (NULL);
+ *  CW_TYPE_MISMATCH (`array` is not an array); CW_NO_MEMORY (the array is unchanged).
+ *  Invalidates pointers borrowed from `array`. */
+CALLWIRE_API cw_status cw_value_array_append(cw_value* array, const cw_value* item);
+/** The number of elements. CW_OK, CW_INVALID_ARGUMENT, CW_TYPE_MISMATCH. */
+CALLWIRE_API cw_status cw_value_array_size(const cw_value* array, size_t* out);
+/** The element at `index`, borrowed (rule 3). CW_OK, CW_INVALID_ARGUMENT, CW_TYPE_MISMATCH,
+ *  CW_NOT_FOUND (index out of range). */
+CALLWIRE_API cw_status cw_value_array_get(const cw_value* array, size_t index,
+                                          const cw_value** out);
+
+/* ---- structs ----
+ * Member names are NUL-terminated here (XML-RPC names are text); member_at returns the
+ * length too. */
+
+/** Sets member `name` to a deep copy of `member`: replaces the value of an existing member in
+ *  place, or appends a new member (order is kept). The copy is taken first, so
+ *  `member` may be `strct` itself or one of its members. CW_OK; CW_INVALID_ARGUMENT (NULL);
+ *  CW_TYPE_MISMATCH (`strct` is not a struct);
+ *  CW_NO_MEMORY (the struct is unchanged). Invalidates pointers borrowed from `strct`. */
+CALLWIRE_API cw_status cw_value_struct_set(cw_value* strct, const char* name,
+                                           const cw_value* member);
+/** The member named `name`, borrowed (rule 3). CW_OK, CW_INVALID_ARGUMENT, CW_TYPE_MISMATCH,
+ *  CW_NOT_FOUND. */
+CALLWIRE_API cw_status cw_value_struct_get(const cw_value* strct, const char* name,
+                                           const cw_value** out);
+/** The number of members. CW_OK, CW_INVALID_ARGUMENT, CW_TYPE_MISMATCH. */
+CALLWIRE_API cw_status cw_value_struct_size(const cw_value* strct, size_t* out);
+/** The member at position `index` (0 .. size-1, in insertion order): its name (borrowed, NOT
+ *  NUL-terminated, length in `*name_len_out`) and value (borrowed). `name_len_out` may be
+ *  NULL. CW_OK, CW_INVALID_ARGUMENT, CW_TYPE_MISMATCH, CW_NOT_FOUND (out of range). */
+CALLWIRE_API cw_status cw_value_struct_member_at(const cw_value* strct, size_t index,
+                                                 const char** name_out, size_t* name_len_out,
+                                                 const cw_value** value_out);
+
+/* ---- XML-RPC ---- */
+
+/** Encodes `value` as a complete `<methodResponse>` document (the `<i8>`/`<nil/>` dialect).
+ *  `*xml_out` is allocated, NUL-terminated, freed with cw_free; `*len_out` (may be NULL) gets
+ *  its length without the NUL. `error` may be NULL.
+ *  CW_OK; CW_INVALID_ARGUMENT (NULL value or xml_out); CW_UNREPRESENTABLE (a NaN or infinite
+ *  double, a string that is not UTF-8 or holds a character XML forbids); CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_value_encode_response(const cw_value* value, char** xml_out,
+                                                size_t* len_out, cw_error* error);
+
+/** Decodes a `<methodResponse>` document of `len` bytes into a new value the caller owns.
+ *  `error` may be NULL; when given it receives the message (with line:column) of a failure.
+ *  CW_OK; CW_INVALID_ARGUMENT (NULL out, or NULL xml with len > 0); CW_FAULT (the document is
+ *  a fault response: `error->fault_code` and `error->message` hold its faultCode and
+ *  faultString); CW_NOT_WELL_FORMED, CW_UNSUPPORTED_ENCODING, CW_INVALID_CHARACTER,
+ *  CW_NOT_XMLRPC (a methodCall included), CW_LIMIT_EXCEEDED (the default reader limits: 32 MiB,
+ *  depth 64); CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out,
+                                                cw_error* error);
+
+/** Frees memory the library returned as `char**` (encoded documents). NULL: does nothing. */
+CALLWIRE_API void cw_free(void* p);
+
+/* ======================================================================================== */
+/* ---- server ---- */
+
+/** An XML-RPC over HTTP/1.1 server (HTTP, HTTPS, or a Unix socket). Opaque. */
+typedef struct cw_server cw_server;
+
+/** One call being served, as its handler sees it. Opaque; valid only during the handler's
+ *  run, on the thread running it. */
+typedef struct cw_call cw_call;
+
+/** How i8 and nil are written in answers. */
+typedef enum cw_dialect {
+  CW_DIALECT_AUTO = 0,  /**< server: the dialect the request used; client: as CW_DIALECT_I8 */
+  CW_DIALECT_I8 = 1,    /**< `<i8>`, `<nil/>` */
+  CW_DIALECT_APACHE = 2 /**< `<ex:i8>`, `<ex:nil/>` with the namespace declared */
+} cw_dialect;
+
+/** Accepts (non-zero) or refuses (0, answered with HTTP 401) HTTP Basic credentials. Runs on
+ *  the server's threads, possibly several at once. The strings are borrowed for the call and
+ *  NOT NUL-terminated: use the lengths. */
+typedef int (*cw_auth_fn)(const char* user, size_t user_len, const char* password,
+                          size_t password_len, void* user_data);
+
+/** Everything a server can be told. Zero means the default (see "Options structs" above). */
+typedef struct cw_server_options {
+  size_t struct_size;
+  /** "HOST:PORT", "[IPV6]:PORT", ":PORT" (every IPv4 interface) or "unix:PATH". Port 0
+   *  picks a free port (read it back with cw_server_port). Default "127.0.0.1:8080". */
+  const char* listen;
+  unsigned threads;            /**< event loops; default one per core */
+  unsigned handler_threads;    /**< 0: handlers run on the event loops (fastest); N: on a pool of
+                                    N threads (for handlers that block) */
+  size_t max_connections;      /**< default 10000; more are refused */
+  uint32_t request_timeout_ms; /**< receiving one request; default 30000 */
+  uint32_t idle_timeout_ms;    /**< a kept-alive connection with nothing to do; default 60000 */
+  uint32_t write_timeout_ms;   /**< sending one answer; default 30000 */
+  uint32_t stop_grace_ms;      /**< after cw_server_stop, for calls in flight; default 10000 */
+  size_t max_body;             /**< request body, before or after gzip; default 32 MiB (413) */
+  size_t max_multicall_calls;  /**< calls in one system.multicall; default 1000 */
+  cw_dialect dialect;          /**< default CW_DIALECT_AUTO */
+  int disable_introspection;   /**< non-zero: no system.listMethods, methodSignature, ... */
+  int enable_shutdown;         /**< non-zero: system.shutdown stops the server */
+  const char* tls_cert_file;   /**< PEM certificate chain; with tls_key_file: HTTPS */
+  const char* tls_key_file;    /**< PEM private key */
+  cw_auth_fn authenticate;     /**< NULL: no authentication */
+  void* authenticate_data;     /**< passed to authenticate */
+  const char* realm;           /**< in WWW-Authenticate; default "callwire" */
+} cw_server_options;
+
+/** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
+CALLWIRE_API void cw_server_options_init(cw_server_options* options);
+
+/** Makes a server (not yet listening; the options are copied). `options` NULL: every
+ *  default. `error` may be NULL. CW_OK; CW_INVALID_ARGUMENT (out NULL, a bad struct_size, an
+ *  unknown dialect); CW_NO_MEMORY. The addresses and files are checked by cw_server_start.
+ *  Ownership: the caller frees the server with cw_server_free. */
+CALLWIRE_API cw_status cw_server_new(const cw_server_options* options, cw_server** out,
+                                     cw_error* error);
+
+/** Stops the server if it runs, waits for its threads, frees it. NULL: does nothing. Not from
+ *  a handler of this server. */
+CALLWIRE_API void cw_server_free(cw_server* server);
+
+/** A method implementation. Reads its parameters with cw_call_param* and answers with one of
+ *  cw_call_return* (a result) or cw_call_fault (a fault), returning what that returned:
+ *
+ *      static cw_status add(cw_call* call, void* user_data) {
+ *        int32_t a, b;
+ *        cw_status st;
+ *        if ((st = cw_call_param_int(call, 0, &a)) || (st = cw_call_param_int(call, 1, &b)))
+ *          return st;
+ *        return cw_call_return_int(call, a + b);
+ *      }
+ *
+ *  What the caller is answered:
+ *   - a fault set with cw_call_fault: that fault, whatever the handler returns;
+ *   - else CW_OK: the result set with cw_call_return* (nil when none was set);
+ *   - else, after a cw_call_param* failure: fault -32602 naming the parameter
+ *     ("sample.add: parameter 2 must be int, got string");
+ *   - else: fault -32603 naming the method and the status.
+ *  Runs on the server's threads, possibly several at once (user_data too). It must not call
+ *  cw_server_free or cw_server_wait of its own server. */
+typedef cw_status (*cw_method_fn)(cw_call* call, void* user_data);
+
+/** Registers `method` before cw_server_start.
+ *  `signature`: NULL, "" or "?" for unchecked parameters; otherwise xmlrpc-c's notation, the
+ *  return type, a colon, the parameter types, several signatures separated by commas:
+ *  "i:ii" (int from two ints), "s:,s:s" (string from nothing or from a string). Types:
+ *  i int, I i8, b boolean, d double, s string, 8 dateTime, 6 base64, A array, S struct,
+ *  n nil. The server checks every call against them before the handler runs (-32602
+ *  otherwise; an int slot also takes a small enough i8, a double slot an int) and
+ *  system.methodSignature reports them. `help` (NULL: none) is system.methodHelp's answer.
+ *  CW_OK; CW_INVALID_ARGUMENT (a NULL, an empty or "system." name, one already registered,
+ *  a bad signature, the server already started: `error` says which); CW_NO_MEMORY.
+ *  Thread-safety: from the owner's thread, before cw_server_start. */
+CALLWIRE_API cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_fn fn,
+                                            void* user_data, const char* signature,
+                                            const char* help, cw_error* error);
+
+/** Opens the listeners (so cw_server_port is known on return) and starts the server's
+ *  threads; returns at once. CW_OK; CW_INVALID_ARGUMENT (NULL, already started, a `listen`
+ *  it cannot use, an address in use, a certificate without a key: `error` says which);
+ *  CW_TLS_ERROR (an unreadable certificate or key, or a key that does not match);
+ *  CW_NO_MEMORY. Nothing is left running after an error. Thread-safety: the owner's thread. */
+CALLWIRE_API cw_status cw_server_start(cw_server* server, cw_error* error);
+
+/** Blocks until the server has stopped (cw_server_stop, or system.shutdown when enabled).
+ *  Returns at once if it was never started. NULL: does nothing. */
+CALLWIRE_API void cw_server_wait(cw_server* server);
+
+/** cw_server_start, then cw_server_wait: serves on the calling thread's behalf until
+ *  stopped. Returns cw_server_start's errors, or CW_OK once stopped. */
+CALLWIRE_API cw_status cw_server_run(cw_server* server, cw_error* error);
+
+/** Stops the server: no new connections, calls in flight finish (up to stop_grace_ms), then
+ *  its threads end. Returns at once (cw_server_wait waits). Thread-safe, async-signal-safe
+ *  (callable from a SIGINT handler) and idempotent. NULL: does nothing. */
+CALLWIRE_API void cw_server_stop(cw_server* server);
+
+/** The bound TCP port once cw_server_start has succeeded (0 before, and for a Unix socket).
+ *  Thread-safe: another thread may poll it while cw_server_run starts the server. */
+CALLWIRE_API uint16_t cw_server_port(const cw_server* server);
+
+/** The server's URL once started ("http://127.0.0.1:40312/RPC2", "https://...",
+ *  "unix:/path"), "" before cw_server_start has succeeded. Borrowed from the server: valid
+ *  until cw_server_free. Thread-safe as cw_server_port. NULL server: "". */
+CALLWIRE_API const char* cw_server_url(const cw_server* server);
+
+/* ---- inside a handler: what the call carries ----
+ * Every cw_call function may be used only by the handler it was given to, during its run.
+ * Borrowed pointers (parameters, strings) last until the handler returns. */
+
+/** The method called (inside system.multicall: the entry's method). NUL-terminated. */
+CALLWIRE_API const char* cw_call_method(cw_call* call);
+/** The peer: "127.0.0.1:40312", "[::1]:40312", or "unix". NUL-terminated. */
+CALLWIRE_API const char* cw_call_peer(cw_call* call);
+/** The user name the authenticate callback accepted; "" when none. NUL-terminated. */
+CALLWIRE_API const char* cw_call_user(cw_call* call);
+/** The first request header field named `name` (ASCII case-insensitive): its value, borrowed
+ *  and NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND. */
+CALLWIRE_API cw_status cw_call_header(cw_call* call, const char* name, const char** value_out,
+                                      size_t* len_out);
+
+/** The number of parameters. */
+CALLWIRE_API size_t cw_call_param_count(cw_call* call);
+/** Parameter `index` (from 0), borrowed. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND
+ *  (no such parameter). */
+CALLWIRE_API cw_status cw_call_param(cw_call* call, size_t index, const cw_value** out);
+/* Typed parameter getters: as the cw_value_get_* of cw_call_param(index). Each returns
+ * CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND (too few parameters) or CW_TYPE_MISMATCH;
+ * the last two also record the -32602 fault the call is answered with if the handler returns
+ * that status (see cw_method_fn). */
+CALLWIRE_API cw_status cw_call_param_bool(cw_call* call, size_t index, int* out);
+CALLWIRE_API cw_status cw_call_param_int(cw_call* call, size_t index, int32_t* out);
+CALLWIRE_API cw_status cw_call_param_i8(cw_call* call, size_t index, int64_t* out);
+CALLWIRE_API cw_status cw_call_param_double(cw_call* call, size_t index, double* out);
+/** The string, borrowed, NOT NUL-terminated. */
+CALLWIRE_API cw_status cw_call_param_string(cw_call* call, size_t index, const char** data_out,
+                                            size_t* len_out);
+CALLWIRE_API cw_status cw_call_param_datetime(cw_call* call, size_t index, cw_datetime* out);
+CALLWIRE_API cw_status cw_call_param_bytes(cw_call* call, size_t index, const void** data_out,
+                                           size_t* len_out);
+
+/* ---- inside a handler: the answer ----
+ * A later cw_call_return* replaces an earlier result. Each returns CW_OK, CW_INVALID_ARGUMENT
+ * (NULL) or CW_NO_MEMORY (the earlier result, if any, is kept). */
+
+/** Answers a deep copy of `result` (borrowed: the handler still frees its own handle). */
+CALLWIRE_API cw_status cw_call_return(cw_call* call, const cw_value* result);
+/** Answers `result` and takes it over: the library frees it, on every status. Saves the copy
+ *  of a large result. */
+CALLWIRE_API cw_status cw_call_return_take(cw_call* call, cw_value* result);
+CALLWIRE_API cw_status cw_call_return_nil(cw_call* call);
+CALLWIRE_API cw_status cw_call_return_bool(cw_call* call, int b);
+CALLWIRE_API cw_status cw_call_return_int(cw_call* call, int32_t n);
+CALLWIRE_API cw_status cw_call_return_i8(cw_call* call, int64_t n);
+CALLWIRE_API cw_status cw_call_return_double(cw_call* call, double d);
+/** A string of `len` bytes (`data` may be NULL when `len` is 0); UTF-8, or the call is
+ *  answered with fault -32603 when it is written. */
+CALLWIRE_API cw_status cw_call_return_string(cw_call* call, const char* data, size_t len);
+
+/** Answers with a fault: `code` and the NUL-terminated `message` (copied; NULL is "").
+ *  Returns CW_FAULT, so `return cw_call_fault(call, 4, "too big");` ends a handler; or
+ *  CW_NO_MEMORY (the call is then answered with fault -32603) or CW_INVALID_ARGUMENT (NULL
+ *  call). */
+CALLWIRE_API cw_status cw_call_fault(cw_call* call, int32_t code, const char* message);
+
+/** Latches a fault for the rest of this request: the remaining entries of a system.multicall
+ *  are answered with it without running (e.g. after a failed login, so one POST cannot carry
+ *  a thousand password guesses). Outside a multicall it has no effect. Does not answer this
+ *  call. CW_OK, CW_INVALID_ARGUMENT, CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message);
+
+/* ======================================================================================== */
+/* ---- client ---- */
+
+/** An XML-RPC client for one server URL. Opaque. Thread-safe: any number of threads may call
+ *  through one client at once; kept-alive connections are shared through a pool. */
+typedef struct cw_client cw_client;
+
+/** Everything a client can be told. Zero means the default (see "Options structs" above). */
+typedef struct cw_client_options {
+  size_t struct_size;
+  uint32_t timeout_ms; /**< deadline of each call (connect, send, receive); default 30000 */
+  const char* user;    /**< HTTP Basic credentials (also taken from the URL) */
+  const char* password;
+  int insecure_skip_verify;     /**< non-zero: https without checking the server's certificate
+                                     (open to interception; for tests only) */
+  const char* ca_file;          /**< PEM file of trusted CAs; default the system's store */
+  size_t max_response_size;     /**< larger answers fail with CW_LIMIT_EXCEEDED; default 32 MiB */
+  int disable_gzip;             /**< non-zero: do not ask for gzip answers */
+  size_t gzip_request_min_size; /**< gzip requests at least this large; 0: never */
+  cw_dialect dialect;           /**< how i8 and nil are written; CW_DIALECT_APACHE for Apache */
+  unsigned max_connections;     /**< kept open, and open at once for async calls; default 8 */
+  const char* unix_path;        /**< the HTTP path for a "unix:" URL; default "/RPC2" */
+} cw_client_options;
+
+/** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
+CALLWIRE_API void cw_client_options_init(cw_client_options* options);
+
+/** Makes a client for `url`: "http://[user:password@]host:port/path", "https://...", or
+ *  "unix:/path/to/socket". Connects lazily, on the first call. `options` NULL: defaults.
+ *  CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size); CW_TLS_ERROR
+ *  (an unreadable CA file); CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
+                                     cw_client** out, cw_error* error);
+
+/** Waits for the client's asynchronous calls in flight to end (each by its deadline), then
+ *  frees it. NULL: does nothing. Not from a completion callback of this client. */
+CALLWIRE_API void cw_client_free(cw_client* client);
+
+/** One extra HTTP header field; both strings NUL-terminated. */
+typedef struct cw_header {
+  const char* name;
+  const char* value;
+} cw_header;
+
+/** Per-call settings. Zero means the client's setting. */
+typedef struct cw_call_options {
+  size_t struct_size;
+  uint32_t timeout_ms;      /**< this call's deadline, from now */
+  const cw_header* headers; /**< extra header fields for this call */
+  size_t header_count;
+} cw_call_options;
+
+/** Calls `method` with `param_count` parameters (`params` may be NULL when 0; each borrowed)
+ *  and waits for the answer, up to the deadline. `options` and `error` may be NULL. On CW_OK,
+ *  `*result_out` is a new value the caller frees.
+ *  CW_OK; CW_FAULT (the server's fault: error->fault_code and error->message); CW_TIMEOUT;
+ *  CW_CONNECT_FAILED; CW_CONNECTION_CLOSED; CW_HTTP_STATUS (error->fault_code holds the
+ *  HTTP status); CW_BAD_RESPONSE; CW_LIMIT_EXCEEDED; CW_TLS_ERROR; CW_UNREPRESENTABLE (a
+ *  parameter XML-RPC cannot carry); CW_INVALID_ARGUMENT (a NULL, a bad header, a bad
+ *  struct_size); CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_client_call(cw_client* client, const char* method,
+                                      const cw_value* const* params, size_t param_count,
+                                      const cw_call_options* options, cw_value** result_out,
+                                      cw_error* error);
+
+/** One call of a cw_client_multicall. */
+typedef struct cw_multicall_entry {
+  const char* method;
+  const cw_value* const* params; /**< may be NULL when param_count is 0; borrowed */
+  size_t param_count;
+} cw_multicall_entry;
+
+/** What one call of a cw_client_multicall came back with: on success `result` is a new
+ *  value the caller frees and error.status is CW_OK; on a fault `result` is NULL and `error`
+ *  holds CW_FAULT, the fault code and string. */
+typedef struct cw_multicall_result {
+  cw_value* result;
+  cw_error error;
+} cw_multicall_result;
+
+/** Sends `count` calls as one system.multicall request (one round trip) and fills
+ *  `results[0..count-1]`, a caller-provided array, in order. Accepts servers that answer each
+ *  entry with a bare result instead of a one-element array (supervisord).
+ *  Returns CW_OK when the multicall itself succeeded (each entry may still be a fault); the
+ *  errors of cw_client_call otherwise, and CW_BAD_RESPONSE when the answer does not have one
+ *  entry per call. On any status but CW_OK `results` is left untouched. */
+CALLWIRE_API cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls,
+                                           size_t count, const cw_call_options* options,
+                                           cw_multicall_result* results, cw_error* error);
+
+/** The end of an asynchronous call: `status` as cw_client_call would return; `result`
+ *  (borrowed, valid during the callback only: cw_value_copy it to keep it) is the answer on
+ *  CW_OK and NULL otherwise; `error` (borrowed likewise) says what failed, never NULL. Runs on
+ *  the client's I/O thread: keep it short and never wait there for another call of the same
+ *  client. */
+typedef void (*cw_call_done_fn)(cw_status status, const cw_value* result, const cw_error* error,
+                                void* user_data);
+
+/** Starts a call and returns at once; `done` runs exactly once with its outcome, usually
+ *  later on the client's I/O thread, or before this returns when the call cannot start (a
+ *  parameter XML-RPC cannot carry, a bad header). Up to max_connections calls are on the
+ *  wire at once; more wait for a connection, within their deadline.
+ *  CW_OK (done will run or has run); CW_INVALID_ARGUMENT (a NULL, a bad struct_size) or
+ *  CW_NO_MEMORY: nothing started and done will not run. */
+CALLWIRE_API cw_status cw_client_call_async(cw_client* client, const char* method,
+                                            const cw_value* const* params, size_t param_count,
+                                            const cw_call_options* options, cw_call_done_fn done,
+                                            void* user_data, cw_error* error);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CALLWIRE_H */

@@ -1,0 +1,111 @@
+// callwire: what the C API's translation units share (src/capi/ only; never installed).
+// Every extern "C" entry point is noexcept and funnels C++ exceptions through guard():
+// std::bad_alloc becomes CW_NO_MEMORY, callwire::Exception its own code, anything else
+// CW_INVALID_ARGUMENT. Nothing here aborts.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "callwire.h"
+#include "callwire/error.hpp"
+#include "callwire/value.hpp"
+
+// A handle is a Value and nothing else, so a Value inside an array or struct (or a handler's
+// parameter) can be handed out as a borrowed `const cw_value*` (a standard-layout struct is
+// pointer-interconvertible with its first member) without wrapping.
+struct cw_value {
+  callwire::Value value;
+};
+
+namespace callwire::capi {
+
+static_assert(std::is_standard_layout_v<cw_value> && sizeof(cw_value) == sizeof(Value));
+
+inline const cw_value* borrow(const Value& v) noexcept {
+  return reinterpret_cast<const cw_value*>(&v);
+}
+
+// A new handle owning `v`, in *out. Throws std::bad_alloc (inside guard()).
+cw_status make_handle(Value&& v, cw_value** out);
+
+// A C caller may put any int in an enum; in C++ loading a value outside the enum's range is
+// undefined (UBSan's -fsanitize=enum says so), so enums from C are read as their bits.
+template <class E>
+int enum_bits(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int));
+  int n;
+  std::memcpy(&n, &e, sizeof n);
+  return n;
+}
+
+inline cw_status to_status(Errc code) noexcept { return static_cast<cw_status>(code); }
+
+inline void clear_error(cw_error* error) noexcept {
+  if (!error) return;
+  error->status = CW_OK;
+  error->fault_code = 0;
+  error->message[0] = '\0';
+}
+
+inline cw_status set_error(cw_error* error, cw_status status, int32_t fault_code,
+                           std::string_view message) noexcept {
+  if (error) {
+    error->status = status;
+    error->fault_code = fault_code;
+    std::snprintf(error->message, sizeof error->message, "%.*s", static_cast<int>(message.size()),
+                  message.data());
+  }
+  return status;
+}
+
+inline cw_status set_error(cw_error* error, Errc code, std::string_view message) noexcept {
+  return set_error(error, to_status(code), errc_fault_code(code), message);
+}
+
+inline cw_status set_error(cw_error* error, const Error& e) noexcept {
+  return set_error(error, to_status(e.code), e.fault_code, e.message);
+}
+
+// Runs `body` (which returns a cw_status) and turns any exception into a status; `error`, when
+// given, receives the message.
+template <class Body>
+cw_status guard(cw_error* error, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return set_error(error, Errc::NoMemory, "out of memory");
+  } catch (const Exception& e) {
+    return set_error(error, e.error());
+  } catch (...) {
+    // Not expected from the core; reported rather than let through.
+    return set_error(error, Errc::InvalidArgument, "unexpected internal error");
+  }
+}
+
+template <class Body>
+cw_status guard(Body&& body) noexcept {
+  return guard(nullptr, static_cast<Body&&>(body));
+}
+
+// Options structs begin with `struct_size`: a caller built against an older header passes a
+// smaller struct, and the fields past its end take their defaults. A size smaller than the
+// first version's or larger than ours (a newer header: options this library cannot honour) is
+// refused rather than half-applied.
+template <class Options>
+bool options_size_ok(const Options* o, size_t first_version_size) noexcept {
+  return o->struct_size >= first_version_size && o->struct_size <= sizeof(Options);
+}
+
+// True when the caller's struct reaches `field` (see options_size_ok).
+#define CW_HAS_FIELD(options, type, field) \
+  ((options)->struct_size >= offsetof(type, field) + sizeof((options)->field))
+
+// A NUL-terminated C string as a view; NULL is empty.
+inline std::string_view view(const char* s) noexcept { return s ? std::string_view(s) : ""; }
+
+}  // namespace callwire::capi

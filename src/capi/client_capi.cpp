@@ -1,0 +1,219 @@
+// callwire: the C API's client (include/callwire.h): cw_client over callwire::Client.
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "callwire/client.hpp"
+#include "capi/capi_internal.hpp"
+
+using callwire::Errc;
+using callwire::Value;
+using namespace callwire::capi;
+
+struct cw_client {
+  callwire::Client client;
+};
+
+namespace {
+
+constexpr size_t kClientOptionsV1 = offsetof(cw_client_options, unix_path) + sizeof(const char*);
+constexpr size_t kCallOptionsV1 = offsetof(cw_call_options, header_count) + sizeof(size_t);
+
+cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions& out,
+                            cw_error* error) {
+  if (!o) return CW_OK;
+  if (!options_size_ok(o, kClientOptionsV1)) {
+    return set_error(error, Errc::InvalidArgument, "cw_client_options: bad struct_size");
+  }
+  if (o->timeout_ms) out.timeout = std::chrono::milliseconds(o->timeout_ms);
+  if (o->user) out.user = o->user;
+  if (o->password) out.password = o->password;
+  out.verify_peer = o->insecure_skip_verify == 0;
+  if (o->ca_file) out.ca_file = o->ca_file;
+  if (o->max_response_size) out.max_response_size = o->max_response_size;
+  out.accept_gzip = o->disable_gzip == 0;
+  out.gzip_request_min_size = o->gzip_request_min_size;
+  switch (enum_bits(o->dialect)) {
+    case CW_DIALECT_AUTO:
+    case CW_DIALECT_I8:
+      out.dialect = callwire::xml::Dialect::I8;
+      break;
+    case CW_DIALECT_APACHE:
+      out.dialect = callwire::xml::Dialect::Apache;
+      break;
+    default:
+      return set_error(error, Errc::InvalidArgument, "cw_client_options: unknown dialect");
+  }
+  if (o->max_connections) out.max_connections = o->max_connections;
+  if (o->unix_path) out.unix_path = o->unix_path;
+  return CW_OK;
+}
+
+cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, cw_error* error) {
+  if (!o) return CW_OK;
+  if (!options_size_ok(o, kCallOptionsV1)) {
+    return set_error(error, Errc::InvalidArgument, "cw_call_options: bad struct_size");
+  }
+  out.timeout = std::chrono::milliseconds(o->timeout_ms);
+  if (o->header_count && !o->headers) {
+    return set_error(error, Errc::InvalidArgument, "cw_call_options: headers is NULL");
+  }
+  for (size_t i = 0; i < o->header_count; ++i) {
+    const cw_header& h = o->headers[i];
+    if (!h.name || !h.value) {
+      return set_error(error, Errc::InvalidArgument, "cw_call_options: a NULL header string");
+    }
+    out.headers.emplace_back(h.name, h.value);
+  }
+  return CW_OK;
+}
+
+// A call's method and parameters, checked and copied before any I/O.
+cw_status copy_params(const char* method, const cw_value* const* params, size_t param_count,
+                      std::vector<Value>& values, cw_error* error) {
+  if (!method || (!params && param_count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "method must not be NULL, nor params with param_count > 0");
+  }
+  for (size_t i = 0; i < param_count; ++i) {
+    if (!params[i]) {
+      return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
+    }
+  }
+  values.reserve(param_count);
+  for (size_t i = 0; i < param_count; ++i) values.push_back(params[i]->value);
+  return CW_OK;
+}
+
+// What cw_client_call and cw_client_call_async check and copy before any I/O.
+cw_status prepare(const char* method, const cw_value* const* params, size_t param_count,
+                  const cw_call_options* options, std::vector<Value>& values,
+                  callwire::CallOptions& call_options, cw_error* error) {
+  if (cw_status st = copy_params(method, params, param_count, values, error); st != CW_OK) {
+    return st;
+  }
+  return to_call_options(options, call_options, error);
+}
+
+// A call's outcome as the C side reports it: the status, and the error struct filled.
+cw_status report(const callwire::Error& e, cw_error* error) { return set_error(error, e); }
+
+}  // namespace
+
+extern "C" {
+
+void cw_client_options_init(cw_client_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+cw_status cw_client_new(const char* url, const cw_client_options* options, cw_client** out,
+                        cw_error* error) {
+  clear_error(error);
+  if (!url || !out) return set_error(error, Errc::InvalidArgument, "url and out must not be NULL");
+  return guard(error, [&] {
+    callwire::ClientOptions o;
+    if (cw_status st = to_client_options(options, o, error); st != CW_OK) return st;
+    callwire::Result<callwire::Client> c = callwire::Client::create(url, std::move(o));
+    if (!c) return report(c.error(), error);
+    *out = new cw_client{std::move(*c)};
+    return CW_OK;
+  });
+}
+
+void cw_client_free(cw_client* client) { delete client; }
+
+cw_status cw_client_call(cw_client* client, const char* method, const cw_value* const* params,
+                         size_t param_count, const cw_call_options* options, cw_value** result_out,
+                         cw_error* error) {
+  clear_error(error);
+  if (!client || !result_out) {
+    return set_error(error, Errc::InvalidArgument, "client and result_out must not be NULL");
+  }
+  return guard(error, [&] {
+    std::vector<Value> values;
+    callwire::CallOptions call_options;
+    cw_status st = prepare(method, params, param_count, options, values, call_options, error);
+    if (st != CW_OK) return st;
+    callwire::Result<Value> r = client->client.call(
+        method, std::span<const Value>(values.data(), values.size()), call_options);
+    if (!r) return report(r.error(), error);
+    return make_handle(std::move(*r), result_out);
+  });
+}
+
+cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls, size_t count,
+                              const cw_call_options* options, cw_multicall_result* results,
+                              cw_error* error) {
+  clear_error(error);
+  if (!client || (!calls && count > 0) || (!results && count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "client must not be NULL, nor calls or results with count > 0");
+  }
+  return guard(error, [&] {
+    callwire::CallOptions call_options;
+    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    std::vector<callwire::MethodCall> batch(count);
+    for (size_t i = 0; i < count; ++i) {
+      std::vector<Value> values;
+      const cw_multicall_entry& c = calls[i];
+      cw_status st = copy_params(c.method, c.params, c.param_count, values, error);
+      if (st != CW_OK) return st;
+      batch[i].method_name = c.method;
+      batch[i].params.reserve(values.size());
+      for (Value& v : values) batch[i].params.push_back(std::move(v));
+    }
+    auto answers = client->client.multicall(batch, call_options);
+    if (!answers) return report(answers.error(), error);
+    // Every handle first, so a failure part way leaves `results` untouched.
+    std::vector<cw_value*> handles(count, nullptr);
+    try {
+      for (size_t i = 0; i < count; ++i) {
+        if ((*answers)[i]) make_handle(std::move(*(*answers)[i]), &handles[i]);
+      }
+    } catch (...) {
+      for (cw_value* h : handles) cw_value_free(h);
+      throw;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      results[i].result = handles[i];
+      clear_error(&results[i].error);
+      if (!(*answers)[i]) report((*answers)[i].error(), &results[i].error);
+    }
+    return CW_OK;
+  });
+}
+
+cw_status cw_client_call_async(cw_client* client, const char* method, const cw_value* const* params,
+                               size_t param_count, const cw_call_options* options,
+                               cw_call_done_fn done, void* user_data, cw_error* error) {
+  clear_error(error);
+  if (!client || !done) {
+    return set_error(error, Errc::InvalidArgument, "client and done must not be NULL");
+  }
+  return guard(error, [&] {
+    std::vector<Value> values;
+    callwire::CallOptions call_options;
+    cw_status st = prepare(method, params, param_count, options, values, call_options, error);
+    if (st != CW_OK) return st;
+    // From here on `done` owns the outcome: it runs exactly once.
+    client->client.async_call(
+        method, std::move(values),
+        [done, user_data](callwire::Result<Value> r) noexcept {
+          cw_error e;
+          clear_error(&e);
+          if (r) {
+            done(CW_OK, borrow(*r), &e, user_data);
+          } else {
+            done(report(r.error(), &e), nullptr, &e, user_data);
+          }
+        },
+        call_options);
+    return CW_OK;
+  });
+}
+
+}  // extern "C"

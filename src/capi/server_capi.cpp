@@ -1,0 +1,433 @@
+// callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
+// cw_call, what a C handler sees of its call (a C++ Handler adapts it).
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "callwire/server.hpp"
+#include "capi/capi_internal.hpp"
+#include "http/request_parser.hpp"
+
+using callwire::CallContext;
+using callwire::Errc;
+using callwire::Error;
+using callwire::Fault;
+using callwire::Value;
+using namespace callwire::capi;
+
+struct cw_server {
+  callwire::Server server;
+  std::string url;  // filled by start, so cw_server_url can hand out a C string
+  // Set once start has finished: port and url may be polled from another thread while
+  // cw_server_run starts (the listeners are being built until then).
+  std::atomic<bool> ready{false};
+
+  explicit cw_server(callwire::ServerOptions options) : server(std::move(options)) {}
+};
+
+struct cw_call {
+  callwire::Params params;
+  CallContext& context;
+  Value result;                    // nil unless a cw_call_return* set it
+  std::optional<Fault> fault;      // set by cw_call_fault: wins over everything
+  std::string param_error;         // the -32602 message of the last failed cw_call_param_*
+  std::string method, peer, user;  // NUL-terminated copies, made when first asked for
+
+  cw_call(callwire::Params p, CallContext& c) : params(p), context(c) {}
+};
+
+namespace {
+
+// The first cw_server_options had every field up to `realm`.
+constexpr size_t kServerOptionsV1 = offsetof(cw_server_options, realm) + sizeof(const char*);
+
+std::chrono::milliseconds ms_or(uint32_t ms, std::chrono::milliseconds fallback) {
+  return ms ? std::chrono::milliseconds(ms) : fallback;
+}
+
+// The C options over ServerOptions' defaults: zero keeps the default.
+cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions& out,
+                            cw_error* error) {
+  if (!o) return CW_OK;
+  if (!options_size_ok(o, kServerOptionsV1)) {
+    return set_error(error, Errc::InvalidArgument, "cw_server_options: bad struct_size");
+  }
+  if (o->listen) out.listen = {o->listen};
+  if (o->threads) out.threads = o->threads;
+  if (o->handler_threads) out.handler_threads = o->handler_threads;
+  if (o->max_connections) out.max_connections = o->max_connections;
+  out.request_timeout = ms_or(o->request_timeout_ms, out.request_timeout);
+  out.idle_timeout = ms_or(o->idle_timeout_ms, out.idle_timeout);
+  out.write_timeout = ms_or(o->write_timeout_ms, out.write_timeout);
+  out.stop_grace = ms_or(o->stop_grace_ms, out.stop_grace);
+  if (o->max_body) out.max_body = o->max_body;
+  if (o->max_multicall_calls) out.max_multicall_calls = o->max_multicall_calls;
+  switch (enum_bits(o->dialect)) {
+    case CW_DIALECT_AUTO:
+      out.dialect = callwire::OutputDialect::Auto;
+      break;
+    case CW_DIALECT_I8:
+      out.dialect = callwire::OutputDialect::I8;
+      break;
+    case CW_DIALECT_APACHE:
+      out.dialect = callwire::OutputDialect::Apache;
+      break;
+    default:
+      return set_error(error, Errc::InvalidArgument, "cw_server_options: unknown dialect");
+  }
+  out.introspection = o->disable_introspection == 0;
+  out.enable_shutdown = o->enable_shutdown != 0;
+  if (o->tls_cert_file) out.tls_cert_file = o->tls_cert_file;
+  if (o->tls_key_file) out.tls_key_file = o->tls_key_file;
+  if (o->authenticate) {
+    out.authenticate = [fn = o->authenticate, data = o->authenticate_data](
+                           std::string_view user, std::string_view password) {
+      return fn(user.data(), user.size(), password.data(), password.size(), data) != 0;
+    };
+  }
+  if (o->realm) out.realm = o->realm;
+  return CW_OK;
+}
+
+// xmlrpc-c's signature notation ("i:ii,s:s") as MethodInfo::signatures. NULL, "" and "?"
+// mean none.
+cw_status parse_signatures(const char* text, std::vector<std::vector<std::string>>& out,
+                           cw_error* error) {
+  std::string_view s = view(text);
+  if (s.empty() || s == "?") return CW_OK;
+  auto type_of = [](char c) -> const char* {
+    switch (c) {
+      case 'i':
+        return "int";
+      case 'I':
+        return "i8";
+      case 'b':
+        return "boolean";
+      case 'd':
+        return "double";
+      case 's':
+        return "string";
+      case '8':
+        return "dateTime.iso8601";
+      case '6':
+        return "base64";
+      case 'A':
+        return "array";
+      case 'S':
+        return "struct";
+      case 'n':
+        return "nil";
+      default:
+        return nullptr;
+    }
+  };
+  auto bad = [&](std::string why) {
+    return set_error(error, Errc::InvalidArgument,
+                     "signature \"" + std::string(s) + "\": " + std::move(why));
+  };
+  size_t pos = 0;
+  while (true) {
+    size_t end = s.find(',', pos);
+    std::string_view one = s.substr(pos, end == std::string_view::npos ? s.npos : end - pos);
+    if (one.size() < 2 || one[1] != ':') return bad("each signature is R:PARAMS, as \"i:ii\"");
+    std::vector<std::string> types;
+    for (size_t i = 0; i < one.size(); ++i) {
+      if (i == 1) continue;  // the colon
+      const char* name = type_of(one[i]);
+      if (!name) return bad(std::string("unknown type letter '") + one[i] + "'");
+      types.emplace_back(name);
+    }
+    out.push_back(std::move(types));
+    if (end == std::string_view::npos) return CW_OK;
+    pos = end + 1;
+  }
+}
+
+// Answers the C++ dispatcher for one C handler run (see cw_method_fn for the rules).
+Value finish_call(cw_call& call, int status) {
+  if (call.fault) throw callwire::FaultError(std::move(*call.fault));
+  if (status == CW_OK) return std::move(call.result);
+  if (!call.param_error.empty() && (status == CW_TYPE_MISMATCH || status == CW_NOT_FOUND)) {
+    throw callwire::FaultError(callwire::fault_code::kInvalidParams, std::move(call.param_error));
+  }
+  std::string name = status >= 0 && status <= CW_STOPPED
+                         ? callwire::errc_name(static_cast<Errc>(status))
+                         : "unknown status " + std::to_string(status);
+  throw callwire::FaultError(callwire::fault_code::kInternalError,
+                             std::string(call.context.method()) + " failed: " + name);
+}
+
+// Finds parameter `index` for a typed getter, recording the -32602 message on failure.
+cw_status typed_param(cw_call* call, size_t index, bool (Value::*is)() const noexcept,
+                      callwire::Type want, const Value** out) {
+  auto record = [&](std::string what) {
+    try {
+      call->param_error = std::string(call->context.method()) + ": parameter " +
+                          std::to_string(index + 1) + " " + std::move(what);
+    } catch (...) {
+      call->param_error.clear();  // the fault falls back to -32603
+    }
+  };
+  if (index >= call->params.size()) {
+    record("is missing (" + std::to_string(call->params.size()) + " given)");
+    return CW_NOT_FOUND;
+  }
+  const Value& v = call->params[index];
+  if (!(v.*is)()) {
+    record(std::string("must be ") + callwire::type_name(want) + ", got " +
+           callwire::type_name(v.type()));
+    return CW_TYPE_MISMATCH;
+  }
+  *out = &v;
+  return CW_OK;
+}
+
+const char* cached(std::string& slot, std::string_view text) noexcept {
+  if (slot.empty() && !text.empty()) {
+    try {
+      slot.assign(text);
+    } catch (...) {
+      return "";
+    }
+  }
+  return slot.c_str();
+}
+
+cw_status set_result(cw_call* call, Value&& v) {
+  call->result = std::move(v);
+  return CW_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+void cw_server_options_init(cw_server_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+cw_status cw_server_new(const cw_server_options* options, cw_server** out, cw_error* error) {
+  clear_error(error);
+  if (!out) return set_error(error, Errc::InvalidArgument, "out must not be NULL");
+  return guard(error, [&] {
+    callwire::ServerOptions o;
+    if (cw_status st = to_server_options(options, o, error); st != CW_OK) return st;
+    *out = new cw_server(std::move(o));
+    return CW_OK;
+  });
+}
+
+void cw_server_free(cw_server* server) { delete server; }
+
+cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_fn fn,
+                               void* user_data, const char* signature, const char* help,
+                               cw_error* error) {
+  clear_error(error);
+  if (!server || !method || !fn) {
+    return set_error(error, Errc::InvalidArgument, "server, method and fn must not be NULL");
+  }
+  return guard(error, [&] {
+    callwire::MethodInfo info;
+    if (cw_status st = parse_signatures(signature, info.signatures, error); st != CW_OK) {
+      return st;
+    }
+    info.help = view(help);
+    auto handler = [fn, user_data](callwire::Params params, CallContext& context) -> Value {
+      cw_call call(params, context);
+      cw_status status = fn(&call, user_data);
+      return finish_call(call, enum_bits(status));
+    };
+    callwire::Status st = server->server.add_method(method, std::move(handler), std::move(info));
+    return st ? CW_OK : set_error(error, st.error());
+  });
+}
+
+cw_status cw_server_start(cw_server* server, cw_error* error) {
+  clear_error(error);
+  if (!server) return set_error(error, Errc::InvalidArgument, "server must not be NULL");
+  return guard(error, [&] {
+    callwire::Status st = server->server.start();
+    if (!st) return set_error(error, st.error());
+    server->url = server->server.url();
+    server->ready.store(true, std::memory_order_release);
+    return CW_OK;
+  });
+}
+
+void cw_server_wait(cw_server* server) {
+  if (server) server->server.wait();
+}
+
+cw_status cw_server_run(cw_server* server, cw_error* error) {
+  cw_status st = cw_server_start(server, error);
+  if (st == CW_OK) server->server.wait();
+  return st;
+}
+
+void cw_server_stop(cw_server* server) {
+  if (server) server->server.stop();
+}
+
+uint16_t cw_server_port(const cw_server* server) {
+  if (!server || !server->ready.load(std::memory_order_acquire)) return 0;
+  return server->server.port();
+}
+
+const char* cw_server_url(const cw_server* server) {
+  if (!server || !server->ready.load(std::memory_order_acquire)) return "";
+  return server->url.c_str();
+}
+
+// ---- cw_call ----
+
+const char* cw_call_method(cw_call* call) {
+  return call ? cached(call->method, call->context.method()) : "";
+}
+
+const char* cw_call_peer(cw_call* call) {
+  return call ? cached(call->peer, call->context.peer()) : "";
+}
+
+const char* cw_call_user(cw_call* call) {
+  return call ? cached(call->user, call->context.user()) : "";
+}
+
+cw_status cw_call_header(cw_call* call, const char* name, const char** value_out, size_t* len_out) {
+  if (!call || !name || !value_out || !len_out) return CW_INVALID_ARGUMENT;
+  for (const callwire::HeaderField& h : call->context.headers()) {
+    if (callwire::http::iequals(h.name, name)) {
+      *value_out = h.value.data();
+      *len_out = h.value.size();
+      return CW_OK;
+    }
+  }
+  return CW_NOT_FOUND;
+}
+
+size_t cw_call_param_count(cw_call* call) { return call ? call->params.size() : 0; }
+
+cw_status cw_call_param(cw_call* call, size_t index, const cw_value** out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  if (index >= call->params.size()) return CW_NOT_FOUND;
+  *out = borrow(call->params[index]);
+  return CW_OK;
+}
+
+cw_status cw_call_param_bool(cw_call* call, size_t index, int* out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_bool, callwire::Type::Boolean, &v);
+  return st == CW_OK ? cw_value_get_bool(borrow(*v), out) : st;
+}
+
+cw_status cw_call_param_int(cw_call* call, size_t index, int32_t* out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_int, callwire::Type::Int, &v);
+  return st == CW_OK ? cw_value_get_int(borrow(*v), out) : st;
+}
+
+cw_status cw_call_param_i8(cw_call* call, size_t index, int64_t* out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_integer, callwire::Type::I8, &v);
+  return st == CW_OK ? cw_value_get_i8(borrow(*v), out) : st;
+}
+
+cw_status cw_call_param_double(cw_call* call, size_t index, double* out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_double, callwire::Type::Double, &v);
+  return st == CW_OK ? cw_value_get_double(borrow(*v), out) : st;
+}
+
+cw_status cw_call_param_string(cw_call* call, size_t index, const char** data_out,
+                               size_t* len_out) {
+  if (!call || !data_out || !len_out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_string, callwire::Type::String, &v);
+  return st == CW_OK ? cw_value_get_string(borrow(*v), data_out, len_out) : st;
+}
+
+cw_status cw_call_param_datetime(cw_call* call, size_t index, cw_datetime* out) {
+  if (!call || !out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_datetime, callwire::Type::DateTime, &v);
+  return st == CW_OK ? cw_value_get_datetime(borrow(*v), out) : st;
+}
+
+cw_status cw_call_param_bytes(cw_call* call, size_t index, const void** data_out, size_t* len_out) {
+  if (!call || !data_out || !len_out) return CW_INVALID_ARGUMENT;
+  const Value* v;
+  cw_status st = typed_param(call, index, &Value::is_bytes, callwire::Type::Bytes, &v);
+  return st == CW_OK ? cw_value_get_bytes(borrow(*v), data_out, len_out) : st;
+}
+
+cw_status cw_call_return(cw_call* call, const cw_value* result) {
+  if (!call || !result) return CW_INVALID_ARGUMENT;
+  return guard([&] { return set_result(call, Value(result->value)); });
+}
+
+cw_status cw_call_return_take(cw_call* call, cw_value* result) {
+  if (!call || !result) {
+    cw_value_free(result);
+    return CW_INVALID_ARGUMENT;
+  }
+  call->result = std::move(result->value);  // a move: cannot fail
+  cw_value_free(result);
+  return CW_OK;
+}
+
+cw_status cw_call_return_nil(cw_call* call) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return set_result(call, Value());
+}
+
+cw_status cw_call_return_bool(cw_call* call, int b) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return set_result(call, Value(b != 0));
+}
+
+cw_status cw_call_return_int(cw_call* call, int32_t n) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return set_result(call, Value(n));
+}
+
+cw_status cw_call_return_i8(cw_call* call, int64_t n) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return set_result(call, Value::i8(n));
+}
+
+cw_status cw_call_return_double(cw_call* call, double d) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return set_result(call, Value(d));
+}
+
+cw_status cw_call_return_string(cw_call* call, const char* data, size_t len) {
+  if (!call || (!data && len > 0)) return CW_INVALID_ARGUMENT;
+  return guard([&] { return set_result(call, Value(std::string_view(data ? data : "", len))); });
+}
+
+cw_status cw_call_fault(cw_call* call, int32_t code, const char* message) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  cw_status st = guard([&] {
+    call->fault.emplace(Fault{code, std::string(view(message))});
+    return CW_FAULT;
+  });
+  return st;
+}
+
+cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return guard([&] {
+    call->context.latch_fault(Fault{code, std::string(view(message))});
+    return CW_OK;
+  });
+}
+
+}  // extern "C"

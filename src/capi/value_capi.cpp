@@ -1,0 +1,372 @@
+// callwire: the C API over values (include/callwire.h): building, reading, encoding. The C++
+// core never sees C; the shared pieces are in capi_internal.hpp.
+#include <cstring>
+#include <string>
+
+#include "callwire/buffer.hpp"
+#include "callwire/xml.hpp"
+#include "capi/capi_internal.hpp"
+#include "capi/capi_test.h"
+#include "value/value_build.hpp"
+
+namespace {
+
+using namespace callwire::capi;
+using callwire::Errc;
+using callwire::Type;
+using callwire::Value;
+
+// One table for C and C++: the C names must keep callwire::Errc's numbers.
+#define CW_SAME(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(Errc::cpp))
+CW_SAME(CW_OK, Ok);
+CW_SAME(CW_INVALID_ARGUMENT, InvalidArgument);
+CW_SAME(CW_NO_MEMORY, NoMemory);
+CW_SAME(CW_NOT_WELL_FORMED, NotWellFormed);
+CW_SAME(CW_UNSUPPORTED_ENCODING, UnsupportedEncoding);
+CW_SAME(CW_INVALID_CHARACTER, InvalidCharacter);
+CW_SAME(CW_NOT_XMLRPC, NotXmlRpc);
+CW_SAME(CW_LIMIT_EXCEEDED, LimitExceeded);
+CW_SAME(CW_TYPE_MISMATCH, TypeMismatch);
+CW_SAME(CW_UNREPRESENTABLE, Unrepresentable);
+CW_SAME(CW_NOT_FOUND, NotFound);
+CW_SAME(CW_TIMEOUT, Timeout);
+CW_SAME(CW_CONNECT_FAILED, ConnectFailed);
+CW_SAME(CW_CONNECTION_CLOSED, ConnectionClosed);
+CW_SAME(CW_HTTP_STATUS, HttpStatus);
+CW_SAME(CW_BAD_RESPONSE, BadResponse);
+CW_SAME(CW_FAULT, Fault);
+CW_SAME(CW_TLS_ERROR, TlsError);
+CW_SAME(CW_STOPPED, Stopped);
+static_assert(static_cast<int>(Errc::Stopped) == 18, "a new Errc needs its cw_status");
+#undef CW_SAME
+
+#define CW_SAME_TYPE(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(Type::cpp))
+CW_SAME_TYPE(CW_TYPE_NIL, Nil);
+CW_SAME_TYPE(CW_TYPE_BOOL, Boolean);
+CW_SAME_TYPE(CW_TYPE_INT, Int);
+CW_SAME_TYPE(CW_TYPE_I8, I8);
+CW_SAME_TYPE(CW_TYPE_DOUBLE, Double);
+CW_SAME_TYPE(CW_TYPE_STRING, String);
+CW_SAME_TYPE(CW_TYPE_DATETIME, DateTime);
+CW_SAME_TYPE(CW_TYPE_BYTES, Bytes);
+CW_SAME_TYPE(CW_TYPE_ARRAY, Array);
+CW_SAME_TYPE(CW_TYPE_STRUCT, Struct);
+#undef CW_SAME_TYPE
+
+long g_alloc_limit = -1;  // test-only: see capi_test.h
+long g_alloc_count = 0;
+
+bool counting_hook() {
+  ++g_alloc_count;
+  return g_alloc_limit < 0 || g_alloc_count <= g_alloc_limit;
+}
+
+}  // namespace
+
+// Handles live in value storage, so the allocation-failure tests reach them too.
+cw_status callwire::capi::make_handle(Value&& v, cw_value** out) {
+  void* p = callwire::detail::value_alloc(sizeof(cw_value));
+  *out = new (p) cw_value{std::move(v)};
+  return CW_OK;
+}
+
+extern "C" {
+
+const char* cw_status_name(cw_status status) {
+  int n = enum_bits(status);
+  if (n < CW_OK || n > CW_STOPPED) return "unknown";
+  return callwire::errc_name(static_cast<Errc>(status));
+}
+
+// ---- constructors ----
+
+cw_status cw_value_new_nil(cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(), out); });
+}
+
+cw_status cw_value_new_bool(int b, cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(b != 0), out); });
+}
+
+cw_status cw_value_new_int(int32_t n, cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(n), out); });
+}
+
+cw_status cw_value_new_i8(int64_t n, cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value::i8(n), out); });
+}
+
+cw_status cw_value_new_double(double d, cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(d), out); });
+}
+
+cw_status cw_value_new_string(const char* data, size_t len, cw_value** out) {
+  if (!out || (!data && len > 0)) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(std::string_view(data ? data : "", len)), out); });
+}
+
+cw_status cw_value_new_datetime(const cw_datetime* dt, cw_value** out) {
+  if (!out || !dt) return CW_INVALID_ARGUMENT;
+  callwire::DateTime d;
+  d.year = dt->year;
+  d.month = dt->month;
+  d.day = dt->day;
+  d.hour = dt->hour;
+  d.minute = dt->minute;
+  d.second = dt->second;
+  d.fraction_digits = dt->fraction_digits;
+  d.nanosecond = dt->nanosecond;
+  switch (enum_bits(dt->zone)) {
+    case CW_ZONE_NONE:
+      d.zone = callwire::DateTime::Zone::None;
+      break;
+    case CW_ZONE_UTC:
+      d.zone = callwire::DateTime::Zone::Utc;
+      break;
+    case CW_ZONE_OFFSET:
+      d.zone = callwire::DateTime::Zone::Offset;
+      break;
+    default:
+      return CW_INVALID_ARGUMENT;
+  }
+  d.offset_minutes = dt->offset_minutes;
+  if (!d.valid()) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(d), out); });
+}
+
+cw_status cw_value_new_bytes(const void* data, size_t len, cw_value** out) {
+  if (!out || (!data && len > 0)) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value::bytes(data ? data : "", len), out); });
+}
+
+cw_status cw_value_new_array(cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value::array(), out); });
+}
+
+cw_status cw_value_new_struct(cw_value** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value::structure(), out); });
+}
+
+cw_status cw_value_copy(const cw_value* value, cw_value** out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  return guard([&] { return make_handle(Value(value->value), out); });
+}
+
+void cw_value_free(cw_value* value) {
+  if (!value) return;
+  value->~cw_value();
+  callwire::detail::value_free(value);
+}
+
+// ---- reading ----
+
+cw_type cw_value_type(const cw_value* value) {
+  if (!value) return CW_TYPE_INVALID;
+  return static_cast<cw_type>(value->value.type());
+}
+
+int cw_value_equal(const cw_value* a, const cw_value* b) {
+  if (!a || !b) return a == b;
+  return a->value == b->value ? 1 : 0;
+}
+
+cw_status cw_value_get_bool(const cw_value* value, int* out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_bool()) return CW_TYPE_MISMATCH;
+  *out = value->value.as_bool() ? 1 : 0;
+  return CW_OK;
+}
+
+cw_status cw_value_get_int(const cw_value* value, int32_t* out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_int()) return CW_TYPE_MISMATCH;
+  *out = *value->value.try_as_int();
+  return CW_OK;
+}
+
+cw_status cw_value_get_i8(const cw_value* value, int64_t* out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_integer()) return CW_TYPE_MISMATCH;
+  *out = *value->value.try_as_i8();
+  return CW_OK;
+}
+
+cw_status cw_value_get_double(const cw_value* value, double* out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_double()) return CW_TYPE_MISMATCH;
+  *out = *value->value.try_as_double();
+  return CW_OK;
+}
+
+cw_status cw_value_get_string(const cw_value* value, const char** data_out, size_t* len_out) {
+  if (!value || !data_out || !len_out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_string()) return CW_TYPE_MISMATCH;
+  std::string_view s = *value->value.try_as_string();
+  *data_out = s.data();
+  *len_out = s.size();
+  return CW_OK;
+}
+
+cw_status cw_value_get_datetime(const cw_value* value, cw_datetime* out) {
+  if (!value || !out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_datetime()) return CW_TYPE_MISMATCH;
+  return guard([&] {
+    callwire::DateTime d = value->value.as_datetime();
+    cw_datetime r;
+    std::memset(&r, 0, sizeof r);
+    r.year = d.year;
+    r.month = d.month;
+    r.day = d.day;
+    r.hour = d.hour;
+    r.minute = d.minute;
+    r.second = d.second;
+    r.fraction_digits = d.fraction_digits;
+    r.nanosecond = d.nanosecond;
+    r.zone = d.zone == callwire::DateTime::Zone::Utc      ? CW_ZONE_UTC
+             : d.zone == callwire::DateTime::Zone::Offset ? CW_ZONE_OFFSET
+                                                          : CW_ZONE_NONE;
+    r.offset_minutes = d.offset_minutes;
+    *out = r;
+    return CW_OK;
+  });
+}
+
+cw_status cw_value_get_bytes(const cw_value* value, const void** data_out, size_t* len_out) {
+  if (!value || !data_out || !len_out) return CW_INVALID_ARGUMENT;
+  if (!value->value.is_bytes()) return CW_TYPE_MISMATCH;
+  return guard([&] {
+    std::span<const uint8_t> b = value->value.as_bytes();
+    *data_out = b.data() ? static_cast<const void*>(b.data()) : static_cast<const void*>("");
+    *len_out = b.size();
+    return CW_OK;
+  });
+}
+
+// ---- arrays ----
+
+cw_status cw_value_array_append(cw_value* array, const cw_value* item) {
+  if (!array || !item) return CW_INVALID_ARGUMENT;
+  if (!array->value.is_array()) return CW_TYPE_MISMATCH;
+  return guard([&] {
+    Value copy(item->value);  // before the append: `item` may live inside `array`
+    array->value.push_back(std::move(copy));
+    return CW_OK;
+  });
+}
+
+cw_status cw_value_array_size(const cw_value* array, size_t* out) {
+  if (!array || !out) return CW_INVALID_ARGUMENT;
+  if (!array->value.is_array()) return CW_TYPE_MISMATCH;
+  *out = array->value.as_array().size();
+  return CW_OK;
+}
+
+cw_status cw_value_array_get(const cw_value* array, size_t index, const cw_value** out) {
+  if (!array || !out) return CW_INVALID_ARGUMENT;
+  if (!array->value.is_array()) return CW_TYPE_MISMATCH;
+  std::span<const Value> items = array->value.as_array();
+  if (index >= items.size()) return CW_NOT_FOUND;
+  *out = borrow(items[index]);
+  return CW_OK;
+}
+
+// ---- structs ----
+
+cw_status cw_value_struct_set(cw_value* strct, const char* name, const cw_value* member) {
+  if (!strct || !name || !member) return CW_INVALID_ARGUMENT;
+  if (!strct->value.is_struct()) return CW_TYPE_MISMATCH;
+  return guard([&] {
+    Value copy(member->value);  // before the set: `member` may live inside `strct`
+    strct->value.set(name, std::move(copy));
+    return CW_OK;
+  });
+}
+
+cw_status cw_value_struct_get(const cw_value* strct, const char* name, const cw_value** out) {
+  if (!strct || !name || !out) return CW_INVALID_ARGUMENT;
+  if (!strct->value.is_struct()) return CW_TYPE_MISMATCH;
+  const Value* found = strct->value.find(name);
+  if (!found) return CW_NOT_FOUND;
+  *out = borrow(*found);
+  return CW_OK;
+}
+
+cw_status cw_value_struct_size(const cw_value* strct, size_t* out) {
+  if (!strct || !out) return CW_INVALID_ARGUMENT;
+  if (!strct->value.is_struct()) return CW_TYPE_MISMATCH;
+  *out = strct->value.members().size();
+  return CW_OK;
+}
+
+cw_status cw_value_struct_member_at(const cw_value* strct, size_t index, const char** name_out,
+                                    size_t* name_len_out, const cw_value** value_out) {
+  if (!strct || !name_out || !value_out) return CW_INVALID_ARGUMENT;
+  if (!strct->value.is_struct()) return CW_TYPE_MISMATCH;
+  std::span<const callwire::Member> members = strct->value.members();
+  if (index >= members.size()) return CW_NOT_FOUND;
+  std::string_view name = members[index].name();
+  *name_out = name.data();
+  if (name_len_out) *name_len_out = name.size();
+  *value_out = borrow(members[index].value());
+  return CW_OK;
+}
+
+// ---- XML-RPC ----
+
+cw_status cw_value_encode_response(const cw_value* value, char** xml_out, size_t* len_out,
+                                   cw_error* error) {
+  clear_error(error);
+  if (!value || !xml_out) {
+    return set_error(error, Errc::InvalidArgument, "value and xml_out must not be NULL");
+  }
+  return guard(error, [&] {
+    callwire::Buffer buffer;
+    callwire::Status st = callwire::xml::write_response(buffer, value->value);
+    if (!st) return set_error(error, st.error());
+    // From value storage (so allocation-failure tests reach it); cw_free releases it.
+    char* xml = static_cast<char*>(callwire::detail::value_alloc(buffer.size() + 1));
+    if (buffer.size()) std::memcpy(xml, buffer.data(), buffer.size());
+    xml[buffer.size()] = '\0';
+    *xml_out = xml;
+    if (len_out) *len_out = buffer.size();
+    return CW_OK;
+  });
+}
+
+cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out, cw_error* error) {
+  clear_error(error);
+  if (!out || (!xml && len > 0)) {
+    return set_error(error, Errc::InvalidArgument, "out must not be NULL, nor xml with len > 0");
+  }
+  return guard(error, [&] {
+    callwire::xml::Reader reader;
+    callwire::Result<callwire::MethodResponse> r =
+        reader.read_response(std::string_view(xml ? xml : "", len));
+    if (!r) return set_error(error, r.error());
+    if (r->is_fault) {
+      return set_error(error, CW_FAULT, r->fault.code, r->fault.string.c_str());
+    }
+    return make_handle(std::move(r->result), out);
+  });
+}
+
+void cw_free(void* p) { callwire::detail::value_free(p); }
+
+// ---- test-only hooks (src/capi/capi_test.h) ----
+
+void cw_test_fail_allocation_after(long n) {
+  g_alloc_limit = n;
+  g_alloc_count = 0;
+  callwire::detail::set_value_alloc_hook(&counting_hook);
+}
+
+long cw_test_allocation_count(void) { return g_alloc_count; }
+
+}  // extern "C"

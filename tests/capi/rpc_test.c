@@ -1,0 +1,739 @@
+/* The C API's server and client, tested from C99 over loopback: handlers with and without
+ * signatures, faults, parameter errors, introspection, context (peer, user, headers),
+ * Basic auth, deadlines, asynchronous calls, multicall latching, stop from another thread,
+ * options structs (zeroed, older, bad sizes), and the errors of misuse. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "callwire.h"
+#include "test_runner.h"
+
+static void sleep_ms(long ms) {
+  struct timespec ts;
+  ts.tv_sec = ms / 1000;
+  ts.tv_nsec = (ms % 1000) * 1000000L;
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+/* ---- handlers ---- */
+
+static cw_status sample_add(cw_call* call, void* user_data) {
+  int32_t a, b;
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_call_param_int(call, 0, &a)) || (st = cw_call_param_int(call, 1, &b))) return st;
+  return cw_call_return_int(call, a + b);
+}
+
+/* No signature: the handler's own getters catch a wrong parameter. */
+static cw_status unchecked_double(cw_call* call, void* user_data) {
+  double d;
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_call_param_double(call, 0, &d))) return st;
+  return cw_call_return_double(call, d * 2);
+}
+
+static cw_status echo(cw_call* call, void* user_data) {
+  cw_value* array = NULL;
+  size_t i;
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_value_new_array(&array))) return st;
+  for (i = 0; i < cw_call_param_count(call); ++i) {
+    const cw_value* p = NULL;
+    if ((st = cw_call_param(call, i, &p)) || (st = cw_value_array_append(array, p))) {
+      cw_value_free(array);
+      return st;
+    }
+  }
+  return cw_call_return_take(call, array);
+}
+
+static cw_status always_fault(cw_call* call, void* user_data) {
+  (void)user_data;
+  cw_call_return_int(call, 1); /* a fault wins over a result */
+  return cw_call_fault(call, 42, "the answer is a fault");
+}
+
+static cw_status returns_bad_status(cw_call* call, void* user_data) {
+  (void)call;
+  (void)user_data;
+  return CW_LIMIT_EXCEEDED;
+}
+
+static cw_status returns_nothing(cw_call* call, void* user_data) {
+  (void)call;
+  (void)user_data;
+  return CW_OK;
+}
+
+/* "peer|user|X-Tag header|method" */
+static cw_status whoami(cw_call* call, void* user_data) {
+  char text[512];
+  const char* tag = "";
+  size_t tag_len = 0;
+  (void)user_data;
+  if (cw_call_header(call, "x-tag", &tag, &tag_len) != CW_OK) tag_len = 0;
+  snprintf(text, sizeof text, "%s|%s|%.*s|%s", cw_call_peer(call), cw_call_user(call), (int)tag_len,
+           tag, cw_call_method(call));
+  return cw_call_return_string(call, text, strlen(text));
+}
+
+static cw_status sleep_then_answer(cw_call* call, void* user_data) {
+  int32_t ms = 0;
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_call_param_int(call, 0, &ms))) return st;
+  sleep_ms(ms);
+  return cw_call_return_int(call, ms);
+}
+
+static cw_status login(cw_call* call, void* user_data) {
+  (void)user_data;
+  cw_call_latch_fault(call, 403, "login failed: the rest of this request is refused");
+  return cw_call_fault(call, 403, "login failed");
+}
+
+static int counter_calls = 0;
+static pthread_mutex_t counter_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cw_status count_call(cw_call* call, void* user_data) {
+  int* counter = (int*)user_data;
+  int now;
+  pthread_mutex_lock(&counter_lock);
+  now = ++*counter;
+  pthread_mutex_unlock(&counter_lock);
+  return cw_call_return_int(call, now);
+}
+
+static int check_password(const char* user, size_t user_len, const char* password,
+                          size_t password_len, void* user_data) {
+  (void)user_data;
+  return user_len == 5 && memcmp(user, "alice", 5) == 0 && password_len == 6 &&
+         memcmp(password, "secret", 6) == 0;
+}
+
+/* ---- a server for the tests ---- */
+
+static cw_server* start_server(const cw_server_options* options) {
+  cw_server* server = NULL;
+  cw_error err;
+  cw_server_options defaults;
+  if (!options) {
+    cw_server_options_init(&defaults);
+    defaults.listen = "127.0.0.1:0";
+    defaults.handler_threads = 4; /* so a sleeping handler leaves the others free */
+    options = &defaults;
+  }
+  CHECK_STATUS(cw_server_new(options, &server, &err), CW_OK);
+  if (!server) return NULL;
+  CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii",
+                                    "Adds two integers.", &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "twice", unchecked_double, NULL, NULL, NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "echo", echo, NULL, "?", NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "fault", always_fault, NULL, "", NULL, &err), CW_OK);
+  CHECK_STATUS(
+      cw_server_add_method(server, "bad_status", returns_bad_status, NULL, NULL, NULL, &err),
+      CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "nothing", returns_nothing, NULL, "n:", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "whoami", whoami, NULL, "s:", NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "sleep", sleep_then_answer, NULL, "i:i", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "login", login, NULL, NULL, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "count", count_call, &counter_calls, "i:", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  CHECK(cw_server_port(server) != 0);
+  CHECK(strncmp(cw_server_url(server), "http://127.0.0.1:", 17) == 0);
+  return server;
+}
+
+static cw_client* make_client(const char* url, const cw_client_options* options) {
+  cw_client* client = NULL;
+  cw_error err;
+  CHECK_STATUS(cw_client_new(url, options, &client, &err), CW_OK);
+  return client;
+}
+
+/* Calls `method` with two int parameters. */
+static cw_status call_ints(cw_client* client, const char* method, int32_t a, int32_t b,
+                           size_t count, cw_value** result, cw_error* err) {
+  cw_value* p[2] = {NULL, NULL};
+  cw_status st;
+  cw_value_new_int(a, &p[0]);
+  cw_value_new_int(b, &p[1]);
+  st = cw_client_call(client, method, (const cw_value* const*)p, count, NULL, result, err);
+  cw_value_free(p[0]);
+  cw_value_free(p[1]);
+  return st;
+}
+
+static void expect_fault(cw_client* client, const char* method, cw_value* param, int32_t code,
+                         const char* words) {
+  cw_value* result = NULL;
+  cw_error err;
+  const cw_value* params[1];
+  params[0] = param;
+  CHECK_STATUS(cw_client_call(client, method, params, param ? 1 : 0, NULL, &result, &err),
+               CW_FAULT);
+  CHECK(result == NULL);
+  CHECK(err.status == CW_FAULT);
+  if (err.fault_code != code)
+    fprintf(stderr, "%s: fault %d, expected %d\n", method, (int)err.fault_code, (int)code);
+  CHECK(err.fault_code == code);
+  if (!strstr(err.message, words))
+    fprintf(stderr, "%s: \"%s\" lacks \"%s\"\n", method, err.message, words);
+  CHECK(strstr(err.message, words) != NULL);
+}
+
+/* ---- tests ---- */
+
+static void test_sync_calls(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value* result = NULL;
+  cw_value* s = NULL;
+  cw_error err;
+  int32_t n = 0;
+  double d = 0;
+
+  CHECK_STATUS(call_ints(client, "sample.add", 5, 7, 2, &result, &err), CW_OK);
+  CHECK(err.status == CW_OK && err.message[0] == '\0');
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 12);
+  cw_value_free(result);
+
+  /* The signature: the dispatcher answers before the handler runs. */
+  CHECK_STATUS(call_ints(client, "sample.add", 5, 7, 1, &result, &err), CW_FAULT);
+  CHECK(err.fault_code == -32602);
+  cw_value_new_string("x", 1, &s);
+  expect_fault(client, "sample.add", s, -32602, "sample.add");
+
+  /* No signature: the handler's getter records the -32602 message. */
+  expect_fault(client, "twice", s, -32602, "twice: parameter 1 must be double, got string");
+  expect_fault(client, "twice", NULL, -32602, "twice: parameter 1 is missing (0 given)");
+  cw_value_free(s);
+  cw_value_new_double(1.25, &s);
+  {
+    const cw_value* params[1];
+    params[0] = s;
+    CHECK_STATUS(cw_client_call(client, "twice", params, 1, NULL, &result, &err), CW_OK);
+    CHECK_STATUS(cw_value_get_double(result, &d), CW_OK);
+    CHECK(d == 2.5);
+    cw_value_free(result);
+  }
+
+  expect_fault(client, "fault", NULL, 42, "the answer is a fault");
+  expect_fault(client, "bad_status", NULL, -32603, "bad_status failed: limit exceeded");
+  expect_fault(client, "no.such.method", NULL, -32601, "no.such.method");
+
+  CHECK_STATUS(cw_client_call(client, "nothing", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK(cw_value_type(result) == CW_TYPE_NIL);
+  cw_value_free(result);
+
+  /* echo gives back every type, through cw_call_return_take. */
+  {
+    cw_value* arr = NULL;
+    const cw_value* params[2];
+    cw_value_new_array(&arr);
+    cw_value_array_append(arr, s);
+    params[0] = s;
+    params[1] = arr;
+    CHECK_STATUS(cw_client_call(client, "echo", params, 2, NULL, &result, &err), CW_OK);
+    {
+      const cw_value* got = NULL;
+      CHECK_STATUS(cw_value_array_get(result, 0, &got), CW_OK);
+      CHECK(cw_value_equal(got, s));
+      CHECK_STATUS(cw_value_array_get(result, 1, &got), CW_OK);
+      CHECK(cw_value_equal(got, arr));
+    }
+    cw_value_free(result);
+    cw_value_free(arr);
+  }
+  cw_value_free(s);
+
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void test_introspection(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value *name = NULL, *result = NULL;
+  const cw_value *sig = NULL, *type = NULL;
+  const cw_value* params[1];
+  const char* text;
+  size_t len, n;
+  cw_error err;
+
+  cw_value_new_string("sample.add", 10, &name);
+  params[0] = name;
+  CHECK_STATUS(cw_client_call(client, "system.methodSignature", params, 1, NULL, &result, &err),
+               CW_OK);
+  CHECK_STATUS(cw_value_array_size(result, &n), CW_OK);
+  CHECK(n == 1);
+  CHECK_STATUS(cw_value_array_get(result, 0, &sig), CW_OK);
+  CHECK_STATUS(cw_value_array_size(sig, &n), CW_OK);
+  CHECK(n == 3);
+  CHECK_STATUS(cw_value_array_get(sig, 0, &type), CW_OK);
+  CHECK_STATUS(cw_value_get_string(type, &text, &len), CW_OK);
+  CHECK(len == 3 && memcmp(text, "int", 3) == 0);
+  cw_value_free(result);
+
+  CHECK_STATUS(cw_client_call(client, "system.methodHelp", params, 1, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+  CHECK(len == 18 && memcmp(text, "Adds two integers.", 18) == 0);
+  cw_value_free(result);
+  cw_value_free(name);
+
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void test_context_headers_and_auth(void) {
+  cw_server_options so;
+  cw_client_options co;
+  cw_call_options call_options;
+  cw_header tag;
+  cw_server* server;
+  cw_client* client;
+  cw_value* result = NULL;
+  cw_error err;
+  const char* text;
+  size_t len;
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.authenticate = check_password;
+  so.realm = "tests";
+  server = start_server(&so);
+
+  /* No credentials: HTTP 401. */
+  client = make_client(cw_server_url(server), NULL);
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
+  CHECK(err.fault_code == 401);
+  cw_client_free(client);
+
+  cw_client_options_init(&co);
+  co.user = "alice";
+  co.password = "wrong!";
+  client = make_client(cw_server_url(server), &co);
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
+  CHECK(err.fault_code == 401);
+  cw_client_free(client);
+
+  co.password = "secret";
+  client = make_client(cw_server_url(server), &co);
+  memset(&call_options, 0, sizeof call_options);
+  call_options.struct_size = sizeof call_options;
+  tag.name = "X-Tag";
+  tag.value = "tagged";
+  call_options.headers = &tag;
+  call_options.header_count = 1;
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+  CHECK(len > 10 && strncmp(text, "127.0.0.1:", 10) == 0);
+  CHECK(strstr(text, "|alice|tagged|whoami") != NULL);
+  cw_value_free(result);
+
+  /* A header that would inject another field is refused before anything is sent. */
+  tag.value = "a\r\nX-Evil: 1";
+  result = NULL;
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK(result == NULL);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void test_deadlines_and_transport_errors(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_call_options options;
+  cw_value* result = NULL;
+  cw_error err;
+  char url[128];
+  int32_t n;
+
+  memset(&options, 0, sizeof options);
+  options.struct_size = sizeof options;
+  options.timeout_ms = 100;
+  {
+    cw_value* ms = NULL;
+    const cw_value* params[1];
+    cw_value_new_int(600, &ms);
+    params[0] = ms;
+    CHECK_STATUS(cw_client_call(client, "sleep", params, 1, &options, &result, &err), CW_TIMEOUT);
+    CHECK(err.status == CW_TIMEOUT && err.message[0] != '\0');
+    cw_value_free(ms);
+  }
+  /* The client goes on working after a timeout. */
+  CHECK_STATUS(call_ints(client, "sample.add", 1, 2, 2, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 3);
+  cw_value_free(result);
+  cw_client_free(client);
+
+  /* A wrong path: HTTP 404. */
+  snprintf(url, sizeof url, "http://127.0.0.1:%u/nowhere", (unsigned)cw_server_port(server));
+  client = make_client(url, NULL);
+  CHECK_STATUS(cw_client_call(client, "sample.add", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
+  CHECK(err.fault_code == 404);
+  cw_client_free(client);
+
+  /* Nobody listening any more: connect failed. */
+  snprintf(url, sizeof url, "%s", cw_server_url(server));
+  cw_server_free(server);
+  client = make_client(url, NULL);
+  result = NULL;
+  CHECK_STATUS(cw_client_call(client, "sample.add", NULL, 0, NULL, &result, &err),
+               CW_CONNECT_FAILED);
+  CHECK(result == NULL);
+  cw_client_free(client);
+}
+
+struct async_state {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done, ok, sum, failed;
+};
+
+static void on_done(cw_status status, const cw_value* result, const cw_error* error,
+                    void* user_data) {
+  struct async_state* s = (struct async_state*)user_data;
+  int32_t n = 0;
+  if (status == CW_OK) cw_value_get_int(result, &n);
+  pthread_mutex_lock(&s->lock);
+  ++s->done;
+  if (status == CW_OK && error->status == CW_OK) {
+    ++s->ok;
+    s->sum += n;
+  } else {
+    ++s->failed;
+  }
+  pthread_cond_signal(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+}
+
+static void test_async_calls(void) {
+  enum { kCalls = 200 };
+  cw_server* server = start_server(NULL);
+  cw_client_options co;
+  cw_client* client;
+  struct async_state state;
+  cw_value* p[2];
+  cw_error err;
+  int i, want = 0;
+
+  cw_client_options_init(&co);
+  co.max_connections = 4;
+  client = make_client(cw_server_url(server), &co);
+  memset(&state, 0, sizeof state);
+  pthread_mutex_init(&state.lock, NULL);
+  pthread_cond_init(&state.cond, NULL);
+
+  for (i = 0; i < kCalls; ++i) {
+    cw_value_new_int(i, &p[0]);
+    cw_value_new_int(1, &p[1]);
+    want += i + 1;
+    CHECK_STATUS(cw_client_call_async(client, "sample.add", (const cw_value* const*)p, 2, NULL,
+                                      on_done, &state, &err),
+                 CW_OK);
+    cw_value_free(p[0]); /* the call took copies */
+    cw_value_free(p[1]);
+  }
+  /* One that fails: a fault reaches the callback too. */
+  CHECK_STATUS(cw_client_call_async(client, "fault", NULL, 0, NULL, on_done, &state, &err), CW_OK);
+  pthread_mutex_lock(&state.lock);
+  while (state.done < kCalls + 1) pthread_cond_wait(&state.cond, &state.lock);
+  pthread_mutex_unlock(&state.lock);
+  CHECK(state.ok == kCalls && state.failed == 1 && state.sum == want);
+
+  /* Misuse: nothing starts, the callback never runs. */
+  CHECK_STATUS(cw_client_call_async(client, NULL, NULL, 0, NULL, on_done, &state, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_client_call_async(client, "x", NULL, 0, NULL, NULL, &state, &err),
+               CW_INVALID_ARGUMENT);
+
+  /* Freeing the client waits for calls in flight: their callbacks have run on return. */
+  {
+    cw_value* ms = NULL;
+    const cw_value* params[1];
+    cw_value_new_int(100, &ms);
+    params[0] = ms;
+    for (i = 0; i < 3; ++i) {
+      CHECK_STATUS(cw_client_call_async(client, "sleep", params, 1, NULL, on_done, &state, &err),
+                   CW_OK);
+    }
+    cw_value_free(ms);
+  }
+  cw_client_free(client);
+  CHECK(state.done == kCalls + 4 && state.ok == kCalls + 3);
+  pthread_mutex_destroy(&state.lock);
+  pthread_cond_destroy(&state.cond);
+  cw_server_free(server);
+}
+
+static void test_multicall_latch(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value *calls = NULL, *entry = NULL, *name = NULL, *params = NULL, *result = NULL;
+  const cw_value* item = NULL;
+  const cw_value* code = NULL;
+  const cw_value* args[1];
+  cw_error err;
+  int32_t n;
+  int k;
+
+  cw_value_new_array(&calls);
+  for (k = 0; k < 2; ++k) {
+    const char* method = k == 0 ? "login" : "count";
+    cw_value_new_struct(&entry);
+    cw_value_new_string(method, strlen(method), &name);
+    cw_value_new_array(&params);
+    cw_value_struct_set(entry, "methodName", name);
+    cw_value_struct_set(entry, "params", params);
+    cw_value_array_append(calls, entry);
+    cw_value_free(entry);
+    cw_value_free(name);
+    cw_value_free(params);
+  }
+  args[0] = calls;
+  counter_calls = 0;
+  CHECK_STATUS(cw_client_call(client, "system.multicall", args, 1, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_array_get(result, 1, &item), CW_OK);
+  CHECK(cw_value_type(item) == CW_TYPE_STRUCT);
+  CHECK_STATUS(cw_value_struct_get(item, "faultCode", &code), CW_OK);
+  CHECK_STATUS(cw_value_get_int(code, &n), CW_OK);
+  CHECK(n == 403);
+  CHECK(counter_calls == 0); /* the latched entry never ran */
+  cw_value_free(result);
+  cw_value_free(calls);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void test_client_multicall(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value *one = NULL, *two = NULL, *text = NULL;
+  const cw_value* add_params[2];
+  const cw_value* bad_params[2];
+  cw_multicall_entry calls[4];
+  cw_multicall_result results[4];
+  cw_error err;
+  int32_t n = 0;
+  int i;
+
+  cw_value_new_int(1, &one);
+  cw_value_new_int(2, &two);
+  cw_value_new_string("x", 1, &text);
+  add_params[0] = one;
+  add_params[1] = two;
+  bad_params[0] = one;
+  bad_params[1] = text;
+  calls[0].method = "sample.add";
+  calls[0].params = add_params;
+  calls[0].param_count = 2;
+  calls[1].method = "fault";
+  calls[1].params = NULL;
+  calls[1].param_count = 0;
+  calls[2].method = "no.such.method";
+  calls[2].params = NULL;
+  calls[2].param_count = 0;
+  calls[3].method = "sample.add";
+  calls[3].params = bad_params;
+  calls[3].param_count = 2;
+  memset(results, 0x5a, sizeof results);
+
+  CHECK_STATUS(cw_client_multicall(client, calls, 4, NULL, results, &err), CW_OK);
+  CHECK(results[0].error.status == CW_OK && results[0].result != NULL);
+  CHECK_STATUS(cw_value_get_int(results[0].result, &n), CW_OK);
+  CHECK(n == 3);
+  CHECK(results[1].result == NULL && results[1].error.status == CW_FAULT &&
+        results[1].error.fault_code == 42);
+  CHECK(strcmp(results[1].error.message, "the answer is a fault") == 0);
+  CHECK(results[2].result == NULL && results[2].error.fault_code == -32601);
+  CHECK(results[3].result == NULL && results[3].error.fault_code == -32602);
+  for (i = 0; i < 4; ++i) cw_value_free(results[i].result);
+
+  /* A bad entry: nothing is sent, `results` untouched. */
+  calls[2].method = NULL;
+  memset(results, 0, sizeof results);
+  results[0].error.fault_code = 77; /* a mark that must survive */
+  CHECK_STATUS(cw_client_multicall(client, calls, 4, NULL, results, &err), CW_INVALID_ARGUMENT);
+  CHECK(results[0].result == NULL && results[0].error.fault_code == 77);
+  CHECK_STATUS(cw_client_multicall(client, calls, 0, NULL, NULL, &err), CW_OK);
+
+  cw_value_free(one);
+  cw_value_free(two);
+  cw_value_free(text);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void* run_server(void* arg) {
+  cw_error err;
+  cw_status* st = (cw_status*)malloc(sizeof(cw_status));
+  *st = cw_server_run((cw_server*)arg, &err);
+  return st;
+}
+
+static void test_run_and_stop_from_another_thread(void) {
+  cw_server_options so;
+  cw_server* server = NULL;
+  cw_client* client;
+  cw_value* result = NULL;
+  cw_error err;
+  pthread_t thread;
+  void* ret = NULL;
+  int tries;
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "count", count_call, &counter_calls, NULL, NULL, &err),
+               CW_OK);
+  CHECK(pthread_create(&thread, NULL, run_server, server) == 0);
+  for (tries = 0; tries < 500 && cw_server_port(server) == 0; ++tries) sleep_ms(10);
+  CHECK(cw_server_port(server) != 0);
+  client = make_client(cw_server_url(server), NULL);
+  CHECK_STATUS(cw_client_call(client, "count", NULL, 0, NULL, &result, &err), CW_OK);
+  cw_value_free(result);
+  cw_server_stop(server);
+  cw_server_stop(server); /* idempotent */
+  CHECK(pthread_join(thread, &ret) == 0);
+  CHECK(ret != NULL && *(cw_status*)ret == CW_OK);
+  free(ret);
+  CHECK_STATUS(cw_client_call(client, "count", NULL, 0, NULL, &result, &err), CW_CONNECT_FAILED);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+static void test_options_and_misuse(void) {
+  cw_server_options so;
+  cw_client_options co;
+  cw_server* server = NULL;
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  cw_error err;
+
+  /* A zeroed struct with only its size is every default. */
+  memset(&so, 0, sizeof so);
+  so.struct_size = sizeof so;
+  so.listen = "127.0.0.1:0";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK(cw_server_port(server) == 0 && strcmp(cw_server_url(server), "") == 0);
+
+  /* Registration errors say why. */
+  CHECK_STATUS(cw_server_add_method(server, "m", sample_add, NULL, "i", NULL, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "R:PARAMS") != NULL);
+  CHECK_STATUS(cw_server_add_method(server, "m", sample_add, NULL, "i:iz", NULL, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "'z'") != NULL);
+  CHECK_STATUS(cw_server_add_method(server, "system.x", sample_add, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_add_method(server, "", sample_add, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_add_method(server, "m", NULL, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_add_method(server, "m", sample_add, NULL, "i:ii,s:", NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "m", sample_add, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT); /* already registered */
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_add_method(server, "late", sample_add, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT);
+  cw_server_free(server);
+
+  /* Sizes: too small and too large are refused; the first version's size is accepted. */
+  so.struct_size = sizeof(size_t);
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "struct_size") != NULL);
+  so.struct_size = sizeof so + 8;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  so.struct_size = sizeof so;
+  so.dialect = (cw_dialect)7;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+
+  /* Options the server checks when it starts. */
+  cw_server_options_init(&so);
+  so.listen = "not an address";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  CHECK(err.message[0] != '\0');
+  cw_server_free(server);
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.tls_cert_file = "/nonexistent/cert.pem";
+  so.tls_key_file = "/nonexistent/key.pem";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_TLS_ERROR);
+  CHECK(strstr(err.message, "/nonexistent/cert.pem") != NULL);
+  cw_server_free(server);
+  so.tls_key_file = NULL;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  cw_server_free(server);
+
+  /* Client misuse. */
+  CHECK_STATUS(cw_client_new("ftp://example.org/", NULL, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK(client == NULL && err.message[0] != '\0');
+  CHECK_STATUS(cw_client_new(NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  cw_client_options_init(&co);
+  co.struct_size = 3;
+  CHECK_STATUS(cw_client_new("http://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+  cw_client_options_init(&co);
+  co.ca_file = "/nonexistent/ca.pem";
+  CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+  client = make_client("http://127.0.0.1:1/RPC2", NULL);
+  CHECK_STATUS(cw_client_call(client, NULL, NULL, 0, NULL, &result, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_client_call(client, "m", NULL, 2, NULL, &result, &err), CW_INVALID_ARGUMENT);
+  {
+    const cw_value* params[1] = {NULL};
+    CHECK_STATUS(cw_client_call(client, "m", params, 1, NULL, &result, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "params[0]") != NULL);
+  }
+  {
+    cw_value* nan = NULL;
+    const cw_value* params[1];
+    cw_value_new_double(0.0 / 0.0, &nan);
+    params[0] = nan;
+    CHECK_STATUS(cw_client_call(client, "m", params, 1, NULL, &result, &err), CW_UNREPRESENTABLE);
+    cw_value_free(nan);
+  }
+  cw_client_free(client);
+
+  /* NULL-safe frees and NULL handles. */
+  cw_server_free(NULL);
+  cw_client_free(NULL);
+  cw_server_stop(NULL);
+  cw_server_wait(NULL);
+  CHECK(cw_server_port(NULL) == 0 && strcmp(cw_server_url(NULL), "") == 0);
+  CHECK_STATUS(cw_server_start(NULL, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_new(NULL, NULL, &err), CW_INVALID_ARGUMENT);
+}
+
+int main(int argc, char** argv) {
+  static const struct test_case tests[] = {
+      TEST(test_sync_calls),
+      TEST(test_introspection),
+      TEST(test_context_headers_and_auth),
+      TEST(test_deadlines_and_transport_errors),
+      TEST(test_async_calls),
+      TEST(test_multicall_latch),
+      TEST(test_client_multicall),
+      TEST(test_run_and_stop_from_another_thread),
+      TEST(test_options_and_misuse),
+  };
+  return run_tests(tests, COUNT(tests), argc, argv);
+}

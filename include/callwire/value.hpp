@@ -121,7 +121,9 @@ class CALLWIRE_API Value {
   /// its last value.
   static Value structure(std::initializer_list<std::pair<std::string_view, Value>> members = {});
 
+  /// A deep copy; throws std::bad_alloc.
   Value(const Value& other);
+  /// Takes `other`'s contents (16 bytes copied, no allocation) and leaves it nil.
   Value(Value&& other) noexcept {
     std::memcpy(raw_, other.raw_, sizeof raw_);
     other.raw_[0] = static_cast<unsigned char>(Type::Nil);
@@ -143,6 +145,7 @@ class CALLWIRE_API Value {
     std::memcpy(other.raw_, tmp, 16);
   }
 
+  /// The type held, and one test per type; never throw.
   Type type() const noexcept { return static_cast<Type>(raw_[0]); }
   bool is_nil() const noexcept { return type() == Type::Nil; }
   bool is_bool() const noexcept { return type() == Type::Boolean; }
@@ -252,7 +255,9 @@ class CALLWIRE_API Value {
 
 static_assert(sizeof(Value) == 16);
 
-/// A struct member: a name and a value.
+/// A struct member: a name and a value. Members live inside their struct Value and are only
+/// reached through it (`members()`); the rules at the top of this header apply: the views stay
+/// valid until the struct is modified, moved from or destroyed.
 class CALLWIRE_API Member {
  public:
   std::string_view name() const noexcept { return name_.text_view(); }

@@ -46,6 +46,7 @@ class CALLWIRE_API Reader {
   Reader(Reader&&) noexcept;
   Reader& operator=(Reader&&) noexcept;
 
+  /// The limits given at construction (max_depth lowered to kMaxDepth if it was above).
   const ReaderLimits& limits() const noexcept;
 
   /// A `<methodCall>` document.
@@ -78,6 +79,7 @@ enum class Dialect : uint8_t {
   Apache,  ///< `<ex:i8>`, `<ex:nil/>` with xmlns:ex declared on the root (Apache XML-RPC)
 };
 
+/// How the writers below write. A plain struct.
 struct WriterOptions {
   Dialect dialect = Dialect::I8;
 };

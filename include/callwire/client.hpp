@@ -86,7 +86,8 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
   } else {
     Result<R> out = Convert<R>::from_value(*r);
     if (out) return out;
-    return Error(Errc::TypeMismatch, join_path(std::string(method) + ": result", out.error().message));
+    return Error(Errc::TypeMismatch,
+                 join_path(std::string(method) + ": result", out.error().message));
   }
 }
 }  // namespace detail
@@ -144,14 +145,13 @@ class CALLWIRE_API Client {
   // (std::string_view, std::span): the Value it would point into is gone on return.
 
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  typename detail::TypedResult<R>::type call(std::string_view method, const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...) typename detail::TypedResult<R>::type
+      call(std::string_view method, const Args&... args) {
     return call_with<R>(CallOptions{}, method, args...);
   }
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  typename detail::TypedResult<R>::type call_with(const CallOptions& options,
-                                                  std::string_view method, const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...) typename detail::TypedResult<R>::type
+      call_with(const CallOptions& options, std::string_view method, const Args&... args) {
     check_result_type<R>();
     std::vector<Value> params;
     if (auto s = to_params(params, args...); !s) return s.error();
@@ -162,16 +162,16 @@ class CALLWIRE_API Client {
   /// Starts a typed call and returns at once; the future becomes ready with its converted
   /// result. The conversion runs on the client's I/O thread.
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  std::future<typename detail::TypedResult<R>::type> async_call(std::string_view method,
-                                                                const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...)
+      std::future<typename detail::TypedResult<R>::type> async_call(std::string_view method,
+                                                                    const Args&... args) {
     return async_call_with<R>(CallOptions{}, method, args...);
   }
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  std::future<typename detail::TypedResult<R>::type> async_call_with(const CallOptions& options,
-                                                                     std::string_view method,
-                                                                     const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...)
+      std::future<typename detail::TypedResult<R>::type> async_call_with(const CallOptions& options,
+                                                                         std::string_view method,
+                                                                         const Args&... args) {
     check_result_type<R>();
     using Out = typename detail::TypedResult<R>::type;
     auto promise = std::make_shared<std::promise<Out>>();

@@ -31,9 +31,9 @@ struct AccessLogEntry {
   std::string_view user;    ///< the authenticated user, or empty
   std::string_view method;  ///< the XML-RPC method, empty when the request never got that far
   int http_status = 200;
-  int32_t fault_code = 0;   ///< 0 unless the answer was a fault
-  size_t request_bytes = 0;   ///< the body as received
-  size_t response_bytes = 0;  ///< the body as sent
+  int32_t fault_code = 0;                ///< 0 unless the answer was a fault
+  size_t request_bytes = 0;              ///< the body as received
+  size_t response_bytes = 0;             ///< the body as sent
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
 };
 
@@ -67,9 +67,9 @@ struct ServerOptions {
   xml::ReaderLimits reader_limits;      ///< depth, elements, string sizes of each call
 
   OutputDialect dialect = OutputDialect::Auto;
-  bool introspection = true;         ///< system.listMethods, methodSignature, methodHelp, methodExist
+  bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist
   size_t max_multicall_calls = 1000;  ///< calls in one system.multicall
-  bool enable_shutdown = false;      ///< system.shutdown stops the server
+  bool enable_shutdown = false;       ///< system.shutdown stops the server
   /// Responses at least this large are gzipped when the client accepts gzip; 0 never.
   size_t gzip_min_size = 4096;
 

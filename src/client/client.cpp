@@ -32,7 +32,7 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::string url_text;
   detail::ClientUrl url;
   ClientOptions options;
-  std::string authorization;                // "Basic ..." or empty
+  std::string authorization;  // "Basic ..." or empty
   std::unique_ptr<net::TlsContext> tls;
   detail::ClientSettings settings;
   std::vector<http::Header> extra_headers;  // views into options.headers
@@ -88,7 +88,8 @@ class AsyncEngine final {
     if (loop) loop_ = std::move(*loop);
     if (loop_)
       thread_ = std::thread([this] {
-        loop_->run(std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
+        loop_->run(
+            std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
       });
   }
 
@@ -229,8 +230,7 @@ void Client::Impl::give_back(std::unique_ptr<ClientConnection> c) {
 }
 
 Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
-                                           std::span<const Value> params,
-                                           const CallOptions& call) {
+                                           std::span<const Value> params, const CallOptions& call) {
   Buffer& out = c.request();
   out.clear();
   out.prepare(kRequestHeadRoom + 256);
@@ -383,8 +383,9 @@ std::future<Result<Value>> Client::async_call(std::string_view method, std::vect
                                               const CallOptions& options) {
   auto promise = std::make_shared<std::promise<Result<Value>>>();
   std::future<Result<Value>> future = promise->get_future();
-  async_call(method, std::move(params),
-             [promise](Result<Value> r) { promise->set_value(std::move(r)); }, options);
+  async_call(
+      method, std::move(params), [promise](Result<Value> r) { promise->set_value(std::move(r)); },
+      options);
   return future;
 }
 
@@ -398,10 +399,12 @@ Result<std::vector<CallResult>> Client::multicall(std::span<const MethodCall> ca
   auto answer = call("system.multicall", param, options);
   if (!answer) return answer.error();
   if (!answer->is_array() || answer->size() != calls.size())
-    return Error(Errc::BadResponse, "system.multicall answered " +
-                                        std::string(answer->is_array() ? "with " +
-                                            std::to_string(answer->size()) + " entries" : "not an array") +
-                                        " for " + std::to_string(calls.size()) + " calls");
+    return Error(
+        Errc::BadResponse,
+        "system.multicall answered " +
+            std::string(answer->is_array() ? "with " + std::to_string(answer->size()) + " entries"
+                                           : "not an array") +
+            " for " + std::to_string(calls.size()) + " calls");
   auto fault_of = [](const Value& entry) -> std::optional<Error> {
     if (!entry.is_struct()) return std::nullopt;
     const Value* code = entry.find("faultCode");

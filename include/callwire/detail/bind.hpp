@@ -31,10 +31,10 @@ struct CallableTraits<R (*)(A...)> : CallableTraits<R(A...)> {};
 template <class R, class... A>
 struct CallableTraits<R (*)(A...) noexcept> : CallableTraits<R(A...)> {};
 
-#define CALLWIRE_MEMBER_TRAITS(QUALIFIERS)                                    \
-  template <class R, class C, class... A>                                     \
+#define CALLWIRE_MEMBER_TRAITS(QUALIFIERS)                                       \
+  template <class R, class C, class... A>                                        \
   struct CallableTraits<R (C::*)(A...) QUALIFIERS> : CallableTraits<R(A...)> {}; \
-  template <class R, class C, class... A>                                     \
+  template <class R, class C, class... A>                                        \
   struct CallableTraits<R (C::*)(A...) QUALIFIERS noexcept> : CallableTraits<R(A...)> {};
 CALLWIRE_MEMBER_TRAITS()
 CALLWIRE_MEMBER_TRAITS(const)
@@ -43,21 +43,24 @@ CALLWIRE_MEMBER_TRAITS(const&)
 #undef CALLWIRE_MEMBER_TRAITS
 
 template <class F>
-concept PlainCallable = std::is_function_v<std::remove_pointer_t<F>> ||
-                        requires { &F::operator(); };
+concept PlainCallable = std::is_function_v<std::remove_pointer_t<F>> || requires {
+  &F::operator();
+};
 
 template <class F>
 struct CallableSignature;
 template <class F>
-  requires std::is_function_v<std::remove_pointer_t<F>>
-struct CallableSignature<F> : CallableTraits<std::remove_pointer_t<F>> {};
+requires std::is_function_v<std::remove_pointer_t<F>>
+struct CallableSignature<F> : CallableTraits<std::remove_pointer_t<F>> {
+};
 template <class F>
-  requires(!std::is_function_v<std::remove_pointer_t<F>>)
-struct CallableSignature<F> : CallableTraits<decltype(&F::operator())> {};
+requires(!std::is_function_v<std::remove_pointer_t<F>>) struct CallableSignature<F>
+    : CallableTraits<decltype(&F::operator())> {
+};
 
 template <class T>
-inline constexpr bool is_context_v = std::is_same_v<T, CallContext&> ||
-                                     std::is_same_v<T, const CallContext&>;
+inline constexpr bool is_context_v =
+    std::is_same_v<T, CallContext&> || std::is_same_v<T, const CallContext&>;
 
 // A parameter is taken by value, by const reference or by rvalue reference; never by a
 // non-const lvalue reference (there is nothing of the caller's to write back to).
@@ -78,7 +81,7 @@ struct SplitContext {
   using Params = Args;
 };
 template <class First, class... Rest>
-  requires is_context_v<First>
+requires is_context_v<First>
 struct SplitContext<std::tuple<First, Rest...>> {
   static constexpr bool has_context = true;
   using Params = std::tuple<Rest...>;
@@ -145,8 +148,8 @@ struct BoundHandler {
     // The dispatcher has checked the count against the signature already; this keeps the
     // handler safe when called directly.
     if (params.size() != sizeof...(P)) {
-      throw FaultError(fault_code::kInvalidParams,
-                       name + " " + takes_text(sizeof...(P)) + ", got " + std::to_string(params.size()));
+      throw FaultError(fault_code::kInvalidParams, name + " " + takes_text(sizeof...(P)) +
+                                                       ", got " + std::to_string(params.size()));
     }
     std::tuple<Result<std::remove_cvref_t<P>>...> args{
         Convert<std::remove_cvref_t<P>>::from_value(params[I])...};
@@ -163,9 +166,9 @@ struct BoundHandler {
   template <class T>
   void check(const Result<T>& r, size_t index) const {
     if (!r) {
-      throw FaultError(fault_code::kInvalidParams,
-                       join_path(name + ": parameter " + std::to_string(index + 1),
-                                 r.error().message));
+      throw FaultError(
+          fault_code::kInvalidParams,
+          join_path(name + ": parameter " + std::to_string(index + 1), r.error().message));
     }
   }
 

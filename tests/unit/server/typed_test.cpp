@@ -1,9 +1,9 @@
 // Typed binding and calling end to end: Server::bind on 127.0.0.1:0, Client::call<R>.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <atomic>
 #include <functional>
 #include <future>
 #include <limits>
@@ -91,10 +91,11 @@ class TypedTest : public ::testing::Test {
 
 // Each test binds its methods, then starts the server (bind must come before start).
 TEST_F(TypedTest, OneLineServerAndClient) {
-  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds."));
+  ASSERT_TRUE(server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds."));
   ASSERT_TRUE(server.bind("fnptr", &add));
-  ASSERT_TRUE(server.bind("function", std::function<double(double, double)>(
-                                          [](double a, double b) { return a * b; })));
+  ASSERT_TRUE(server.bind(
+      "function", std::function<double(double, double)>([](double a, double b) { return a * b; })));
   ASSERT_TRUE(server.bind("functor", Concat{"-"}));
   start();
   Result<int> r = client->call<int>("sample.add", 3, 5);
@@ -167,7 +168,8 @@ TEST_F(TypedTest, StringViewArgumentAndConstCharResult) {
 
 // system.methodSignature shows the deduced types; help comes through.
 TEST_F(TypedTest, IntrospectionSignatures) {
-  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two ints."));
+  ASSERT_TRUE(server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds two ints."));
   ASSERT_TRUE(server.bind("mix", [](CallContext&, int64_t, const std::string&, std::vector<int>,
                                     std::map<std::string, Value>, Point, bool, DateTime,
                                     std::vector<uint8_t>, double) { return 1u; }));
@@ -179,8 +181,8 @@ TEST_F(TypedTest, IntrospectionSignatures) {
   EXPECT_EQ(*add, (Sigs{{"int", "int", "int"}}));
   EXPECT_EQ(*client->call<std::string>("system.methodHelp", "sample.add"), "Adds two ints.");
   EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "mix"),
-            (Sigs{{"i8", "i8", "string", "array", "struct", "struct", "boolean",
-                   "dateTime.iso8601", "base64", "double"}}));
+            (Sigs{{"i8", "i8", "string", "array", "struct", "struct", "boolean", "dateTime.iso8601",
+                   "base64", "double"}}));
   EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "opt"),
             (Sigs{{"nil", "int", "string"}, {"nil", "nil", "string"}}));
 }
@@ -269,9 +271,8 @@ TEST_F(TypedTest, VoidHandlerAnswersNil) {
 }
 
 TEST_F(TypedTest, OptionalParameterTakesNil) {
-  ASSERT_TRUE(server.bind("greet", [](std::optional<std::string> name) {
-    return "hello " + name.value_or("world");
-  }));
+  ASSERT_TRUE(server.bind(
+      "greet", [](std::optional<std::string> name) { return "hello " + name.value_or("world"); }));
   start();
   EXPECT_EQ(*client->call<std::string>("greet", std::optional<std::string>()), "hello world");
   EXPECT_EQ(*client->call<std::string>("greet", nullptr), "hello world");
@@ -314,8 +315,7 @@ TEST_F(TypedTest, HandlerWithCallContext) {
   EXPECT_EQ((*r)["agent"], "yes");
   EXPECT_EQ(client->call<std::string>("peer")->rfind("127.0.0.1:", 0), 0u);
   // The context is not an XML-RPC parameter: the signature has none for it.
-  EXPECT_EQ(*client->call<std::vector<std::vector<std::string>>>("system.methodSignature",
-                                                                   "peer"),
+  EXPECT_EQ(*client->call<std::vector<std::vector<std::string>>>("system.methodSignature", "peer"),
             (std::vector<std::vector<std::string>>{{"string"}}));
 }
 
@@ -372,8 +372,7 @@ TEST(Convert, DoubleFloatAndIntegers) {
   EXPECT_FALSE(Convert<float>::from_value(Value(1e300)));
   EXPECT_EQ(Convert<int64_t>::from_value(Value(5)).value(), 5);
   EXPECT_EQ(Convert<int>::from_value(Value(true)).error().message, "must be int, got boolean");
-  EXPECT_EQ(Convert<std::string>::from_value(Value(1)).error().message,
-            "must be string, got int");
+  EXPECT_EQ(Convert<std::string>::from_value(Value(1)).error().message, "must be string, got int");
   EXPECT_THROW(Convert<uint64_t>::to_value(std::numeric_limits<uint64_t>::max()), Exception);
 }
 

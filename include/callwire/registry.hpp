@@ -134,10 +134,15 @@ class CALLWIRE_API Registry {
   /// with callwire::Convert<T> (callwire/convert.hpp); a `CallContext&` (or const) may be the
   /// first parameter and is not an XML-RPC parameter. The signatures for introspection and
   /// for the dispatcher's check are deduced (a std::optional parameter gives one with its type
-  /// and one with nil); a void result answers nil.
+  /// and one with nil); a void result answers nil. Trailing std::optional parameters may be
+  /// left out by the caller: `[](int a, std::optional<int> b)` takes (a), (a, nil) and
+  /// (a, b), and a left-out one is an empty optional; the deduced signatures include the
+  /// shorter forms (docs/typed-api.md says how the count is capped at 64 variants).
   ///
   /// A call with the wrong number of parameters or a parameter that does not convert is
-  /// answered with fault -32602: "sample.add: parameter 2 must be int, got string",
+  /// answered with fault -32602: "sample.add takes 2 parameters, got 1" ("f takes 1 or 2
+  /// parameters, got 0" with a trailing optional), "sample.add: parameter 2 must be int, got
+  /// string",
   /// "f: parameter 1[2] must be int, got string" (element 2 from 0 of an array),
   /// "f: parameter 1 must be int in 0..255, got int 300". The callable may throw FaultError;
   /// other exceptions map as for any handler (docs/server-dispatch.md). A result that

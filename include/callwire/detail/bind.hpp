@@ -87,17 +87,35 @@ struct SplitContext<std::tuple<First, Rest...>> {
   using Params = std::tuple<Rest...>;
 };
 
-// "takes 2 parameters", as the dispatcher says it.
-inline std::string takes_text(size_t n) {
-  if (n == 0) return "takes no parameters";
-  return "takes " + std::to_string(n) + (n == 1 ? " parameter" : " parameters");
+// How many parameters a call must pass: all but the trailing run of nullable ones
+// (std::optional), which may be left out.
+template <class... P>
+constexpr size_t required_params() {
+  constexpr bool opt[] = {nullable<std::remove_cvref_t<P>>()..., false};
+  size_t n = sizeof...(P);
+  while (n > 0 && opt[n - 1]) --n;
+  return n;
 }
 
-// The signatures introspection shows: the return type then each parameter's. A nullable
-// parameter (std::optional) adds a variant with "nil" in its slot; past 64 variants those
-// slots become "any" instead (the dispatcher then checks them no further than the handler).
+// "takes 2 parameters", "takes 1 or 2 parameters", as the dispatcher says it.
+inline std::string takes_text(size_t min, size_t max) {
+  auto count = [](size_t n) {
+    if (n == 0) return std::string("no parameters");
+    return std::to_string(n) + (n == 1 ? " parameter" : " parameters");
+  };
+  std::string out = "takes ";
+  for (size_t n = min; n < max; ++n) out += std::to_string(n) + (n + 1 == max ? " or " : ", ");
+  return out + count(max);
+}
+
+// The signatures introspection shows: the return type then each parameter's, the full form
+// first. A nullable parameter (std::optional) adds a variant with "nil" in its slot, and the
+// trailing nullable ones may be left out, which adds the shorter forms (longest first). Past
+// 64 variants in all, the nullable slots become "any" instead and only the lengths vary (the
+// dispatcher then checks those slots no further than the handler does).
 template <class R, class... P>
 std::vector<std::vector<std::string>> deduced_signatures() {
+  constexpr size_t kMaxVariants = 64;
   std::string ret;
   if constexpr (std::is_void_v<R>) {
     ret = "nil";
@@ -106,29 +124,39 @@ std::vector<std::vector<std::string>> deduced_signatures() {
   }
   std::vector<std::string> names{std::string(Convert<std::remove_cvref_t<P>>::type_name)...};
   std::vector<bool> opt{nullable<std::remove_cvref_t<P>>()...};
-  size_t variants = 1;
-  for (bool o : opt) {
-    if (o && variants <= 64) variants *= 2;
+  const size_t required = required_params<P...>();
+  // Nullable slots among the first `length` parameters.
+  auto nullables = [&](size_t length) {
+    size_t k = 0;
+    for (size_t i = 0; i < length; ++i) k += opt[i] ? 1 : 0;
+    return k;
+  };
+  size_t variants = 0;
+  for (size_t length = required; length <= names.size() && variants <= kMaxVariants; ++length) {
+    size_t k = nullables(length);
+    variants += k >= 7 ? kMaxVariants + 1 : size_t{1} << k;  // 2^7 > 64: no shift overflow
   }
   std::vector<std::vector<std::string>> out;
-  if (variants > 64) {
-    std::vector<std::string> sig{ret};
-    for (size_t i = 0; i < names.size(); ++i) sig.push_back(opt[i] ? "any" : names[i]);
-    out.push_back(std::move(sig));
-    return out;
-  }
-  for (size_t mask = 0; mask < variants; ++mask) {
-    std::vector<std::string> sig{ret};
-    size_t bit = 0;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (opt[i]) {
-        sig.push_back((mask >> bit) & 1 ? "nil" : names[i]);
-        ++bit;
-      } else {
-        sig.push_back(names[i]);
-      }
+  for (size_t length = names.size() + 1; length-- > required;) {
+    if (variants > kMaxVariants) {
+      std::vector<std::string> sig{ret};
+      for (size_t i = 0; i < length; ++i) sig.push_back(opt[i] ? "any" : names[i]);
+      out.push_back(std::move(sig));
+      continue;
     }
-    out.push_back(std::move(sig));
+    for (size_t mask = 0; mask < (size_t{1} << nullables(length)); ++mask) {
+      std::vector<std::string> sig{ret};
+      size_t bit = 0;
+      for (size_t i = 0; i < length; ++i) {
+        if (opt[i]) {
+          sig.push_back((mask >> bit) & 1 ? "nil" : names[i]);
+          ++bit;
+        } else {
+          sig.push_back(names[i]);
+        }
+      }
+      out.push_back(std::move(sig));
+    }
   }
   return out;
 }
@@ -145,14 +173,18 @@ struct BoundHandler {
  private:
   template <size_t... I>
   Value call(Params params, CallContext& context, std::index_sequence<I...>) {
-    // The dispatcher has checked the count against the signature already; this keeps the
+    // The dispatcher has checked the count against the signatures already; this keeps the
     // handler safe when called directly.
-    if (params.size() != sizeof...(P)) {
-      throw FaultError(fault_code::kInvalidParams, name + " " + takes_text(sizeof...(P)) +
+    constexpr size_t kRequired = required_params<P...>();
+    if (params.size() < kRequired || params.size() > sizeof...(P)) {
+      throw FaultError(fault_code::kInvalidParams, name + " " +
+                                                       takes_text(kRequired, sizeof...(P)) +
                                                        ", got " + std::to_string(params.size()));
     }
+    // A trailing nullable parameter left out reads as nil: an empty std::optional.
+    const Value nil;
     std::tuple<Result<std::remove_cvref_t<P>>...> args{
-        Convert<std::remove_cvref_t<P>>::from_value(params[I])...};
+        Convert<std::remove_cvref_t<P>>::from_value(I < params.size() ? params[I] : nil)...};
     (check(std::get<I>(args), I), ...);
     if constexpr (std::is_void_v<R>) {
       invoke(context, std::move(*std::get<I>(args))...);

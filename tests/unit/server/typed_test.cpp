@@ -280,6 +280,74 @@ TEST_F(TypedTest, OptionalParameterTakesNil) {
   EXPECT_FALSE(client->call<std::string>("greet", 1));
 }
 
+// Trailing optional parameters may be left out; a left-out one is an empty optional.
+TEST_F(TypedTest, TrailingOptionalParametersMayBeLeftOut) {
+  ASSERT_TRUE(server.bind("f", [](int a, std::optional<int> b) {
+    return std::to_string(a) + "/" + (b ? std::to_string(*b) : "none");
+  }));
+  ASSERT_TRUE(server.bind(
+      "g", [](CallContext&, std::string s, std::optional<int> n, std::optional<std::string> t) {
+        return s + ":" + std::to_string(n.value_or(-1)) + ":" + t.value_or("-");
+      }));
+  // Not trailing: the optional must be passed (nil or a value).
+  ASSERT_TRUE(server.bind("h", [](std::optional<int> a, int b) { return a.value_or(0) + b; }));
+  start();
+  EXPECT_EQ(*client->call<std::string>("f", 1), "1/none");
+  EXPECT_EQ(*client->call<std::string>("f", 1, nullptr), "1/none");
+  EXPECT_EQ(*client->call<std::string>("f", 1, 2), "1/2");
+  EXPECT_EQ(*client->call<std::string>("g", "x"), "x:-1:-");
+  EXPECT_EQ(*client->call<std::string>("g", "x", 5), "x:5:-");
+  EXPECT_EQ(*client->call<std::string>("g", "x", nullptr, "t"), "x:-1:t");
+  EXPECT_EQ(*client->call<int>("h", nullptr, 2), 2);
+  auto fault = [&](Status s) {
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().fault_code, fault_code::kInvalidParams);
+    return s.error().message;
+  };
+  EXPECT_EQ(fault(client->call<void>("f")), "f takes 1 or 2 parameters, got 0");
+  EXPECT_EQ(fault(client->call<void>("f", 1, 2, 3)), "f takes 1 or 2 parameters, got 3");
+  EXPECT_EQ(fault(client->call<void>("g")), "g takes 1, 2 or 3 parameters, got 0");
+  EXPECT_EQ(fault(client->call<void>("h", 2)), "h takes 2 parameters, got 1");
+  EXPECT_EQ(fault(client->call<void>("f", 1, "x")),
+            "f: parameter 2 must be int or nil, got string");
+
+  using Sigs = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "f"),
+            (Sigs{{"string", "int", "int"}, {"string", "int", "nil"}, {"string", "int"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "g"),
+            (Sigs{{"string", "string", "int", "string"},
+                  {"string", "string", "nil", "string"},
+                  {"string", "string", "int", "nil"},
+                  {"string", "string", "nil", "nil"},
+                  {"string", "string", "int"},
+                  {"string", "string", "nil"},
+                  {"string", "string"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "h"),
+            (Sigs{{"int", "int", "int"}, {"int", "nil", "int"}}));
+}
+
+// Past 64 variants the nullable slots become "any" and only the lengths vary.
+TEST(DeducedSignatures, CapAt64Variants) {
+  using O = std::optional<int>;
+  // Six trailing optionals: 2^6 + 2^5 + ... + 1 = 127 variants, over the cap.
+  auto six = detail::deduced_signatures<int, int, O, O, O, O, O, O>();
+  ASSERT_EQ(six.size(), 7u);
+  EXPECT_EQ(six.front(),
+            (std::vector<std::string>{"int", "int", "any", "any", "any", "any", "any", "any"}));
+  EXPECT_EQ(six.back(), (std::vector<std::string>{"int", "int"}));
+  // Five: 63 variants, all listed.
+  EXPECT_EQ((detail::deduced_signatures<int, int, O, O, O, O, O>().size()), 63u);
+  // Not trailing: six optionals then an int: 64 variants of one length.
+  EXPECT_EQ((detail::deduced_signatures<void, O, O, O, O, O, O, int>().size()), 64u);
+  EXPECT_EQ((detail::deduced_signatures<void, O, O, O, O, O, O, O, int>().size()), 1u);
+  // Forty trailing optionals: no shift overflow, 41 signatures.
+  auto many = []<size_t... I>(std::index_sequence<I...>) {
+    return detail::deduced_signatures<int, decltype((void)I, O())...>();
+  }
+  (std::make_index_sequence<40>{});
+  EXPECT_EQ(many.size(), 41u);
+}
+
 TEST_F(TypedTest, HandlerFaultsAndExceptions) {
   ASSERT_TRUE(server.bind("fail", [](int code) -> int { throw FaultError(code, "no luck"); }));
   ASSERT_TRUE(server.bind("oops", []() -> int { throw std::runtime_error("boom"); }));

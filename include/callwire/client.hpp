@@ -126,7 +126,9 @@ class CALLWIRE_API Client {
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,
                                         const CallOptions& options = {});
   /// Starts a call; `done` runs on the client's I/O thread with the result (keep it short;
-  /// it must not wait for another call of this client).
+  /// it must not wait for another call of this client), also when the call fails before
+  /// anything is sent (a bad header: InvalidArgument). Only when the I/O thread cannot be
+  /// started does `done` run on the calling thread, before async_call returns.
   void async_call(std::string_view method, std::vector<Value> params,
                   std::function<void(Result<Value>)> done, const CallOptions& options = {});
 
@@ -190,6 +192,43 @@ class CALLWIRE_API Client {
     return future;
   }
 
+  /// Starts a typed call and returns at once; `done` is called once with the converted
+  /// result (Result<R>, or Status for R = void): `client.async_call<int>([](Result<int> sum)
+  /// {...}, "sample.add", 3, 5)`. The callback comes first, before the method, so it can never
+  /// be taken for an argument (nor an argument for it); with options,
+  /// `async_call_with<R>(options, done, method, args...)`.
+  ///
+  /// Threads: `done` runs on the client's I/O thread, the conversion of the result too, also
+  /// when the call fails before anything is sent (an argument that cannot be converted: the
+  /// error comes through `done`, never thrown). Keep it short: the other asynchronous calls of
+  /// this client wait while it runs, and it must not wait for another call of this client
+  /// (a synchronous call from it is fine). Only when the I/O thread cannot be started does
+  /// `done` run on the calling thread, before this returns. Ownership: `done` is moved into
+  /// the call and destroyed on the I/O thread after it ran. Errors: as the typed calls above.
+  template <class R, class... Args>
+  requires(ToValue<detail::ArgType<Args>>&&...) void async_call(
+      std::function<void(typename detail::TypedResult<R>::type)> done, std::string_view method,
+      const Args&... args) {
+    async_call_with<R>(CallOptions{}, std::move(done), method, args...);
+  }
+  template <class R, class... Args>
+  requires(ToValue<detail::ArgType<Args>>&&...) void async_call_with(
+      const CallOptions& options, std::function<void(typename detail::TypedResult<R>::type)> done,
+      std::string_view method, const Args&... args) {
+    check_result_type<R>();
+    std::vector<Value> params;
+    if (auto s = to_params(params, args...); !s) {
+      run_on_io_thread([done = std::move(done), error = s.error()]() mutable { done(error); });
+      return;
+    }
+    async_call(
+        method, std::move(params),
+        [done = std::move(done), name = std::string(method)](Result<Value> r) {
+          done(detail::convert_result<R>(name, std::move(r)));
+        },
+        options);
+  }
+
   /// Sends the calls as one system.multicall and returns one result per call, in order.
   /// Accepts servers that answer each entry with a bare result instead of a one-element
   /// array (supervisord). Errors: those of call(), and BadResponse when the answer is not
@@ -222,6 +261,10 @@ class CALLWIRE_API Client {
     }
     return Status();
   }
+
+  // Runs `task` on the I/O thread (starting it if need be); on the calling thread, now,
+  // when the I/O thread cannot be started.
+  void run_on_io_thread(std::function<void()> task);
 
   CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;

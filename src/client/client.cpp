@@ -104,6 +104,8 @@ class AsyncEngine final {
 
   bool ok() const noexcept { return loop_ != nullptr; }
 
+  void post(std::function<void()> task) { loop_->post(std::move(task)); }
+
   void submit(Call call) {
     auto* c = new Call(std::move(call));
     loop_->post([this, c] {
@@ -365,7 +367,8 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   auto offset = m.build_request(*call.connection, method, params, options);
   if (!offset) {
     m.give_back(std::move(call.connection));
-    done(offset.error());
+    // As documented: `done` runs on the I/O thread, even for an error found here.
+    run_on_io_thread([done = std::move(done), error = offset.error()] { done(error); });
     return;
   }
   AsyncEngine& engine = m.engine();
@@ -377,6 +380,15 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   engine.submit(std::move(call));
+}
+
+void Client::run_on_io_thread(std::function<void()> task) {
+  AsyncEngine& engine = impl_->engine();
+  if (!engine.ok()) {
+    task();
+    return;
+  }
+  engine.post(std::move(task));
 }
 
 std::future<Result<Value>> Client::async_call(std::string_view method, std::vector<Value> params,

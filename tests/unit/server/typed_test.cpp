@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -409,6 +410,74 @@ TEST_F(TypedTest, AsyncTypedCalls) {
       client->async_call<int64_t>("sq", std::numeric_limits<uint64_t>::max()).get();
   ASSERT_FALSE(unrep);
   EXPECT_EQ(unrep.error().code, Errc::Unrepresentable);
+}
+
+// The callback forms: `done` gets the converted result on the client's I/O thread.
+TEST_F(TypedTest, AsyncTypedCallbacks) {
+  ASSERT_TRUE(server.bind("sq", [](int n) { return int64_t{n} * n; }));
+  ASSERT_TRUE(server.bind("touch", [] {}));
+  ASSERT_TRUE(server.bind("hdr", [](CallContext& ctx) { return std::string(ctx.header("X-T")); }));
+  start();
+  const std::thread::id caller = std::this_thread::get_id();
+  // Each result with the thread it was delivered on.
+  auto expect = [&]<class Out>(std::type_identity<Out>) {
+    auto p = std::make_shared<std::promise<std::pair<Out, std::thread::id>>>();
+    std::function<void(Out)> done = [p](Out r) {
+      p->set_value({std::move(r), std::this_thread::get_id()});
+    };
+    return std::pair{done, p->get_future()};
+  };
+  {
+    auto [done, future] = expect(std::type_identity<Result<int64_t>>{});
+    client->async_call<int64_t>(done, "sq", 7);
+    auto [r, thread] = future.get();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, 49);
+    EXPECT_NE(thread, caller);
+  }
+  {
+    auto [done, future] = expect(std::type_identity<Status>{});
+    client->async_call<void>(done, "touch");
+    auto [s, thread] = future.get();
+    EXPECT_TRUE(s) << s.error().message;
+    EXPECT_NE(thread, caller);
+  }
+  {  // A result of the wrong type: converted on the I/O thread.
+    auto [done, future] = expect(std::type_identity<Result<std::string>>{});
+    client->async_call<std::string>(done, "sq", 3);
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, "sq: result must be string, got i8");
+    EXPECT_NE(thread, caller);
+  }
+  {  // An argument that cannot be sent: reported through `done`, on the I/O thread too.
+    auto [done, future] = expect(std::type_identity<Result<int64_t>>{});
+    client->async_call<int64_t>(done, "sq", std::numeric_limits<uint64_t>::max());
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::Unrepresentable);
+    EXPECT_NE(thread, caller);
+  }
+  {  // With options; a lambda converts to the callback without naming std::function.
+    CallOptions opts;
+    opts.headers = {{"X-T", "opt"}};
+    std::promise<Result<std::string>> p;
+    client->async_call_with<std::string>(
+        opts, [&p](Result<std::string> r) { p.set_value(std::move(r)); }, "hdr");
+    EXPECT_EQ(p.get_future().get().value(), "opt");
+  }
+  {  // A header the client refuses: the untyped callback form reports it on the I/O thread.
+    CallOptions bad;
+    bad.headers = {{"X-T", "a\r\nInjected: 1"}};
+    auto [done, future] = expect(std::type_identity<Result<std::string>>{});
+    client->async_call_with<std::string>(bad, done, "hdr");
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::InvalidArgument);
+    EXPECT_NE(thread, caller);
+  }
+  // The future forms are unchanged beside them.
+  EXPECT_EQ(*client->async_call<int64_t>("sq", 4).get(), 16);
 }
 
 TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {

@@ -148,6 +148,13 @@ class CALLWIRE_API Registry {
   /// other exceptions map as for any handler (docs/server-dispatch.md). A result that
   /// Convert cannot write (an unsigned 64-bit above INT64_MAX) is fault -32603.
   ///
+  /// The callable may return callwire::Result<T>: a value answers T (the signature shows T's
+  /// type name), an Error answers a fault; or callwire::Status: success answers nil, an Error
+  /// a fault. The fault's code is the Error's fault_code when it is not 0 (every Error built
+  /// from an Errc has one, from errc_fault_code; build it as Error(Errc::Fault, 42, "...") to
+  /// choose it), else errc_fault_code(code), and -32603 when that is 0 too; its string is the
+  /// message, or errc_name(code) when the message is empty.
+  ///
   /// Ownership: `callable` is moved or copied into the registry. Thread-safety: as add();
   /// the callable runs on the server's threads, possibly several at once. Errors: those of
   /// add(). A type with no Convert specialisation fails to compile with a static_assert

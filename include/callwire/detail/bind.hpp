@@ -161,6 +161,36 @@ std::vector<std::vector<std::string>> deduced_signatures() {
   return out;
 }
 
+// What a handler's return type answers with: a Result<T> answers T (or a fault), a Status
+// answers nil (or a fault), anything else itself.
+template <class R>
+struct Answer {
+  using Type = R;
+  static constexpr bool can_fail = false;
+};
+template <class T>
+struct Answer<Result<T>> {
+  using Type = T;
+  static constexpr bool can_fail = true;
+};
+template <>
+struct Answer<Status> {
+  using Type = void;
+  static constexpr bool can_fail = true;
+};
+template <class R>
+using AnswerType = typename Answer<std::remove_cvref_t<R>>::Type;
+
+// The fault a handler's returned Error answers with: its own fault code when it carries one
+// (every Error built from an Errc does, through errc_fault_code; a downstream call's fault
+// keeps the peer's code), else the code errc_fault_code gives its Errc, and -32603 when even
+// that is 0 (an Error with Errc::Ok). An empty message becomes the Errc's name.
+inline FaultError returned_fault(const Error& e) {
+  int32_t code = e.fault_code != 0 ? e.fault_code : errc_fault_code(e.code);
+  if (code == 0) code = fault_code::kInternalError;
+  return FaultError(code, e.message.empty() ? std::string(errc_name(e.code)) : e.message);
+}
+
 template <class F, class R, bool Context, class... P>
 struct BoundHandler {
   F f;
@@ -189,6 +219,14 @@ struct BoundHandler {
     if constexpr (std::is_void_v<R>) {
       invoke(context, std::move(*std::get<I>(args))...);
       return Value();
+    } else if constexpr (Answer<std::remove_cvref_t<R>>::can_fail) {
+      const auto& answer = invoke(context, std::move(*std::get<I>(args))...);
+      if (!answer) throw returned_fault(answer.error());
+      if constexpr (std::is_void_v<AnswerType<R>>) {
+        return Value();
+      } else {
+        return Convert<std::remove_cvref_t<AnswerType<R>>>::to_value(*answer);
+      }
     } else {
       return Convert<std::remove_cvref_t<R>>::to_value(
           invoke(context, std::move(*std::get<I>(args))...));
@@ -227,13 +265,14 @@ struct MakeBound<F, R, Context, std::tuple<P...>> {
   static_assert((FromValue<std::remove_cvref_t<P>> && ...),
                 "callwire::bind: a parameter type has no callwire::Convert<T>::from_value; "
                 "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
-  static_assert(std::is_void_v<R> || ToValue<std::remove_cvref_t<R>>,
-                "callwire::bind: the return type has no callwire::Convert<T>::to_value; "
-                "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
+  static_assert(std::is_void_v<AnswerType<R>> || ToValue<std::remove_cvref_t<AnswerType<R>>>,
+                "callwire::bind: the return type (or the T of a Result<T>) has no "
+                "callwire::Convert<T>::to_value; specialise callwire::Convert<T> for it (see "
+                "callwire/convert.hpp)");
 
   static Status add(Registry& registry, std::string name, F f, std::string help) {
     MethodInfo info;
-    info.signatures = deduced_signatures<R, P...>();
+    info.signatures = deduced_signatures<AnswerType<R>, P...>();
     info.help = std::move(help);
     std::string copy = name;
     return registry.add(std::move(name),

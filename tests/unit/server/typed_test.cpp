@@ -367,6 +367,59 @@ TEST_F(TypedTest, HandlerFaultsAndExceptions) {
   EXPECT_EQ(t.error().fault_code, fault_code::kInternalError);
 }
 
+// A handler may return Result<T> (a value or a fault) or Status (nil or a fault).
+TEST_F(TypedTest, ResultAndStatusReturns) {
+  ASSERT_TRUE(server.bind("half", [](int n) -> Result<int> {
+    if (n % 2) return Error(Errc::Fault, 42, "odd: " + std::to_string(n));
+    return n / 2;
+  }));
+  ASSERT_TRUE(server.bind("kinds", [](std::string kind) -> Result<std::vector<int>> {
+    if (kind == "mismatch") return Error(Errc::TypeMismatch, "a mismatch");  // -32602
+    if (kind == "timeout") return Error(Errc::Timeout, 0, "slow");       // no code: errc_fault_code
+    if (kind == "ok-code") return Error(Errc::Ok, 0, "no code at all");  // -32603
+    if (kind == "empty") return Error(Errc::NotFound, 0, "");            // the Errc's name
+    return std::vector<int>{1, 2};
+  }));
+  std::atomic<int> hits{0};
+  ASSERT_TRUE(server.bind("check", [&hits](CallContext&, bool fine) -> Status {
+    ++hits;
+    if (!fine) return Error(Errc::InvalidArgument, -32000, "not fine");
+    return {};
+  }));
+  ASSERT_TRUE(server.bind("huge", []() -> Result<uint64_t> { return UINT64_MAX; }));
+  start();
+  auto fault = [&](Status s, int32_t code) {
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::Fault);
+    EXPECT_EQ(s.error().fault_code, code);
+    return s.error().message;
+  };
+  EXPECT_EQ(*client->call<int>("half", 8), 4);
+  EXPECT_EQ(fault(client->call<void>("half", 3), 42), "odd: 3");
+  EXPECT_EQ(*client->call<std::vector<int>>("kinds", "fine"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(fault(client->call<void>("kinds", "mismatch"), fault_code::kInvalidParams),
+            "a mismatch");
+  EXPECT_EQ(fault(client->call<void>("kinds", "timeout"), fault_code::kTransportError), "slow");
+  EXPECT_EQ(fault(client->call<void>("kinds", "ok-code"), fault_code::kInternalError),
+            "no code at all");
+  EXPECT_EQ(fault(client->call<void>("kinds", "empty"), fault_code::kInternalError),
+            errc_name(Errc::NotFound));
+  EXPECT_TRUE(client->call("check", {Value(true)})->is_nil());
+  EXPECT_EQ(fault(client->call<void>("check", false), -32000), "not fine");
+  EXPECT_EQ(hits.load(), 2);
+  EXPECT_FALSE(fault(client->call<void>("huge"), fault_code::kInternalError).empty());
+  // The signature shows T (nil for Status), not the Result.
+  using Sigs = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "half"), (Sigs{{"int", "int"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "kinds"), (Sigs{{"array", "string"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "check"), (Sigs{{"nil", "boolean"}}));
+  // Faults from a Result count as faults in the statistics.
+  for (const MethodStats& m : server.method_stats()) {
+    if (m.name == "half") EXPECT_EQ(m.faults, 1u);
+    if (m.name == "check") EXPECT_EQ(m.faults, 1u);
+  }
+}
+
 TEST_F(TypedTest, HandlerWithCallContext) {
   ASSERT_TRUE(server.bind("whoami", [](CallContext& ctx, const std::string& greeting) {
     return std::map<std::string, std::string>{{"greeting", greeting},

@@ -50,6 +50,14 @@ struct ClientOptions {
   std::string unix_path = "/RPC2";
   /// Extra header fields sent with every call.
   std::vector<std::pair<std::string, std::string>> headers;
+  /// Tell the server how long this client will wait: each request carries
+  /// `X-Callwire-Timeout: <milliseconds>`, the time left of the call's deadline (its
+  /// CallOptions::timeout, else `timeout`) when the request is built, at most 999999999. A
+  /// callwire server then gives the call that deadline (CallContext::deadline(), the earlier
+  /// of it and its own ServerOptions::call_timeout) and answers -32300 instead of starting a
+  /// handler the client no longer waits for; other servers ignore the field. Off by default:
+  /// it costs some 25 bytes on every request.
+  bool send_timeout = false;
 };
 
 /// Per-call settings.

@@ -39,7 +39,8 @@ struct HeaderField {
 };
 
 namespace detail {
-struct CallContextAccess;  // the dispatcher sets the method and clears the latch
+struct CallContextAccess;  // the dispatcher sets the method and clears the latch; the
+                           // transport sets the deadline
 }  // namespace detail
 
 /// What a handler can learn about the call it serves. Ownership: every view lives for the
@@ -66,6 +67,27 @@ class CALLWIRE_API CallContext {
   /// The value of the first header field named `name` (ASCII case-insensitive), or empty.
   std::string_view header(std::string_view name) const noexcept;
 
+  /// When the call should be answered by: the time its request was complete plus
+  /// ServerOptions::call_timeout, or plus the client's `X-Callwire-Timeout` when that is
+  /// earlier; time_point::max() when there is neither. Inside a system.multicall every entry
+  /// shares the request's deadline. The dispatcher does not start a handler (or a multicall
+  /// entry) whose deadline has passed: it answers fault -32300 "deadline exceeded". A handler
+  /// that works long may poll expired() and give up (throw FaultError, return an Error).
+  std::chrono::steady_clock::time_point deadline() const noexcept { return deadline_; }
+  /// The deadline has passed (never when there is none). Reads the clock when there is one.
+  bool expired() const noexcept {
+    return deadline_ != std::chrono::steady_clock::time_point::max() &&
+           std::chrono::steady_clock::now() >= deadline_;
+  }
+  /// The time left until the deadline: 0 once it has passed, duration::max() when there is
+  /// none. Reads the clock when there is one.
+  std::chrono::steady_clock::duration remaining() const noexcept {
+    using Clock = std::chrono::steady_clock;
+    if (deadline_ == Clock::time_point::max()) return Clock::duration::max();
+    Clock::time_point now = Clock::now();
+    return deadline_ > now ? deadline_ - now : Clock::duration::zero();
+  }
+
   /// Latches a fault for the rest of this request: the remaining entries of a
   /// system.multicall are answered with it without running (e.g. after an authentication
   /// failure, so one POST cannot carry a thousand password guesses). A later latch replaces
@@ -80,6 +102,7 @@ class CALLWIRE_API CallContext {
   std::string_view peer_;
   std::string_view user_;
   std::span<const HeaderField> headers_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::optional<Fault> latched_;
 };
 

@@ -59,6 +59,14 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60000};
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
+  /// Each call's deadline (CallContext::deadline()): the time its request was complete plus
+  /// this; 0 (the default): none. A request's `X-Callwire-Timeout: <milliseconds>` header
+  /// (1 to 9 decimal digits, sent by clients with ClientOptions::send_timeout) gives a
+  /// deadline of its own, honoured also when this is 0; the earlier of the two applies. A
+  /// header of another form is ignored. A call whose deadline has passed before its handler
+  /// starts is answered with fault -32300 "deadline exceeded"; a running handler is not
+  /// interrupted (it may poll CallContext::expired()).
+  std::chrono::milliseconds call_timeout{0};
   /// After stop(): how long calls in flight may take before their connections are closed.
   std::chrono::milliseconds stop_grace{10000};
 

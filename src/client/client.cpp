@@ -1,6 +1,8 @@
 #include "callwire/client.hpp"
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -49,7 +51,8 @@ struct CALLWIRE_LOCAL Client::Impl {
   void give_back(std::unique_ptr<ClientConnection> c);
   // Writes the whole HTTP request for the call into c.request(); returns where it starts.
   Result<size_t> build_request(ClientConnection& c, std::string_view method,
-                               std::span<const Value> params, const CallOptions& call);
+                               std::span<const Value> params, const CallOptions& call,
+                               Clock::time_point deadline);
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
@@ -232,7 +235,8 @@ void Client::Impl::give_back(std::unique_ptr<ClientConnection> c) {
 }
 
 Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
-                                           std::span<const Value> params, const CallOptions& call) {
+                                           std::span<const Value> params, const CallOptions& call,
+                                           Clock::time_point deadline) {
   Buffer& out = c.request();
   out.clear();
   out.prepare(kRequestHeadRoom + 256);
@@ -263,6 +267,16 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
     head.extra = extra;
     if (Status s = http::append_request_head_fixed(head_bytes, head); !s) return s.error();
   }
+  if (options.send_timeout) {
+    // After the fixed fields, before the framing: every field line ends with CRLF, and the
+    // value is digits only, so it needs no check.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    int64_t ms = std::clamp<int64_t>(left.count(), 0, 999999999);
+    char line[48];
+    int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
+                          static_cast<long long>(ms));
+    head_bytes.append(line, static_cast<size_t>(n));
+  }
   http::append_request_framing(head_bytes, body_size, gzipped);
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
@@ -279,7 +293,7 @@ Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const V
                                       const CallOptions& call) {
   Clock::time_point deadline = deadline_of(call);
   std::unique_ptr<ClientConnection> c = take();
-  auto offset = build_request(*c, method, params, call);
+  auto offset = build_request(*c, method, params, call, deadline);
   if (!offset) {
     give_back(std::move(c));
     return offset.error();
@@ -364,7 +378,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   AsyncEngine::Call call;
   call.deadline = m.deadline_of(options);
   call.connection = m.take();
-  auto offset = m.build_request(*call.connection, method, params, options);
+  auto offset = m.build_request(*call.connection, method, params, options, call.deadline);
   if (!offset) {
     m.give_back(std::move(call.connection));
     // As documented: `done` runs on the I/O thread, even for an error found here.

@@ -541,6 +541,177 @@ TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {
   EXPECT_FALSE(server.bind("system.x", [] { return 1; }));
 }
 
+// ---- deadlines: ServerOptions::call_timeout, X-Callwire-Timeout, ClientOptions::send_timeout
+
+ServerOptions deadline_options(std::chrono::milliseconds call_timeout,
+                               unsigned handler_threads = 0) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.handler_threads = handler_threads;
+  o.call_timeout = call_timeout;
+  return o;
+}
+
+// The milliseconds left of the call's deadline as the handler sees it; -1 when it has none.
+int64_t left_ms(const CallContext& ctx) {
+  if (ctx.deadline() == std::chrono::steady_clock::time_point::max()) {
+    EXPECT_FALSE(ctx.expired());
+    EXPECT_EQ(ctx.remaining(), std::chrono::steady_clock::duration::max());
+    return -1;
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(ctx.remaining()).count();
+}
+
+CallOptions timeout_header(std::string value) {
+  CallOptions o;
+  o.headers = {{"X-Callwire-Timeout", std::move(value)}};
+  return o;
+}
+
+TEST(Deadline, NoneByDefault) {
+  Server server(deadline_options(0ms));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("left", [&runs](CallContext& ctx) {
+    ++runs;
+    return left_ms(ctx);
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  EXPECT_EQ(*client.call<int64_t>("left"), -1);
+  // The header alone gives a deadline; one of another form is ignored.
+  Result<int64_t> sent = client.call_with<int64_t>(timeout_header("800"), "left");
+  ASSERT_TRUE(sent) << sent.error().message;
+  EXPECT_GE(*sent, 0);
+  EXPECT_LE(*sent, 800);
+  for (const char* bad : {"abc", "1234567890", "", "-5", "+5", "12a", "5.0", "0x10", "1e3"}) {
+    Result<int64_t> r = client.call_with<int64_t>(timeout_header(bad), "left");
+    ASSERT_TRUE(r) << bad << ": " << r.error().message;
+    EXPECT_EQ(*r, -1) << "'" << bad << "'";
+  }
+  // Nine digits are still a valid header.
+  EXPECT_GT(*client.call_with<int64_t>(timeout_header("999999999"), "left"), 999000000);
+  // 0: the deadline is the request's completion; the handler is not run.
+  runs = 0;
+  Result<int64_t> zero = client.call_with<int64_t>(timeout_header("0"), "left");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().fault_code, fault_code::kTransportError);
+  EXPECT_EQ(zero.error().message, "deadline exceeded");
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(Deadline, CallTimeoutAndTheEarlierHeader) {
+  Server server(deadline_options(5000ms));
+  ASSERT_TRUE(server.bind("left", [](CallContext& ctx) { return left_ms(ctx); }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  Result<int64_t> r = client.call<int64_t>("left");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_GT(*r, 1000);
+  EXPECT_LE(*r, 5000);
+  // The header is earlier: it wins.
+  Result<int64_t> early = client.call_with<int64_t>(timeout_header("800"), "left");
+  ASSERT_TRUE(early) << early.error().message;
+  EXPECT_LE(*early, 800);
+  // The header is later: call_timeout wins.
+  Result<int64_t> late = client.call_with<int64_t>(timeout_header("60000"), "left");
+  ASSERT_TRUE(late) << late.error().message;
+  EXPECT_GT(*late, 1000);
+  EXPECT_LE(*late, 5000);
+  // An invalid one changes nothing.
+  EXPECT_GT(*client.call_with<int64_t>(timeout_header("soon"), "left"), 1000);
+}
+
+// An entry that outlasts the request's deadline: the later entries are not run.
+TEST(Deadline, MulticallEntriesAfterTheDeadlineAreFaults) {
+  Server server(deadline_options(0ms));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("count", [&runs] { return ++runs; }));
+  ASSERT_TRUE(server.bind("outlast", [](CallContext& ctx) {
+    while (!ctx.expired()) std::this_thread::sleep_for(1ms);  // a handler polling its deadline
+    return true;
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  std::vector<MethodCall> calls(4);
+  calls[0].method_name = "count";
+  calls[1].method_name = "outlast";
+  calls[2].method_name = "count";
+  calls[3].method_name = "outlast";
+  auto r = client.multicall(calls, timeout_header("100"));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ((*r)[0].value(), Value(1));
+  EXPECT_EQ((*r)[1].value(), Value(true));
+  for (size_t i : {2, 3}) {
+    ASSERT_FALSE((*r)[i]) << i;
+    EXPECT_EQ((*r)[i].error().fault_code, fault_code::kTransportError);
+    EXPECT_EQ((*r)[i].error().message, "deadline exceeded");
+  }
+  EXPECT_EQ(runs.load(), 1);
+}
+
+// With a worker pool, the time a call waits in the queue counts against its deadline.
+TEST(Deadline, QueuedCallPastItsDeadlineIsNotRun) {
+  Server server(deadline_options(0ms, 1));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("count", [&runs] { return ++runs; }));
+  ASSERT_TRUE(server.bind("outlast", [](CallContext& ctx) {
+    while (!ctx.expired()) std::this_thread::sleep_for(1ms);
+    return true;
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  // The one worker is busy for 500 ms; the second call, sent at once, may wait only 20.
+  auto first = client.async_call_with<bool>(timeout_header("500"), "outlast");
+  auto second = client.async_call_with<int>(timeout_header("20"), "count");
+  EXPECT_TRUE(first.get().value());
+  Result<int> queued = second.get();
+  ASSERT_FALSE(queued);
+  EXPECT_EQ(queued.error().fault_code, fault_code::kTransportError);
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(Deadline, ClientSendsItsRemainingTime) {
+  Server server(deadline_options(0ms));
+  ASSERT_TRUE(server.bind(
+      "sent", [](CallContext& ctx) { return std::string(ctx.header("X-Callwire-Timeout")); }));
+  ASSERT_TRUE(server.bind("left", [](CallContext& ctx) { return left_ms(ctx); }));
+  ASSERT_TRUE(server.start());
+  auto millis = [](const Result<std::string>& r) -> int64_t {
+    EXPECT_TRUE(r) << r.error().message;
+    if (!r || r->empty() || r->size() > 9) return -1;
+    return std::stoll(*r);
+  };
+  {  // Off by default: nothing is sent.
+    Client plain(server.url());
+    EXPECT_EQ(*plain.call<std::string>("sent"), "");
+    EXPECT_EQ(*plain.call<int64_t>("left"), -1);
+  }
+  ClientOptions o;
+  o.timeout = 5000ms;
+  o.send_timeout = true;
+  Client client(server.url(), o);
+  int64_t sent = millis(client.call<std::string>("sent"));
+  EXPECT_GT(sent, 1000);
+  EXPECT_LE(sent, 5000);
+  // The server honours it.
+  int64_t left = *client.call<int64_t>("left");
+  EXPECT_GE(left, 0);
+  EXPECT_LE(left, 5000);
+  // A per-call timeout, with extra headers (the head is then built per call), async too.
+  CallOptions call;
+  call.timeout = 1234ms;
+  call.headers = {{"X-Other", "1"}};
+  sent = millis(client.call_with<std::string>(call, "sent"));
+  EXPECT_GT(sent, 200);
+  EXPECT_LE(sent, 1234);
+  call.headers.clear();
+  sent = millis(client.async_call_with<std::string>(call, "sent").get());
+  EXPECT_GT(sent, 200);
+  EXPECT_LE(sent, 1234);
+}
+
 // Conversions without a server: the edges the wire does not reach.
 TEST(Convert, TimePointEdges) {
   using namespace std::chrono;

@@ -50,6 +50,14 @@ struct ClientOptions {
   std::string unix_path = "/RPC2";
   /// Extra header fields sent with every call.
   std::vector<std::pair<std::string, std::string>> headers;
+  /// Tell the server how long this client will wait: each request carries
+  /// `X-Callwire-Timeout: <milliseconds>`, the time left of the call's deadline (its
+  /// CallOptions::timeout, else `timeout`) when the request is built, at most 999999999. A
+  /// callwire server then gives the call that deadline (CallContext::deadline(), the earlier
+  /// of it and its own ServerOptions::call_timeout) and answers -32300 instead of starting a
+  /// handler the client no longer waits for; other servers ignore the field. Off by default:
+  /// it costs some 25 bytes on every request.
+  bool send_timeout = false;
 };
 
 /// Per-call settings.
@@ -86,7 +94,8 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
   } else {
     Result<R> out = Convert<R>::from_value(*r);
     if (out) return out;
-    return Error(Errc::TypeMismatch, join_path(std::string(method) + ": result", out.error().message));
+    return Error(Errc::TypeMismatch,
+                 join_path(std::string(method) + ": result", out.error().message));
   }
 }
 }  // namespace detail
@@ -125,7 +134,9 @@ class CALLWIRE_API Client {
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,
                                         const CallOptions& options = {});
   /// Starts a call; `done` runs on the client's I/O thread with the result (keep it short;
-  /// it must not wait for another call of this client).
+  /// it must not wait for another call of this client), also when the call fails before
+  /// anything is sent (a bad header: InvalidArgument). Only when the I/O thread cannot be
+  /// started does `done` run on the calling thread, before async_call returns.
   void async_call(std::string_view method, std::vector<Value> params,
                   std::function<void(Result<Value>)> done, const CallOptions& options = {});
 
@@ -144,14 +155,13 @@ class CALLWIRE_API Client {
   // (std::string_view, std::span): the Value it would point into is gone on return.
 
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  typename detail::TypedResult<R>::type call(std::string_view method, const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...) typename detail::TypedResult<R>::type
+      call(std::string_view method, const Args&... args) {
     return call_with<R>(CallOptions{}, method, args...);
   }
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  typename detail::TypedResult<R>::type call_with(const CallOptions& options,
-                                                  std::string_view method, const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...) typename detail::TypedResult<R>::type
+      call_with(const CallOptions& options, std::string_view method, const Args&... args) {
     check_result_type<R>();
     std::vector<Value> params;
     if (auto s = to_params(params, args...); !s) return s.error();
@@ -162,16 +172,16 @@ class CALLWIRE_API Client {
   /// Starts a typed call and returns at once; the future becomes ready with its converted
   /// result. The conversion runs on the client's I/O thread.
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  std::future<typename detail::TypedResult<R>::type> async_call(std::string_view method,
-                                                                const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...)
+      std::future<typename detail::TypedResult<R>::type> async_call(std::string_view method,
+                                                                    const Args&... args) {
     return async_call_with<R>(CallOptions{}, method, args...);
   }
   template <class R, class... Args>
-    requires(ToValue<detail::ArgType<Args>> && ...)
-  std::future<typename detail::TypedResult<R>::type> async_call_with(const CallOptions& options,
-                                                                     std::string_view method,
-                                                                     const Args&... args) {
+  requires(ToValue<detail::ArgType<Args>>&&...)
+      std::future<typename detail::TypedResult<R>::type> async_call_with(const CallOptions& options,
+                                                                         std::string_view method,
+                                                                         const Args&... args) {
     check_result_type<R>();
     using Out = typename detail::TypedResult<R>::type;
     auto promise = std::make_shared<std::promise<Out>>();
@@ -188,6 +198,43 @@ class CALLWIRE_API Client {
         },
         options);
     return future;
+  }
+
+  /// Starts a typed call and returns at once; `done` is called once with the converted
+  /// result (Result<R>, or Status for R = void): `client.async_call<int>([](Result<int> sum)
+  /// {...}, "sample.add", 3, 5)`. The callback comes first, before the method, so it can never
+  /// be taken for an argument (nor an argument for it); with options,
+  /// `async_call_with<R>(options, done, method, args...)`.
+  ///
+  /// Threads: `done` runs on the client's I/O thread, the conversion of the result too, also
+  /// when the call fails before anything is sent (an argument that cannot be converted: the
+  /// error comes through `done`, never thrown). Keep it short: the other asynchronous calls of
+  /// this client wait while it runs, and it must not wait for another call of this client
+  /// (a synchronous call from it is fine). Only when the I/O thread cannot be started does
+  /// `done` run on the calling thread, before this returns. Ownership: `done` is moved into
+  /// the call and destroyed on the I/O thread after it ran. Errors: as the typed calls above.
+  template <class R, class... Args>
+  requires(ToValue<detail::ArgType<Args>>&&...) void async_call(
+      std::function<void(typename detail::TypedResult<R>::type)> done, std::string_view method,
+      const Args&... args) {
+    async_call_with<R>(CallOptions{}, std::move(done), method, args...);
+  }
+  template <class R, class... Args>
+  requires(ToValue<detail::ArgType<Args>>&&...) void async_call_with(
+      const CallOptions& options, std::function<void(typename detail::TypedResult<R>::type)> done,
+      std::string_view method, const Args&... args) {
+    check_result_type<R>();
+    std::vector<Value> params;
+    if (auto s = to_params(params, args...); !s) {
+      run_on_io_thread([done = std::move(done), error = s.error()]() mutable { done(error); });
+      return;
+    }
+    async_call(
+        method, std::move(params),
+        [done = std::move(done), name = std::string(method)](Result<Value> r) {
+          done(detail::convert_result<R>(name, std::move(r)));
+        },
+        options);
   }
 
   /// Sends the calls as one system.multicall and returns one result per call, in order.
@@ -222,6 +269,10 @@ class CALLWIRE_API Client {
     }
     return Status();
   }
+
+  // Runs `task` on the I/O thread (starting it if need be); on the calling thread, now,
+  // when the I/O thread cannot be started.
+  void run_on_io_thread(std::function<void()> task);
 
   CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;

@@ -39,7 +39,8 @@ struct HeaderField {
 };
 
 namespace detail {
-struct CallContextAccess;  // the dispatcher sets the method and clears the latch
+struct CallContextAccess;  // the dispatcher sets the method and clears the latch; the
+                           // transport sets the deadline
 }  // namespace detail
 
 /// What a handler can learn about the call it serves. Ownership: every view lives for the
@@ -66,6 +67,27 @@ class CALLWIRE_API CallContext {
   /// The value of the first header field named `name` (ASCII case-insensitive), or empty.
   std::string_view header(std::string_view name) const noexcept;
 
+  /// When the call should be answered by: the time its request was complete plus
+  /// ServerOptions::call_timeout, or plus the client's `X-Callwire-Timeout` when that is
+  /// earlier; time_point::max() when there is neither. Inside a system.multicall every entry
+  /// shares the request's deadline. The dispatcher does not start a handler (or a multicall
+  /// entry) whose deadline has passed: it answers fault -32300 "deadline exceeded". A handler
+  /// that works long may poll expired() and give up (throw FaultError, return an Error).
+  std::chrono::steady_clock::time_point deadline() const noexcept { return deadline_; }
+  /// The deadline has passed (never when there is none). Reads the clock when there is one.
+  bool expired() const noexcept {
+    return deadline_ != std::chrono::steady_clock::time_point::max() &&
+           std::chrono::steady_clock::now() >= deadline_;
+  }
+  /// The time left until the deadline: 0 once it has passed, duration::max() when there is
+  /// none. Reads the clock when there is one.
+  std::chrono::steady_clock::duration remaining() const noexcept {
+    using Clock = std::chrono::steady_clock;
+    if (deadline_ == Clock::time_point::max()) return Clock::duration::max();
+    Clock::time_point now = Clock::now();
+    return deadline_ > now ? deadline_ - now : Clock::duration::zero();
+  }
+
   /// Latches a fault for the rest of this request: the remaining entries of a
   /// system.multicall are answered with it without running (e.g. after an authentication
   /// failure, so one POST cannot carry a thousand password guesses). A later latch replaces
@@ -80,6 +102,7 @@ class CALLWIRE_API CallContext {
   std::string_view peer_;
   std::string_view user_;
   std::span<const HeaderField> headers_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::optional<Fault> latched_;
 };
 
@@ -134,14 +157,26 @@ class CALLWIRE_API Registry {
   /// with callwire::Convert<T> (callwire/convert.hpp); a `CallContext&` (or const) may be the
   /// first parameter and is not an XML-RPC parameter. The signatures for introspection and
   /// for the dispatcher's check are deduced (a std::optional parameter gives one with its type
-  /// and one with nil); a void result answers nil.
+  /// and one with nil); a void result answers nil. Trailing std::optional parameters may be
+  /// left out by the caller: `[](int a, std::optional<int> b)` takes (a), (a, nil) and
+  /// (a, b), and a left-out one is an empty optional; the deduced signatures include the
+  /// shorter forms (docs/typed-api.md says how the count is capped at 64 variants).
   ///
   /// A call with the wrong number of parameters or a parameter that does not convert is
-  /// answered with fault -32602: "sample.add: parameter 2 must be int, got string",
+  /// answered with fault -32602: "sample.add takes 2 parameters, got 1" ("f takes 1 or 2
+  /// parameters, got 0" with a trailing optional), "sample.add: parameter 2 must be int, got
+  /// string",
   /// "f: parameter 1[2] must be int, got string" (element 2 from 0 of an array),
   /// "f: parameter 1 must be int in 0..255, got int 300". The callable may throw FaultError;
   /// other exceptions map as for any handler (docs/server-dispatch.md). A result that
   /// Convert cannot write (an unsigned 64-bit above INT64_MAX) is fault -32603.
+  ///
+  /// The callable may return callwire::Result<T>: a value answers T (the signature shows T's
+  /// type name), an Error answers a fault; or callwire::Status: success answers nil, an Error
+  /// a fault. The fault's code is the Error's fault_code when it is not 0 (every Error built
+  /// from an Errc has one, from errc_fault_code; build it as Error(Errc::Fault, 42, "...") to
+  /// choose it), else errc_fault_code(code), and -32603 when that is 0 too; its string is the
+  /// message, or errc_name(code) when the message is empty.
   ///
   /// Ownership: `callable` is moved or copied into the registry. Thread-safety: as add();
   /// the callable runs on the server's threads, possibly several at once. Errors: those of

@@ -31,9 +31,9 @@ struct AccessLogEntry {
   std::string_view user;    ///< the authenticated user, or empty
   std::string_view method;  ///< the XML-RPC method, empty when the request never got that far
   int http_status = 200;
-  int32_t fault_code = 0;   ///< 0 unless the answer was a fault
-  size_t request_bytes = 0;   ///< the body as received
-  size_t response_bytes = 0;  ///< the body as sent
+  int32_t fault_code = 0;                ///< 0 unless the answer was a fault
+  size_t request_bytes = 0;              ///< the body as received
+  size_t response_bytes = 0;             ///< the body as sent
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
 };
 
@@ -59,6 +59,14 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60000};
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
+  /// Each call's deadline (CallContext::deadline()): the time its request was complete plus
+  /// this; 0 (the default): none. A request's `X-Callwire-Timeout: <milliseconds>` header
+  /// (1 to 9 decimal digits, sent by clients with ClientOptions::send_timeout) gives a
+  /// deadline of its own, honoured also when this is 0; the earlier of the two applies. A
+  /// header of another form is ignored. A call whose deadline has passed before its handler
+  /// starts is answered with fault -32300 "deadline exceeded"; a running handler is not
+  /// interrupted (it may poll CallContext::expired()).
+  std::chrono::milliseconds call_timeout{0};
   /// After stop(): how long calls in flight may take before their connections are closed.
   std::chrono::milliseconds stop_grace{10000};
 
@@ -67,9 +75,9 @@ struct ServerOptions {
   xml::ReaderLimits reader_limits;      ///< depth, elements, string sizes of each call
 
   OutputDialect dialect = OutputDialect::Auto;
-  bool introspection = true;         ///< system.listMethods, methodSignature, methodHelp, methodExist
+  bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist
   size_t max_multicall_calls = 1000;  ///< calls in one system.multicall
-  bool enable_shutdown = false;      ///< system.shutdown stops the server
+  bool enable_shutdown = false;       ///< system.shutdown stops the server
   /// Responses at least this large are gzipped when the client accepts gzip; 0 never.
   size_t gzip_min_size = 4096;
 

@@ -1,6 +1,8 @@
 #include "callwire/client.hpp"
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -32,7 +34,7 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::string url_text;
   detail::ClientUrl url;
   ClientOptions options;
-  std::string authorization;                // "Basic ..." or empty
+  std::string authorization;  // "Basic ..." or empty
   std::unique_ptr<net::TlsContext> tls;
   detail::ClientSettings settings;
   std::vector<http::Header> extra_headers;  // views into options.headers
@@ -49,7 +51,8 @@ struct CALLWIRE_LOCAL Client::Impl {
   void give_back(std::unique_ptr<ClientConnection> c);
   // Writes the whole HTTP request for the call into c.request(); returns where it starts.
   Result<size_t> build_request(ClientConnection& c, std::string_view method,
-                               std::span<const Value> params, const CallOptions& call);
+                               std::span<const Value> params, const CallOptions& call,
+                               Clock::time_point deadline);
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
@@ -88,7 +91,8 @@ class AsyncEngine final {
     if (loop) loop_ = std::move(*loop);
     if (loop_)
       thread_ = std::thread([this] {
-        loop_->run(std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
+        loop_->run(
+            std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
       });
   }
 
@@ -102,6 +106,8 @@ class AsyncEngine final {
   }
 
   bool ok() const noexcept { return loop_ != nullptr; }
+
+  void post(std::function<void()> task) { loop_->post(std::move(task)); }
 
   void submit(Call call) {
     auto* c = new Call(std::move(call));
@@ -229,8 +235,8 @@ void Client::Impl::give_back(std::unique_ptr<ClientConnection> c) {
 }
 
 Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
-                                           std::span<const Value> params,
-                                           const CallOptions& call) {
+                                           std::span<const Value> params, const CallOptions& call,
+                                           Clock::time_point deadline) {
   Buffer& out = c.request();
   out.clear();
   out.prepare(kRequestHeadRoom + 256);
@@ -261,6 +267,16 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
     head.extra = extra;
     if (Status s = http::append_request_head_fixed(head_bytes, head); !s) return s.error();
   }
+  if (options.send_timeout) {
+    // After the fixed fields, before the framing: every field line ends with CRLF, and the
+    // value is digits only, so it needs no check.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    int64_t ms = std::clamp<int64_t>(left.count(), 0, 999999999);
+    char line[48];
+    int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
+                          static_cast<long long>(ms));
+    head_bytes.append(line, static_cast<size_t>(n));
+  }
   http::append_request_framing(head_bytes, body_size, gzipped);
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
@@ -277,7 +293,7 @@ Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const V
                                       const CallOptions& call) {
   Clock::time_point deadline = deadline_of(call);
   std::unique_ptr<ClientConnection> c = take();
-  auto offset = build_request(*c, method, params, call);
+  auto offset = build_request(*c, method, params, call, deadline);
   if (!offset) {
     give_back(std::move(c));
     return offset.error();
@@ -362,10 +378,11 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   AsyncEngine::Call call;
   call.deadline = m.deadline_of(options);
   call.connection = m.take();
-  auto offset = m.build_request(*call.connection, method, params, options);
+  auto offset = m.build_request(*call.connection, method, params, options, call.deadline);
   if (!offset) {
     m.give_back(std::move(call.connection));
-    done(offset.error());
+    // As documented: `done` runs on the I/O thread, even for an error found here.
+    run_on_io_thread([done = std::move(done), error = offset.error()] { done(error); });
     return;
   }
   AsyncEngine& engine = m.engine();
@@ -379,12 +396,22 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   engine.submit(std::move(call));
 }
 
+void Client::run_on_io_thread(std::function<void()> task) {
+  AsyncEngine& engine = impl_->engine();
+  if (!engine.ok()) {
+    task();
+    return;
+  }
+  engine.post(std::move(task));
+}
+
 std::future<Result<Value>> Client::async_call(std::string_view method, std::vector<Value> params,
                                               const CallOptions& options) {
   auto promise = std::make_shared<std::promise<Result<Value>>>();
   std::future<Result<Value>> future = promise->get_future();
-  async_call(method, std::move(params),
-             [promise](Result<Value> r) { promise->set_value(std::move(r)); }, options);
+  async_call(
+      method, std::move(params), [promise](Result<Value> r) { promise->set_value(std::move(r)); },
+      options);
   return future;
 }
 
@@ -398,10 +425,12 @@ Result<std::vector<CallResult>> Client::multicall(std::span<const MethodCall> ca
   auto answer = call("system.multicall", param, options);
   if (!answer) return answer.error();
   if (!answer->is_array() || answer->size() != calls.size())
-    return Error(Errc::BadResponse, "system.multicall answered " +
-                                        std::string(answer->is_array() ? "with " +
-                                            std::to_string(answer->size()) + " entries" : "not an array") +
-                                        " for " + std::to_string(calls.size()) + " calls");
+    return Error(
+        Errc::BadResponse,
+        "system.multicall answered " +
+            std::string(answer->is_array() ? "with " + std::to_string(answer->size()) + " entries"
+                                           : "not an array") +
+            " for " + std::to_string(calls.size()) + " calls");
   auto fault_of = [](const Value& entry) -> std::optional<Error> {
     if (!entry.is_struct()) return std::nullopt;
     const Value* code = entry.find("faultCode");

@@ -277,7 +277,14 @@ bool Dispatcher::invoke(std::string_view name, Params params, CallContext& ctx, 
   counter = target.counter;
   CallContextAccess::set_method(ctx, name);
   const Clock::time_point began = Clock::now();
-  bool ok = run(target, name, params, ctx, result, fault);
+  bool ok = false;
+  if (began >= ctx.deadline()) {
+    // Too late to start (it waited in the worker pool's queue, or an earlier multicall entry
+    // took the time): the caller has given up or is about to. No deadline is max(): never.
+    fault = Fault{fault_code::kTransportError, "deadline exceeded"};
+  } else {
+    ok = run(target, name, params, ctx, result, fault);
+  }
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began);
   count(counter, !ok, uint64_t(nanos.count()));
   return ok;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,9 @@ struct DispatchOutcome {
 struct CallContextAccess {
   static void set_method(CallContext& c, std::string_view method) noexcept { c.method_ = method; }
   static void clear_latch(CallContext& c) noexcept { c.latched_.reset(); }
+  static void set_deadline(CallContext& c, std::chrono::steady_clock::time_point t) noexcept {
+    c.deadline_ = t;
+  }
 };
 
 /// Dispatches calls to one registry. One per thread that runs handlers: not thread-safe, and

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
@@ -38,6 +39,20 @@ bool path_matches(std::string_view target, const std::vector<std::string>& paths
   for (const std::string& p : paths)
     if (target == p) return true;
   return false;
+}
+
+// The header a client sends its remaining time in, in milliseconds.
+constexpr std::string_view kTimeoutHeader = "X-Callwire-Timeout";
+
+// The milliseconds of an X-Callwire-Timeout value: 1 to 9 decimal digits, nothing else.
+std::optional<int64_t> timeout_millis(std::string_view value) {
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  int64_t n = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
 }
 
 }  // namespace
@@ -242,7 +257,26 @@ void HttpConnection::handle_request() {
     body = inflated_body_.view();
   }
   headers_.clear();
-  for (const http::Header& h : request.headers) headers_.push_back({h.name, h.value});
+  std::optional<int64_t> sent_timeout;
+  bool timeout_seen = false;
+  for (const http::Header& h : request.headers) {
+    headers_.push_back({h.name, h.value});
+    if (!timeout_seen && h.name.size() == kTimeoutHeader.size() &&
+        http::iequals(h.name, kTimeoutHeader)) {
+      timeout_seen = true;  // the first one counts, as CallContext::header reads it
+      sent_timeout = timeout_millis(h.value);
+    }
+  }
+  // The call's deadline, from now: the request is complete. The clock is read only when
+  // there is one.
+  Clock::time_point deadline = Clock::time_point::max();
+  const std::chrono::milliseconds call_timeout = loop_.core().options.call_timeout;
+  if (call_timeout.count() > 0 || sent_timeout) {
+    std::chrono::milliseconds limit = call_timeout;
+    if (sent_timeout && (limit.count() <= 0 || *sent_timeout < limit.count()))
+      limit = std::chrono::milliseconds(*sent_timeout);
+    deadline = Clock::now() + limit;
+  }
   if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
 
   if (WorkerPool* pool = loop_.core().pool.get()) {
@@ -253,8 +287,9 @@ void HttpConnection::handle_request() {
     job_out_.clear();
     job_request_bytes_ = body.size();
     job_started_ = Clock::now();
-    pool->submit([this, body](Dispatcher& dispatcher) {
+    pool->submit([this, body, deadline](Dispatcher& dispatcher) {
       CallContext context(peer_, user_, headers_);
+      CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
       DispatchOutcome outcome = dispatcher.handle(body, context, job_out_);
       job_method_.assign(outcome.method);
       job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
@@ -266,6 +301,7 @@ void HttpConnection::handle_request() {
   size_t body_start = out_.size();
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
   CallContext context(peer_, user_, headers_);
+  CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome = loop_.dispatcher().handle(body, context, out_);
   size_t response_bytes = out_.size() - body_start;
   finish_response(start, body_start, request.accept_gzip, !close_after_write_);

@@ -82,27 +82,27 @@ class HttpConnection final : public net::Watcher {
   Phase phase_ = Phase::Open;
   uint32_t interest_ = 0;
 
-  Buffer in_;                 // received bytes; the current request starts at request_start_
+  Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
   http::RequestParser parser_;
-  Buffer chunked_body_;       // a chunked request's decoded body
-  Buffer inflated_body_;      // a gzipped request's inflated body
+  Buffer chunked_body_;        // a chunked request's decoded body
+  Buffer inflated_body_;       // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request
   bool served_any_ = false;    // a request was answered on this connection
 
-  Buffer out_;                // answers waiting to be sent, from out_sent_
+  Buffer out_;  // answers waiting to be sent, from out_sent_
   size_t out_sent_ = 0;
   bool close_after_write_ = false;
 
-  bool busy_ = false;         // a worker is running this connection's call
-  Buffer job_out_;            // the worker's answer body
-  size_t job_consumed_ = 0;   // bytes of the request being answered
+  bool busy_ = false;        // a worker is running this connection's call
+  Buffer job_out_;           // the worker's answer body
+  size_t job_consumed_ = 0;  // bytes of the request being answered
   size_t job_request_bytes_ = 0;
   std::string job_method_;
   int32_t job_fault_code_ = 0;
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;
-  std::string user_;          // the user the authentication callback accepted
+  std::string user_;                    // the user the authentication callback accepted
   std::string accepted_authorization_;  // the Authorization value it accepted, reused
 
   Clock::time_point idle_since_;

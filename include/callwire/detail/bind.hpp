@@ -31,10 +31,10 @@ struct CallableTraits<R (*)(A...)> : CallableTraits<R(A...)> {};
 template <class R, class... A>
 struct CallableTraits<R (*)(A...) noexcept> : CallableTraits<R(A...)> {};
 
-#define CALLWIRE_MEMBER_TRAITS(QUALIFIERS)                                    \
-  template <class R, class C, class... A>                                     \
+#define CALLWIRE_MEMBER_TRAITS(QUALIFIERS)                                       \
+  template <class R, class C, class... A>                                        \
   struct CallableTraits<R (C::*)(A...) QUALIFIERS> : CallableTraits<R(A...)> {}; \
-  template <class R, class C, class... A>                                     \
+  template <class R, class C, class... A>                                        \
   struct CallableTraits<R (C::*)(A...) QUALIFIERS noexcept> : CallableTraits<R(A...)> {};
 CALLWIRE_MEMBER_TRAITS()
 CALLWIRE_MEMBER_TRAITS(const)
@@ -43,21 +43,24 @@ CALLWIRE_MEMBER_TRAITS(const&)
 #undef CALLWIRE_MEMBER_TRAITS
 
 template <class F>
-concept PlainCallable = std::is_function_v<std::remove_pointer_t<F>> ||
-                        requires { &F::operator(); };
+concept PlainCallable = std::is_function_v<std::remove_pointer_t<F>> || requires {
+  &F::operator();
+};
 
 template <class F>
 struct CallableSignature;
 template <class F>
-  requires std::is_function_v<std::remove_pointer_t<F>>
-struct CallableSignature<F> : CallableTraits<std::remove_pointer_t<F>> {};
+requires std::is_function_v<std::remove_pointer_t<F>>
+struct CallableSignature<F> : CallableTraits<std::remove_pointer_t<F>> {
+};
 template <class F>
-  requires(!std::is_function_v<std::remove_pointer_t<F>>)
-struct CallableSignature<F> : CallableTraits<decltype(&F::operator())> {};
+requires(!std::is_function_v<std::remove_pointer_t<F>>) struct CallableSignature<F>
+    : CallableTraits<decltype(&F::operator())> {
+};
 
 template <class T>
-inline constexpr bool is_context_v = std::is_same_v<T, CallContext&> ||
-                                     std::is_same_v<T, const CallContext&>;
+inline constexpr bool is_context_v =
+    std::is_same_v<T, CallContext&> || std::is_same_v<T, const CallContext&>;
 
 // A parameter is taken by value, by const reference or by rvalue reference; never by a
 // non-const lvalue reference (there is nothing of the caller's to write back to).
@@ -78,23 +81,41 @@ struct SplitContext {
   using Params = Args;
 };
 template <class First, class... Rest>
-  requires is_context_v<First>
+requires is_context_v<First>
 struct SplitContext<std::tuple<First, Rest...>> {
   static constexpr bool has_context = true;
   using Params = std::tuple<Rest...>;
 };
 
-// "takes 2 parameters", as the dispatcher says it.
-inline std::string takes_text(size_t n) {
-  if (n == 0) return "takes no parameters";
-  return "takes " + std::to_string(n) + (n == 1 ? " parameter" : " parameters");
+// How many parameters a call must pass: all but the trailing run of nullable ones
+// (std::optional), which may be left out.
+template <class... P>
+constexpr size_t required_params() {
+  constexpr bool opt[] = {nullable<std::remove_cvref_t<P>>()..., false};
+  size_t n = sizeof...(P);
+  while (n > 0 && opt[n - 1]) --n;
+  return n;
 }
 
-// The signatures introspection shows: the return type then each parameter's. A nullable
-// parameter (std::optional) adds a variant with "nil" in its slot; past 64 variants those
-// slots become "any" instead (the dispatcher then checks them no further than the handler).
+// "takes 2 parameters", "takes 1 or 2 parameters", as the dispatcher says it.
+inline std::string takes_text(size_t min, size_t max) {
+  auto count = [](size_t n) {
+    if (n == 0) return std::string("no parameters");
+    return std::to_string(n) + (n == 1 ? " parameter" : " parameters");
+  };
+  std::string out = "takes ";
+  for (size_t n = min; n < max; ++n) out += std::to_string(n) + (n + 1 == max ? " or " : ", ");
+  return out + count(max);
+}
+
+// The signatures introspection shows: the return type then each parameter's, the full form
+// first. A nullable parameter (std::optional) adds a variant with "nil" in its slot, and the
+// trailing nullable ones may be left out, which adds the shorter forms (longest first). Past
+// 64 variants in all, the nullable slots become "any" instead and only the lengths vary (the
+// dispatcher then checks those slots no further than the handler does).
 template <class R, class... P>
 std::vector<std::vector<std::string>> deduced_signatures() {
+  constexpr size_t kMaxVariants = 64;
   std::string ret;
   if constexpr (std::is_void_v<R>) {
     ret = "nil";
@@ -103,31 +124,71 @@ std::vector<std::vector<std::string>> deduced_signatures() {
   }
   std::vector<std::string> names{std::string(Convert<std::remove_cvref_t<P>>::type_name)...};
   std::vector<bool> opt{nullable<std::remove_cvref_t<P>>()...};
-  size_t variants = 1;
-  for (bool o : opt) {
-    if (o && variants <= 64) variants *= 2;
+  const size_t required = required_params<P...>();
+  // Nullable slots among the first `length` parameters.
+  auto nullables = [&](size_t length) {
+    size_t k = 0;
+    for (size_t i = 0; i < length; ++i) k += opt[i] ? 1 : 0;
+    return k;
+  };
+  size_t variants = 0;
+  for (size_t length = required; length <= names.size() && variants <= kMaxVariants; ++length) {
+    size_t k = nullables(length);
+    variants += k >= 7 ? kMaxVariants + 1 : size_t{1} << k;  // 2^7 > 64: no shift overflow
   }
   std::vector<std::vector<std::string>> out;
-  if (variants > 64) {
-    std::vector<std::string> sig{ret};
-    for (size_t i = 0; i < names.size(); ++i) sig.push_back(opt[i] ? "any" : names[i]);
-    out.push_back(std::move(sig));
-    return out;
-  }
-  for (size_t mask = 0; mask < variants; ++mask) {
-    std::vector<std::string> sig{ret};
-    size_t bit = 0;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (opt[i]) {
-        sig.push_back((mask >> bit) & 1 ? "nil" : names[i]);
-        ++bit;
-      } else {
-        sig.push_back(names[i]);
-      }
+  for (size_t length = names.size() + 1; length-- > required;) {
+    if (variants > kMaxVariants) {
+      std::vector<std::string> sig{ret};
+      for (size_t i = 0; i < length; ++i) sig.push_back(opt[i] ? "any" : names[i]);
+      out.push_back(std::move(sig));
+      continue;
     }
-    out.push_back(std::move(sig));
+    for (size_t mask = 0; mask < (size_t{1} << nullables(length)); ++mask) {
+      std::vector<std::string> sig{ret};
+      size_t bit = 0;
+      for (size_t i = 0; i < length; ++i) {
+        if (opt[i]) {
+          sig.push_back((mask >> bit) & 1 ? "nil" : names[i]);
+          ++bit;
+        } else {
+          sig.push_back(names[i]);
+        }
+      }
+      out.push_back(std::move(sig));
+    }
   }
   return out;
+}
+
+// What a handler's return type answers with: a Result<T> answers T (or a fault), a Status
+// answers nil (or a fault), anything else itself.
+template <class R>
+struct Answer {
+  using Type = R;
+  static constexpr bool can_fail = false;
+};
+template <class T>
+struct Answer<Result<T>> {
+  using Type = T;
+  static constexpr bool can_fail = true;
+};
+template <>
+struct Answer<Status> {
+  using Type = void;
+  static constexpr bool can_fail = true;
+};
+template <class R>
+using AnswerType = typename Answer<std::remove_cvref_t<R>>::Type;
+
+// The fault a handler's returned Error answers with: its own fault code when it carries one
+// (every Error built from an Errc does, through errc_fault_code; a downstream call's fault
+// keeps the peer's code), else the code errc_fault_code gives its Errc, and -32603 when even
+// that is 0 (an Error with Errc::Ok). An empty message becomes the Errc's name.
+inline FaultError returned_fault(const Error& e) {
+  int32_t code = e.fault_code != 0 ? e.fault_code : errc_fault_code(e.code);
+  if (code == 0) code = fault_code::kInternalError;
+  return FaultError(code, e.message.empty() ? std::string(errc_name(e.code)) : e.message);
 }
 
 template <class F, class R, bool Context, class... P>
@@ -142,18 +203,30 @@ struct BoundHandler {
  private:
   template <size_t... I>
   Value call(Params params, CallContext& context, std::index_sequence<I...>) {
-    // The dispatcher has checked the count against the signature already; this keeps the
+    // The dispatcher has checked the count against the signatures already; this keeps the
     // handler safe when called directly.
-    if (params.size() != sizeof...(P)) {
-      throw FaultError(fault_code::kInvalidParams,
-                       name + " " + takes_text(sizeof...(P)) + ", got " + std::to_string(params.size()));
+    constexpr size_t kRequired = required_params<P...>();
+    if (params.size() < kRequired || params.size() > sizeof...(P)) {
+      throw FaultError(fault_code::kInvalidParams, name + " " +
+                                                       takes_text(kRequired, sizeof...(P)) +
+                                                       ", got " + std::to_string(params.size()));
     }
+    // A trailing nullable parameter left out reads as nil: an empty std::optional.
+    const Value nil;
     std::tuple<Result<std::remove_cvref_t<P>>...> args{
-        Convert<std::remove_cvref_t<P>>::from_value(params[I])...};
+        Convert<std::remove_cvref_t<P>>::from_value(I < params.size() ? params[I] : nil)...};
     (check(std::get<I>(args), I), ...);
     if constexpr (std::is_void_v<R>) {
       invoke(context, std::move(*std::get<I>(args))...);
       return Value();
+    } else if constexpr (Answer<std::remove_cvref_t<R>>::can_fail) {
+      const auto& answer = invoke(context, std::move(*std::get<I>(args))...);
+      if (!answer) throw returned_fault(answer.error());
+      if constexpr (std::is_void_v<AnswerType<R>>) {
+        return Value();
+      } else {
+        return Convert<std::remove_cvref_t<AnswerType<R>>>::to_value(*answer);
+      }
     } else {
       return Convert<std::remove_cvref_t<R>>::to_value(
           invoke(context, std::move(*std::get<I>(args))...));
@@ -163,9 +236,9 @@ struct BoundHandler {
   template <class T>
   void check(const Result<T>& r, size_t index) const {
     if (!r) {
-      throw FaultError(fault_code::kInvalidParams,
-                       join_path(name + ": parameter " + std::to_string(index + 1),
-                                 r.error().message));
+      throw FaultError(
+          fault_code::kInvalidParams,
+          join_path(name + ": parameter " + std::to_string(index + 1), r.error().message));
     }
   }
 
@@ -192,13 +265,14 @@ struct MakeBound<F, R, Context, std::tuple<P...>> {
   static_assert((FromValue<std::remove_cvref_t<P>> && ...),
                 "callwire::bind: a parameter type has no callwire::Convert<T>::from_value; "
                 "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
-  static_assert(std::is_void_v<R> || ToValue<std::remove_cvref_t<R>>,
-                "callwire::bind: the return type has no callwire::Convert<T>::to_value; "
-                "specialise callwire::Convert<T> for it (see callwire/convert.hpp)");
+  static_assert(std::is_void_v<AnswerType<R>> || ToValue<std::remove_cvref_t<AnswerType<R>>>,
+                "callwire::bind: the return type (or the T of a Result<T>) has no "
+                "callwire::Convert<T>::to_value; specialise callwire::Convert<T> for it (see "
+                "callwire/convert.hpp)");
 
   static Status add(Registry& registry, std::string name, F f, std::string help) {
     MethodInfo info;
-    info.signatures = deduced_signatures<R, P...>();
+    info.signatures = deduced_signatures<AnswerType<R>, P...>();
     info.help = std::move(help);
     std::string copy = name;
     return registry.add(std::move(name),

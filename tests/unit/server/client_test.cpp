@@ -1,5 +1,7 @@
 // The client against misbehaving servers: every error is distinct and clear, every wait ends
 // by its deadline, and no file descriptor leaks.
+#include "callwire/client.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,7 +9,6 @@
 #include <functional>
 #include <thread>
 
-#include "callwire/client.hpp"
 #include "callwire/server.hpp"
 #include "http_test_util.hpp"
 
@@ -116,7 +117,10 @@ TEST(Client, ConnectionRefused) {
 TEST(Client, SilentServerTimesOutByTheDeadline) {
   int fds = testing::open_fds();
   {
-    FakeServer silent([](int fd) { FakeServer::read_request(fd); std::this_thread::sleep_for(1500ms); });
+    FakeServer silent([](int fd) {
+      FakeServer::read_request(fd);
+      std::this_thread::sleep_for(1500ms);
+    });
     Client client(silent.url(), quick());
     auto start = std::chrono::steady_clock::now();
     auto r = client.call("x");
@@ -153,16 +157,19 @@ TEST(Client, DistinctErrors) {
   };
   std::vector<Case> cases = {
       {"closed", "", Errc::ConnectionClosed},
-      {"status", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n", Errc::HttpStatus},
+      {"status", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n",
+       Errc::HttpStatus},
       {"not http", "SSH-2.0-OpenSSH\r\n\r\n", Errc::BadResponse},
       {"not xml-rpc", FakeServer::ok_response("<html>hello</html>"), Errc::BadResponse},
       {"truncated", "HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n<?xml", Errc::ConnectionClosed},
-      {"fault", FakeServer::ok_response(
-                    "<methodResponse><fault><value><struct><member><name>faultCode</name><value>"
-                    "<int>4</int></value></member><member><name>faultString</name><value>"
-                    "Too many params</value></member></struct></value></fault></methodResponse>"),
+      {"fault",
+       FakeServer::ok_response(
+           "<methodResponse><fault><value><struct><member><name>faultCode</name><value>"
+           "<int>4</int></value></member><member><name>faultString</name><value>"
+           "Too many params</value></member></struct></value></fault></methodResponse>"),
        Errc::Fault},
-      {"lying length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nabc", Errc::LimitExceeded},
+      {"lying length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nabc",
+       Errc::LimitExceeded},
   };
   for (const Case& c : cases) {
     FakeServer server([&](int fd) {
@@ -185,7 +192,8 @@ TEST(Client, DistinctErrors) {
 TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
   // Answers one request per connection, keep-alive advertised, then closes.
   FakeServer server([](int fd) {
-    if (!FakeServer::read_request(fd).empty()) FakeServer::send_all(fd, FakeServer::ok_response(kIntResponse));
+    if (!FakeServer::read_request(fd).empty())
+      FakeServer::send_all(fd, FakeServer::ok_response(kIntResponse));
   });
   Client client(server.url(), quick());
   for (int i = 0; i < 3; ++i) {
@@ -204,7 +212,8 @@ TEST(Client, MulticallAcceptsWrappedAndBareResults) {
       "<member><name>faultString</name><value>bad</value></member></struct></value>"
       "</data></array></value></param></params></methodResponse>";
   FakeServer supervisor([&](int fd) {
-    while (!FakeServer::read_request(fd).empty()) FakeServer::send_all(fd, FakeServer::ok_response(bare));
+    while (!FakeServer::read_request(fd).empty())
+      FakeServer::send_all(fd, FakeServer::ok_response(bare));
   });
   std::vector<MethodCall> calls(3);
   calls[0].method_name = calls[1].method_name = calls[2].method_name = "m";
@@ -261,10 +270,13 @@ TEST(Client, AsyncCallsShareAPoolOfConnections) {
   CallOptions brief;
   brief.timeout = 200ms;
   for (int i = 0; i < 3; ++i)
-    client.async_call("sleep", {Value(600)}, [&](Result<Value> r) {
-      if (!r && r.error().code == Errc::Timeout) ++timeouts;
-      if (--left == 0) all.set_value();
-    }, brief);
+    client.async_call(
+        "sleep", {Value(600)},
+        [&](Result<Value> r) {
+          if (!r && r.error().code == Errc::Timeout) ++timeouts;
+          if (--left == 0) all.set_value();
+        },
+        brief);
   ASSERT_EQ(all.get_future().wait_for(3s), std::future_status::ready);
   EXPECT_EQ(timeouts.load(), 3);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -510,6 +511,62 @@ TEST(Dispatcher, LatchedFaultAnswersTheRestOfTheMulticall) {
   EXPECT_EQ(ctx.latched_fault(), nullptr);
   // Outside a multicall a latch changes nothing.
   EXPECT_TRUE(is_result(call(d, "latch"), Value("latched")));
+}
+
+// A handler whose deadline has passed is not run: fault -32300, counted as a fault.
+TEST(Dispatcher, DeadlinePassedIsFault32300) {
+  using Clock = std::chrono::steady_clock;
+  using namespace std::chrono_literals;
+  Registry registry;
+  int runs = 0;
+  ASSERT_TRUE(registry.add("count", [&runs](Params, CallContext&) { return Value(++runs); }));
+  ASSERT_TRUE(registry.add("outlast", [](Params, CallContext& ctx) {
+    while (!ctx.expired()) std::this_thread::sleep_for(1ms);
+    return Value(true);
+  }));
+  registry.freeze();
+  Dispatcher d(registry, {});
+
+  CallContext none;
+  EXPECT_EQ(none.deadline(), Clock::time_point::max());
+  EXPECT_FALSE(none.expired());
+  EXPECT_TRUE(is_result(dispatch(d, call_document("count", {}), none), Value(1)));
+
+  CallContext future;
+  CallContextAccess::set_deadline(future, Clock::now() + 1h);
+  EXPECT_FALSE(future.expired());
+  EXPECT_GT(future.remaining(), 59min);
+  EXPECT_TRUE(is_result(dispatch(d, call_document("count", {}), future), Value(2)));
+
+  CallContext past;
+  CallContextAccess::set_deadline(past, Clock::now() - 1ms);
+  EXPECT_TRUE(past.expired());
+  EXPECT_EQ(past.remaining(), Clock::duration::zero());
+  Reply r = dispatch(d, call_document("count", {}), past);
+  EXPECT_TRUE(is_fault(r, -32300, "deadline exceeded"));
+  EXPECT_EQ(r.outcome.fault_code, -32300);
+  EXPECT_EQ(runs, 2);
+  // A whole multicall past its deadline is one fault.
+  EXPECT_TRUE(is_fault(
+      dispatch(d, call_document("system.multicall", {Value::array({entry("count")})}), past),
+      -32300));
+  EXPECT_EQ(runs, 2);
+
+  // The entries after one that outlasted the deadline are answered without running.
+  CallContext soon;
+  CallContextAccess::set_deadline(soon, Clock::now() + 50ms);
+  Value calls = Value::array({entry("count"), entry("outlast"), entry("count"), entry("nope")});
+  Reply m = dispatch(d, call_document("system.multicall", {calls}), soon);
+  EXPECT_TRUE(is_result(m, Value::array({Value::array({3}), Value::array({true}),
+                                         fault_entry(-32300, "deadline exceeded"),
+                                         fault_entry(-32601, "unknown method 'nope'")})));
+  EXPECT_EQ(runs, 3);
+
+  std::vector<MethodStats> sums;
+  d.add_stats_to(sums);
+  EXPECT_EQ(sums[0].name, "count");
+  EXPECT_EQ(sums[0].calls, 5u);  // three ran, two answered with the deadline fault
+  EXPECT_EQ(sums[0].faults, 2u);
 }
 
 TEST(Dispatcher, MulticallEntriesSeeTheirOwnMethod) {

@@ -1,9 +1,9 @@
 // Typed binding and calling end to end: Server::bind on 127.0.0.1:0, Client::call<R>.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <atomic>
 #include <functional>
 #include <future>
 #include <limits>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -91,10 +92,11 @@ class TypedTest : public ::testing::Test {
 
 // Each test binds its methods, then starts the server (bind must come before start).
 TEST_F(TypedTest, OneLineServerAndClient) {
-  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds."));
+  ASSERT_TRUE(server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds."));
   ASSERT_TRUE(server.bind("fnptr", &add));
-  ASSERT_TRUE(server.bind("function", std::function<double(double, double)>(
-                                          [](double a, double b) { return a * b; })));
+  ASSERT_TRUE(server.bind(
+      "function", std::function<double(double, double)>([](double a, double b) { return a * b; })));
   ASSERT_TRUE(server.bind("functor", Concat{"-"}));
   start();
   Result<int> r = client->call<int>("sample.add", 3, 5);
@@ -167,7 +169,8 @@ TEST_F(TypedTest, StringViewArgumentAndConstCharResult) {
 
 // system.methodSignature shows the deduced types; help comes through.
 TEST_F(TypedTest, IntrospectionSignatures) {
-  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two ints."));
+  ASSERT_TRUE(server.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds two ints."));
   ASSERT_TRUE(server.bind("mix", [](CallContext&, int64_t, const std::string&, std::vector<int>,
                                     std::map<std::string, Value>, Point, bool, DateTime,
                                     std::vector<uint8_t>, double) { return 1u; }));
@@ -179,8 +182,8 @@ TEST_F(TypedTest, IntrospectionSignatures) {
   EXPECT_EQ(*add, (Sigs{{"int", "int", "int"}}));
   EXPECT_EQ(*client->call<std::string>("system.methodHelp", "sample.add"), "Adds two ints.");
   EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "mix"),
-            (Sigs{{"i8", "i8", "string", "array", "struct", "struct", "boolean",
-                   "dateTime.iso8601", "base64", "double"}}));
+            (Sigs{{"i8", "i8", "string", "array", "struct", "struct", "boolean", "dateTime.iso8601",
+                   "base64", "double"}}));
   EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "opt"),
             (Sigs{{"nil", "int", "string"}, {"nil", "nil", "string"}}));
 }
@@ -269,14 +272,81 @@ TEST_F(TypedTest, VoidHandlerAnswersNil) {
 }
 
 TEST_F(TypedTest, OptionalParameterTakesNil) {
-  ASSERT_TRUE(server.bind("greet", [](std::optional<std::string> name) {
-    return "hello " + name.value_or("world");
-  }));
+  ASSERT_TRUE(server.bind(
+      "greet", [](std::optional<std::string> name) { return "hello " + name.value_or("world"); }));
   start();
   EXPECT_EQ(*client->call<std::string>("greet", std::optional<std::string>()), "hello world");
   EXPECT_EQ(*client->call<std::string>("greet", nullptr), "hello world");
   EXPECT_EQ(*client->call<std::string>("greet", "you"), "hello you");
   EXPECT_FALSE(client->call<std::string>("greet", 1));
+}
+
+// Trailing optional parameters may be left out; a left-out one is an empty optional.
+TEST_F(TypedTest, TrailingOptionalParametersMayBeLeftOut) {
+  ASSERT_TRUE(server.bind("f", [](int a, std::optional<int> b) {
+    return std::to_string(a) + "/" + (b ? std::to_string(*b) : "none");
+  }));
+  ASSERT_TRUE(server.bind(
+      "g", [](CallContext&, std::string s, std::optional<int> n, std::optional<std::string> t) {
+        return s + ":" + std::to_string(n.value_or(-1)) + ":" + t.value_or("-");
+      }));
+  // Not trailing: the optional must be passed (nil or a value).
+  ASSERT_TRUE(server.bind("h", [](std::optional<int> a, int b) { return a.value_or(0) + b; }));
+  start();
+  EXPECT_EQ(*client->call<std::string>("f", 1), "1/none");
+  EXPECT_EQ(*client->call<std::string>("f", 1, nullptr), "1/none");
+  EXPECT_EQ(*client->call<std::string>("f", 1, 2), "1/2");
+  EXPECT_EQ(*client->call<std::string>("g", "x"), "x:-1:-");
+  EXPECT_EQ(*client->call<std::string>("g", "x", 5), "x:5:-");
+  EXPECT_EQ(*client->call<std::string>("g", "x", nullptr, "t"), "x:-1:t");
+  EXPECT_EQ(*client->call<int>("h", nullptr, 2), 2);
+  auto fault = [&](Status s) {
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().fault_code, fault_code::kInvalidParams);
+    return s.error().message;
+  };
+  EXPECT_EQ(fault(client->call<void>("f")), "f takes 1 or 2 parameters, got 0");
+  EXPECT_EQ(fault(client->call<void>("f", 1, 2, 3)), "f takes 1 or 2 parameters, got 3");
+  EXPECT_EQ(fault(client->call<void>("g")), "g takes 1, 2 or 3 parameters, got 0");
+  EXPECT_EQ(fault(client->call<void>("h", 2)), "h takes 2 parameters, got 1");
+  EXPECT_EQ(fault(client->call<void>("f", 1, "x")),
+            "f: parameter 2 must be int or nil, got string");
+
+  using Sigs = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "f"),
+            (Sigs{{"string", "int", "int"}, {"string", "int", "nil"}, {"string", "int"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "g"),
+            (Sigs{{"string", "string", "int", "string"},
+                  {"string", "string", "nil", "string"},
+                  {"string", "string", "int", "nil"},
+                  {"string", "string", "nil", "nil"},
+                  {"string", "string", "int"},
+                  {"string", "string", "nil"},
+                  {"string", "string"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "h"),
+            (Sigs{{"int", "int", "int"}, {"int", "nil", "int"}}));
+}
+
+// Past 64 variants the nullable slots become "any" and only the lengths vary.
+TEST(DeducedSignatures, CapAt64Variants) {
+  using O = std::optional<int>;
+  // Six trailing optionals: 2^6 + 2^5 + ... + 1 = 127 variants, over the cap.
+  auto six = detail::deduced_signatures<int, int, O, O, O, O, O, O>();
+  ASSERT_EQ(six.size(), 7u);
+  EXPECT_EQ(six.front(),
+            (std::vector<std::string>{"int", "int", "any", "any", "any", "any", "any", "any"}));
+  EXPECT_EQ(six.back(), (std::vector<std::string>{"int", "int"}));
+  // Five: 63 variants, all listed.
+  EXPECT_EQ((detail::deduced_signatures<int, int, O, O, O, O, O>().size()), 63u);
+  // Not trailing: six optionals then an int: 64 variants of one length.
+  EXPECT_EQ((detail::deduced_signatures<void, O, O, O, O, O, O, int>().size()), 64u);
+  EXPECT_EQ((detail::deduced_signatures<void, O, O, O, O, O, O, O, int>().size()), 1u);
+  // Forty trailing optionals: no shift overflow, 41 signatures.
+  auto many = []<size_t... I>(std::index_sequence<I...>) {
+    return detail::deduced_signatures<int, decltype((void)I, O())...>();
+  }
+  (std::make_index_sequence<40>{});
+  EXPECT_EQ(many.size(), 41u);
 }
 
 TEST_F(TypedTest, HandlerFaultsAndExceptions) {
@@ -297,6 +367,59 @@ TEST_F(TypedTest, HandlerFaultsAndExceptions) {
   EXPECT_EQ(t.error().fault_code, fault_code::kInternalError);
 }
 
+// A handler may return Result<T> (a value or a fault) or Status (nil or a fault).
+TEST_F(TypedTest, ResultAndStatusReturns) {
+  ASSERT_TRUE(server.bind("half", [](int n) -> Result<int> {
+    if (n % 2) return Error(Errc::Fault, 42, "odd: " + std::to_string(n));
+    return n / 2;
+  }));
+  ASSERT_TRUE(server.bind("kinds", [](std::string kind) -> Result<std::vector<int>> {
+    if (kind == "mismatch") return Error(Errc::TypeMismatch, "a mismatch");  // -32602
+    if (kind == "timeout") return Error(Errc::Timeout, 0, "slow");       // no code: errc_fault_code
+    if (kind == "ok-code") return Error(Errc::Ok, 0, "no code at all");  // -32603
+    if (kind == "empty") return Error(Errc::NotFound, 0, "");            // the Errc's name
+    return std::vector<int>{1, 2};
+  }));
+  std::atomic<int> hits{0};
+  ASSERT_TRUE(server.bind("check", [&hits](CallContext&, bool fine) -> Status {
+    ++hits;
+    if (!fine) return Error(Errc::InvalidArgument, -32000, "not fine");
+    return {};
+  }));
+  ASSERT_TRUE(server.bind("huge", []() -> Result<uint64_t> { return UINT64_MAX; }));
+  start();
+  auto fault = [&](Status s, int32_t code) {
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::Fault);
+    EXPECT_EQ(s.error().fault_code, code);
+    return s.error().message;
+  };
+  EXPECT_EQ(*client->call<int>("half", 8), 4);
+  EXPECT_EQ(fault(client->call<void>("half", 3), 42), "odd: 3");
+  EXPECT_EQ(*client->call<std::vector<int>>("kinds", "fine"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(fault(client->call<void>("kinds", "mismatch"), fault_code::kInvalidParams),
+            "a mismatch");
+  EXPECT_EQ(fault(client->call<void>("kinds", "timeout"), fault_code::kTransportError), "slow");
+  EXPECT_EQ(fault(client->call<void>("kinds", "ok-code"), fault_code::kInternalError),
+            "no code at all");
+  EXPECT_EQ(fault(client->call<void>("kinds", "empty"), fault_code::kInternalError),
+            errc_name(Errc::NotFound));
+  EXPECT_TRUE(client->call("check", {Value(true)})->is_nil());
+  EXPECT_EQ(fault(client->call<void>("check", false), -32000), "not fine");
+  EXPECT_EQ(hits.load(), 2);
+  EXPECT_FALSE(fault(client->call<void>("huge"), fault_code::kInternalError).empty());
+  // The signature shows T (nil for Status), not the Result.
+  using Sigs = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "half"), (Sigs{{"int", "int"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "kinds"), (Sigs{{"array", "string"}}));
+  EXPECT_EQ(*client->call<Sigs>("system.methodSignature", "check"), (Sigs{{"nil", "boolean"}}));
+  // Faults from a Result count as faults in the statistics.
+  for (const MethodStats& m : server.method_stats()) {
+    if (m.name == "half") EXPECT_EQ(m.faults, 1u);
+    if (m.name == "check") EXPECT_EQ(m.faults, 1u);
+  }
+}
+
 TEST_F(TypedTest, HandlerWithCallContext) {
   ASSERT_TRUE(server.bind("whoami", [](CallContext& ctx, const std::string& greeting) {
     return std::map<std::string, std::string>{{"greeting", greeting},
@@ -314,8 +437,7 @@ TEST_F(TypedTest, HandlerWithCallContext) {
   EXPECT_EQ((*r)["agent"], "yes");
   EXPECT_EQ(client->call<std::string>("peer")->rfind("127.0.0.1:", 0), 0u);
   // The context is not an XML-RPC parameter: the signature has none for it.
-  EXPECT_EQ(*client->call<std::vector<std::vector<std::string>>>("system.methodSignature",
-                                                                   "peer"),
+  EXPECT_EQ(*client->call<std::vector<std::vector<std::string>>>("system.methodSignature", "peer"),
             (std::vector<std::vector<std::string>>{{"string"}}));
 }
 
@@ -343,12 +465,251 @@ TEST_F(TypedTest, AsyncTypedCalls) {
   EXPECT_EQ(unrep.error().code, Errc::Unrepresentable);
 }
 
+// The callback forms: `done` gets the converted result on the client's I/O thread.
+TEST_F(TypedTest, AsyncTypedCallbacks) {
+  ASSERT_TRUE(server.bind("sq", [](int n) { return int64_t{n} * n; }));
+  ASSERT_TRUE(server.bind("touch", [] {}));
+  ASSERT_TRUE(server.bind("hdr", [](CallContext& ctx) { return std::string(ctx.header("X-T")); }));
+  start();
+  const std::thread::id caller = std::this_thread::get_id();
+  // Each result with the thread it was delivered on.
+  auto expect = [&]<class Out>(std::type_identity<Out>) {
+    auto p = std::make_shared<std::promise<std::pair<Out, std::thread::id>>>();
+    std::function<void(Out)> done = [p](Out r) {
+      p->set_value({std::move(r), std::this_thread::get_id()});
+    };
+    return std::pair{done, p->get_future()};
+  };
+  {
+    auto [done, future] = expect(std::type_identity<Result<int64_t>>{});
+    client->async_call<int64_t>(done, "sq", 7);
+    auto [r, thread] = future.get();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, 49);
+    EXPECT_NE(thread, caller);
+  }
+  {
+    auto [done, future] = expect(std::type_identity<Status>{});
+    client->async_call<void>(done, "touch");
+    auto [s, thread] = future.get();
+    EXPECT_TRUE(s) << s.error().message;
+    EXPECT_NE(thread, caller);
+  }
+  {  // A result of the wrong type: converted on the I/O thread.
+    auto [done, future] = expect(std::type_identity<Result<std::string>>{});
+    client->async_call<std::string>(done, "sq", 3);
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, "sq: result must be string, got i8");
+    EXPECT_NE(thread, caller);
+  }
+  {  // An argument that cannot be sent: reported through `done`, on the I/O thread too.
+    auto [done, future] = expect(std::type_identity<Result<int64_t>>{});
+    client->async_call<int64_t>(done, "sq", std::numeric_limits<uint64_t>::max());
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::Unrepresentable);
+    EXPECT_NE(thread, caller);
+  }
+  {  // With options; a lambda converts to the callback without naming std::function.
+    CallOptions opts;
+    opts.headers = {{"X-T", "opt"}};
+    std::promise<Result<std::string>> p;
+    client->async_call_with<std::string>(
+        opts, [&p](Result<std::string> r) { p.set_value(std::move(r)); }, "hdr");
+    EXPECT_EQ(p.get_future().get().value(), "opt");
+  }
+  {  // A header the client refuses: the untyped callback form reports it on the I/O thread.
+    CallOptions bad;
+    bad.headers = {{"X-T", "a\r\nInjected: 1"}};
+    auto [done, future] = expect(std::type_identity<Result<std::string>>{});
+    client->async_call_with<std::string>(bad, done, "hdr");
+    auto [r, thread] = future.get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::InvalidArgument);
+    EXPECT_NE(thread, caller);
+  }
+  // The future forms are unchanged beside them.
+  EXPECT_EQ(*client->async_call<int64_t>("sq", 4).get(), 16);
+}
+
 TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {
   ASSERT_TRUE(server.bind("m", [] { return 1; }));
   Status again = server.bind("m", [] { return 2; });
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, Errc::InvalidArgument);
   EXPECT_FALSE(server.bind("system.x", [] { return 1; }));
+}
+
+// ---- deadlines: ServerOptions::call_timeout, X-Callwire-Timeout, ClientOptions::send_timeout
+
+ServerOptions deadline_options(std::chrono::milliseconds call_timeout,
+                               unsigned handler_threads = 0) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.handler_threads = handler_threads;
+  o.call_timeout = call_timeout;
+  return o;
+}
+
+// The milliseconds left of the call's deadline as the handler sees it; -1 when it has none.
+int64_t left_ms(const CallContext& ctx) {
+  if (ctx.deadline() == std::chrono::steady_clock::time_point::max()) {
+    EXPECT_FALSE(ctx.expired());
+    EXPECT_EQ(ctx.remaining(), std::chrono::steady_clock::duration::max());
+    return -1;
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(ctx.remaining()).count();
+}
+
+CallOptions timeout_header(std::string value) {
+  CallOptions o;
+  o.headers = {{"X-Callwire-Timeout", std::move(value)}};
+  return o;
+}
+
+TEST(Deadline, NoneByDefault) {
+  Server server(deadline_options(0ms));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("left", [&runs](CallContext& ctx) {
+    ++runs;
+    return left_ms(ctx);
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  EXPECT_EQ(*client.call<int64_t>("left"), -1);
+  // The header alone gives a deadline; one of another form is ignored.
+  Result<int64_t> sent = client.call_with<int64_t>(timeout_header("800"), "left");
+  ASSERT_TRUE(sent) << sent.error().message;
+  EXPECT_GE(*sent, 0);
+  EXPECT_LE(*sent, 800);
+  for (const char* bad : {"abc", "1234567890", "", "-5", "+5", "12a", "5.0", "0x10", "1e3"}) {
+    Result<int64_t> r = client.call_with<int64_t>(timeout_header(bad), "left");
+    ASSERT_TRUE(r) << bad << ": " << r.error().message;
+    EXPECT_EQ(*r, -1) << "'" << bad << "'";
+  }
+  // Nine digits are still a valid header.
+  EXPECT_GT(*client.call_with<int64_t>(timeout_header("999999999"), "left"), 999000000);
+  // 0: the deadline is the request's completion; the handler is not run.
+  runs = 0;
+  Result<int64_t> zero = client.call_with<int64_t>(timeout_header("0"), "left");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().fault_code, fault_code::kTransportError);
+  EXPECT_EQ(zero.error().message, "deadline exceeded");
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(Deadline, CallTimeoutAndTheEarlierHeader) {
+  Server server(deadline_options(5000ms));
+  ASSERT_TRUE(server.bind("left", [](CallContext& ctx) { return left_ms(ctx); }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  Result<int64_t> r = client.call<int64_t>("left");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_GT(*r, 1000);
+  EXPECT_LE(*r, 5000);
+  // The header is earlier: it wins.
+  Result<int64_t> early = client.call_with<int64_t>(timeout_header("800"), "left");
+  ASSERT_TRUE(early) << early.error().message;
+  EXPECT_LE(*early, 800);
+  // The header is later: call_timeout wins.
+  Result<int64_t> late = client.call_with<int64_t>(timeout_header("60000"), "left");
+  ASSERT_TRUE(late) << late.error().message;
+  EXPECT_GT(*late, 1000);
+  EXPECT_LE(*late, 5000);
+  // An invalid one changes nothing.
+  EXPECT_GT(*client.call_with<int64_t>(timeout_header("soon"), "left"), 1000);
+}
+
+// An entry that outlasts the request's deadline: the later entries are not run.
+TEST(Deadline, MulticallEntriesAfterTheDeadlineAreFaults) {
+  Server server(deadline_options(0ms));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("count", [&runs] { return ++runs; }));
+  ASSERT_TRUE(server.bind("outlast", [](CallContext& ctx) {
+    while (!ctx.expired()) std::this_thread::sleep_for(1ms);  // a handler polling its deadline
+    return true;
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  std::vector<MethodCall> calls(4);
+  calls[0].method_name = "count";
+  calls[1].method_name = "outlast";
+  calls[2].method_name = "count";
+  calls[3].method_name = "outlast";
+  auto r = client.multicall(calls, timeout_header("100"));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ((*r)[0].value(), Value(1));
+  EXPECT_EQ((*r)[1].value(), Value(true));
+  for (size_t i : {2, 3}) {
+    ASSERT_FALSE((*r)[i]) << i;
+    EXPECT_EQ((*r)[i].error().fault_code, fault_code::kTransportError);
+    EXPECT_EQ((*r)[i].error().message, "deadline exceeded");
+  }
+  EXPECT_EQ(runs.load(), 1);
+}
+
+// With a worker pool, the time a call waits in the queue counts against its deadline.
+TEST(Deadline, QueuedCallPastItsDeadlineIsNotRun) {
+  Server server(deadline_options(0ms, 1));
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(server.bind("count", [&runs] { return ++runs; }));
+  ASSERT_TRUE(server.bind("outlast", [](CallContext& ctx) {
+    while (!ctx.expired()) std::this_thread::sleep_for(1ms);
+    return true;
+  }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  // The one worker is busy for 500 ms; the second call, sent at once, may wait only 20.
+  auto first = client.async_call_with<bool>(timeout_header("500"), "outlast");
+  auto second = client.async_call_with<int>(timeout_header("20"), "count");
+  EXPECT_TRUE(first.get().value());
+  Result<int> queued = second.get();
+  ASSERT_FALSE(queued);
+  EXPECT_EQ(queued.error().fault_code, fault_code::kTransportError);
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(Deadline, ClientSendsItsRemainingTime) {
+  Server server(deadline_options(0ms));
+  ASSERT_TRUE(server.bind(
+      "sent", [](CallContext& ctx) { return std::string(ctx.header("X-Callwire-Timeout")); }));
+  ASSERT_TRUE(server.bind("left", [](CallContext& ctx) { return left_ms(ctx); }));
+  ASSERT_TRUE(server.start());
+  auto millis = [](const Result<std::string>& r) -> int64_t {
+    EXPECT_TRUE(r) << r.error().message;
+    if (!r || r->empty() || r->size() > 9) return -1;
+    return std::stoll(*r);
+  };
+  {  // Off by default: nothing is sent.
+    Client plain(server.url());
+    EXPECT_EQ(*plain.call<std::string>("sent"), "");
+    EXPECT_EQ(*plain.call<int64_t>("left"), -1);
+  }
+  ClientOptions o;
+  o.timeout = 5000ms;
+  o.send_timeout = true;
+  Client client(server.url(), o);
+  int64_t sent = millis(client.call<std::string>("sent"));
+  EXPECT_GT(sent, 1000);
+  EXPECT_LE(sent, 5000);
+  // The server honours it.
+  int64_t left = *client.call<int64_t>("left");
+  EXPECT_GE(left, 0);
+  EXPECT_LE(left, 5000);
+  // A per-call timeout, with extra headers (the head is then built per call), async too.
+  CallOptions call;
+  call.timeout = 1234ms;
+  call.headers = {{"X-Other", "1"}};
+  sent = millis(client.call_with<std::string>(call, "sent"));
+  EXPECT_GT(sent, 200);
+  EXPECT_LE(sent, 1234);
+  call.headers.clear();
+  sent = millis(client.async_call_with<std::string>(call, "sent").get());
+  EXPECT_GT(sent, 200);
+  EXPECT_LE(sent, 1234);
 }
 
 // Conversions without a server: the edges the wire does not reach.
@@ -372,8 +733,7 @@ TEST(Convert, DoubleFloatAndIntegers) {
   EXPECT_FALSE(Convert<float>::from_value(Value(1e300)));
   EXPECT_EQ(Convert<int64_t>::from_value(Value(5)).value(), 5);
   EXPECT_EQ(Convert<int>::from_value(Value(true)).error().message, "must be int, got boolean");
-  EXPECT_EQ(Convert<std::string>::from_value(Value(1)).error().message,
-            "must be string, got int");
+  EXPECT_EQ(Convert<std::string>::from_value(Value(1)).error().message, "must be string, got int");
   EXPECT_THROW(Convert<uint64_t>::to_value(std::numeric_limits<uint64_t>::max()), Exception);
 }
 

@@ -313,6 +313,11 @@ typedef struct cw_server_options {
   cw_auth_fn authenticate;     /**< NULL: no authentication */
   void* authenticate_data;     /**< passed to authenticate */
   const char* realm;           /**< in WWW-Authenticate; default "callwire" */
+  /** Each call's deadline, counted from its complete request (the earlier of this and the
+   *  time a client sends in X-Callwire-Timeout). A call past it is answered -32300 "deadline
+   *  exceeded" instead of starting; a running handler sees it via cw_call_remaining_ms.
+   *  Default 0: none. */
+  uint32_t call_timeout_ms;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -409,6 +414,11 @@ CALLWIRE_API const char* cw_call_user(cw_call* call);
 CALLWIRE_API cw_status cw_call_header(cw_call* call, const char* name, const char** value_out,
                                       size_t* len_out);
 
+/** The milliseconds left before the call's deadline (cw_server_options.call_timeout_ms or the
+ *  client's X-Callwire-Timeout): 0 once it has passed, INT64_MAX when the call has none. A
+ *  handler that works long may poll it and give up with a fault. */
+CALLWIRE_API int64_t cw_call_remaining_ms(cw_call* call);
+
 /** The number of parameters. */
 CALLWIRE_API size_t cw_call_param_count(cw_call* call);
 /** Parameter `index` (from 0), borrowed. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND
@@ -481,6 +491,9 @@ typedef struct cw_client_options {
   cw_dialect dialect;           /**< how i8 and nil are written; CW_DIALECT_APACHE for Apache */
   unsigned max_connections;     /**< kept open, and open at once for async calls; default 8 */
   const char* unix_path;        /**< the HTTP path for a "unix:" URL; default "/RPC2" */
+  /** Non-zero: send each call's remaining time (header X-Callwire-Timeout), so a callwire
+   *  server does not start work the client has given up on. Off by default: it costs bytes. */
+  int send_timeout;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -557,10 +570,11 @@ CALLWIRE_API cw_status cw_client_multicall(cw_client* client, const cw_multicall
 typedef void (*cw_call_done_fn)(cw_status status, const cw_value* result, const cw_error* error,
                                 void* user_data);
 
-/** Starts a call and returns at once; `done` runs exactly once with its outcome, usually
- *  later on the client's I/O thread, or before this returns when the call cannot start (a
- *  parameter XML-RPC cannot carry, a bad header). Up to max_connections calls are on the
- *  wire at once; more wait for a connection, within their deadline.
+/** Starts a call and returns at once; `done` runs exactly once with its outcome, on the
+ *  client's I/O thread, also for a call that cannot be sent (a parameter XML-RPC cannot carry,
+ *  a bad header); only if that thread cannot be started does it run on the calling thread,
+ *  before this returns. Up to max_connections calls are on the wire at once; more wait for a
+ *  connection, within their deadline.
  *  CW_OK (done will run or has run); CW_INVALID_ARGUMENT (a NULL, a bad struct_size) or
  *  CW_NO_MEMORY: nothing started and done will not run. */
 CALLWIRE_API cw_status cw_client_call_async(cw_client* client, const char* method,

@@ -48,6 +48,7 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   }
   if (o->max_connections) out.max_connections = o->max_connections;
   if (o->unix_path) out.unix_path = o->unix_path;
+  if (CW_HAS_FIELD(o, cw_client_options, send_timeout)) out.send_timeout = o->send_timeout != 0;
   return CW_OK;
 }
 

@@ -89,6 +89,9 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     };
   }
   if (o->realm) out.realm = o->realm;
+  if (CW_HAS_FIELD(o, cw_server_options, call_timeout_ms)) {
+    out.call_timeout = std::chrono::milliseconds(o->call_timeout_ms);
+  }
   return CW_OK;
 }
 
@@ -307,6 +310,13 @@ cw_status cw_call_header(cw_call* call, const char* name, const char** value_out
     }
   }
   return CW_NOT_FOUND;
+}
+
+int64_t cw_call_remaining_ms(cw_call* call) {
+  if (!call) return 0;
+  auto left = call->context.remaining();
+  if (left == std::chrono::steady_clock::duration::max()) return INT64_MAX;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
 }
 
 size_t cw_call_param_count(cw_call* call) { return call ? call->params.size() : 0; }

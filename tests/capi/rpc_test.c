@@ -4,6 +4,7 @@
  * options structs (zeroed, older, bad sizes), and the errors of misuse. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,6 +98,23 @@ static cw_status login(cw_call* call, void* user_data) {
   (void)user_data;
   cw_call_latch_fault(call, 403, "login failed: the rest of this request is refused");
   return cw_call_fault(call, 403, "login failed");
+}
+
+static cw_status remaining(cw_call* call, void* user_data) {
+  (void)user_data;
+  return cw_call_return_i8(call, cw_call_remaining_ms(call));
+}
+
+/* Works until the deadline has passed (5 s at most), as a long handler polling it would. */
+static cw_status until_deadline(cw_call* call, void* user_data) {
+  int waited = 0;
+  (void)user_data;
+  while (cw_call_remaining_ms(call) > 0 && waited < 500) {
+    sleep_ms(10);
+    ++waited;
+  }
+  if (cw_call_remaining_ms(call) != 0) return cw_call_fault(call, 1, "the deadline never came");
+  return cw_call_return_int(call, waited);
 }
 
 static int counter_calls = 0;
@@ -580,6 +598,110 @@ static void test_client_multicall(void) {
   cw_server_free(server);
 }
 
+/* A server with only the deadline handlers, and `options` as given. */
+static cw_server* deadline_server(const cw_server_options* options) {
+  cw_server* server = NULL;
+  cw_error err;
+  CHECK_STATUS(cw_server_new(options, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "remaining", remaining, NULL, "I:", NULL, &err), CW_OK);
+  CHECK_STATUS(
+      cw_server_add_method(server, "until_deadline", until_deadline, NULL, "i:", NULL, &err),
+      CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  return server;
+}
+
+static int64_t call_remaining(cw_client* client) {
+  cw_value* result = NULL;
+  cw_error err;
+  int64_t left = -1;
+  CHECK_STATUS(cw_client_call(client, "remaining", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_i8(result, &left), CW_OK);
+  cw_value_free(result);
+  return left;
+}
+
+static void test_deadlines_in_handlers(void) {
+  cw_server_options so;
+  cw_client_options co;
+  cw_server* server;
+  cw_client* client;
+  cw_value *calls = NULL, *result = NULL;
+  const cw_value* entry;
+  const cw_value* code;
+  cw_error err;
+  int64_t left;
+  int32_t n;
+  int k;
+
+  /* No deadline anywhere. */
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  server = deadline_server(&so);
+  client = make_client(cw_server_url(server), NULL);
+  CHECK(call_remaining(client) == INT64_MAX);
+  cw_client_free(client);
+
+  /* The client sends its time left: the handler sees at most that. */
+  cw_client_options_init(&co);
+  co.timeout_ms = 5000;
+  co.send_timeout = 1;
+  client = make_client(cw_server_url(server), &co);
+  left = call_remaining(client);
+  CHECK(left > 0 && left <= 5000);
+  cw_client_free(client);
+  cw_server_free(server);
+
+  /* The server's own call timeout; a handler polls it to the end; the multicall entries after
+   * the deadline are answered -32300 without running. */
+  so.call_timeout_ms = 300;
+  server = deadline_server(&so);
+  client = make_client(cw_server_url(server), NULL);
+  left = call_remaining(client);
+  CHECK(left > 0 && left <= 300);
+  CHECK_STATUS(cw_client_call(client, "until_deadline", NULL, 0, NULL, &result, &err), CW_OK);
+  cw_value_free(result);
+  cw_value_new_array(&calls);
+  for (k = 0; k < 2; ++k) {
+    const char* method = k == 0 ? "until_deadline" : "remaining";
+    cw_value *e = NULL, *name = NULL, *params = NULL;
+    cw_value_new_struct(&e);
+    cw_value_new_string(method, strlen(method), &name);
+    cw_value_new_array(&params);
+    cw_value_struct_set(e, "methodName", name);
+    cw_value_struct_set(e, "params", params);
+    cw_value_array_append(calls, e);
+    cw_value_free(e);
+    cw_value_free(name);
+    cw_value_free(params);
+  }
+  {
+    const cw_value* args[1];
+    args[0] = calls;
+    CHECK_STATUS(cw_client_call(client, "system.multicall", args, 1, NULL, &result, &err), CW_OK);
+  }
+  CHECK_STATUS(cw_value_array_get(result, 1, &entry), CW_OK);
+  CHECK_STATUS(cw_value_struct_get(entry, "faultCode", &code), CW_OK);
+  CHECK_STATUS(cw_value_get_int(code, &n), CW_OK);
+  CHECK(n == -32300);
+  cw_value_free(result);
+  cw_value_free(calls);
+  cw_client_free(client);
+  cw_server_free(server);
+
+  /* A caller built against the first header (struct_size without call_timeout_ms): the field
+   * past its struct is never read, so the server has no deadline. */
+  so.struct_size = offsetof(cw_server_options, call_timeout_ms);
+  so.call_timeout_ms = 1;
+  server = deadline_server(&so);
+  client = make_client(cw_server_url(server), NULL);
+  CHECK(call_remaining(client) == INT64_MAX);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
 static void* run_server(void* arg) {
   cw_error err;
   cw_status* st = (cw_status*)malloc(sizeof(cw_status));
@@ -732,6 +854,7 @@ int main(int argc, char** argv) {
       TEST(test_async_calls),
       TEST(test_multicall_latch),
       TEST(test_client_multicall),
+      TEST(test_deadlines_in_handlers),
       TEST(test_run_and_stop_from_another_thread),
       TEST(test_options_and_misuse),
   };

@@ -387,6 +387,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   }
   AsyncEngine& engine = m.engine();
   if (!engine.ok()) {
+    m.give_back(std::move(call.connection));  // unused: back to the pool, not dropped
     done(Error(Errc::InvalidArgument, "cannot start the client's I/O thread"));
     return;
   }

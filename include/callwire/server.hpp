@@ -51,7 +51,8 @@ struct ServerOptions {
   /// so a slow handler never stalls the other connections of its loop.
   unsigned handler_threads = 0;
 
-  /// Open connections; a connection beyond it is closed at once, never one already served.
+  /// Open connections; a connection beyond it is answered 503 (plain HTTP) and closed at once,
+  /// never one already served.
   size_t max_connections = 10000;
   /// From a request's first byte to its last (a slowloris cannot hold a slot longer).
   std::chrono::milliseconds request_timeout{30000};

@@ -16,11 +16,19 @@ void set_nodelay(int fd) noexcept {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+void refuse_connection(UniqueFd fd, std::string_view answer) noexcept {
+  char sink[4096];
+  for (int i = 0; i < 16 && recv(fd.get(), sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  }
+  (void)!send(fd.get(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  shutdown(fd.get(), SHUT_WR);
+}
+
 namespace {
 
 // A Unix path that exists: replace it only if it is a socket nobody listens on.
 Status clear_stale_unix_path(const Endpoint& endpoint, const SocketAddress& address) {
-  struct stat st{};
+  struct stat st {};
   if (lstat(endpoint.path.c_str(), &st) != 0) return {};
   if (!S_ISSOCK(st.st_mode))
     return Error(Errc::InvalidArgument, endpoint.path + " exists and is not a socket");

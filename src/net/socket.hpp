@@ -25,6 +25,11 @@ int finish_connect(int fd) noexcept;
 /// Sets TCP_NODELAY (ignored on non-TCP sockets).
 void set_nodelay(int fd) noexcept;
 
+/// Refuses a just-accepted, non-blocking connection with a last word: discards what the
+/// peer has already sent (so closing does not reset the connection and lose `answer`), sends
+/// `answer` if the socket takes it at once, and closes. Best effort, never blocks.
+void refuse_connection(UniqueFd fd, std::string_view answer) noexcept;
+
 /// Waits until `fd` is readable (or writable) or `deadline` passes: true when ready.
 bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept;
 

@@ -63,9 +63,16 @@ void ServerLoop::run() {
   set_listening(true);
   if (core_.stopping.load()) begin_stop();
   if (!stop_seen_ || open_ > 0)
-    loop_->run(kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+    loop_->run(
+        kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
   set_listening(false);
 }
+
+namespace {
+constexpr std::string_view kOverCapacityAnswer =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
+    "Retry-After: 1\r\n\r\n";
+}  // namespace
 
 void ServerLoop::accept_from(ListenerWatcher& watcher) {
   const Listener& listener = watcher.listener();
@@ -88,8 +95,10 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
     }
     net::UniqueFd owned(fd);
     if (core_.connections.fetch_add(1) >= core_.options.max_connections) {
-      // At the cap: refuse the newcomer, never an established connection.
+      // At the cap: refuse the newcomer, never an established connection. A plain HTTP peer
+      // is told why (TLS would need a handshake first: it just sees the close).
       core_.connections.fetch_sub(1);
+      if (!listener.tls) net::refuse_connection(std::move(owned), kOverCapacityAnswer);
       continue;
     }
     if (!listener.unix_socket) net::set_nodelay(fd);
@@ -115,8 +124,10 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
 }
 
 void ServerLoop::destroy(HttpConnection* c) {
-  if (c->prev) c->prev->next = c->next;
-  else head_ = c->next;
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    head_ = c->next;
   if (c->next) c->next->prev = c->prev;
   c->prev = nullptr;
   c->next = dead_;  // a list of its own: closing must not allocate (it runs on bad_alloc)

@@ -35,7 +35,8 @@ struct TestServer {
       return a;
     });
     server.add_method("whoami", [](Params, CallContext& c) {
-      return Value::structure({{"user", Value(c.user())}, {"peer", Value(c.peer())},
+      return Value::structure({{"user", Value(c.user())},
+                               {"peer", Value(c.peer())},
                                {"agent", Value(c.header("user-agent"))}});
     });
     server.add_method("sleep", [](Params p, CallContext&) {
@@ -129,12 +130,14 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
   ASSERT_TRUE(s.connected());
   std::string three;
   for (int i = 0; i < 3; ++i)
-    three += post(call_xml("add", "<param><value><int>" + std::to_string(i) +
-                                      "</int></value></param><param><value><int>100</int></value></param>"));
+    three += post(
+        call_xml("add", "<param><value><int>" + std::to_string(i) +
+                            "</int></value></param><param><value><int>100</int></value></param>"));
   ASSERT_TRUE(s.send(three));
   std::string got = s.read_responses(3);
   ASSERT_EQ(RawSocket::complete_responses(got), 3) << got;
-  size_t a = got.find("<int>100</int>"), b = got.find("<int>101</int>"), c = got.find("<int>102</int>");
+  size_t a = got.find("<int>100</int>"), b = got.find("<int>101</int>"),
+         c = got.find("<int>102</int>");
   ASSERT_NE(a, std::string::npos);
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
@@ -143,8 +146,9 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
 TEST(HttpServer, AnswersEachByteOfARequestSentAlone) {
   TestServer t;
   RawSocket s(t.port());
-  std::string request = post(call_xml("add", "<param><value><int>2</int></value></param>"
-                                             "<param><value><int>2</int></value></param>"));
+  std::string request = post(call_xml("add",
+                                      "<param><value><int>2</int></value></param>"
+                                      "<param><value><int>2</int></value></param>"));
   for (char c : request) ASSERT_TRUE(s.send(std::string_view(&c, 1)));
   std::string got = s.read_responses(1);
   EXPECT_NE(got.find("<int>4</int>"), std::string::npos) << got;
@@ -166,14 +170,18 @@ TEST(HttpServer, RefusesBadHttpAndKeepsServing) {
       {"GET", "GET /RPC2 HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 405"},
       {"other path", post(body, {}, "/other"), "HTTP/1.1 404"},
       {"garbage request line", "HELLO\r\n\r\n", "HTTP/1.1 400"},
-      {"CL and TE", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-                    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400"},
-      {"two CL", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde",
+      {"CL and TE",
+       "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+       "HTTP/1.1 400"},
+      {"two CL",
+       "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde",
        "HTTP/1.1 400"},
       {"body too large", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n",
        "HTTP/1.1 413"},
-      {"headers too large", "POST /RPC2 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(2000, 'a') +
-                                "\r\n\r\n", "HTTP/1.1 431"},
+      {"headers too large",
+       "POST /RPC2 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(2000, 'a') + "\r\n\r\n",
+       "HTTP/1.1 431"},
       {"unknown coding", post(body, "Content-Encoding: br\r\n"), "HTTP/1.1 415"},
       {"bad gzip", post("not gzip at all", "Content-Encoding: gzip\r\n"), "HTTP/1.1 400"},
   };
@@ -205,12 +213,14 @@ TEST(HttpServer, NotWellFormedXmlIsAFaultInA200) {
 TEST(HttpServer, ExpectContinue) {
   TestServer t;
   RawSocket s(t.port());
-  std::string body = call_xml("add", "<param><value><int>20</int></value></param>"
-                                     "<param><value><int>22</int></value></param>");
+  std::string body = call_xml("add",
+                              "<param><value><int>20</int></value></param>"
+                              "<param><value><int>22</int></value></param>");
   std::string request = post(body, "Expect: 100-continue\r\n");
   std::string head = request.substr(0, request.size() - body.size());
   ASSERT_TRUE(s.send(head));
-  std::string interim = s.read_until([](const std::string& g) { return g.find("\r\n\r\n") != std::string::npos; });
+  std::string interim =
+      s.read_until([](const std::string& g) { return g.find("\r\n\r\n") != std::string::npos; });
   EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(s.send(body));
   std::string got = s.read_responses(1);
@@ -220,8 +230,9 @@ TEST(HttpServer, ExpectContinue) {
 TEST(HttpServer, ExpectContinueRefusedOnItsHead) {
   TestServer t;
   RawSocket s(t.port());
-  ASSERT_TRUE(s.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
-                     "Expect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      s.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
+             "Expect: 100-continue\r\n\r\n"));
   std::string got = s.read_all(3s);
   EXPECT_EQ(status_line(got), "HTTP/1.1 404 Not Found") << got;
 }
@@ -232,8 +243,9 @@ TEST(HttpServer, GzipBothWays) {
   TestServer t(o);
   // A gzipped request body.
   Buffer z;
-  std::string body = call_xml("add", "<param><value><int>1</int></value></param>"
-                                     "<param><value><int>2</int></value></param>");
+  std::string body = call_xml("add",
+                              "<param><value><int>1</int></value></param>"
+                              "<param><value><int>2</int></value></param>");
   ASSERT_TRUE(http::gzip_compress(body, z));
   RawSocket s(t.port());
   ASSERT_TRUE(s.send(post(z.view(), "Content-Encoding: gzip\r\n")));
@@ -265,7 +277,9 @@ TEST(HttpServer, GzipBothWays) {
 
 TEST(HttpServer, BasicAuthentication) {
   ServerOptions o = TestServer::base_options();
-  o.authenticate = [](std::string_view u, std::string_view p) { return u == "ann" && p == "s3:cret"; };
+  o.authenticate = [](std::string_view u, std::string_view p) {
+    return u == "ann" && p == "s3:cret";
+  };
   o.realm = "test realm";
   TestServer t(o);
   RawSocket s(t.port());
@@ -313,8 +327,9 @@ TEST(HttpServer, TimesOutSlowAndIdleConnections) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
   // An idle keep-alive connection after one answer.
   RawSocket idle(t.port());
-  ASSERT_TRUE(idle.send(post(call_xml("add", "<param><value><int>1</int></value></param>"
-                                             "<param><value><int>1</int></value></param>"))));
+  ASSERT_TRUE(idle.send(post(call_xml("add",
+                                      "<param><value><int>1</int></value></param>"
+                                      "<param><value><int>1</int></value></param>"))));
   ASSERT_EQ(RawSocket::complete_responses(idle.read_responses(1)), 1);
   idle.read_all(3s);
   EXPECT_TRUE(idle.closed());
@@ -336,17 +351,24 @@ TEST(HttpServer, ConnectionCapRefusesNewcomersOnly) {
   ServerOptions o = TestServer::base_options();
   o.max_connections = 2;
   TestServer t(o);
-  std::string request = post(call_xml("add", "<param><value><int>1</int></value></param>"
-                                             "<param><value><int>2</int></value></param>"));
+  std::string request = post(call_xml("add",
+                                      "<param><value><int>1</int></value></param>"
+                                      "<param><value><int>2</int></value></param>"));
   RawSocket a(t.port()), b(t.port());
   ASSERT_TRUE(a.send(request));
   ASSERT_EQ(RawSocket::complete_responses(a.read_responses(1)), 1);
   ASSERT_TRUE(b.send(request));
   ASSERT_EQ(RawSocket::complete_responses(b.read_responses(1)), 1);
+  // A newcomer is told 503 and closed, whether or not it has sent its request yet.
   RawSocket c(t.port());
   c.send(request);
-  c.read_all(2s);
+  std::string refused = c.read_all(2s);
   EXPECT_TRUE(c.closed());
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0u) << refused;
+  EXPECT_NE(refused.find("Retry-After: 1\r\n"), std::string::npos);
+  RawSocket d(t.port());
+  EXPECT_EQ(d.read_all(2s).rfind("HTTP/1.1 503 ", 0), 0u);
+  EXPECT_TRUE(d.closed());
   // The two already served still are.
   ASSERT_TRUE(a.send(request));
   EXPECT_EQ(RawSocket::complete_responses(a.read_responses(1)), 1);

@@ -287,13 +287,20 @@ void HttpConnection::handle_request() {
     job_out_.clear();
     job_request_bytes_ = body.size();
     job_started_ = Clock::now();
-    pool->submit([this, body, deadline](Dispatcher& dispatcher) {
-      CallContext context(peer_, user_, headers_);
-      CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-      DispatchOutcome outcome = dispatcher.handle(body, context, job_out_);
-      job_method_.assign(outcome.method);
-      job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
-      loop_.post([this] { job_done(); });
+    pool->submit([this, body, deadline](Dispatcher& dispatcher) noexcept {
+      // Nothing may escape a worker thread: out of memory here drops this connection (on the
+      // loop), as it would inline.
+      job_failed_ = false;
+      try {
+        CallContext context(peer_, user_, headers_);
+        CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
+        DispatchOutcome outcome = dispatcher.handle(body, context, job_out_);
+        job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
+        job_method_.assign(outcome.method);
+      } catch (...) {  // std::bad_alloc: nothing else escapes handle()
+        job_failed_ = true;
+      }
+      loop_.job_finished(this);
     });
     return;
   }
@@ -341,10 +348,22 @@ void HttpConnection::finish_response(size_t start, size_t body_start, bool accep
   }
 }
 
+void HttpConnection::resume_after_job() noexcept {
+  try {
+    job_done();
+  } catch (const std::bad_alloc&) {
+    close();  // not busy any more: close() destroys
+  }
+}
+
 void HttpConnection::job_done() {
   busy_ = false;
   if (phase_ == Phase::Closed) {
     loop_.destroy(this);
+    return;
+  }
+  if (job_failed_) {
+    close();
     return;
   }
   // Append the worker's answer; its gap and head are laid out like an inline one.

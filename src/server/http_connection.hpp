@@ -43,6 +43,12 @@ class HttpConnection final : public net::Watcher {
   // The loop's intrusive list.
   HttpConnection* prev = nullptr;
   HttpConnection* next = nullptr;
+  // The loop's list of finished worker jobs (ServerLoop::job_finished).
+  HttpConnection* finished_next = nullptr;
+
+  /// On the loop, after the worker's job_finished: sends the answer and reads on; drops the
+  /// connection if the job or this runs out of memory.
+  void resume_after_job() noexcept;
 
  private:
   enum class Phase : uint8_t { Open, Lingering, Closed };
@@ -100,6 +106,7 @@ class HttpConnection final : public net::Watcher {
   size_t job_request_bytes_ = 0;
   std::string job_method_;
   int32_t job_fault_code_ = 0;
+  bool job_failed_ = false;  // the worker ran out of memory: no answer, drop the connection
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;
   std::string user_;                    // the user the authentication callback accepted

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <ctime>
 #include <new>
+#include <utility>
 
 #include "net/address.hpp"
 #include "net/socket.hpp"
@@ -155,7 +156,31 @@ void ServerLoop::on_tick() {
   if (stop_seen_) maybe_quit();
 }
 
+void ServerLoop::job_finished(HttpConnection* connection) noexcept {
+  {
+    std::lock_guard lock(finished_mutex_);
+    connection->finished_next = finished_;
+    finished_ = connection;
+  }
+  loop_->wake();
+}
+
+void ServerLoop::resume_finished() {
+  HttpConnection* list;
+  {
+    std::lock_guard lock(finished_mutex_);
+    list = std::exchange(finished_, nullptr);
+  }
+  while (list) {
+    HttpConnection* c = list;
+    list = c->finished_next;
+    c->finished_next = nullptr;
+    c->resume_after_job();
+  }
+}
+
 void ServerLoop::after_events(bool woken) {
+  if (woken) resume_finished();
   reap();
   if (woken) {
     update_clock();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "net/event_loop.hpp"
@@ -58,14 +59,16 @@ class ServerLoop {
   /// Unlinks `connection` (it has closed its socket); it is deleted after the current batch
   /// of events, so a stale event for it in the same batch finds it still there, closed.
   void destroy(HttpConnection* connection);
-  /// A worker finished a job for a connection of this loop: run `done` on the loop.
-  void post(std::function<void()> done) { loop_->post(std::move(done)); }
+  /// A worker finished the job of `connection` (busy, so alive): the loop resumes it after
+  /// waking. Any thread; allocates nothing, so a worker out of memory can still hand back.
+  void job_finished(HttpConnection* connection) noexcept;
 
  private:
   ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop);
   void on_tick();
   void after_events(bool woken);
   void reap() noexcept;
+  void resume_finished();
   void begin_stop();
   void maybe_quit();
   void update_clock() noexcept;
@@ -77,6 +80,9 @@ class ServerLoop {
   std::vector<std::unique_ptr<ListenerWatcher>> listeners_;
   HttpConnection* head_ = nullptr;  // every open connection of this loop (intrusive list)
   HttpConnection* dead_ = nullptr;  // closed, deleted after the batch (linked by `next`)
+  // Connections whose worker job is done, linked by HttpConnection::finished_next.
+  std::mutex finished_mutex_;
+  HttpConnection* finished_ = nullptr;
   size_t open_ = 0;
   Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then

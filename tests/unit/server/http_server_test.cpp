@@ -14,6 +14,7 @@
 #include "http/gzip.hpp"
 #include "http_test_util.hpp"
 #include "test_cert.hpp"
+#include "value/value_build.hpp"
 
 namespace callwire {
 namespace {
@@ -417,6 +418,38 @@ TEST(HttpServer, StopFinishesCallsInFlightOnTheWorkerPool) {
   }  // the client closes, as it must after "Connection: close"; the server stops lingering
   t.server.wait();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+// Value allocations fail on every thread but the test's own while set: the worker reading a
+// call runs out of memory (the loop thread only parses HTTP, which makes no Values).
+std::thread::id g_allocating_thread;
+bool fail_off_the_test_thread() { return std::this_thread::get_id() == g_allocating_thread; }
+
+TEST(HttpServer, WorkerOutOfMemoryDropsOnlyItsConnection) {
+  ServerOptions o = TestServer::base_options();
+  o.threads = 1;
+  o.handler_threads = 1;
+  TestServer t(o);
+  std::string long_string(200, 'x');  // a heap block, not inline in the Value
+  std::string request =
+      post(call_xml("echo", "<param><value><string>" + long_string + "</string></value></param>"));
+  g_allocating_thread = std::this_thread::get_id();
+  detail::set_value_alloc_hook(&fail_off_the_test_thread);
+  std::string answer;
+  {
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.send(request));
+    answer = s.read_all(3s);
+    EXPECT_TRUE(s.closed());  // answered or dropped, but not left hanging
+  }
+  detail::set_value_alloc_hook(nullptr);
+  // No complete 200 with the echo: the call could not be read.
+  EXPECT_EQ(answer.find(long_string), std::string::npos);
+  // The process and the worker are alive; the next call is served.
+  Client client(t.url());
+  auto r = client.call("add", {Value(2), Value(3)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 5);
 }
 
 TEST(HttpServer, WorkerPoolKeepsFastCallsFast) {

@@ -183,6 +183,28 @@ run auth_tls_client_untrusted nonzero "$bin/auth_tls_client" "$tls_url" \
 grep -q "certificate verify failed" "$work/auth_tls_client_untrusted.err" ||
   fail "an untrusted certificate failed otherwise: $(cat "$work/auth_tls_client_untrusted.err")"
 
+# The C client against the C++ server, then the C server against both clients.
+run c_auth_tls_client 0 "$cbin/auth_tls_client" "$tls_url" \
+  --ca-file "$work/cert.pem" --user alice --password "$password"
+expect_output c_auth_tls_client "user alice
+8"
 stop_server tls INT
+
+start_server c_tls "$cbin/auth_tls_server" --listen 127.0.0.1:0 \
+  --cert "$work/cert.pem" --key "$work/key.pem" --user alice --password "$password"
+[[ $url == https://* ]] || fail "the C auth_tls_server does not listen on https: $url"
+run c_tls_cpp_client 0 "$bin/auth_tls_client" "$url" \
+  --ca-file "$work/cert.pem" --user alice --password "$password"
+expect_output c_tls_cpp_client "user alice
+8"
+run c_tls_c_client_wrong_password nonzero "$cbin/auth_tls_client" "$url" \
+  --ca-file "$work/cert.pem" --user alice --password "not-$password"
+grep -q "HTTP 401" "$work/c_tls_c_client_wrong_password.err" ||
+  fail "the C server did not refuse a wrong password with 401"
+run c_tls_c_client_untrusted nonzero "$cbin/auth_tls_client" "$url" \
+  --user alice --password "$password"
+grep -q "certificate verify failed" "$work/c_tls_c_client_untrusted.err" ||
+  fail "the C client accepted an untrusted certificate: $(cat "$work/c_tls_c_client_untrusted.err")"
+stop_server c_tls TERM
 
 echo "examples: all passed"

@@ -163,29 +163,39 @@ Value finish_call(cw_call& call, int status) {
                              std::string(call.context.method()) + " failed: " + name);
 }
 
-// Finds parameter `index` for a typed getter, recording the -32602 message on failure.
-cw_status typed_param(cw_call* call, size_t index, bool (Value::*is)() const noexcept,
-                      callwire::Type want, const Value** out) {
-  auto record = [&](std::string what) {
-    try {
-      call->param_error = std::string(call->context.method()) + ": parameter " +
-                          std::to_string(index + 1) + " " + std::move(what);
-    } catch (...) {
-      call->param_error.clear();  // the fault falls back to -32603
+// Records the -32602 message for parameter `index`: missing, or not of type `want`.
+void record_param_error(cw_call* call, size_t index, const Value* got,
+                        callwire::Type want) noexcept {
+  try {
+    std::string& m = call->param_error;
+    m.assign(call->context.method());
+    m += ": parameter " + std::to_string(index + 1);
+    if (got) {
+      m += std::string(" must be ") + callwire::type_name(want) + ", got " +
+           callwire::type_name(got->type());
+    } else {
+      m += " is missing (" + std::to_string(call->params.size()) + " given)";
     }
-  };
+  } catch (...) {
+    call->param_error.clear();  // out of memory: the fault falls back to -32603
+  }
+}
+
+// Parameter `index` read by `get` (a cw_value_get_* with its outputs bound) when `is` says it
+// holds the type `want`; otherwise the -32602 message is recorded.
+template <class Get>
+cw_status param_as(cw_call* call, size_t index, bool (Value::*is)() const noexcept,
+                   callwire::Type want, Get&& get) noexcept {
   if (index >= call->params.size()) {
-    record("is missing (" + std::to_string(call->params.size()) + " given)");
+    record_param_error(call, index, nullptr, want);
     return CW_NOT_FOUND;
   }
   const Value& v = call->params[index];
   if (!(v.*is)()) {
-    record(std::string("must be ") + callwire::type_name(want) + ", got " +
-           callwire::type_name(v.type()));
+    record_param_error(call, index, &v, want);
     return CW_TYPE_MISMATCH;
   }
-  *out = &v;
-  return CW_OK;
+  return get(borrow(v));
 }
 
 const char* cached(std::string& slot, std::string_view text) noexcept {
@@ -330,52 +340,45 @@ cw_status cw_call_param(cw_call* call, size_t index, const cw_value** out) {
 
 cw_status cw_call_param_bool(cw_call* call, size_t index, int* out) {
   if (!call || !out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_bool, callwire::Type::Boolean, &v);
-  return st == CW_OK ? cw_value_get_bool(borrow(*v), out) : st;
+  return param_as(call, index, &Value::is_bool, callwire::Type::Boolean,
+                  [&](const cw_value* v) { return cw_value_get_bool(v, out); });
 }
 
 cw_status cw_call_param_int(cw_call* call, size_t index, int32_t* out) {
   if (!call || !out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_int, callwire::Type::Int, &v);
-  return st == CW_OK ? cw_value_get_int(borrow(*v), out) : st;
+  return param_as(call, index, &Value::is_int, callwire::Type::Int,
+                  [&](const cw_value* v) { return cw_value_get_int(v, out); });
 }
 
 cw_status cw_call_param_i8(cw_call* call, size_t index, int64_t* out) {
   if (!call || !out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_integer, callwire::Type::I8, &v);
-  return st == CW_OK ? cw_value_get_i8(borrow(*v), out) : st;
+  return param_as(call, index, &Value::is_integer, callwire::Type::I8,
+                  [&](const cw_value* v) { return cw_value_get_i8(v, out); });
 }
 
 cw_status cw_call_param_double(cw_call* call, size_t index, double* out) {
   if (!call || !out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_double, callwire::Type::Double, &v);
-  return st == CW_OK ? cw_value_get_double(borrow(*v), out) : st;
+  return param_as(call, index, &Value::is_double, callwire::Type::Double,
+                  [&](const cw_value* v) { return cw_value_get_double(v, out); });
 }
 
 cw_status cw_call_param_string(cw_call* call, size_t index, const char** data_out,
                                size_t* len_out) {
   if (!call || !data_out || !len_out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_string, callwire::Type::String, &v);
-  return st == CW_OK ? cw_value_get_string(borrow(*v), data_out, len_out) : st;
+  return param_as(call, index, &Value::is_string, callwire::Type::String,
+                  [&](const cw_value* v) { return cw_value_get_string(v, data_out, len_out); });
 }
 
 cw_status cw_call_param_datetime(cw_call* call, size_t index, cw_datetime* out) {
   if (!call || !out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_datetime, callwire::Type::DateTime, &v);
-  return st == CW_OK ? cw_value_get_datetime(borrow(*v), out) : st;
+  return param_as(call, index, &Value::is_datetime, callwire::Type::DateTime,
+                  [&](const cw_value* v) { return cw_value_get_datetime(v, out); });
 }
 
 cw_status cw_call_param_bytes(cw_call* call, size_t index, const void** data_out, size_t* len_out) {
   if (!call || !data_out || !len_out) return CW_INVALID_ARGUMENT;
-  const Value* v;
-  cw_status st = typed_param(call, index, &Value::is_bytes, callwire::Type::Bytes, &v);
-  return st == CW_OK ? cw_value_get_bytes(borrow(*v), data_out, len_out) : st;
+  return param_as(call, index, &Value::is_bytes, callwire::Type::Bytes,
+                  [&](const cw_value* v) { return cw_value_get_bytes(v, data_out, len_out); });
 }
 
 cw_status cw_call_return(cw_call* call, const cw_value* result) {

@@ -1,5 +1,6 @@
 #include "callwire/value.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -12,20 +13,29 @@ namespace callwire {
 namespace detail {
 
 namespace {
-AllocFailHook g_alloc_hook = nullptr;  // test-only: set by allocation-failure tests
+// Test-only: set by allocation-failure tests, possibly while a server's threads allocate
+// (atomic for that; an acquire load costs a plain load on x86).
+std::atomic<AllocFailHook> g_alloc_hook{nullptr};
+
+bool allocation_refused() noexcept {
+  AllocFailHook hook = g_alloc_hook.load(std::memory_order_acquire);
+  return hook && !hook();
+}
+}  // namespace
+
+void set_value_alloc_hook(AllocFailHook hook) noexcept {
+  g_alloc_hook.store(hook, std::memory_order_release);
 }
 
-void set_value_alloc_hook(AllocFailHook hook) noexcept { g_alloc_hook = hook; }
-
 void* value_alloc(size_t size) {
-  if (g_alloc_hook && !g_alloc_hook()) throw std::bad_alloc();
+  if (allocation_refused()) throw std::bad_alloc();
   void* p = std::malloc(size ? size : 1);
   if (!p) throw std::bad_alloc();
   return p;
 }
 
 void* value_realloc(void* old, size_t size) {
-  if (g_alloc_hook && !g_alloc_hook()) throw std::bad_alloc();
+  if (allocation_refused()) throw std::bad_alloc();
   void* p = std::realloc(old, size ? size : 1);
   if (!p) throw std::bad_alloc();
   return p;
@@ -126,16 +136,26 @@ uint32_t checked_capacity(size_t n) {
 
 const char* type_name(Type type) noexcept {
   switch (type) {
-    case Type::Nil: return "nil";
-    case Type::Boolean: return "boolean";
-    case Type::Int: return "int";
-    case Type::I8: return "i8";
-    case Type::Double: return "double";
-    case Type::String: return "string";
-    case Type::DateTime: return "dateTime.iso8601";
-    case Type::Bytes: return "base64";
-    case Type::Array: return "array";
-    case Type::Struct: return "struct";
+    case Type::Nil:
+      return "nil";
+    case Type::Boolean:
+      return "boolean";
+    case Type::Int:
+      return "int";
+    case Type::I8:
+      return "i8";
+    case Type::Double:
+      return "double";
+    case Type::String:
+      return "string";
+    case Type::DateTime:
+      return "dateTime.iso8601";
+    case Type::Bytes:
+      return "base64";
+    case Type::Array:
+      return "array";
+    case Type::Struct:
+      return "struct";
   }
   return "unknown";
 }
@@ -173,7 +193,8 @@ void ValueAccess::make_array(Value& out, Value* items, size_t count) {
   if (count == 0) return;
   uint32_t cap = checked_capacity(count);
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);
-  auto* h = static_cast<ArrayHeader*>(detail::value_alloc(sizeof(ArrayHeader) + cap * sizeof(Value)));
+  auto* h =
+      static_cast<ArrayHeader*>(detail::value_alloc(sizeof(ArrayHeader) + cap * sizeof(Value)));
   h->size = cap;
   h->capacity = cap;
   std::memcpy(static_cast<void*>(array_items(h)), items, count * sizeof(Value));
@@ -418,7 +439,8 @@ size_t Value::size() const {
     auto* h = static_cast<StructHeader*>(ValueAccess::pointer(*this));
     return h ? h->size : 0;
   }
-  throw_error(Errc::TypeMismatch, std::string("expected array or struct, got ") + type_name(type()));
+  throw_error(Errc::TypeMismatch,
+              std::string("expected array or struct, got ") + type_name(type()));
 }
 
 const Value& Value::operator[](size_t index) const {
@@ -460,7 +482,8 @@ void Value::reserve(size_t n) {
     std::memcpy(raw_ + 8, &grown, sizeof grown);
     return;
   }
-  throw_error(Errc::TypeMismatch, std::string("expected array or struct, got ") + type_name(type()));
+  throw_error(Errc::TypeMismatch,
+              std::string("expected array or struct, got ") + type_name(type()));
 }
 
 void Value::push_back(Value item) {
@@ -549,17 +572,23 @@ bool Value::erase(std::string_view name) {
 bool Value::operator==(const Value& other) const noexcept {
   if (type() != other.type()) return false;
   switch (type()) {
-    case Type::Nil: return true;
-    case Type::Boolean: return raw_[4] == other.raw_[4];
-    case Type::Int: return ValueAccess::load<int32_t>(*this, 4) == ValueAccess::load<int32_t>(other, 4);
-    case Type::I8: return ValueAccess::load<int64_t>(*this, 8) == ValueAccess::load<int64_t>(other, 8);
+    case Type::Nil:
+      return true;
+    case Type::Boolean:
+      return raw_[4] == other.raw_[4];
+    case Type::Int:
+      return ValueAccess::load<int32_t>(*this, 4) == ValueAccess::load<int32_t>(other, 4);
+    case Type::I8:
+      return ValueAccess::load<int64_t>(*this, 8) == ValueAccess::load<int64_t>(other, 8);
     case Type::Double: {
       double a = ValueAccess::load<double>(*this, 8), b = ValueAccess::load<double>(other, 8);
       return a == b || (std::isnan(a) && std::isnan(b));
     }
     case Type::String:
-    case Type::Bytes: return text_view() == other.text_view();
-    case Type::DateTime: return as_datetime() == other.as_datetime();
+    case Type::Bytes:
+      return text_view() == other.text_view();
+    case Type::DateTime:
+      return as_datetime() == other.as_datetime();
     case Type::Array: {
       std::span<const Value> a = as_array(), b = other.as_array();
       if (a.size() != b.size()) return false;

@@ -289,6 +289,26 @@ typedef enum cw_dialect {
 typedef int (*cw_auth_fn)(const char* user, size_t user_len, const char* password,
                           size_t password_len, void* user_data);
 
+/** What the server says of each answered request (cw_server_options.access_log). Every
+ *  string is borrowed for the callback only and NOT NUL-terminated: use its length. */
+typedef struct cw_access_log_entry {
+  const char* peer; /**< "127.0.0.1:40312", "[::1]:40312", "unix" */
+  size_t peer_len;
+  const char* user; /**< the authenticated user, or empty */
+  size_t user_len;
+  const char* method; /**< the XML-RPC method; empty when the request never got that far */
+  size_t method_len;
+  int http_status;       /**< 200, or the error status answered (400, 401, 413, ...) */
+  int32_t fault_code;    /**< 0 unless the answer was a fault */
+  size_t request_bytes;  /**< the body as received */
+  size_t response_bytes; /**< the body as sent */
+  int64_t duration_ns;   /**< from the complete request to the queued answer */
+} cw_access_log_entry;
+
+/** Receives every access log entry. Runs on the server's threads, possibly several at once:
+ *  it must be thread-safe and quick (it delays the answer's connection). */
+typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_data);
+
 /** Everything a server can be told. Zero means the default (see "Options structs" above). */
 typedef struct cw_server_options {
   size_t struct_size;
@@ -318,6 +338,12 @@ typedef struct cw_server_options {
    *  exceeded" instead of starting; a running handler sees it via cw_call_remaining_ms.
    *  Default 0: none. */
   uint32_t call_timeout_ms;
+  /** Request paths served (NUL-terminated strings, copied); any other gets 404. NULL or a
+   *  count of 0: "/RPC2" and "/". */
+  const char* const* paths;
+  size_t path_count;
+  cw_access_log_fn access_log; /**< NULL: no log */
+  void* access_log_data;       /**< passed to access_log */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -476,6 +502,12 @@ CALLWIRE_API cw_status cw_call_latch_fault(cw_call* call, int32_t code, const ch
  *  through one client at once; kept-alive connections are shared through a pool. */
 typedef struct cw_client cw_client;
 
+/** One extra HTTP header field; both strings NUL-terminated. */
+typedef struct cw_header {
+  const char* name;
+  const char* value;
+} cw_header;
+
 /** Everything a client can be told. Zero means the default (see "Options structs" above). */
 typedef struct cw_client_options {
   size_t struct_size;
@@ -494,6 +526,9 @@ typedef struct cw_client_options {
   /** Non-zero: send each call's remaining time (header X-Callwire-Timeout), so a callwire
    *  server does not start work the client has given up on. Off by default: it costs bytes. */
   int send_timeout;
+  /** Extra header fields sent with every call (copied); each call's own come after. */
+  const cw_header* headers;
+  size_t header_count;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -510,11 +545,6 @@ CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* o
  *  frees it. NULL: does nothing. Not from a completion callback of this client. */
 CALLWIRE_API void cw_client_free(cw_client* client);
 
-/** One extra HTTP header field; both strings NUL-terminated. */
-typedef struct cw_header {
-  const char* name;
-  const char* value;
-} cw_header;
 
 /** Per-call settings. Zero means the client's setting. */
 typedef struct cw_call_options {

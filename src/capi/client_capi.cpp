@@ -21,6 +21,20 @@ namespace {
 constexpr size_t kClientOptionsV1 = offsetof(cw_client_options, unix_path) + sizeof(const char*);
 constexpr size_t kCallOptionsV1 = offsetof(cw_call_options, header_count) + sizeof(size_t);
 
+// Header fields as the C++ options keep them. Their contents are checked when a request is
+// built (a CR or LF in one is refused there).
+cw_status copy_headers(const cw_header* headers, size_t count,
+                       std::vector<std::pair<std::string, std::string>>& out, cw_error* error) {
+  if (count > 0 && !headers) return set_error(error, Errc::InvalidArgument, "headers is NULL");
+  for (size_t i = 0; i < count; ++i) {
+    if (!headers[i].name || !headers[i].value) {
+      return set_error(error, Errc::InvalidArgument, "a header with a NULL name or value");
+    }
+    out.emplace_back(headers[i].name, headers[i].value);
+  }
+  return CW_OK;
+}
+
 cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions& out,
                             cw_error* error) {
   if (!o) return CW_OK;
@@ -49,6 +63,11 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   if (o->max_connections) out.max_connections = o->max_connections;
   if (o->unix_path) out.unix_path = o->unix_path;
   if (CW_HAS_FIELD(o, cw_client_options, send_timeout)) out.send_timeout = o->send_timeout != 0;
+  if (CW_HAS_FIELD(o, cw_client_options, header_count) && o->header_count > 0) {
+    if (cw_status st = copy_headers(o->headers, o->header_count, out.headers, error); st != CW_OK) {
+      return st;
+    }
+  }
   return CW_OK;
 }
 
@@ -58,17 +77,7 @@ cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, 
     return set_error(error, Errc::InvalidArgument, "cw_call_options: bad struct_size");
   }
   out.timeout = std::chrono::milliseconds(o->timeout_ms);
-  if (o->header_count && !o->headers) {
-    return set_error(error, Errc::InvalidArgument, "cw_call_options: headers is NULL");
-  }
-  for (size_t i = 0; i < o->header_count; ++i) {
-    const cw_header& h = o->headers[i];
-    if (!h.name || !h.value) {
-      return set_error(error, Errc::InvalidArgument, "cw_call_options: a NULL header string");
-    }
-    out.headers.emplace_back(h.name, h.value);
-  }
-  return CW_OK;
+  return copy_headers(o->headers, o->header_count, out.headers, error);
 }
 
 // A call's method and parameters, checked and copied before any I/O.

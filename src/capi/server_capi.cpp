@@ -92,6 +92,35 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   if (CW_HAS_FIELD(o, cw_server_options, call_timeout_ms)) {
     out.call_timeout = std::chrono::milliseconds(o->call_timeout_ms);
   }
+  if (CW_HAS_FIELD(o, cw_server_options, path_count) && o->path_count > 0) {
+    if (!o->paths)
+      return set_error(error, Errc::InvalidArgument, "cw_server_options: paths is NULL");
+    out.paths.clear();
+    for (size_t i = 0; i < o->path_count; ++i) {
+      if (!o->paths[i]) {
+        return set_error(error, Errc::InvalidArgument, "cw_server_options: a NULL path");
+      }
+      out.paths.emplace_back(o->paths[i]);
+    }
+  }
+  if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
+    out.access_log = [fn = o->access_log,
+                      data = o->access_log_data](const callwire::AccessLogEntry& e) {
+      cw_access_log_entry c;
+      c.peer = e.peer.data();
+      c.peer_len = e.peer.size();
+      c.user = e.user.data();
+      c.user_len = e.user.size();
+      c.method = e.method.data();
+      c.method_len = e.method.size();
+      c.http_status = e.http_status;
+      c.fault_code = e.fault_code;
+      c.request_bytes = e.request_bytes;
+      c.response_bytes = e.response_bytes;
+      c.duration_ns = e.duration.count();
+      fn(&c, data);
+    };
+  }
   return CW_OK;
 }
 

@@ -5,9 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "callwire.h"
 #include "test_runner.h"
@@ -169,8 +171,10 @@ static cw_server* start_server(const cw_server_options* options) {
   CHECK_STATUS(cw_server_add_method(server, "count", count_call, &counter_calls, "i:", NULL, &err),
                CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_OK);
-  CHECK(cw_server_port(server) != 0);
-  CHECK(strncmp(cw_server_url(server), "http://127.0.0.1:", 17) == 0);
+  if (strncmp(options->listen, "unix:", 5) != 0) {
+    CHECK(cw_server_port(server) != 0);
+    CHECK(strncmp(cw_server_url(server), "http://127.0.0.1:", 17) == 0);
+  }
   return server;
 }
 
@@ -685,6 +689,94 @@ static void test_deadlines_in_handlers(void) {
   cw_server_free(server);
 }
 
+struct access_log {
+  pthread_mutex_t lock;
+  int entries, answered_200, refused_404, saw_add;
+};
+
+static void log_access(const cw_access_log_entry* e, void* user_data) {
+  struct access_log* log = (struct access_log*)user_data;
+  pthread_mutex_lock(&log->lock);
+  ++log->entries;
+  if (e->http_status == 200) ++log->answered_200;
+  if (e->http_status == 404) ++log->refused_404;
+  if (e->method_len == 10 && memcmp(e->method, "sample.add", 10) == 0 && e->fault_code == 0 &&
+      e->request_bytes > 0 && e->response_bytes > 0 && e->duration_ns >= 0 && e->peer_len == 4 &&
+      memcmp(e->peer, "unix", 4) == 0)
+    ++log->saw_add;
+  pthread_mutex_unlock(&log->lock);
+}
+
+/* A Unix socket, a path of our own, the access log, and client-wide headers. */
+static void test_unix_socket_paths_log_and_headers(void) {
+  static const char* const kPaths[] = {"/custom"};
+  char dir[] = "/tmp/cw-capi-XXXXXX";
+  char listen[96], url[96];
+  cw_server_options so;
+  cw_client_options co;
+  cw_header tag;
+  struct access_log log;
+  cw_server* server;
+  cw_client* client;
+  cw_value* result = NULL;
+  const char* text;
+  size_t len;
+  cw_error err;
+  int32_t n = 0;
+
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(listen, sizeof listen, "unix:%s/s.sock", dir);
+  memset(&log, 0, sizeof log);
+  pthread_mutex_init(&log.lock, NULL);
+  cw_server_options_init(&so);
+  so.listen = listen;
+  so.paths = kPaths;
+  so.path_count = 1;
+  so.access_log = log_access;
+  so.access_log_data = &log;
+  server = start_server(&so);
+  CHECK(strcmp(cw_server_url(server), listen) == 0);
+  CHECK(cw_server_port(server) == 0);
+
+  cw_client_options_init(&co);
+  co.unix_path = "/custom";
+  tag.name = "X-Tag";
+  tag.value = "from-client";
+  co.headers = &tag;
+  co.header_count = 1;
+  client = make_client(listen, &co);
+  CHECK_STATUS(call_ints(client, "sample.add", 20, 22, 2, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 42);
+  cw_value_free(result);
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+  CHECK(len > 5 && strncmp(text, "unix||from-client|whoami", len) == 0);
+  cw_value_free(result);
+  cw_client_free(client);
+
+  /* The default path is not served any more. */
+  client = make_client(listen, NULL);
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
+  CHECK(err.fault_code == 404);
+  cw_client_free(client);
+
+  cw_server_free(server); /* removes the socket file */
+  snprintf(url, sizeof url, "%s/s.sock", dir);
+  CHECK(access(url, F_OK) != 0);
+  CHECK(rmdir(dir) == 0);
+  CHECK(log.entries == 3 && log.answered_200 == 2 && log.refused_404 == 1 && log.saw_add == 1);
+  pthread_mutex_destroy(&log.lock);
+
+  /* Misuse of the new fields. */
+  cw_server_options_init(&so);
+  so.path_count = 1;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  cw_client_options_init(&co);
+  co.header_count = 1;
+  CHECK_STATUS(cw_client_new("http://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+}
+
 static void* run_server(void* arg) {
   cw_error err;
   cw_status* st = (cw_status*)malloc(sizeof(cw_status));
@@ -838,6 +930,7 @@ int main(int argc, char** argv) {
       TEST(test_multicall_latch),
       TEST(test_client_multicall),
       TEST(test_deadlines_in_handlers),
+      TEST(test_unix_socket_paths_log_and_headers),
       TEST(test_run_and_stop_from_another_thread),
       TEST(test_options_and_misuse),
   };

@@ -48,6 +48,11 @@
 #ifndef CALLWIRE_H
 #define CALLWIRE_H
 
+/** @file callwire.h
+ *  The C API (C99): values, servers, handlers, clients. The rules for ownership, errors,
+ *  options structs and threads are in the comment at the top of this header and in
+ *  docs/c-api.md. */
+
 #include <stddef.h>
 #include <stdint.h>
 

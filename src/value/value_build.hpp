@@ -79,6 +79,8 @@ struct ValueAccess {
   static void make_struct(Value& out, Value* pairs, size_t count);
 
   static std::string_view text(const Value& v) noexcept { return v.text_view(); }
+  /// A member's name as the string Value it is stored as.
+  static const Value& member_name(const Member& m) noexcept { return m.name_; }
 
   /// Shortens a text Value made by make_text to `size` bytes (no reallocation).
   static void shrink_text(Value& v, size_t size) noexcept {

@@ -46,8 +46,9 @@ TEST(Writer, Scalars) {
   EXPECT_EQ(value_xml(Value::bytes("Hello", 5)), "<value><base64>SGVsbG8=</base64></value>");
   EXPECT_EQ(value_xml(Value::array()), "<value><array><data></data></array></value>");
   EXPECT_EQ(value_xml(Value::structure()), "<value><struct></struct></value>");
-  EXPECT_EQ(value_xml(Value::structure({{"a", 1}})),
-            "<value><struct><member><name>a</name><value><int>1</int></value></member></struct></value>");
+  EXPECT_EQ(
+      value_xml(Value::structure({{"a", 1}})),
+      "<value><struct><member><name>a</name><value><int>1</int></value></member></struct></value>");
 }
 
 TEST(Writer, DoublesShortestWithoutExponent) {
@@ -57,7 +58,8 @@ TEST(Writer, DoublesShortestWithoutExponent) {
   EXPECT_EQ(value_xml(1.5e-7), "<value><double>0.00000015</double></value>");
   EXPECT_EQ(value_xml(1e100), "<value><double>1" + std::string(100, '0') + "</double></value>");
   Buffer out;
-  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     Status s = write_response(out, bad);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().code, Errc::Unrepresentable);
@@ -95,7 +97,8 @@ TEST(Writer, DoubleFastPathAgreesWithTheGeneralOne) {
 
 TEST(Writer, DateTimeCanonical) {
   DateTime dt = *DateTime::parse("2014-11-10T23:38:51.25+0100");
-  EXPECT_EQ(value_xml(dt), "<value><dateTime.iso8601>20141110T23:38:51.25+01:00</dateTime.iso8601></value>");
+  EXPECT_EQ(value_xml(dt),
+            "<value><dateTime.iso8601>20141110T23:38:51.25+01:00</dateTime.iso8601></value>");
   dt.month = 13;
   Buffer out;
   EXPECT_EQ(write_response(out, dt).error().code, Errc::Unrepresentable);
@@ -105,15 +108,69 @@ TEST(Writer, Escaping) {
   EXPECT_EQ(value_xml("a<b>&c\r\nd\"e'f"),
             "<value><string>a&lt;b&gt;&amp;c&#13;\nd\"e'f</string></value>");
   EXPECT_EQ(value_xml("]]>"), "<value><string>]]&gt;</string></value>");
-  EXPECT_EQ(value_xml("\xC3\xA9\xF0\x9F\x98\x80\t"), "<value><string>\xC3\xA9\xF0\x9F\x98\x80\t</string></value>");
+  EXPECT_EQ(value_xml("\xC3\xA9\xF0\x9F\x98\x80\t"),
+            "<value><string>\xC3\xA9\xF0\x9F\x98\x80\t</string></value>");
   EXPECT_EQ(value_xml(Value::structure({{"<k>", 1}})),
-            "<value><struct><member><name>&lt;k&gt;</name><value><int>1</int></value></member></struct></value>");
+            "<value><struct><member><name>&lt;k&gt;</name><value><int>1</int></value></member></"
+            "struct></value>");
   // Long runs with escapes scattered through them (the vectorised path).
   std::string long_text;
   for (int i = 0; i < 100; ++i) long_text += "0123456789abcdefghij<&>\r";
   std::string expected;
   for (int i = 0; i < 100; ++i) expected += "0123456789abcdefghij&lt;&amp;&gt;&#13;";
   EXPECT_EQ(value_xml(long_text), "<value><string>" + expected + "</string></value>");
+}
+
+// Short strings and member names (up to 14 bytes live inside the Value and take a 16-byte
+// path) against the plain definition, with each special byte at each position of every length
+// around the inline limit.
+TEST(Writer, ShortTextAgreesWithTheDefinitionAtEveryLengthAndPosition) {
+  auto escaped = [](const std::string& s) {
+    std::string e;
+    for (char c : s) {
+      switch (c) {
+        case '<':
+          e += "&lt;";
+          break;
+        case '&':
+          e += "&amp;";
+          break;
+        case '>':
+          e += "&gt;";
+          break;
+        case '\r':
+          e += "&#13;";
+          break;
+        default:
+          e += c;
+      }
+    }
+    return e;
+  };
+  const std::string specials[] = {
+      "<", "&", ">", "\r", "\t", "\n", " ", "\xC3\xA9", "\x01", "\xC3", std::string("\0", 1)};
+  for (size_t len = 0; len <= 17; ++len) {
+    for (size_t at = 0; at < std::max<size_t>(len, 1); ++at) {
+      for (const std::string& special : specials) {
+        std::string text(len, 'x');
+        if (len > 0) text.replace(at, 1, special);
+        bool valid = special != "\x01" && special != "\xC3" && special[0] != '\0';
+        Buffer out;
+        Status as_string = write_response(out, Value(text));
+        Status as_name = write_response(out, Value::structure({{text, 1}}));
+        if (!valid && len > 0) {
+          EXPECT_FALSE(as_string) << "len " << len << " at " << at;
+          EXPECT_FALSE(as_name) << "len " << len << " at " << at;
+          continue;
+        }
+        ASSERT_TRUE(as_string && as_name) << "len " << len << " at " << at;
+        EXPECT_EQ(value_xml(Value(text)), "<value><string>" + escaped(text) + "</string></value>");
+        EXPECT_EQ(value_xml(Value::structure({{text, 1}})),
+                  "<value><struct><member><name>" + escaped(text) +
+                      "</name><value><int>1</int></value></member></struct></value>");
+      }
+    }
+  }
 }
 
 TEST(Writer, RefusesWhatXmlCannotCarry) {
@@ -152,10 +209,12 @@ TEST(Writer, ApacheDialect) {
 TEST(Writer, Fault) {
   Buffer out;
   ASSERT_TRUE(write_fault(out, {-32601, "no such method: <x>"}));
-  EXPECT_EQ(out.view(),
-            "<?xml version=\"1.0\"?><methodResponse><fault><value><struct><member><name>faultCode</name>"
-            "<value><int>-32601</int></value></member><member><name>faultString</name><value><string>"
-            "no such method: &lt;x&gt;</string></value></member></struct></value></fault></methodResponse>");
+  EXPECT_EQ(
+      out.view(),
+      "<?xml version=\"1.0\"?><methodResponse><fault><value><struct><member><name>faultCode</name>"
+      "<value><int>-32601</int></value></member><member><name>faultString</name><value><string>"
+      "no such method: "
+      "&lt;x&gt;</string></value></member></struct></value></fault></methodResponse>");
 }
 
 TEST(Writer, AppendsToWhatIsThere) {

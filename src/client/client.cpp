@@ -168,8 +168,10 @@ class AsyncEngine final {
     delete a;
     ClientConnection& c = *call->connection;
     if (c.stale() && !call->retried && Clock::now() < call->deadline) {
-      // A kept-alive connection the server had closed: once more on a fresh one.
+      // A kept-alive connection the server had closed: once more on a fresh one, to the
+      // same addresses (no name lookup on this thread).
       call->retried = true;
+      c.reuse_addresses();
       queue_.push_front(std::move(call));
       start_queued();
       return;

@@ -55,6 +55,12 @@ class ClientConnection {
   /// (begin() would otherwise do it): the asynchronous path calls it before handing the
   /// exchange to its I/O thread, which must never block on a name lookup.
   void resolve_now();
+  /// For the retry after stale(): the fresh connection goes to the addresses this one was
+  /// connected through instead of resolving the name again, so the asynchronous path's retry
+  /// never looks a name up on its I/O thread.
+  void reuse_addresses() noexcept {
+    if (!addresses_.empty()) resolved_ = true;
+  }
   /// Advances as far as it can without blocking: Wait::Read/Write says what to wait for;
   /// Wait::None means the exchange is over (see result()).
   Wait step();
@@ -91,7 +97,7 @@ class ClientConnection {
   Error connect_error_;
   bool used_before_ = false;
   std::optional<Clock::time_point> blocking_until_;
-  bool blocking_ = false;                    // the socket's current mode
+  bool blocking_ = false;                        // the socket's current mode
   std::chrono::microseconds socket_timeout_{0};  // SO_RCVTIMEO/SO_SNDTIMEO as set; 0: none
   bool timeout_fresh_ = false;  // checked against the clock since the last send or receive
 

@@ -204,6 +204,26 @@ TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
   EXPECT_EQ(server.accepts(), 3);
 }
 
+TEST(Client, AsyncRetriesOnceWhenAKeptConnectionWasClosed) {
+  // As above through the I/O thread, by name: the retry reconnects to the addresses the name
+  // gave for the first connection (no lookup on the I/O thread).
+  FakeServer server([](int fd) {
+    if (!FakeServer::read_request(fd).empty())
+      FakeServer::send_all(fd, FakeServer::ok_response(kIntResponse));
+  });
+  std::string url = server.url();
+  url.replace(url.find("127.0.0.1"), 9, "localhost");
+  ClientOptions o = quick();
+  o.max_connections = 1;
+  Client client(url, o);
+  for (int i = 0; i < 3; ++i) {
+    auto r = client.async_call("x", {}).get();
+    ASSERT_TRUE(r) << i << ": " << r.error().message;
+    EXPECT_EQ(r->as_int(), 7);
+  }
+  EXPECT_EQ(server.accepts(), 3);
+}
+
 TEST(Client, MulticallAcceptsWrappedAndBareResults) {
   const std::string bare =
       "<methodResponse><params><param><value><array><data>"

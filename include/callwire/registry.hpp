@@ -66,6 +66,9 @@ class CALLWIRE_API CallContext {
   std::span<const HeaderField> headers() const noexcept { return headers_; }
   /// The value of the first header field named `name` (ASCII case-insensitive), or empty.
   std::string_view header(std::string_view name) const noexcept;
+  /// The first header field named `name` (ASCII case-insensitive), or null: tells a field
+  /// sent empty from one not sent. Borrowed like headers().
+  const HeaderField* find_header(std::string_view name) const noexcept;
 
   /// When the call should be answered by: the time its request was complete plus
   /// ServerOptions::call_timeout, or plus the client's `X-Callwire-Timeout` when that is

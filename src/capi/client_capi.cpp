@@ -107,9 +107,6 @@ cw_status prepare(const char* method, const cw_value* const* params, size_t para
   return to_call_options(options, call_options, error);
 }
 
-// A call's outcome as the C side reports it: the status, and the error struct filled.
-cw_status report(const callwire::Error& e, cw_error* error) { return set_error(error, e); }
-
 }  // namespace
 
 extern "C" {
@@ -128,7 +125,7 @@ cw_status cw_client_new(const char* url, const cw_client_options* options, cw_cl
     callwire::ClientOptions o;
     if (cw_status st = to_client_options(options, o, error); st != CW_OK) return st;
     callwire::Result<callwire::Client> c = callwire::Client::create(url, std::move(o));
-    if (!c) return report(c.error(), error);
+    if (!c) return set_error(error, c.error());
     *out = new cw_client{std::move(*c)};
     return CW_OK;
   });
@@ -150,7 +147,7 @@ cw_status cw_client_call(cw_client* client, const char* method, const cw_value* 
     if (st != CW_OK) return st;
     callwire::Result<Value> r = client->client.call(
         method, std::span<const Value>(values.data(), values.size()), call_options);
-    if (!r) return report(r.error(), error);
+    if (!r) return set_error(error, r.error());
     return make_handle(std::move(*r), result_out);
   });
 }
@@ -177,7 +174,7 @@ cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls
       for (Value& v : values) batch[i].params.push_back(std::move(v));
     }
     auto answers = client->client.multicall(batch, call_options);
-    if (!answers) return report(answers.error(), error);
+    if (!answers) return set_error(error, answers.error());
     // Every handle first, so a failure part way leaves `results` untouched.
     std::vector<cw_value*> handles(count, nullptr);
     try {
@@ -191,7 +188,7 @@ cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls
     for (size_t i = 0; i < count; ++i) {
       results[i].result = handles[i];
       clear_error(&results[i].error);
-      if (!(*answers)[i]) report((*answers)[i].error(), &results[i].error);
+      if (!(*answers)[i]) set_error(&results[i].error, (*answers)[i].error());
     }
     return CW_OK;
   });
@@ -218,7 +215,7 @@ cw_status cw_client_call_async(cw_client* client, const char* method, const cw_v
           if (r) {
             done(CW_OK, borrow(*r), &e, user_data);
           } else {
-            done(report(r.error(), &e), nullptr, &e, user_data);
+            done(set_error(&e, r.error()), nullptr, &e, user_data);
           }
         },
         call_options);

@@ -9,7 +9,6 @@
 
 #include "callwire/server.hpp"
 #include "capi/capi_internal.hpp"
-#include "http/request_parser.hpp"
 
 using callwire::CallContext;
 using callwire::Errc;
@@ -341,14 +340,11 @@ const char* cw_call_user(cw_call* call) {
 
 cw_status cw_call_header(cw_call* call, const char* name, const char** value_out, size_t* len_out) {
   if (!call || !name || !value_out || !len_out) return CW_INVALID_ARGUMENT;
-  for (const callwire::HeaderField& h : call->context.headers()) {
-    if (callwire::http::iequals(h.name, name)) {
-      *value_out = h.value.data();
-      *len_out = h.value.size();
-      return CW_OK;
-    }
-  }
-  return CW_NOT_FOUND;
+  const callwire::HeaderField* field = call->context.find_header(name);
+  if (!field) return CW_NOT_FOUND;
+  *value_out = field->value.data();
+  *len_out = field->value.size();
+  return CW_OK;
 }
 
 int64_t cw_call_remaining_ms(cw_call* call) {

@@ -6,10 +6,15 @@
 
 namespace callwire {
 
-std::string_view CallContext::header(std::string_view name) const noexcept {
+const HeaderField* CallContext::find_header(std::string_view name) const noexcept {
   for (const HeaderField& field : headers_)
-    if (http::iequals(field.name, name)) return field.value;
-  return {};
+    if (http::iequals(field.name, name)) return &field;
+  return nullptr;
+}
+
+std::string_view CallContext::header(std::string_view name) const noexcept {
+  const HeaderField* field = find_header(name);
+  return field ? field->value : std::string_view();
 }
 
 Registry::Registry() : impl_(std::make_unique<Impl>()) {}

@@ -107,10 +107,13 @@ void HttpConnection::handle_event(uint32_t events) {
     return;
   }
   if (busy_) {
-    // Nothing is watched while a worker runs the call, but a hang-up is reported anyway (and
-    // again and again: level-triggered). The answer has nowhere to go: close now; the loop
-    // deletes the connection when the worker is done.
-    if (events & EPOLLHUP) close();
+    // Only earlier answers still being sent are watched while a worker runs the call, but a
+    // hang-up is reported anyway (and again and again: level-triggered). The answer has
+    // nowhere to go: close now; the loop deletes the connection when the worker is done.
+    if (events & EPOLLHUP)
+      close();
+    else if (events & EPOLLOUT)
+      flush();
     return;
   }
   if (events & EPOLLOUT) {
@@ -206,6 +209,7 @@ void HttpConnection::next_request(size_t consumed) {
   request_start_ += consumed;
   parser_.reset();
   chunked_body_.clear();
+  inflated_body_.clear();
   head_checked_ = false;
   served_any_ = true;
   idle_since_ = loop_.now();
@@ -404,14 +408,21 @@ void HttpConnection::flush() {
   }
   out_.clear();
   out_sent_ = 0;
+  if (busy_) {
+    // A worker is still answering the current request: its buffers (in_, the decoded
+    // chunked or inflated body) stay as they are, and a closing connection waits for that
+    // answer before it lingers. job_done() flushes again.
+    set_interest(0);
+    return;
+  }
   if (close_after_write_) {
     begin_linger();
     return;
   }
   release_large_buffers();
-  if (!busy_) set_interest(EPOLLIN);
+  set_interest(EPOLLIN);
   // Requests left waiting while output was pending.
-  if (request_start_ < in_.size() && !busy_ && (interest_ & EPOLLIN)) {
+  if (request_start_ < in_.size() && (interest_ & EPOLLIN)) {
     process_input();
     if (out_sent_ < out_.size()) flush();
   }
@@ -419,12 +430,20 @@ void HttpConnection::flush() {
 
 void HttpConnection::release_large_buffers() {
   // After a large request or answer, an idle keep-alive connection should not pin megabytes.
+  // Only empty buffers go: one that holds part of a request (a chunked body still arriving)
+  // belongs to that request. Never while a worker runs: it reads the request and writes
+  // job_out_.
+  if (busy_) return;
   constexpr size_t kKeep = 256 * 1024;
-  if (in_.capacity() > kKeep && in_.empty()) in_ = Buffer();
-  if (out_.capacity() > kKeep) out_ = Buffer();
-  if (chunked_body_.capacity() > kKeep) chunked_body_ = Buffer();
-  if (inflated_body_.capacity() > kKeep) inflated_body_ = Buffer();
-  if (!busy_ && job_out_.capacity() > kKeep) job_out_ = Buffer();  // busy: the worker owns it
+  auto release = [](Buffer& b) {
+    if (b.capacity() > kKeep && b.empty()) b = Buffer();
+  };
+  release(in_);
+  release(out_);
+  release(chunked_body_);
+  release(inflated_body_);
+  job_out_.clear();
+  release(job_out_);
 }
 
 void HttpConnection::begin_linger() {

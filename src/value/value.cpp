@@ -188,6 +188,21 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
   return block + sizeof(size_t);
 }
 
+uint64_t detail::struct_index_probes(const Value& v) noexcept {
+  if (v.type() != Type::Struct) return 0;
+  auto* h = static_cast<StructHeader*>(ValueAccess::pointer(v));
+  if (!h || h->index_slots == 0) return 0;
+  uint32_t mask = h->index_slots - 1;
+  const uint32_t* index = struct_index(h);
+  uint64_t probes = 0;
+  for (uint32_t slot = 0; slot < h->index_slots; ++slot) {
+    if (index[slot] == 0) continue;
+    uint32_t home = detail::hash_name(struct_members(h)[index[slot] - 1].name()) & mask;
+    probes += ((slot - home) & mask) + 1;  // its distance from its home slot, plus the hit
+  }
+  return probes;
+}
+
 void ValueAccess::make_array(Value& out, Value* items, size_t count) {
   make_empty_container(out.raw_, Type::Array);
   if (count == 0) return;

@@ -349,6 +349,9 @@ typedef struct cw_server_options {
   size_t path_count;
   cw_access_log_fn access_log; /**< NULL: no log */
   void* access_log_data;       /**< passed to access_log */
+  /** Gzip answers at least this large (level 1) for clients that accept gzip, when it makes
+   *  them smaller. Default 0: never (gzip only pays on slow links). */
+  size_t gzip_min_size;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -523,7 +526,7 @@ typedef struct cw_client_options {
                                      (open to interception; for tests only) */
   const char* ca_file;          /**< PEM file of trusted CAs; default the system's store */
   size_t max_response_size;     /**< larger answers fail with CW_LIMIT_EXCEEDED; default 32 MiB */
-  int disable_gzip;             /**< non-zero: do not ask for gzip answers */
+  int accept_gzip;              /**< non-zero: ask for gzip answers; default no */
   size_t gzip_request_min_size; /**< gzip requests at least this large; 0: never */
   cw_dialect dialect;           /**< how i8 and nil are written; CW_DIALECT_APACHE for Apache */
   unsigned max_connections;     /**< kept open, and open at once for async calls; default 8 */

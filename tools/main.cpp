@@ -153,6 +153,9 @@ int main(int argc, char** argv) {
   serve->add_flag("--enable-shutdown", serve_flags.enable_shutdown,
                   "Let system.shutdown stop the server");
   serve->add_flag("--log", serve_flags.access_log, "Log every request on stderr");
+  serve->add_option("--gzip-min-size", serve_flags.gzip_min_size,
+                    "Gzip answers of at least this many bytes for clients that accept it "
+                    "(0: never, the default)");
 
   callwire::tool::ClientSettingsFlags call_flags;
   std::string call_method;
@@ -166,6 +169,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--user", call_flags.user, "HTTP Basic user");
     cmd->add_option("--password", call_flags.password, "HTTP Basic password");
     cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
+    cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--insecure", call_flags.insecure,
                   "Do not verify the server's certificate (https)");
   };

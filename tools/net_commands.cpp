@@ -40,6 +40,7 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
   options.ca_file = flags.ca_file;
   options.verify_peer = !flags.insecure;
+  options.accept_gzip = flags.gzip;
   return Client::create(flags.url, std::move(options));
 }
 
@@ -55,12 +56,13 @@ int run_serve(const ServeFlags& flags) {
   options.tls_cert_file = flags.tls_cert;
   options.tls_key_file = flags.tls_key;
   options.enable_shutdown = flags.enable_shutdown;
+  options.gzip_min_size = flags.gzip_min_size;
   options.dialect = flags.dialect == "i8"       ? OutputDialect::I8
                     : flags.dialect == "apache" ? OutputDialect::Apache
                                                 : OutputDialect::Auto;
   if (!flags.user.empty()) {
-    options.authenticate = [user = flags.user, password = flags.password](
-                               std::string_view u, std::string_view p) {
+    options.authenticate = [user = flags.user, password = flags.password](std::string_view u,
+                                                                          std::string_view p) {
       return u == user && p == password;
     };
   }
@@ -100,8 +102,8 @@ int run_call(const ClientSettingsFlags& flags, const std::string& method,
   if (!client) return print_error(client.error());
   auto result = client->call(method, *values);
   if (!result) return print_error(result.error());
-  std::string json = json_form::to_json(
-      *result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
+  std::string json =
+      json_form::to_json(*result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
   std::printf("%s\n", json.c_str());
   return 0;
 }

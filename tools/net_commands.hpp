@@ -4,6 +4,7 @@
 // 2 anything else (usage, transport, HTTP status), with the reason on stderr.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct ServeFlags {
   std::string dialect = "auto";
   bool enable_shutdown = false;
   bool access_log = false;
+  size_t gzip_min_size = 0;
 };
 
 struct ClientSettingsFlags {
@@ -28,6 +30,7 @@ struct ClientSettingsFlags {
   std::string dialect = "i8";
   std::string ca_file;
   bool insecure = false;
+  bool gzip = false;
 };
 
 /// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first

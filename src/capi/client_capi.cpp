@@ -47,7 +47,7 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   out.verify_peer = o->insecure_skip_verify == 0;
   if (o->ca_file) out.ca_file = o->ca_file;
   if (o->max_response_size) out.max_response_size = o->max_response_size;
-  out.accept_gzip = o->disable_gzip == 0;
+  out.accept_gzip = o->accept_gzip != 0;
   out.gzip_request_min_size = o->gzip_request_min_size;
   switch (enum_bits(o->dialect)) {
     case CW_DIALECT_AUTO:

@@ -133,15 +133,20 @@ def test_long_base64_with_python_line_breaks(callwire_bin, python_server):
     assert base64.b64decode(answer[0]["$base64"]) == data
 
 
-def test_large_answer_arrives_gzipped(callwire_bin, python_server):
+def test_large_answer_arrives_gzipped_only_when_asked(callwire_bin, python_server):
     RecordingHandler.seen_headers.clear()
     RecordingHandler.sent_headers.clear()
     text = "x" * 100000  # one argument may not exceed 128 KiB
-    assert call_ok(callwire_bin, python_server, "echo", "s/" + text) == [text]
-    # Our client asked for gzip, so Python (threshold 1400 bytes) gzipped the answer.
+    assert call_ok(callwire_bin, python_server, "echo", "s/" + text, flags=("--gzip",)) == [text]
+    # Asked with --gzip, Python (threshold 1400 bytes) gzipped the answer.
     assert "gzip" in RecordingHandler.seen_headers[-1].get("Accept-Encoding", "")
     assert ("Content-Encoding", "gzip") in RecordingHandler.sent_headers
     assert RecordingHandler.seen_headers[-1]["Content-Type"].startswith("text/xml")
+    # Without --gzip our client does not ask, and the answer comes plain.
+    RecordingHandler.sent_headers.clear()
+    assert call_ok(callwire_bin, python_server, "echo", "s/" + text) == [text]
+    assert "gzip" not in RecordingHandler.seen_headers[-1].get("Accept-Encoding", "")
+    assert ("Content-Encoding", "gzip") not in RecordingHandler.sent_headers
 
 
 def test_apache_dialect_call(callwire_bin, python_server):

@@ -328,7 +328,22 @@ def test_fault_doctype_refused(server):
 # --- gzip ------------------------------------------------------------------------------------------
 
 
-def test_large_response_is_gzipped_when_accepted(server):
+@pytest.fixture(scope="module")
+def gzip_server(serve):
+    return serve("--listen", "127.0.0.1:0", "--gzip-min-size", "4096")
+
+
+def test_answers_are_plain_by_default_even_when_gzip_is_accepted(server):
+    text = "gzip me " * 4096
+    request = xmlrpc.client.dumps((text,), "echo")
+    status, headers, raw = post(server.url, request, {"Accept-Encoding": "gzip"})
+    assert status == 200
+    assert "content-encoding" not in headers
+    assert xmlrpc.client.loads(raw)[0] == ([text],)
+
+
+def test_large_response_is_gzipped_when_accepted(gzip_server):
+    server = gzip_server
     text = "gzip me " * 4096
     request = xmlrpc.client.dumps((text,), "echo")
     status, headers, raw = post(server.url, request, {"Accept-Encoding": "gzip"})
@@ -347,7 +362,8 @@ def test_large_response_is_gzipped_when_accepted(server):
     assert "content-encoding" not in headers
 
 
-def test_python_proxy_reads_gzipped_answers_and_sends_gzipped_calls(server):
+def test_python_proxy_reads_gzipped_answers_and_sends_gzipped_calls(gzip_server):
+    server = gzip_server
     text = "é" * 100000
     transport = TimeoutTransport()
     transport.encode_threshold = 0  # Python gzips the request body (Content-Encoding: gzip)

@@ -260,8 +260,10 @@ TEST(HttpServer, GzipBothWays) {
   std::string big = s2.read_responses(1);
   EXPECT_NE(big.find("Content-Encoding: gzip\r\n"), std::string::npos);
   EXPECT_LT(big.size(), 5000u);
-  // The client asks for gzip and inflates.
-  Client client(t.url());
+  // The client asks for gzip (when told to) and inflates.
+  ClientOptions gzip_client;
+  gzip_client.accept_gzip = true;
+  Client client(t.url(), gzip_client);
   auto r = client.call("big", {Value(50000)});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->as_string().size(), 50000u);

@@ -1,5 +1,7 @@
 #include "base/base64.hpp"
 
+#include <immintrin.h>
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -34,10 +36,99 @@ constexpr DecodeTables kTables = make_tables();
 
 bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
+// AVX2: 24 bytes to 32 characters and back per step, after Muła and Lemire ("Faster Base64
+// Encoding and Decoding Using AVX2 Instructions", 2018). Blobs are the bulk of XML-RPC's large
+// calls, and the scalar loops run at about 1 GB/s where memcpy runs at 10.
+bool has_avx2() noexcept {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
+// Encodes whole blocks of 24 bytes while 28 can be read (two 16-byte loads, 12 apart); returns
+// the bytes consumed. Writes exactly 32 characters per block.
+__attribute__((target("avx2"))) size_t encode_avx2(const unsigned char* in, size_t n,
+                                                   char* out) noexcept {
+  // Per 128-bit lane: 12 bytes as 4 groups (a, b, c) spread to 32-bit words (b, a, c, b), so
+  // each word's four sextets can be shifted into separate bytes by two multiplies.
+  const __m256i spread = _mm256_setr_epi8(1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,  //
+                                          1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10);
+  // The alphabet as offsets from the sextet, chosen by range: 0-25 'A', 26-51 'a', 52-61 '0',
+  // 62 '+', 63 '/'.
+  const __m256i offsets =
+      _mm256_setr_epi8('a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+                       '0' - 52, '0' - 52, '0' - 52, '0' - 52, '+' - 62, '/' - 63, 'A', 0, 0,
+                       'a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+                       '0' - 52, '0' - 52, '0' - 52, '0' - 52, '+' - 62, '/' - 63, 'A', 0, 0);
+  size_t i = 0;
+  for (; i + 28 <= n; i += 24, out += 32) {
+    __m256i x = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 12)), 1);
+    x = _mm256_shuffle_epi8(x, spread);
+    __m256i hi = _mm256_mulhi_epu16(_mm256_and_si256(x, _mm256_set1_epi32(0x0fc0fc00)),
+                                    _mm256_set1_epi32(0x04000040));
+    __m256i lo = _mm256_mullo_epi16(_mm256_and_si256(x, _mm256_set1_epi32(0x003f03f0)),
+                                    _mm256_set1_epi32(0x01000010));
+    __m256i sextets = _mm256_or_si256(hi, lo);
+    __m256i range = _mm256_subs_epu8(sextets, _mm256_set1_epi8(51));  // 52-63 → 1-12, else 0
+    __m256i upper = _mm256_cmpgt_epi8(_mm256_set1_epi8(26), sextets);
+    range = _mm256_or_si256(range, _mm256_and_si256(upper, _mm256_set1_epi8(13)));
+    __m256i chars = _mm256_add_epi8(sextets, _mm256_shuffle_epi8(offsets, range));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), chars);
+  }
+  return i;
+}
+
+// Decodes whole blocks of 32 alphabet characters into 24 bytes each; stops before a block
+// holding anything else (whitespace, padding, an error: the scalar path takes those). Returns
+// the characters consumed; `o` advances past the bytes written.
+__attribute__((target("avx2"))) size_t decode_avx2(const unsigned char* p, size_t n,
+                                                   unsigned char*& o) noexcept {
+  // A character is in the alphabet when the classes of its low and high nibbles share no bit.
+  const __m256i lut_lo =
+      _mm256_setr_epi8(0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B,
+                       0x1B, 0x1B, 0x1A, 0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+                       0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A);
+  const __m256i lut_hi =
+      _mm256_setr_epi8(0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10,
+                       0x10, 0x10, 0x10, 0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10,
+                       0x10, 0x10, 0x10, 0x10, 0x10, 0x10);
+  // What to add to a valid character to get its sextet, by high nibble ('/' apart).
+  const __m256i lut_roll =
+      _mm256_setr_epi8(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 19, 4, -65,
+                       -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i pack = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1, 2,
+                                        1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32, o += 24) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i hi_nibbles = _mm256_and_si256(_mm256_srli_epi32(x, 4), _mm256_set1_epi8(0x0f));
+    __m256i lo_nibbles = _mm256_and_si256(x, _mm256_set1_epi8(0x0f));
+    __m256i lo_class = _mm256_shuffle_epi8(lut_lo, lo_nibbles);
+    __m256i hi_class = _mm256_shuffle_epi8(lut_hi, hi_nibbles);
+    if (!_mm256_testz_si256(lo_class, hi_class)) break;
+    __m256i is_slash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8('/'));
+    __m256i roll = _mm256_shuffle_epi8(lut_roll, _mm256_add_epi8(is_slash, hi_nibbles));
+    __m256i sextets = _mm256_add_epi8(x, roll);
+    // Pairs of sextets into 12 bits, pairs of those into 24, then 3 bytes of every 4.
+    __m256i twelve = _mm256_maddubs_epi16(sextets, _mm256_set1_epi32(0x01400140));
+    __m256i words = _mm256_madd_epi16(twelve, _mm256_set1_epi32(0x00011000));
+    __m256i bytes = _mm256_shuffle_epi8(words, pack);
+    bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_castsi256_si128(bytes));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 16), _mm256_extracti128_si256(bytes, 1));
+  }
+  return i;
+}
+
 }  // namespace
 
 void encode(const unsigned char* in, size_t n, char* out) noexcept {
   size_t i = 0;
+  if (n >= 28 && has_avx2()) {
+    i = encode_avx2(in, n, out);
+    out += i / 3 * 4;
+  }
   for (; i + 3 <= n; i += 3, out += 4) {
     uint32_t x = uint32_t(in[i]) << 16 | uint32_t(in[i + 1]) << 8 | in[i + 2];
     out[0] = kAlphabet[x >> 18];
@@ -69,6 +160,7 @@ long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcep
   while (i < n) {
     // Fast path: whole quanta of four alphabet characters.
     if (have == 0) {
+      if (n - i >= 32 && has_avx2()) i += decode_avx2(p + i, n - i, o);
       while (i + 4 <= n) {
         uint32_t x = kTables.t[0][p[i]] | kTables.t[1][p[i + 1]] | kTables.t[2][p[i + 2]] |
                      kTables.t[3][p[i + 3]];

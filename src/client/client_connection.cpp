@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <string>
 
 #include "client/url.hpp"
@@ -16,9 +17,7 @@ constexpr size_t kReadChunk = 16 * 1024;
 }
 
 ClientConnection::ClientConnection(const ClientSettings& settings)
-    : settings_(settings),
-      parser_(settings.response_limits),
-      reader_(settings.reader_limits) {}
+    : settings_(settings), parser_(settings.response_limits), reader_(settings.reader_limits) {}
 
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;
@@ -63,12 +62,17 @@ ClientConnection::Wait ClientConnection::step() {
     Wait w = Wait::None;
     switch (state_) {
       case State::Idle:
-      case State::Done: return Wait::None;
+      case State::Done:
+        return Wait::None;
       case State::Connecting:
         w = stream_.fd() < 0 ? connect_next() : finish_connect();
         break;
-      case State::Sending: w = send(); break;
-      case State::Receiving: w = receive(); break;
+      case State::Sending:
+        w = send();
+        break;
+      case State::Receiving:
+        w = receive();
+        break;
     }
     if (w != Wait::None || state_ == State::Done) return w;
   }
@@ -91,8 +95,9 @@ ClientConnection::Wait ClientConnection::connect_next() {
 ClientConnection::Wait ClientConnection::finish_connect() {
   int err = net::finish_connect(stream_.fd());
   if (err != 0) {
-    connect_error_ = Error(Errc::ConnectFailed,
-                           net::errno_message("connect to " + settings_.url->endpoint.to_string(), err));
+    connect_error_ =
+        Error(Errc::ConnectFailed,
+              net::errno_message("connect to " + settings_.url->endpoint.to_string(), err));
     stream_ = net::Stream();
     return Wait::None;  // step() loops: the next address
   }
@@ -139,18 +144,23 @@ ClientConnection::Wait ClientConnection::send() {
     timeout_fresh_ = false;
     net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
     switch (r.status) {
-      case net::IoStatus::Ok: sent_ += r.n; continue;
-      case net::IoStatus::WantWrite: return Wait::Write;
-      case net::IoStatus::WantRead: return Wait::Read;
+      case net::IoStatus::Ok:
+        sent_ += r.n;
+        continue;
+      case net::IoStatus::WantWrite:
+        return Wait::Write;
+      case net::IoStatus::WantRead:
+        return Wait::Read;
       case net::IoStatus::Eof:
       case net::IoStatus::Error:
         if (used_before_) stale_ = true;
-        done(Error(stream_.is_tls() && !stream_.error().starts_with("send")
-                       ? Errc::TlsError
-                       : Errc::ConnectionClosed,
-                   "sending the request: " +
-                       (stream_.error().empty() ? std::string("connection closed") : stream_.error())),
-             false);
+        done(
+            Error(
+                stream_.is_tls() && !stream_.error().starts_with("send") ? Errc::TlsError
+                                                                         : Errc::ConnectionClosed,
+                "sending the request: " +
+                    (stream_.error().empty() ? std::string("connection closed") : stream_.error())),
+            false);
         return Wait::None;
     }
   }
@@ -162,8 +172,17 @@ ClientConnection::Wait ClientConnection::receive() {
   for (;;) {
     if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
     timeout_fresh_ = false;
-    char* dst = in_.prepare(kReadChunk);
-    net::IoResult r = stream_.read(dst, kReadChunk);
+    size_t want = kReadChunk;
+    // A known body: read more of it at once, growing with what has arrived (never reserving
+    // a declared length that may be a lie), so a large answer takes a few reads, not one per
+    // 16 KiB.
+    if (parser_.headers_complete() && parser_.response().content_length) {
+      size_t total = static_cast<size_t>(*parser_.response().content_length);
+      size_t rest = total > in_.size() ? total - in_.size() : 0;
+      want = std::max(want, std::min(rest, in_.size()));
+    }
+    char* dst = in_.prepare(want);
+    net::IoResult r = stream_.read(dst, want);
     http::ResponseParseResult p;
     if (r.status == net::IoStatus::Ok) {
       in_.commit(r.n);
@@ -190,9 +209,9 @@ ClientConnection::Wait ClientConnection::receive() {
     }
     if (p.status == http::ParseStatus::Incomplete) continue;
     if (p.status == http::ParseStatus::Error) {
-      Errc code = p.error == http::ResponseError::TooLarge   ? Errc::LimitExceeded
+      Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
                   : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
-                                                               : Errc::BadResponse;
+                                                              : Errc::BadResponse;
       done(Error(code, std::string(parser_.error())), false);
       return Wait::None;
     }
@@ -231,8 +250,7 @@ void ClientConnection::decode(const http::Response& response) {
   }
   auto parsed = reader_.read_response(body);
   if (!parsed) {
-    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message),
-         keep);
+    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message), keep);
     return;
   }
   if (parsed->is_fault) {

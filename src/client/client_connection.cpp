@@ -215,13 +215,16 @@ ClientConnection::Wait ClientConnection::receive() {
       done(Error(code, std::string(parser_.error())), false);
       return Wait::None;
     }
-    decode(parser_.response());
+    // Bytes after the answer were never asked for (a second response smuggled into the
+    // first, a confused server): the connection is dropped rather than have them read as the
+    // next call's answer.
+    decode(parser_.response(), p.consumed < in_.size());
     return Wait::None;
   }
 }
 
-void ClientConnection::decode(const http::Response& response) {
-  bool keep = response.keep_alive;
+void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
+  bool keep = response.keep_alive && !trailing_bytes;
   if (response.status != 200) {
     std::string message = "HTTP " + std::to_string(response.status);
     if (!response.reason.empty()) message += " " + std::string(response.reason);

@@ -85,7 +85,8 @@ class ClientConnection {
   Wait finish_connect();
   Wait send();
   Wait receive();
-  void decode(const http::Response& response);
+  // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
+  void decode(const http::Response& response, bool trailing_bytes);
   void done(Result<Value> result, bool reusable);
 
   const ClientSettings& settings_;

@@ -204,6 +204,28 @@ TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
   EXPECT_EQ(server.accepts(), 3);
 }
 
+TEST(Client, BytesAfterAnAnswerAreNeverTheNextAnswer) {
+  // Every connection's first answer (7) comes with a second, unasked-for one (8) in the same
+  // write, as response splitting would inject; later answers on it would be 9.
+  auto answer = [](int n) {
+    return FakeServer::ok_response(
+        "<?xml version=\"1.0\"?><methodResponse><params><param><value>"
+        "<int>" +
+        std::to_string(n) + "</int></value></param></params></methodResponse>");
+  };
+  FakeServer server([&](int fd) {
+    for (int i = 0; !FakeServer::read_request(fd).empty(); ++i)
+      FakeServer::send_all(fd, i == 0 ? answer(7) + answer(8) : answer(9));
+  });
+  Client client(server.url(), quick());
+  for (int i = 0; i < 3; ++i) {
+    auto r = client.call("x");
+    ASSERT_TRUE(r) << i << ": " << r.error().message;
+    EXPECT_EQ(r->as_int(), 7) << i;  // each call on a fresh connection
+  }
+  EXPECT_EQ(server.accepts(), 3);
+}
+
 TEST(Client, AsyncRetriesOnceWhenAKeptConnectionWasClosed) {
   // As above through the I/O thread, by name: the retry reconnects to the addresses the name
   // gave for the first connection (no lookup on the I/O thread).

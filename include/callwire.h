@@ -294,6 +294,13 @@ typedef enum cw_dialect {
 typedef int (*cw_auth_fn)(const char* user, size_t user_len, const char* password,
                           size_t password_len, void* user_data);
 
+/** Non-zero when the `given_len` bytes at `given` equal the `expected_len` bytes at `expected`,
+ *  in a time that depends on the lengths only, never on where they first differ: compare
+ *  passwords in a cw_auth_fn with this, never memcmp or strcmp (an early exit tells a guesser
+ *  how much of a guess was right). NULL is allowed with a length of 0. Thread-safe. */
+CALLWIRE_API int cw_constant_time_equal(const char* given, size_t given_len, const char* expected,
+                                        size_t expected_len);
+
 /** What the server says of each answered request (cw_server_options.access_log). Every
  *  string is borrowed for the callback only and NOT NUL-terminated: use its length. */
 typedef struct cw_access_log_entry {

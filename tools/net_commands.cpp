@@ -63,7 +63,7 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.user.empty()) {
     options.authenticate = [user = flags.user, password = flags.password](std::string_view u,
                                                                           std::string_view p) {
-      return u == user && p == password;
+      return constant_time_equal(u, user) & constant_time_equal(p, password);
     };
   }
   if (flags.access_log) {

@@ -36,10 +36,11 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Basic authentication: the callback runs on the server's threads, so it only reads.
+  // Basic authentication: the callback runs on the server's threads, so it only reads, and
+  // compares in constant time so the time taken tells a guesser nothing.
   if (!user.empty()) {
     options.authenticate = [user, password](std::string_view u, std::string_view p) {
-      return u == user && p == password;
+      return callwire::constant_time_equal(u, user) & callwire::constant_time_equal(p, password);
     };
   }
 

@@ -86,7 +86,8 @@ struct ServerOptions {
   size_t gzip_min_size = 0;
 
   /// When set, every request needs HTTP Basic credentials this accepts (else 401). Called on
-  /// the server's threads, possibly at once: it must be thread-safe.
+  /// the server's threads, possibly at once: it must be thread-safe. Compare secrets with
+  /// constant_time_equal, never ==: an early exit tells a guesser how much of a guess was right.
   std::function<bool(std::string_view user, std::string_view password)> authenticate;
   std::string realm = "callwire";
 
@@ -103,6 +104,11 @@ struct ServerOptions {
 /// Ownership: owns its registry, threads and sockets. Thread-safety: stop() from any thread
 /// or a signal handler; method_stats() and the accessors from any thread once started; the
 /// rest from the owner's thread. The destructor stops the server and waits for it.
+/// True when `given` and `expected` hold the same bytes, in a time that depends on their lengths
+/// only, never on where they first differ: for checking passwords and tokens in
+/// ServerOptions::authenticate. Thread-safe; never throws.
+CALLWIRE_API bool constant_time_equal(std::string_view given, std::string_view expected) noexcept;
+
 class CALLWIRE_API Server {
  public:
   explicit Server(ServerOptions options = {});

@@ -247,6 +247,13 @@ cw_status set_result(cw_call* call, Value&& v) {
 
 extern "C" {
 
+int cw_constant_time_equal(const char* given, size_t given_len, const char* expected,
+                           size_t expected_len) {
+  if ((!given && given_len) || (!expected && expected_len)) return 0;
+  return callwire::constant_time_equal({given ? given : "", given_len},
+                                       {expected ? expected : "", expected_len});
+}
+
 void cw_server_options_init(cw_server_options* options) {
   if (!options) return;
   std::memset(options, 0, sizeof *options);

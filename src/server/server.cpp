@@ -14,6 +14,19 @@
 
 namespace callwire {
 
+bool constant_time_equal(std::string_view given, std::string_view expected) noexcept {
+  // Every byte of the longer one is read whatever the contents; only the lengths steer the
+  // loop. The accumulator is volatile so the compiler cannot stop at the first difference.
+  volatile unsigned char diff = given.size() != expected.size();
+  size_t n = given.size() > expected.size() ? given.size() : expected.size();
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char g = i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
+    unsigned char e = i < expected.size() ? static_cast<unsigned char>(expected[i]) : 0;
+    diff = diff | (g ^ e);
+  }
+  return diff == 0;
+}
+
 struct CALLWIRE_LOCAL Server::Impl {
   detail::ServerCore core;
   std::vector<std::unique_ptr<detail::ServerLoop>> loops;
@@ -140,8 +153,8 @@ Status Server::start() {
     m.loops.push_back(std::move(*loop));
   }
   if (o.handler_threads)
-    core.pool = std::make_unique<detail::WorkerPool>(o.handler_threads, core.registry,
-                                                     core.dispatch);
+    core.pool =
+        std::make_unique<detail::WorkerPool>(o.handler_threads, core.registry, core.dispatch);
   m.started.store(true);
   for (auto& loop : m.loops) m.threads.emplace_back([l = loop.get()] { l->run(); });
   return {};

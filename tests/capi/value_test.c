@@ -19,6 +19,16 @@ static void test_status_names(void) {
   CHECK(CW_STOPPED == 18);
 }
 
+static void test_constant_time_equal(void) {
+  CHECK(cw_constant_time_equal("s3cret", 6, "s3cret", 6));
+  CHECK(!cw_constant_time_equal("s3creT", 6, "s3cret", 6));
+  CHECK(!cw_constant_time_equal("s3cre", 5, "s3cret", 6)); /* a prefix is not a match */
+  CHECK(!cw_constant_time_equal("s3cret!", 7, "s3cret", 6));
+  CHECK(!cw_constant_time_equal("a\0b", 3, "a\0c", 3)); /* every byte counts, NULs too */
+  CHECK(cw_constant_time_equal(NULL, 0, "", 0));
+  CHECK(!cw_constant_time_equal(NULL, 1, "x", 1));
+}
+
 static void test_scalars(void) {
   cw_value* v = NULL;
   int b = -1;
@@ -516,7 +526,7 @@ static void test_allocation_failure(void) {
 
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
-      TEST(test_status_names),       TEST(test_scalars),    TEST(test_strings_and_bytes),
+      TEST(test_status_names),       TEST(test_constant_time_equal), TEST(test_scalars),    TEST(test_strings_and_bytes),
       TEST(test_datetime),           TEST(test_arrays),     TEST(test_structs),
       TEST(test_null_handling),      TEST(test_copy_equal), TEST(test_encode_decode),
       TEST(test_allocation_failure),

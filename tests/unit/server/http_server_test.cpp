@@ -279,6 +279,16 @@ TEST(HttpServer, GzipBothWays) {
   EXPECT_EQ(status_line(s3.read_all(3s)).substr(0, 12), "HTTP/1.1 413");
 }
 
+TEST(HttpServer, ConstantTimeEqual) {
+  EXPECT_TRUE(constant_time_equal("s3cret", "s3cret"));
+  EXPECT_TRUE(constant_time_equal("", ""));
+  EXPECT_FALSE(constant_time_equal("s3creT", "s3cret"));
+  EXPECT_FALSE(constant_time_equal("s3cre", "s3cret"));  // a prefix is not a match
+  EXPECT_FALSE(constant_time_equal("s3cret", "s3cre"));
+  EXPECT_FALSE(constant_time_equal(std::string_view("a\0b", 3), std::string_view("a\0c", 3)));
+  EXPECT_FALSE(constant_time_equal(std::string_view("\0", 1), ""));  // padding is not a match
+}
+
 TEST(HttpServer, BasicAuthentication) {
   ServerOptions o = TestServer::base_options();
   o.authenticate = [](std::string_view u, std::string_view p) {

@@ -359,6 +359,11 @@ typedef struct cw_server_options {
   /** Gzip answers at least this large (level 1) for clients that accept gzip, when it makes
    *  them smaller. Default 0: never (gzip only pays on slow links). */
   size_t gzip_min_size;
+  /** All connections' buffers together; past it newcomers and requests that need larger
+   *  buffers get 503. Default 512 MiB. */
+  size_t max_buffer_memory;
+  /** One connection's unsent answers; past it its pipelined requests wait. Default 1 MiB. */
+  size_t max_pending_output;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

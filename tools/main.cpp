@@ -116,12 +116,14 @@ int main(int argc, char** argv) {
   auto* decode =
       app.add_subcommand("decode", "Read an XML-RPC call or response, print its JSON form");
   decode->add_option("FILE", decode_path, "The document; '-' or nothing for standard input");
+  // A size: a number with an optional unit (64MiB, 1GiB), never negative.
+  const CLI::Validator non_negative(
+      [](std::string& s) {
+        return s.find('-') == std::string::npos ? std::string() : "must not be negative";
+      },
+      "", "NonNegative");
   decode->add_option("--max-size", max_size, "Refuse a document larger than this (e.g. 64MiB)")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            return s.find('-') == std::string::npos ? std::string() : "must not be negative";
-          },
-          "", "NonNegative"))
+      ->check(non_negative)
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   decode->add_flag("--pretty", pretty, "Indent the JSON by two spaces");
@@ -153,9 +155,22 @@ int main(int argc, char** argv) {
   serve->add_flag("--enable-shutdown", serve_flags.enable_shutdown,
                   "Let system.shutdown stop the server");
   serve->add_flag("--log", serve_flags.access_log, "Log every request on stderr");
-  serve->add_option("--gzip-min-size", serve_flags.gzip_min_size,
-                    "Gzip answers of at least this many bytes for clients that accept it "
-                    "(0: never, the default)");
+  serve
+      ->add_option("--gzip-min-size", serve_flags.gzip_min_size,
+                   "Gzip answers of at least this many bytes for clients that accept it "
+                   "(0: never, the default)")
+      ->check(non_negative)
+      ->transform(CLI::AsSizeValue(false));
+  serve->add_option("--max-connections", serve_flags.max_connections,
+                    "Open connections; newcomers beyond get 503 (default 10000)");
+  serve->add_option("--max-body", serve_flags.max_body, "Request body limit (default 32MiB)")
+      ->check(non_negative)
+      ->transform(CLI::AsSizeValue(false));
+  serve
+      ->add_option("--max-buffer-memory", serve_flags.max_buffer_memory,
+                   "All connections' buffers together; past it new work gets 503 (default 512MiB)")
+      ->check(non_negative)
+      ->transform(CLI::AsSizeValue(false));
 
   callwire::tool::ClientSettingsFlags call_flags;
   std::string call_method;

@@ -57,6 +57,9 @@ int run_serve(const ServeFlags& flags) {
   options.tls_key_file = flags.tls_key;
   options.enable_shutdown = flags.enable_shutdown;
   options.gzip_min_size = flags.gzip_min_size;
+  if (flags.max_connections) options.max_connections = flags.max_connections;
+  if (flags.max_body) options.max_body = flags.max_body;
+  if (flags.max_buffer_memory) options.max_buffer_memory = flags.max_buffer_memory;
   options.dialect = flags.dialect == "i8"       ? OutputDialect::I8
                     : flags.dialect == "apache" ? OutputDialect::Apache
                                                 : OutputDialect::Auto;

@@ -21,6 +21,10 @@ struct ServeFlags {
   bool enable_shutdown = false;
   bool access_log = false;
   size_t gzip_min_size = 0;
+  // Limits; 0 keeps the library's default.
+  size_t max_connections = 0;
+  size_t max_body = 0;
+  size_t max_buffer_memory = 0;
 };
 
 struct ClientSettingsFlags {

@@ -73,7 +73,17 @@ struct ServerOptions {
 
   size_t max_header_bytes = 16 * 1024;  ///< request line and header fields → 431
   size_t max_body = size_t{32} << 20;   ///< request body, before or after gzip → 413
-  xml::ReaderLimits reader_limits;      ///< depth, elements, string sizes of each call
+  /// All connections' buffers together (requests being read, decoded and inflated bodies,
+  /// answers not yet sent). Past it the server refuses new work rather than grow: a newcomer is
+  /// answered 503 and closed, and a connection that needs a larger buffer for its request gets
+  /// 503 and is closed; connections with buffers enough for their calls keep their service.
+  /// One answer being built may overshoot it. 0 is refused by start().
+  size_t max_buffer_memory = size_t{512} << 20;
+  /// One connection's answers waiting to be sent: past it, no further pipelined request of
+  /// that connection is read or answered until the client reads (a client that never reads
+  /// pins at most this plus one answer).
+  size_t max_pending_output = size_t{1} << 20;
+  xml::ReaderLimits reader_limits;  ///< depth, elements, string sizes of each call
 
   OutputDialect dialect = OutputDialect::Auto;
   bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist

@@ -92,6 +92,10 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.call_timeout = std::chrono::milliseconds(o->call_timeout_ms);
   }
   if (CW_HAS_FIELD(o, cw_server_options, gzip_min_size)) out.gzip_min_size = o->gzip_min_size;
+  if (CW_HAS_FIELD(o, cw_server_options, max_buffer_memory) && o->max_buffer_memory)
+    out.max_buffer_memory = o->max_buffer_memory;
+  if (CW_HAS_FIELD(o, cw_server_options, max_pending_output) && o->max_pending_output)
+    out.max_pending_output = o->max_pending_output;
   if (CW_HAS_FIELD(o, cw_server_options, path_count) && o->path_count > 0) {
     if (!o->paths)
       return set_error(error, Errc::InvalidArgument, "cw_server_options: paths is NULL");

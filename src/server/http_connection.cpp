@@ -21,8 +21,6 @@ namespace {
 constexpr size_t kHeadRoom = http::kResponseHeadGap;
 // Read at least this much at a time.
 constexpr size_t kReadChunk = 16 * 1024;
-// Stop answering pipelined requests while this much output waits to be sent.
-constexpr size_t kMaxPendingOutput = 1 << 20;
 // After an error answer: read and discard what the client still sends, for at most this long
 // and this much, so closing does not reset the connection before the client reads the answer.
 constexpr std::chrono::milliseconds kLingerTime{2000};
@@ -40,6 +38,8 @@ bool path_matches(std::string_view target, const std::vector<std::string>& paths
     if (target == p) return true;
   return false;
 }
+
+const http::Header kRetryAfter{"Retry-After", "1"};
 
 // The header a client sends its remaining time in, in milliseconds.
 constexpr std::string_view kTimeoutHeader = "X-Callwire-Timeout";
@@ -65,7 +65,23 @@ HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string
   idle_since_ = request_started_ = loop_.now();
 }
 
-HttpConnection::~HttpConnection() = default;
+HttpConnection::~HttpConnection() { loop_.core().buffer_memory.fetch_sub(accounted_); }
+
+void HttpConnection::account_buffers() noexcept {
+  size_t now = in_.capacity() + out_.capacity() + chunked_body_.capacity() +
+               inflated_body_.capacity() + (busy_ ? 0 : job_out_.capacity());
+  if (now > accounted_)
+    loop_.core().buffer_memory.fetch_add(now - accounted_);
+  else if (now < accounted_)
+    loop_.core().buffer_memory.fetch_sub(accounted_ - now);
+  accounted_ = now;
+}
+
+bool HttpConnection::over_budget(size_t more) const noexcept {
+  if (in_.capacity() - in_.size() >= more) return false;  // no growth
+  return loop_.core().buffer_memory.load(std::memory_order_relaxed) + more >
+         loop_.core().options.max_buffer_memory;
+}
 
 bool HttpConnection::start() {
   interest_ = EPOLLIN;
@@ -95,6 +111,7 @@ void HttpConnection::on_event(uint32_t events) {
     // keep serving the others (close() allocates nothing).
     close();
   }
+  account_buffers();
 }
 
 void HttpConnection::handle_event(uint32_t events) {
@@ -134,6 +151,13 @@ void HttpConnection::read_input() {
       size_t rest = total > have ? total - have : 0;
       want = std::max(want, std::min(rest, in_.size()));
     }
+    if (over_budget(want) && request_start_ < in_.size()) {
+      // The server's buffers are spent: refuse this request rather than grow for it. (A
+      // connection between requests still reads the next one into the room it has, or a
+      // first small buffer.)
+      respond_error(503, {&kRetryAfter, 1});
+      break;
+    }
     char* dst = in_.prepare(want);
     net::IoResult r = stream_.read(dst, want);
     if (r.status == net::IoStatus::Ok) {
@@ -157,7 +181,8 @@ void HttpConnection::read_input() {
 
 void HttpConnection::process_input() {
   while (!busy_ && !close_after_write_ && phase_ == Phase::Open &&
-         out_.size() - out_sent_ < kMaxPendingOutput && request_start_ < in_.size()) {
+         out_.size() - out_sent_ < loop_.core().options.max_pending_output &&
+         request_start_ < in_.size()) {
     std::string_view input = in_.view().substr(request_start_);
     http::ParseResult r = parser_.parse(input, chunked_body_);
     if (r.status == http::ParseStatus::Error) {
@@ -358,6 +383,8 @@ void HttpConnection::resume_after_job() noexcept {
   } catch (const std::bad_alloc&) {
     close();  // not busy any more: close() destroys
   }
+  // Not after a close: the loop reaps the connection only after this batch.
+  account_buffers();
 }
 
 void HttpConnection::job_done() {

@@ -81,6 +81,11 @@ class HttpConnection final : public net::Watcher {
   void set_interest(uint32_t events);
   void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
                   size_t response_bytes, Clock::time_point started);
+  // Brings the server-wide count of buffer memory up to date with this connection's buffers
+  // (not job_out_ while a worker writes it).
+  void account_buffers() noexcept;
+  // Reading `more` bytes would grow the receive buffer past the server's memory budget.
+  bool over_budget(size_t more) const noexcept;
 
   ServerLoop& loop_;
   net::Stream stream_;
@@ -117,6 +122,7 @@ class HttpConnection final : public net::Watcher {
   Clock::time_point write_started_;
   Clock::time_point linger_until_;
   size_t linger_discarded_ = 0;
+  size_t accounted_ = 0;  // this connection's share of ServerCore::buffer_memory
 };
 
 }  // namespace callwire::detail

@@ -54,6 +54,8 @@ Status check_options(const ServerOptions& o) {
   if (o.listen.empty()) return Error(Errc::InvalidArgument, "no listen address");
   if (o.paths.empty()) return Error(Errc::InvalidArgument, "no request path to serve");
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
+  if (o.max_buffer_memory == 0) return Error(Errc::InvalidArgument, "max_buffer_memory is 0");
+  if (o.max_pending_output == 0) return Error(Errc::InvalidArgument, "max_pending_output is 0");
   if (o.max_body == 0 || o.max_header_bytes < 256)
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty())

@@ -19,10 +19,10 @@
 namespace callwire::detail {
 
 struct Listener {
-  std::string spec;        // as given in ServerOptions::listen
-  std::string host;        // the TCP host it was bound to
+  std::string spec;  // as given in ServerOptions::listen
+  std::string host;  // the TCP host it was bound to
   bool unix_socket = false;
-  std::string unix_path;   // unlinked when the server stops
+  std::string unix_path;  // unlinked when the server stops
   uint16_t port = 0;
   bool tls = false;
   net::UniqueFd fd;
@@ -39,6 +39,8 @@ struct ServerCore {
   std::string www_authenticate;      // the 401's WWW-Authenticate value
 
   std::atomic<size_t> connections{0};
+  // Bytes held by every connection's buffers (their capacities), as each last accounted them.
+  std::atomic<size_t> buffer_memory{0};
   std::atomic<bool> stopping{false};
 };
 

@@ -95,9 +95,12 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       return;  // EAGAIN (another loop took it), or a connection that died in the backlog
     }
     net::UniqueFd owned(fd);
-    if (core_.connections.fetch_add(1) >= core_.options.max_connections) {
-      // At the cap: refuse the newcomer, never an established connection. A plain HTTP peer
-      // is told why (TLS would need a handshake first: it just sees the close).
+    // At the connection cap, or with the buffer memory spent: refuse the newcomer, never an
+    // established connection. A plain HTTP peer is told why (TLS would need a handshake
+    // first: it just sees the close).
+    bool over_memory =
+        core_.buffer_memory.load(std::memory_order_relaxed) >= core_.options.max_buffer_memory;
+    if (core_.connections.fetch_add(1) >= core_.options.max_connections || over_memory) {
       core_.connections.fetch_sub(1);
       if (!listener.tls) net::refuse_connection(std::move(owned), kOverCapacityAnswer);
       continue;

@@ -390,6 +390,65 @@ TEST(HttpServer, ConnectionCapRefusesNewcomersOnly) {
   EXPECT_EQ(RawSocket::complete_responses(b.read_responses(1)), 1);
 }
 
+TEST(HttpServer, BufferMemoryBudgetRefusesNewcomersNotServedConnections) {
+  // A budget so small that one connection's first receive buffer spends it: while that
+  // connection is open every newcomer is refused, and it keeps its own service.
+  ServerOptions o = TestServer::base_options();
+  o.threads = 1;
+  o.max_buffer_memory = 1;
+  TestServer t(o);
+  std::string add_call = post(call_xml("add",
+                                       "<param><value><int>2</int></value></param>"
+                                       "<param><value><int>3</int></value></param>"));
+  {
+    RawSocket served(t.port());
+    ASSERT_TRUE(served.send(add_call));
+    ASSERT_EQ(RawSocket::complete_responses(served.read_responses(1)), 1);
+    RawSocket newcomer(t.port());
+    newcomer.send(add_call);
+    std::string refused = newcomer.read_all(3s);
+    EXPECT_EQ(status_line(refused), "HTTP/1.1 503 Service Unavailable");
+    EXPECT_NE(refused.find("Retry-After: 1\r\n"), std::string::npos);
+    for (int i = 0; i < 3; ++i) {  // served, again and again
+      ASSERT_TRUE(served.send(add_call));
+      std::string again = served.read_responses(1);
+      EXPECT_NE(again.find("<int>5</int>"), std::string::npos) << again;
+    }
+  }
+  // Closed: its memory is back, and the next connection is served.
+  std::string answer;
+  for (auto until = std::chrono::steady_clock::now() + 3s;
+       std::chrono::steady_clock::now() < until &&
+       answer.find("<int>5</int>") == std::string::npos;) {
+    RawSocket next(t.port());  // the close may not have reached the loop yet: retry
+    next.send(add_call);
+    answer = next.read_responses(1, 1s);
+  }
+  EXPECT_NE(answer.find("<int>5</int>"), std::string::npos) << answer;
+}
+
+TEST(HttpServer, BufferMemoryBudgetRefusesARequestThatWouldExceedIt) {
+  ServerOptions o = TestServer::base_options();
+  o.threads = 1;
+  o.max_buffer_memory = 2 << 20;
+  TestServer t(o);
+  RawSocket hog(t.port());
+  // 3 MiB: more than the budget
+  std::string body = call_xml(
+      "echo", "<param><value><string>" + std::string(3 << 20, 'h') + "</string></value></param>");
+  ASSERT_TRUE(hog.send(post(body)) || true);  // the server may refuse before it all arrives
+  std::string answer = hog.read_all(5s);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 503 Service Unavailable");
+  EXPECT_TRUE(hog.closed());
+  // The next caller, with a request that fits, is served.
+  Client client(t.url());
+  auto r = client.call("add", {Value(20), Value(22)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->as_int(), 42);
+  auto echoed = client.call("echo", {Value(std::string(256 << 10, 'e'))});
+  ASSERT_TRUE(echoed) << echoed.error().message;
+}
+
 TEST(HttpServer, StopFinishesCallsInFlight) {
   TestServer t;
   Client client(t.url());

@@ -439,6 +439,7 @@ class Attack:
             "probe_max_ms": round(probe["max"] * 1000, 1),
             "probe_p99_ms": round(probe["p99"] * 1000, 1),
             "rss_before_mib": round(self.rss_before / MIB, 1),
+            "rss_during_max_mib": round(self.sampler.max_rss / MIB, 1),
             "peak_rss_mib": None if peak_rss is None else round(peak_rss / MIB, 1),
             "rss_after_mib": None if rss_after is None else round(rss_after / MIB, 1),
             "rss_budget_mib": round(self.rss_budget / MIB, 1),

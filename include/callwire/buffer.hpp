@@ -30,7 +30,9 @@ class CALLWIRE_API Buffer {
     std::swap(capacity_, other.capacity_);
     return *this;
   }
-  ~Buffer() { std::free(data_); }
+  ~Buffer() {
+    if (data_) free_storage(data_, capacity_);
+  }
 
   const char* data() const noexcept { return data_; }
   char* data() noexcept { return data_; }
@@ -47,6 +49,14 @@ class CALLWIRE_API Buffer {
   }
   void reserve(size_t n) {
     if (n > capacity_) grow_to(n);
+  }
+  /// Like reserve, but to `n` bytes (rounded up to whole pages for large blocks) rather than
+  /// the next geometric step: for a known final size.
+  void reserve_exact(size_t n) {
+    if (n <= capacity_) return;
+    size_t cap = capacity_for(n);
+    data_ = static_cast<char*>(resize_storage(data_, capacity_, cap));
+    capacity_ = cap;
   }
 
   /// Room for `n` more bytes: returns where to write them; `commit` makes them part of the
@@ -69,12 +79,21 @@ class CALLWIRE_API Buffer {
   }
 
  private:
+  // The storage. Blocks under 1 MiB come from malloc; larger ones are mapped pages of their
+  // own, so growing one moves pages instead of copying bytes (no moment with old and new both
+  // resident) and freeing one gives its memory back at once (malloc keeps large freed blocks
+  // in its arenas, where one large request would pin them). resize_storage returns the new
+  // block (contents kept) or throws std::bad_alloc; capacity_for is the capacity it really
+  // provides for `n` bytes (large blocks are whole pages).
+  static void* resize_storage(void* block, size_t old_capacity, size_t new_capacity);
+  static void free_storage(void* block, size_t capacity) noexcept;
+  static size_t capacity_for(size_t n) noexcept;
+
   void grow_to(size_t min_capacity) {
     size_t cap = capacity_ < 256 ? 256 : capacity_ + capacity_ / 2;
     if (cap < min_capacity) cap = min_capacity;
-    void* p = std::realloc(data_, cap);
-    if (!p) throw std::bad_alloc();
-    data_ = static_cast<char*>(p);
+    cap = capacity_for(cap);
+    data_ = static_cast<char*>(resize_storage(data_, capacity_, cap));
     capacity_ = cap;
   }
 

@@ -39,11 +39,7 @@ char* room_capped(Buffer& out, size_t n, size_t hard_cap) {
   if (out.capacity() - out.size() >= n) return out.data() + out.size();
   size_t cap = out.capacity();
   size_t geometric = cap < 256 ? 256 : cap + cap / 2;
-  if (geometric > hard_cap) {
-    Buffer exact(hard_cap);
-    exact.append(out.view());
-    out = std::move(exact);
-  }
+  if (geometric > hard_cap) out.reserve_exact(hard_cap);  // large blocks grow without a copy
   return out.prepare(n);
 }
 

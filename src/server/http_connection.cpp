@@ -68,8 +68,10 @@ HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string
 HttpConnection::~HttpConnection() { loop_.core().buffer_memory.fetch_sub(accounted_); }
 
 void HttpConnection::account_buffers() noexcept {
+  // While a worker runs, it may be growing inflated_body_ and job_out_: they are counted
+  // when it is done.
   size_t now = in_.capacity() + out_.capacity() + chunked_body_.capacity() +
-               inflated_body_.capacity() + (busy_ ? 0 : job_out_.capacity());
+               (busy_ ? 0 : inflated_body_.capacity() + job_out_.capacity());
   if (now > accounted_)
     loop_.core().buffer_memory.fetch_add(now - accounted_);
   else if (now < accounted_)
@@ -155,7 +157,7 @@ void HttpConnection::read_input() {
       // The server's buffers are spent: refuse this request rather than grow for it. (A
       // connection between requests still reads the next one into the room it has, or a
       // first small buffer.)
-      respond_error(503, {&kRetryAfter, 1});
+      respond_error(503);
       break;
     }
     char* dst = in_.prepare(want);
@@ -272,15 +274,13 @@ void HttpConnection::handle_request() {
   const http::Request& request = parser_.request();
   if (!head_checked_ && refused_on_head(request)) return;
   std::string_view body = request.body;
-  if (request.content_encoding_gzip) {
-    inflated_body_.clear();
-    http::InflateStatus s = http::gzip_inflate(body, inflated_body_, loop_.core().options.max_body);
-    if (s == http::InflateStatus::OverLimit) {
-      respond_error(413);
-      return;
-    }
-    if (s != http::InflateStatus::Ok) {
-      respond_error(400);
+  WorkerPool* pool = loop_.core().pool.get();
+  // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
+  // inflates max_body): a worker does it when there are workers, else the loop.
+  const bool gzipped = request.content_encoding_gzip;
+  if (gzipped && !pool) {
+    if (int status = inflate_body(body)) {
+      respond_error(status);
       return;
     }
     body = inflated_body_.view();
@@ -308,22 +308,34 @@ void HttpConnection::handle_request() {
   }
   if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
 
-  if (WorkerPool* pool = loop_.core().pool.get()) {
-    // The worker reads the request where it lies (in_ does not change while busy_) and
-    // writes its answer's body to job_out_; the loop adds the head when it comes back.
+  if (pool) {
+    // The worker reads the request where it lies (in_ does not change while busy_), inflates
+    // it into inflated_body_ if gzipped, and writes its answer's body to job_out_; the loop
+    // adds the head when it comes back.
     busy_ = true;
     set_interest(0);
     job_out_.clear();
     job_request_bytes_ = body.size();
     job_started_ = Clock::now();
-    pool->submit([this, body, deadline](Dispatcher& dispatcher) noexcept {
+    pool->submit([this, body, gzipped, deadline](Dispatcher& dispatcher) noexcept {
       // Nothing may escape a worker thread: out of memory here drops this connection (on the
       // loop), as it would inline.
       job_failed_ = false;
+      job_http_status_ = 0;
       try {
+        std::string_view call = body;
+        if (gzipped) {
+          job_http_status_ = inflate_body(call);
+          call = inflated_body_.view();
+          job_request_bytes_ = call.size();
+        }
+        if (job_http_status_) {
+          loop_.job_finished(this);
+          return;
+        }
         CallContext context(peer_, user_, headers_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-        DispatchOutcome outcome = dispatcher.handle(body, context, job_out_);
+        DispatchOutcome outcome = dispatcher.handle(call, context, job_out_);
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
         job_method_.assign(outcome.method);
       } catch (...) {  // std::bad_alloc: nothing else escapes handle()
@@ -344,6 +356,20 @@ void HttpConnection::handle_request() {
   if (loop_.core().options.access_log)
     log_access(outcome.method, 200, outcome.is_fault ? outcome.fault_code : 0, body.size(),
                response_bytes, started);
+}
+
+int HttpConnection::inflate_body(std::string_view gzipped) {
+  inflated_body_.clear();
+  // Within max_body, and within what is left of the server's buffer budget.
+  const ServerOptions& options = loop_.core().options;
+  size_t used = loop_.core().buffer_memory.load(std::memory_order_relaxed);
+  size_t room = used < options.max_buffer_memory ? options.max_buffer_memory - used : 0;
+  size_t limit = std::min(options.max_body, room);
+  http::InflateStatus s = http::gzip_inflate(gzipped, inflated_body_, limit);
+  if (s == http::InflateStatus::Ok) return 0;
+  inflated_body_ = Buffer();  // a bomb's megabytes go now, not after the answer
+  if (s == http::InflateStatus::OverLimit) return limit < options.max_body ? 503 : 413;
+  return 400;
 }
 
 void HttpConnection::finish_response(size_t start, size_t body_start, bool accept_gzip,
@@ -397,6 +423,11 @@ void HttpConnection::job_done() {
     close();
     return;
   }
+  if (job_http_status_) {  // the worker refused the gzip body
+    respond_error(job_http_status_);
+    flush();
+    return;
+  }
   // Append the worker's answer; its gap and head are laid out like an inline one.
   size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
@@ -414,6 +445,7 @@ void HttpConnection::job_done() {
 void HttpConnection::respond_error(int status, std::span<const http::Header> extra) {
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
+  if (status == 503 && extra.empty()) extra = {&kRetryAfter, 1};  // a busy server: come back
   http::append_error_response(out_, status, extra, loop_.http_date());
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
@@ -474,6 +506,15 @@ void HttpConnection::release_large_buffers() {
 }
 
 void HttpConnection::begin_linger() {
+  // Nothing more is read into or sent from the buffers: a connection refused for a large
+  // request (413, 503, a bomb) must not hold its megabytes through the linger.
+  in_ = Buffer();
+  out_ = Buffer();
+  chunked_body_ = Buffer();
+  inflated_body_ = Buffer();
+  job_out_ = Buffer();
+  request_start_ = 0;
+  out_sent_ = 0;
   stream_.shutdown();
   ::shutdown(stream_.fd(), SHUT_WR);
   phase_ = Phase::Lingering;
@@ -522,6 +563,10 @@ void HttpConnection::sweep(Clock::time_point now) {
 
 void HttpConnection::on_stop() {
   if (phase_ != Phase::Open) return;
+  // A request partly received is read to its end and answered, with "Connection: close"
+  // (handle_request closes after every answer while stopping); past stop_grace the loop
+  // closes the connection anyway.
+  if (!busy_ && request_start_ < in_.size()) return;
   // Also when a worker is running the call (busy_): job_done() then answers with
   // "Connection: close" and closes, instead of keeping an idle connection open until the
   // stop grace runs out.

@@ -59,6 +59,10 @@ class HttpConnection final : public net::Watcher {
   // `start`) with its HTTP head; gzips it when the client accepts gzip and it is worth it.
   void finish_response(size_t start, size_t body_start, bool accept_gzip, bool keep_alive);
   void job_done();
+  // Inflates a gzip body into inflated_body_, within max_body and the server's buffer budget:
+  // 0, or the status to refuse it with (413 over max_body, 503 over the budget, 400 not gzip).
+  // On the loop, or on the worker while busy.
+  int inflate_body(std::string_view gzipped);
   // 4xx/5xx with a short text body; the connection closes after it.
   void respond_error(int status, std::span<const http::Header> extra = {});
   // Checks what the header section decides alone: method, path, credentials, coding. 0 when
@@ -112,6 +116,7 @@ class HttpConnection final : public net::Watcher {
   std::string job_method_;
   int32_t job_fault_code_ = 0;
   bool job_failed_ = false;  // the worker ran out of memory: no answer, drop the connection
+  int job_http_status_ = 0;  // the worker refused the request with this HTTP status
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;
   std::string user_;                    // the user the authentication callback accepted

@@ -8,9 +8,10 @@ Usage: python3 bench/peers_run.py BUILD_DIR [--quick]
 1. rpclib's suite (bench/peers/common/suite.hpp): each BUILD_DIR/bench/peers/suite_PEER, Google
    Benchmark, client and server in one process; medians of REPETITIONS of wall time and
    process CPU per call.
-2. The paper (bench/peers/common/paper.hpp): for each peer a server process and, RUNS times
-   each with and without the photo, a client process making CALLS calls; medians per call of
-   the client's wall time, its CPU and the server's CPU (from /proc).
+2. The paper (bench/peers/common/paper.hpp): a server process per peer, all running, and RUNS
+   rounds of client processes making CALLS calls each, with and without the photo, one peer
+   after the other in each round; medians per call of the client's wall time, its CPU and
+   the server's CPU (from /proc).
 
 Writes bench/PEERS.md and the plots in bench/plots/. A wrong answer (a program exiting
 non-zero) stops the run with a non-zero status and leaves PEERS.md as it was.
@@ -50,7 +51,7 @@ VARIANTS = {"callwire-nogzip"}
 SUITE_PEERS = [p for _, peers in SUITES for p in peers]
 BLOB_SIZES = [1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
-PAPER_PEERS = ["raw", "callwire", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
+PAPER_PEERS = ["raw", "callwire", "callwire-nogzip", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
 PAPER_FLOOR = "raw"
 
 LABELS = {
@@ -141,6 +142,9 @@ def paper_commands(peers_dir, peer):
         folder = BENCH / "peers" / "python"
         return [python, str(folder / "paper_server.py")], [python, str(folder / "paper_client.py")]
     name = peer.replace("-", "_")
+    if peer == "callwire-nogzip":  # the same server; only the client differs
+        return ([str(peers_dir / "paper_callwire_server")],
+                [str(peers_dir / "paper_callwire_nogzip_client")])
     server = [str(peers_dir / f"paper_{name}_server")]
     if peer == "jsonrpccpp":
         server.append(str(free_port()))  # its HttpServer cannot report a port picked for it
@@ -153,47 +157,70 @@ def process_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_paper_peer(peers_dir, peer, calls, runs):
-    """{photo: {"wall", "cpu", "server_cpu", "process"}} per call, medians over runs."""
+def start_server(peers_dir, peer):
+    """(server process, port, client command prefix) of a paper peer."""
     server_command, client_command = paper_commands(peers_dir, peer)
     server = subprocess.Popen(server_command, stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if not line.startswith("listening on "):
+        server.kill()
+        sys.exit(f"peers_run: the {peer} server did not start ({line!r})")
+    return server, line.split()[-1], client_command
+
+
+def run_paper(peers_dir, calls, runs):
+    """{peer: {photo: {"wall", "cpu", "server_cpu", "process"}}} per call, medians over runs.
+
+    Every server runs for the whole experiment and the client runs go round the peers (run 1
+    of each peer, then run 2, ...), so a noisy minute on this shared machine spreads over all
+    the peers instead of landing on one of them."""
+    servers = {}
+    samples = {peer: {False: [], True: []} for peer in PAPER_PEERS}
     try:
-        line = server.stdout.readline()
-        if not line.startswith("listening on "):
-            sys.exit(f"peers_run: the {peer} server did not start ({line!r})")
-        port = line.split()[-1]
-        results = {}
-        for photo in (False, True):
-            samples = []
-            for _ in range(runs):
-                server_cpu = process_cpu_seconds(server.pid)
-                started = time.monotonic()
-                done = subprocess.run(client_command + [port, str(calls), "1" if photo else "0"],
-                                      capture_output=True, text=True)
-                process_wall = time.monotonic() - started
-                server_cpu = process_cpu_seconds(server.pid) - server_cpu
-                if done.returncode != 0:
-                    sys.stderr.write(done.stderr)
-                    sys.exit(f"peers_run: the {peer} client failed (status {done.returncode}); "
-                             "bench/PEERS.md left as it was")
-                report = json.loads(done.stdout.strip().splitlines()[-1])
-                samples.append({
-                    "wall": report["wall_s"] / calls,
-                    "cpu": report["cpu_s"] / calls,
-                    "server_cpu": server_cpu / calls,
-                    "process": process_wall,
-                })
-            results[photo] = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
-            log(f"  {peer} {'with' if photo else 'without'} the photo: "
-                f"{results[photo]['wall'] * 1e3:.3f} ms a call")
-        return results
+        for peer in PAPER_PEERS:
+            servers[peer] = start_server(peers_dir, peer)
+        for run in range(runs):
+            log(f"the paper's benchmark: run {run + 1} of {runs}")
+            for photo in (False, True):
+                for peer in PAPER_PEERS:
+                    server, port, client_command = servers[peer]
+                    server_cpu = process_cpu_seconds(server.pid)
+                    started = time.monotonic()
+                    done = subprocess.run(
+                        client_command + [port, str(calls), "1" if photo else "0"],
+                        capture_output=True, text=True)
+                    process_wall = time.monotonic() - started
+                    server_cpu = process_cpu_seconds(server.pid) - server_cpu
+                    if done.returncode != 0:
+                        sys.stderr.write(done.stderr)
+                        sys.exit(f"peers_run: the {peer} client failed (status "
+                                 f"{done.returncode}); bench/PEERS.md left as it was")
+                    report = json.loads(done.stdout.strip().splitlines()[-1])
+                    samples[peer][photo].append({
+                        "wall": report["wall_s"] / calls,
+                        "cpu": report["cpu_s"] / calls,
+                        "server_cpu": server_cpu / calls,
+                        "process": process_wall,
+                    })
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        for server, _, _ in servers.values():
+            server.send_signal(signal.SIGTERM)
+        for server, _, _ in servers.values():
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    results = {}
+    for peer in PAPER_PEERS:
+        results[peer] = {}
+        for photo in (False, True):
+            runs_of = samples[peer][photo]
+            results[peer][photo] = {k: statistics.median(r[k] for r in runs_of)
+                                    for k in runs_of[0]}
+            log(f"  {peer} {'with' if photo else 'without'} the photo: "
+                f"{results[peer][photo]['wall'] * 1e3:.3f} ms a call")
+    return results
 
 
 # ---------------------------------------------------------------- the report
@@ -288,15 +315,17 @@ def summary_rows(suite, paper):
         rows.append((f"rpclib suite: {bench_label(bench)}", LABELS.get(winner, "—"),
                      wall[CALLWIRE], LABELS.get(peer, "—"), peer_time,
                      fmt_ratio(wall[CALLWIRE], peer_time), wall[FLOOR],
-                     fmt_ratio(wall[CALLWIRE], wall[FLOOR])))
+                     fmt_ratio(wall[CALLWIRE], wall[FLOOR]),
+                     fmt_ratio(wall["callwire-nogzip"], peer_time)))
     for photo in (False, True):
         wall = {p: paper[p][photo]["wall"] for p in paper}
-        winner, _ = best_peer(wall, {PAPER_FLOOR})
-        peer, peer_time = best_peer(wall, {PAPER_FLOOR, CALLWIRE})
+        winner, _ = best_peer(wall, {PAPER_FLOOR} | VARIANTS)
+        peer, peer_time = best_peer(wall, {PAPER_FLOOR, CALLWIRE} | VARIANTS)
         rows.append((f"paper: Database.Request {'with' if photo else 'without'} the photo",
                      LABELS.get(winner, "—"), wall.get(CALLWIRE), LABELS.get(peer, "—"),
                      peer_time, fmt_ratio(wall.get(CALLWIRE), peer_time),
-                     wall.get(PAPER_FLOOR), fmt_ratio(wall.get(CALLWIRE), wall.get(PAPER_FLOOR))))
+                     wall.get(PAPER_FLOOR), fmt_ratio(wall.get(CALLWIRE), wall.get(PAPER_FLOOR)),
+                     fmt_ratio(wall.get("callwire-nogzip"), peer_time)))
     return rows
 
 
@@ -327,7 +356,8 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "- peers (Debian packages): " + ", ".join(versions()),
         f"- method: rpclib's suite: Google Benchmark, medians of {settings['repetitions']} "
         f"repetitions of at least {settings['min_time']} s of wall time each; the paper: "
-        f"medians of {settings['runs']} client processes of {settings['calls']} calls each",
+        f"medians of {settings['runs']} client processes of {settings['calls']} calls each, in "
+        "rounds that go through every peer in turn",
         "",
         "**Read the ratios, not the absolute times**: this is a shared 2-CPU virtual machine "
         "and other work ran beside this run. A ratio below 1× means callwire is faster.",
@@ -337,13 +367,16 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "Wall time per call. Winner: the fastest of callwire and the peers (the floor and "
         "callwire's no-gzip variant are not candidates). Best peer: the fastest other than "
         "callwire. Floor: a direct function call (rpclib's suite) or the same fields over raw "
-        "TCP with no RPC library (the paper).",
+        "TCP with no RPC library (the paper). The last column is callwire with the client's "
+        "`accept_gzip` off, against the same best peer: what the gzip default "
+        "costs on loopback.",
         "",
     ]
     lines += table(["experiment", "winner", "callwire", "best peer", "its time",
-                    "callwire / best peer", "floor", "callwire / floor"],
+                    "callwire / best peer", "floor", "callwire / floor",
+                    "callwire, no gzip / best peer"],
                    [(r[0], r[1], fmt_time(r[2]), r[3], fmt_time(r[4]), r[5], fmt_time(r[6]),
-                     r[7]) for r in summary_rows(suite, paper)])
+                     r[7], r[8]) for r in summary_rows(suite, paper)])
 
     lines += [
         "",
@@ -413,7 +446,8 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "client's CPU and the server's CPU (/proc, 10 ms ticks). *Whole client* is the "
         "client process from exec to exit, in total.",
         "",
-        "Peers: callwire (typed `bind` and `call<Info>`, default options), gRPC (the paper's "
+        "Peers: callwire (typed `bind` and `call<Info>`, default options; *callwire, no "
+        "gzip*: the same server, the client with `accept_gzip` off), gRPC (the paper's "
         "proto, synchronous server and stub), xmlrpc-c (Abyss server, curl client, XML limit "
         "raised), Python's xmlrpc.server and xmlrpc.client (request log off), libjsonrpccpp "
         "(its HttpServer on libmicrohttpd and HttpClient on curl, stubs generated by "
@@ -529,10 +563,7 @@ def main():
     suite = {}
     for binary, _ in SUITES:
         suite.update(run_suite(peers_dir / binary, settings["min_time"], settings["repetitions"]))
-    paper = {}
-    for peer in PAPER_PEERS:
-        log(f"running the paper's benchmark: {peer}")
-        paper[peer] = run_paper_peer(peers_dir, peer, settings["calls"], settings["runs"])
+    paper = run_paper(peers_dir, settings["calls"], settings["runs"])
 
     plots = make_plots(suite, paper)
     write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots)

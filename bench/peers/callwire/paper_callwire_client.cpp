@@ -1,4 +1,6 @@
-// The paper's client with callwire: one Client (connections kept alive), typed call<Info>.
+// The paper's client with callwire: one Client (connections kept alive), typed call<Info>,
+// default options. Built a second time with PEERS_NO_GZIP as paper_callwire_nogzip_client,
+// whose client does not ask for gzip, to show what that default costs on loopback.
 #include <callwire/client.hpp>
 
 #include <memory>
@@ -7,8 +9,12 @@
 
 int main(int argc, char** argv) {
   return peers::run_paper_client(argc, argv, "callwire", [](int port) {
-    auto client =
-        std::make_shared<callwire::Client>("http://127.0.0.1:" + std::to_string(port) + "/RPC2");
+    callwire::ClientOptions options;
+#ifdef PEERS_NO_GZIP
+    options.accept_gzip = false;
+#endif
+    auto client = std::make_shared<callwire::Client>(
+        "http://127.0.0.1:" + std::to_string(port) + "/RPC2", options);
     return [client](int id, bool photo) {
       auto info = client->call<peers::Info>("Database.Request", id, photo);
       if (!info) {

@@ -94,6 +94,9 @@ def run_suite(binary, min_time, repetitions):
             f"--benchmark_min_time={min_time}",
             f"--benchmark_repetitions={repetitions}",
             "--benchmark_report_aggregates_only=true",
+            # Repetitions in random order, so that a noisy stretch on this shared machine hits
+            # one repetition of several benchmarks rather than every repetition of one.
+            "--benchmark_enable_random_interleaving=true",
             f"--benchmark_out={out.name}",
             "--benchmark_out_format=json",
             "--benchmark_color=false",
@@ -355,7 +358,8 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         f"g++ {compiler_version()}",
         "- peers (Debian packages): " + ", ".join(versions()),
         f"- method: rpclib's suite: Google Benchmark, medians of {settings['repetitions']} "
-        f"repetitions of at least {settings['min_time']} s of wall time each; the paper: "
+        f"repetitions of at least {settings['min_time']} s of wall time each, in random "
+        "order; the paper: "
         f"medians of {settings['runs']} client processes of {settings['calls']} calls each, in "
         "rounds that go through every peer in turn",
         "",

@@ -5,12 +5,17 @@
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
 #   make bench     the codec benchmarks, then the network ones (round trip, wrk); writes
 #                  bench/RESULTS.md
+#   make bench-peers  callwire beside gRPC, Thrift, Cap'n Proto, xmlrpc-c, Python and
+#                  libjsonrpccpp on the seeds' benchmarks; writes bench/PEERS.md, bench/plots/
 #   make docs      the API reference from the public headers (Doxygen): build/docs/html
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+# Debian's python3-matplotlib belongs to /usr/bin/python3; a pyenv or virtualenv python3 that
+# comes first on PATH may not have it.
+PYTHON3 ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build demo test sanitize fuzz bench docs clean
+.PHONY: all setup build demo test sanitize fuzz bench bench-peers docs clean
 
 all: build
 
@@ -51,6 +56,14 @@ bench: setup
 	@cmake --build build/bench -j $(JOBS)
 	@python3 bench/run.py build/bench
 	@python3 bench/net_run.py build/bench
+
+# The peers' packages come from their own script, so `make bench` and the rest never need them.
+bench-peers: setup
+	@bash scripts/setup-bench-peers.sh
+	@cmake -S . -B build/bench-peers -G Ninja -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_BENCH_PEERS=ON \
+	  -DCALLWIRE_TESTS=OFF -DCALLWIRE_EXAMPLES=OFF -DCALLWIRE_TOOLS=OFF >/dev/null
+	@cmake --build build/bench-peers -j $(JOBS)
+	@$(PYTHON3) bench/peers_run.py build/bench-peers
 
 # Doxyfile plus the version from CMakeLists.txt; warnings go to build/docs/warnings.log.
 docs: setup

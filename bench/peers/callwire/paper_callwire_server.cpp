@@ -1,0 +1,39 @@
+// The paper's Database.Request served by callwire (typed bind, default options).
+// Usage: paper_callwire_server; prints "listening on PORT"; ends on SIGTERM.
+#include <callwire/server.hpp>
+
+#include <csignal>
+
+#include "paper_info.hpp"
+
+namespace {
+callwire::Server* running_server = nullptr;
+extern "C" void on_signal(int) { running_server->stop(); }  // stop() is async-signal-safe
+}  // namespace
+
+int main() {
+  std::vector<peers::Info> records;
+  for (int id = 1; id <= peers::kRecords; ++id) records.push_back(peers::make_info(id, false));
+  const std::vector<uint8_t>& photo = peers::paper_photo();
+
+  callwire::ServerOptions options;
+  options.listen = {"127.0.0.1:0"};
+  callwire::Server server(options);
+  server.bind("Database.Request", [&](int id, bool with_photo) -> callwire::Result<peers::Info> {
+    if (id < 1 || id > peers::kRecords)
+      return callwire::Error(callwire::Errc::Fault, 404, "no record " + std::to_string(id));
+    peers::Info info = records[static_cast<size_t>(id - 1)];
+    if (with_photo) info.photo = photo;
+    return info;
+  });
+  if (auto started = server.start(); !started) {
+    std::fprintf(stderr, "paper_callwire_server: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  running_server = &server;
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGINT, on_signal);
+  peers::announce_port(server.port());
+  server.wait();
+  return 0;
+}

@@ -1,0 +1,53 @@
+// The paper's Info as an XML-RPC struct for callwire's typed API; the photo is base64, empty
+// when not asked for.
+#pragma once
+
+#include <callwire/convert.hpp>
+
+#include "../common/paper.hpp"
+
+template <>
+struct callwire::Convert<peers::Info> {
+  static constexpr std::string_view type_name = "struct";
+  static Value to_value(const peers::Info& info) {
+    return Value::structure({{"id", info.id},
+                             {"first_name", info.first_name},
+                             {"last_name", info.last_name},
+                             {"age", info.age},
+                             {"email", info.email},
+                             {"phone", info.phone},
+                             {"newsletter", info.newsletter},
+                             {"latitude", info.latitude},
+                             {"longitude", info.longitude},
+                             {"photo", Value::bytes(info.photo)}});
+  }
+  static Result<peers::Info> from_value(const Value& v) {
+    if (!v.is_struct()) return type_error(type_name, v);
+    peers::Info info;
+    // Each member in turn; the first that is missing or of the wrong type is the error.
+    auto id = member_as<int32_t>(v, "id");
+    if (!id) return id.error();
+    auto first_name = member_as<std::string>(v, "first_name");
+    if (!first_name) return first_name.error();
+    auto last_name = member_as<std::string>(v, "last_name");
+    if (!last_name) return last_name.error();
+    auto age = member_as<int32_t>(v, "age");
+    if (!age) return age.error();
+    auto email = member_as<std::string>(v, "email");
+    if (!email) return email.error();
+    auto phone = member_as<std::string>(v, "phone");
+    if (!phone) return phone.error();
+    auto newsletter = member_as<bool>(v, "newsletter");
+    if (!newsletter) return newsletter.error();
+    auto latitude = member_as<float>(v, "latitude");
+    if (!latitude) return latitude.error();
+    auto longitude = member_as<float>(v, "longitude");
+    if (!longitude) return longitude.error();
+    auto photo = member_as<std::vector<uint8_t>>(v, "photo");
+    if (!photo) return photo.error();
+    return peers::Info{*id,     std::move(*first_name), std::move(*last_name),
+                       *age,    std::move(*email),      std::move(*phone),
+                       *newsletter, *latitude,          *longitude,
+                       std::move(*photo)};
+  }
+};

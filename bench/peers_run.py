@@ -1,0 +1,582 @@
+#!/usr/bin/env python3
+"""Runs `make bench-peers`: callwire beside the binary RPC peers on the seeds' own benchmarks.
+
+Usage: python3 bench/peers_run.py BUILD_DIR [--quick]
+  BUILD_DIR is the tree configured with -DCALLWIRE_BENCH_PEERS=ON (build/bench-peers).
+  --quick: one repetition and few calls, to try the runner itself (its numbers mean little).
+
+1. rpclib's suite (bench/peers/common/suite.hpp): each BUILD_DIR/bench/peers/suite_PEER, Google
+   Benchmark, client and server in one process; medians of REPETITIONS of wall time and
+   process CPU per call.
+2. The paper (bench/peers/common/paper.hpp): a server process per peer, all running, and RUNS
+   rounds of client processes making CALLS calls each, with and without the photo, one peer
+   after the other in each round; medians per call of the client's wall time, its CPU and
+   the server's CPU (from /proc).
+
+Writes bench/PEERS.md and the plots in bench/plots/. A wrong answer (a program exiting
+non-zero) stops the run with a non-zero status and leaves PEERS.md as it was.
+"""
+
+import datetime
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+REPORT = BENCH / "PEERS.md"
+PLOTS = BENCH / "plots"
+
+# Suite binaries, and the peers each reports (callwire's binary reports two configurations).
+SUITES = [
+    ("suite_direct", ["direct"]),
+    ("suite_callwire", ["callwire", "callwire-nogzip"]),
+    ("suite_grpc", ["grpc"]),
+    ("suite_thrift", ["thrift"]),
+    ("suite_capnp", ["capnp"]),
+    ("suite_xmlrpc_c", ["xmlrpc-c"]),
+]
+FLOOR = "direct"
+CALLWIRE = "callwire"
+# Shown beside callwire but never "the best peer": it is callwire with a non-default option.
+VARIANTS = {"callwire-nogzip"}
+SUITE_PEERS = [p for _, peers in SUITES for p in peers]
+BLOB_SIZES = [1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
+
+PAPER_PEERS = ["raw", "callwire", "callwire-nogzip", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
+PAPER_FLOOR = "raw"
+
+LABELS = {
+    "direct": "direct call",
+    "callwire": "callwire",
+    "callwire-nogzip": "callwire, no gzip",
+    "grpc": "gRPC",
+    "thrift": "Thrift",
+    "capnp": "Cap'n Proto",
+    "xmlrpc-c": "xmlrpc-c",
+    "raw": "raw TCP",
+    "python": "Python xmlrpc",
+    "jsonrpccpp": "libjsonrpccpp",
+}
+
+PACKAGES = [
+    ("gRPC", "libgrpc++-dev"),
+    ("protobuf", "libprotobuf-dev"),
+    ("Thrift", "libthrift-dev"),
+    ("Cap'n Proto", "libcapnp-dev"),
+    ("xmlrpc-c", "libxmlrpc-c++8-dev"),
+    ("libjsonrpccpp", "libjsonrpccpp-dev"),
+    ("Python", "python3"),
+    ("Google Benchmark", "libbenchmark-dev"),
+    ("matplotlib", "python3-matplotlib"),
+]
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- rpclib's suite
+
+def run_suite(binary, min_time, repetitions):
+    """{(peer, benchmark): {"wall": s, "cpu": s}} from the medians of one suite binary."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [
+            str(binary),
+            f"--benchmark_min_time={min_time}",
+            f"--benchmark_repetitions={repetitions}",
+            "--benchmark_report_aggregates_only=true",
+            # Repetitions in random order, so that a noisy stretch on this shared machine hits
+            # one repetition of several benchmarks rather than every repetition of one.
+            "--benchmark_enable_random_interleaving=true",
+            f"--benchmark_out={out.name}",
+            "--benchmark_out_format=json",
+            "--benchmark_color=false",
+        ]
+        log(f"running {binary.name}")
+        started = time.monotonic()
+        # The console report goes to stderr as progress.
+        result = subprocess.run(command, stdout=sys.stderr)
+        if result.returncode != 0:
+            sys.exit(f"peers_run: {binary.name} failed (status {result.returncode}); "
+                     "bench/PEERS.md left as it was")
+        log(f"  {time.monotonic() - started:.0f} s")
+        report = json.load(open(out.name))
+    wanted = "median" if repetitions > 1 else None
+    rows = {}
+    for entry in report["benchmarks"]:
+        if entry.get("aggregate_name") != wanted and not (wanted is None and
+                                                          entry.get("run_type") == "iteration"):
+            continue
+        if entry.get("error_occurred"):
+            sys.exit(f"peers_run: {entry['name']}: {entry.get('error_message')}")
+        # run_name: PEER/get_answer/real_time, PEER/get_blob/SIZE/real_time, ...
+        parts = entry["run_name"].split("/")
+        peer, bench = parts[0], "/".join(p for p in parts[1:] if p != "real_time")
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[entry["time_unit"]]
+        rows[(peer, bench)] = {"wall": entry["real_time"] * scale, "cpu": entry["process_cpu"]}
+    return rows
+
+
+def suite_benchmarks():
+    return ["get_answer"] + [f"get_blob/{n}" for n in BLOB_SIZES] + ["get_structs"]
+
+
+# ---------------------------------------------------------------- the paper
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def paper_commands(peers_dir, peer):
+    """(server command, client command prefix) of a paper peer."""
+    if peer == "python":
+        python = sys.executable or "python3"
+        folder = BENCH / "peers" / "python"
+        return [python, str(folder / "paper_server.py")], [python, str(folder / "paper_client.py")]
+    name = peer.replace("-", "_")
+    if peer == "callwire-nogzip":  # the same server; only the client differs
+        return ([str(peers_dir / "paper_callwire_server")],
+                [str(peers_dir / "paper_callwire_nogzip_client")])
+    server = [str(peers_dir / f"paper_{name}_server")]
+    if peer == "jsonrpccpp":
+        server.append(str(free_port()))  # its HttpServer cannot report a port picked for it
+    return server, [str(peers_dir / f"paper_{name}_client")]
+
+
+def process_cpu_seconds(pid):
+    """utime + stime of a process, from /proc (clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(peers_dir, peer):
+    """(server process, port, client command prefix) of a paper peer."""
+    server_command, client_command = paper_commands(peers_dir, peer)
+    server = subprocess.Popen(server_command, stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if not line.startswith("listening on "):
+        server.kill()
+        sys.exit(f"peers_run: the {peer} server did not start ({line!r})")
+    return server, line.split()[-1], client_command
+
+
+def run_paper(peers_dir, calls, runs):
+    """{peer: {photo: {"wall", "cpu", "server_cpu", "process"}}} per call, medians over runs.
+
+    Every server runs for the whole experiment and the client runs go round the peers (run 1
+    of each peer, then run 2, ...), so a noisy minute on this shared machine spreads over all
+    the peers instead of landing on one of them."""
+    servers = {}
+    samples = {peer: {False: [], True: []} for peer in PAPER_PEERS}
+    try:
+        for peer in PAPER_PEERS:
+            servers[peer] = start_server(peers_dir, peer)
+        for run in range(runs):
+            log(f"the paper's benchmark: run {run + 1} of {runs}")
+            for photo in (False, True):
+                for peer in PAPER_PEERS:
+                    server, port, client_command = servers[peer]
+                    server_cpu = process_cpu_seconds(server.pid)
+                    started = time.monotonic()
+                    done = subprocess.run(
+                        client_command + [port, str(calls), "1" if photo else "0"],
+                        capture_output=True, text=True)
+                    process_wall = time.monotonic() - started
+                    server_cpu = process_cpu_seconds(server.pid) - server_cpu
+                    if done.returncode != 0:
+                        sys.stderr.write(done.stderr)
+                        sys.exit(f"peers_run: the {peer} client failed (status "
+                                 f"{done.returncode}); bench/PEERS.md left as it was")
+                    report = json.loads(done.stdout.strip().splitlines()[-1])
+                    samples[peer][photo].append({
+                        "wall": report["wall_s"] / calls,
+                        "cpu": report["cpu_s"] / calls,
+                        "server_cpu": server_cpu / calls,
+                        "process": process_wall,
+                    })
+    finally:
+        for server, _, _ in servers.values():
+            server.send_signal(signal.SIGTERM)
+        for server, _, _ in servers.values():
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    results = {}
+    for peer in PAPER_PEERS:
+        results[peer] = {}
+        for photo in (False, True):
+            runs_of = samples[peer][photo]
+            results[peer][photo] = {k: statistics.median(r[k] for r in runs_of)
+                                    for k in runs_of[0]}
+            log(f"  {peer} {'with' if photo else 'without'} the photo: "
+                f"{results[peer][photo]['wall'] * 1e3:.3f} ms a call")
+    return results
+
+
+# ---------------------------------------------------------------- the report
+
+def fmt_time(seconds):
+    if seconds is None:
+        return "—"
+    if seconds < 1e-6:
+        return f"{seconds * 1e9:.1f} ns"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def fmt_ratio(a, b):
+    if not a or not b:
+        return "—"
+    r = a / b
+    if r >= 100:
+        return f"{r:,.0f}×"
+    return f"{r:.2f}×" if r < 10 else f"{r:.1f}×"
+
+
+def fmt_size(n):
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+
+
+def bench_label(bench):
+    if bench.startswith("get_blob/"):
+        return f"get_blob {fmt_size(int(bench.split('/')[1]))}"
+    return bench
+
+
+def machine():
+    model, cores = "unknown", os.cpu_count()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "Model name":
+                model = value.strip()
+            elif key.strip() == "CPU(s)":
+                cores = value.strip()
+    except OSError:
+        pass
+    return model, cores
+
+
+def versions():
+    out = []
+    for name, package in PACKAGES:
+        v = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                           capture_output=True, text=True).stdout.strip() or "?"
+        out.append(f"{name} {v} (`{package}`)")
+    return out
+
+
+def callwire_commit():
+    def git(*args):
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
+                              text=True).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD") or "?"
+    dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return commit + dirty
+
+
+def compiler_version():
+    try:
+        return subprocess.run(["g++", "-dumpfullversion"], capture_output=True,
+                              text=True).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def best_peer(values, exclude):
+    """(peer, time) of the fastest entry of {peer: time} not in `exclude`."""
+    candidates = [(t, p) for p, t in values.items() if p not in exclude and t is not None]
+    if not candidates:
+        return None, None
+    t, p = min(candidates)
+    return p, t
+
+
+def summary_rows(suite, paper):
+    rows = []
+    for bench in suite_benchmarks():
+        wall = {p: suite.get((p, bench), {}).get("wall") for p in SUITE_PEERS}
+        winner, _ = best_peer(wall, {FLOOR} | VARIANTS)
+        peer, peer_time = best_peer(wall, {FLOOR, CALLWIRE} | VARIANTS)
+        rows.append((f"rpclib suite: {bench_label(bench)}", LABELS.get(winner, "—"),
+                     wall[CALLWIRE], LABELS.get(peer, "—"), peer_time,
+                     fmt_ratio(wall[CALLWIRE], peer_time), wall[FLOOR],
+                     fmt_ratio(wall[CALLWIRE], wall[FLOOR]),
+                     fmt_ratio(wall["callwire-nogzip"], peer_time)))
+    for photo in (False, True):
+        wall = {p: paper[p][photo]["wall"] for p in paper}
+        winner, _ = best_peer(wall, {PAPER_FLOOR} | VARIANTS)
+        peer, peer_time = best_peer(wall, {PAPER_FLOOR, CALLWIRE} | VARIANTS)
+        rows.append((f"paper: Database.Request {'with' if photo else 'without'} the photo",
+                     LABELS.get(winner, "—"), wall.get(CALLWIRE), LABELS.get(peer, "—"),
+                     peer_time, fmt_ratio(wall.get(CALLWIRE), peer_time),
+                     wall.get(PAPER_FLOOR), fmt_ratio(wall.get(CALLWIRE), wall.get(PAPER_FLOOR)),
+                     fmt_ratio(wall.get("callwire-nogzip"), peer_time)))
+    return rows
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def write_report(suite, paper, settings, started, load, elapsed, plots):
+    model, cores = machine()
+    lines = [
+        "# callwire beside the RPC peers",
+        "",
+        "Generated by `make bench-peers` (bench/peers_run.py over bench/peers/); do not edit by "
+        "hand. Issue 9, part 2, experiments 1 and 2. The short version, `make bench`, writes "
+        "bench/RESULTS.md.",
+        "",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC; the run took {elapsed / 60:.1f} minutes after "
+        "the build",
+        f"- command: `make bench-peers` (`python3 bench/peers_run.py build/bench-peers"
+        f"{' --quick' if settings['quick'] else ''}`)",
+        f"- machine: {model}, {cores} CPUs, {platform.system()} {platform.release()}; load "
+        f"average before the run: {load}",
+        f"- callwire: commit {callwire_commit()}; every program built in Release (-O3) with "
+        f"g++ {compiler_version()}",
+        "- peers (Debian packages): " + ", ".join(versions()),
+        f"- method: rpclib's suite: Google Benchmark, medians of {settings['repetitions']} "
+        f"repetitions of at least {settings['min_time']} s of wall time each, in random "
+        "order; the paper: "
+        f"medians of {settings['runs']} client processes of {settings['calls']} calls each, in "
+        "rounds that go through every peer in turn",
+        "",
+        "**Read the ratios, not the absolute times**: this is a shared 2-CPU virtual machine "
+        "and other work ran beside this run. A ratio below 1× means callwire is faster.",
+        "",
+        "## Summary",
+        "",
+        "Wall time per call. Winner: the fastest of callwire and the peers (the floor and "
+        "callwire's no-gzip variant are not candidates). Best peer: the fastest other than "
+        "callwire. Floor: a direct function call (rpclib's suite) or the same fields over raw "
+        "TCP with no RPC library (the paper). The last column is callwire with the client's "
+        "`accept_gzip` off, against the same best peer: what the gzip default "
+        "costs on loopback.",
+        "",
+    ]
+    lines += table(["experiment", "winner", "callwire", "best peer", "its time",
+                    "callwire / best peer", "floor", "callwire / floor",
+                    "callwire, no gzip / best peer"],
+                   [(r[0], r[1], fmt_time(r[2]), r[3], fmt_time(r[4]), r[5], fmt_time(r[6]),
+                     r[7], r[8]) for r in summary_rows(suite, paper)])
+
+    lines += [
+        "",
+        "## 1. rpclib's suite",
+        "",
+        "From ../shared/seeds/rpc-benchmark-rpclib-grpc-thrift-capnp.txt. Client and server in "
+        "one process, one kept-alive connection, synchronous calls: `get_answer(n)` answers "
+        "41 + n; `get_blob(n)` the first n of 16 MiB of random bytes made once at start, copied "
+        "into each answer; `get_structs()` 34 Students (the issue's shapes and string lengths; "
+        "about 4.3 MB as XML-RPC), which the server converts from native structs on every "
+        "call and the client converts back into native structs. Each answer is checked once "
+        "before the timed loop.",
+        "",
+        "How each peer is written (bench/peers/): callwire with typed `bind` and "
+        "`call<R>` (`Convert` specialisations on `member_as` for the structs, "
+        "`std::vector<uint8_t>` as base64 for the blob), default options apart from the size "
+        "limits; *callwire, no gzip* is the same with `ClientOptions::accept_gzip = false` "
+        "(the default client asks for gzip and the server compresses answers over 4 KiB). "
+        "gRPC: synchronous server and stub, one channel, the 4 MiB message limit raised. "
+        "Thrift: binary protocol, buffered TSocket (TCP_NODELAY), TThreadedServer. Cap'n "
+        "Proto: EzRpcServer on its own thread, EzRpcClient. xmlrpc-c: Abyss on a thread, the "
+        "curl transport with client_xml, the 512 KiB XML limit raised, keep-alive not capped "
+        "at Abyss's 30 requests. Direct: the function called in the same thread, returning a "
+        "copy.",
+        "",
+        "### Wall time per call",
+        "",
+    ]
+    header = ["call"] + [LABELS[p] for p in SUITE_PEERS]
+    lines += table(header, [[bench_label(b)] + [fmt_time(suite.get((p, b), {}).get("wall"))
+                                                for p in SUITE_PEERS]
+                            for b in suite_benchmarks()])
+    lines += [
+        "",
+        "### Process CPU per call",
+        "",
+        "CPU time of the whole process (every thread: client, server, the library's own) per "
+        "call, from CLOCK_PROCESS_CPUTIME_ID around the timed loop. Google Benchmark's own "
+        "cpu_time counts only the calling thread and hides the server.",
+        "",
+    ]
+    lines += table(header, [[bench_label(b)] + [fmt_time(suite.get((p, b), {}).get("cpu"))
+                                                for p in SUITE_PEERS]
+                            for b in suite_benchmarks()])
+    lines += [
+        "",
+        "### callwire's ratios",
+        "",
+    ]
+    others = [p for p in SUITE_PEERS if p not in (CALLWIRE, FLOOR) and p not in VARIANTS]
+    lines += table(["call"] + [f"callwire / {LABELS[p]}" for p in others + [FLOOR]],
+                   [[bench_label(b)] + [fmt_ratio(suite.get((CALLWIRE, b), {}).get("wall"),
+                                                  suite.get((p, b), {}).get("wall"))
+                                        for p in others + [FLOOR]]
+                    for b in suite_benchmarks()])
+
+    lines += [
+        "",
+        "## 2. The paper's Database.Request",
+        "",
+        "From ../shared/seeds/paper-some-aspects-of-using-rpc.txt: `Database.Request(id, "
+        "photo) -> Info`, the ten fields of the paper's proto, with an optional photo of "
+        "1,000,000 random bytes. A server process holds 100 records; a separate client "
+        f"process makes {settings['calls']} calls (ids 1, 2, ...) on one client object and "
+        "checks the last answer after its clock stops. Per call: the client's wall time "
+        "(making the client, its connection and every call; not the process start), the "
+        "client's CPU and the server's CPU (/proc, 10 ms ticks). *Whole client* is the "
+        "client process from exec to exit, in total.",
+        "",
+        "Peers: callwire (typed `bind` and `call<Info>`, default options; *callwire, no "
+        "gzip*: the same server, the client with `accept_gzip` off), gRPC (the paper's "
+        "proto, synchronous server and stub), xmlrpc-c (Abyss server, curl client, XML limit "
+        "raised), Python's xmlrpc.server and xmlrpc.client (request log off; the server "
+        "answers in HTTP/1.0 and closes, so that client connects once per call, as it does "
+        "by default), libjsonrpccpp "
+        "(its HttpServer on libmicrohttpd and HttpClient on curl, stubs generated by "
+        "jsonrpcstub; the photo as base64 text; built as C++14 because its headers use "
+        "dynamic exception specifications, which C++17 removed), and the floor: the same "
+        "fields in a plain binary form over raw TCP.",
+        "",
+    ]
+    rows = []
+    for peer in paper:
+        for photo in (False, True):
+            r = paper[peer][photo]
+            rows.append([LABELS[peer], "yes" if photo else "no", fmt_time(r["wall"]),
+                         fmt_time(r["cpu"]), fmt_time(r["server_cpu"]), fmt_time(r["process"]),
+                         fmt_ratio(r["wall"], paper[PAPER_FLOOR][photo]["wall"])])
+    lines += table(["peer", "photo", "wall per call", "client CPU per call",
+                    "server CPU per call", "whole client", "/ floor"], rows)
+
+    if plots:
+        lines += ["", "## Plots", ""]
+        for title, name in plots:
+            lines += [f"![{title}](plots/{name})", ""]
+    REPORT.write_text("\n".join(lines).rstrip() + "\n")
+
+
+def make_plots(suite, paper):
+    """[(title, file name)] of the plots written to bench/plots/; none without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("peers_run: no matplotlib (scripts/setup-bench-peers.sh installs it): no plots")
+        return []
+    PLOTS.mkdir(exist_ok=True)
+    made = []
+    markers = dict(zip(SUITE_PEERS, "osDv^<>x"))
+    for key, title, name in (("wall", "get_blob: wall time per call", "peers_blob_wall.png"),
+                             ("cpu", "get_blob: process CPU per call", "peers_blob_cpu.png")):
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for peer in SUITE_PEERS:
+            points = [(n, suite[(peer, f"get_blob/{n}")][key]) for n in BLOB_SIZES
+                      if (peer, f"get_blob/{n}") in suite]
+            if points:
+                ax.plot([n for n, _ in points], [t for _, t in points], marker=markers[peer],
+                        linestyle="--" if peer in VARIANTS or peer == FLOOR else "-",
+                        label=LABELS[peer])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(BLOB_SIZES, [fmt_size(n) for n in BLOB_SIZES])
+        ax.set_xlabel("blob size")
+        ax.set_ylabel("seconds per call")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(PLOTS / name, dpi=100)
+        plt.close(fig)
+        made.append((title, name))
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+    for ax, bench in zip(axes, ("get_answer", "get_structs")):
+        peers = [p for p in SUITE_PEERS if (p, bench) in suite]
+        ax.bar([LABELS[p] for p in peers], [suite[(p, bench)]["wall"] for p in peers],
+               label="wall")
+        ax.plot([LABELS[p] for p in peers], [suite[(p, bench)]["cpu"] for p in peers], "k_",
+                markersize=18, label="process CPU")
+        ax.set_yscale("log")
+        ax.set_title(f"{bench}: seconds per call")
+        ax.tick_params(axis="x", rotation=45)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(PLOTS / "peers_small_structs.png", dpi=100)
+    plt.close(fig)
+    made.append(("get_answer and get_structs", "peers_small_structs.png"))
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    peers = list(paper)
+    width = 0.4
+    for i, photo in enumerate((False, True)):
+        ax.bar([j + (i - 0.5) * width for j in range(len(peers))],
+               [paper[p][photo]["wall"] for p in peers], width,
+               label="with the photo" if photo else "without")
+    ax.set_xticks(range(len(peers)), [LABELS[p] for p in peers])
+    ax.set_yscale("log")
+    ax.set_ylabel("seconds per call")
+    ax.set_title("the paper's Database.Request, separate processes")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(PLOTS / "peers_paper.png", dpi=100)
+    plt.close(fig)
+    made.append(("the paper's Database.Request", "peers_paper.png"))
+    return made
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv[1:]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    peers_dir = Path(args[0]).resolve() / "bench" / "peers"
+    settings = {
+        "quick": quick,
+        "min_time": 0.05 if quick else 0.3,
+        "repetitions": 1 if quick else 5,
+        "calls": 10 if quick else 100,
+        "runs": 1 if quick else 5,
+    }
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    clock = time.monotonic()
+
+    suite = {}
+    for binary, _ in SUITES:
+        suite.update(run_suite(peers_dir / binary, settings["min_time"], settings["repetitions"]))
+    paper = run_paper(peers_dir, settings["calls"], settings["runs"])
+
+    plots = make_plots(suite, paper)
+    write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots)
+    print("\n".join(REPORT.read_text().splitlines()[:40]))
+    log(f"peers_run: wrote {REPORT.relative_to(ROOT)} and {len(plots)} plots in "
+        f"{PLOTS.relative_to(ROOT)}/")
+
+
+if __name__ == "__main__":
+    main()

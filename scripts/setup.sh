@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs. Idempotent and quiet when all is there.
+# Installs every Debian package the project needs, and any packages named as arguments
+# (scripts/setup-bench-peers.sh passes the benchmark peers'). Idempotent and quiet when all
+# is there.
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,7 @@ packages=(
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
+  "$@"
 )
 
 missing=()

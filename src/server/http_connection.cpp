@@ -317,11 +317,13 @@ void HttpConnection::handle_request() {
     job_out_.clear();
     job_request_bytes_ = body.size();
     job_started_ = Clock::now();
-    pool->submit([this, body, gzipped, deadline](Dispatcher& dispatcher) noexcept {
+    const bool accept_gzip = request.accept_gzip;
+    pool->submit([this, body, gzipped, accept_gzip, deadline](Dispatcher& dispatcher) noexcept {
       // Nothing may escape a worker thread: out of memory here drops this connection (on the
       // loop), as it would inline.
       job_failed_ = false;
       job_http_status_ = 0;
+      job_gzipped_ = false;
       try {
         std::string_view call = body;
         if (gzipped) {
@@ -338,6 +340,13 @@ void HttpConnection::handle_request() {
         DispatchOutcome outcome = dispatcher.handle(call, context, job_out_);
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
         job_method_.assign(outcome.method);
+        job_response_bytes_ = job_out_.size();
+        // Compressing is work of the same order as the call: the worker does it too.
+        Buffer z;
+        if (gzip_answer(accept_gzip, job_out_.view(), z)) {
+          job_out_ = std::move(z);
+          job_gzipped_ = true;
+        }
       } catch (...) {  // std::bad_alloc: nothing else escapes handle()
         job_failed_ = true;
       }
@@ -352,7 +361,7 @@ void HttpConnection::handle_request() {
   CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome = loop_.dispatcher().handle(body, context, out_);
   size_t response_bytes = out_.size() - body_start;
-  finish_response(start, body_start, request.accept_gzip, !close_after_write_);
+  finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_);
   if (loop_.core().options.access_log)
     log_access(outcome.method, 200, outcome.is_fault ? outcome.fault_code : 0, body.size(),
                response_bytes, started);
@@ -372,19 +381,22 @@ int HttpConnection::inflate_body(std::string_view gzipped) {
   return 400;
 }
 
-void HttpConnection::finish_response(size_t start, size_t body_start, bool accept_gzip,
+bool HttpConnection::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const {
+  const size_t min_size = loop_.core().options.gzip_min_size;
+  if (!accept_gzip || !min_size || body.size() < min_size) return false;
+  z.clear();
+  return http::gzip_compress(body, z) && z.size() < body.size();
+}
+
+void HttpConnection::finish_response(size_t start, size_t body_start, BodyCoding coding,
                                      bool keep_alive) {
   Buffer& out = out_;
-  const ServerOptions& options = loop_.core().options;
-  size_t body_size = out.size() - body_start;
-  bool gzipped = false;
-  if (accept_gzip && options.gzip_min_size && body_size >= options.gzip_min_size) {
+  bool gzipped = coding == BodyCoding::Gzipped;
+  if (coding == BodyCoding::GzipIfAccepted) {
     Buffer& z = loop_.scratch();
-    z.clear();
-    if (http::gzip_compress(out.view().substr(body_start), z) && z.size() < body_size) {
+    if (gzip_answer(parser_.request().accept_gzip, out.view().substr(body_start), z)) {
       out.truncate(body_start);
       out.append(z.view());
-      body_size = z.size();
       gzipped = true;
     }
   }
@@ -432,9 +444,10 @@ void HttpConnection::job_done() {
   size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
   out_.append(job_out_.view());
-  finish_response(start, body_start, parser_.request().accept_gzip, !close_after_write_);
+  finish_response(start, body_start, job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
+                  !close_after_write_);
   if (loop_.core().options.access_log)
-    log_access(job_method_, 200, job_fault_code_, job_request_bytes_, job_out_.size(),
+    log_access(job_method_, 200, job_fault_code_, job_request_bytes_, job_response_bytes_,
                job_started_);
   next_request(job_consumed_);
   set_interest(EPOLLIN);

@@ -55,9 +55,14 @@ class HttpConnection final : public net::Watcher {
   void handle_event(uint32_t events);
   // Answers the request the parser completed (or queues it to the pool).
   void handle_request();
-  // Wraps the XML answer at out_[body_start..] (after a kHeadRoom gap that starts at
-  // `start`) with its HTTP head; gzips it when the client accepts gzip and it is worth it.
-  void finish_response(size_t start, size_t body_start, bool accept_gzip, bool keep_alive);
+  enum class BodyCoding : uint8_t { Plain, GzipIfAccepted, Gzipped };
+  // Wraps the answer body at out_[body_start..] (after a kHeadRoom gap that starts at
+  // `start`) with its HTTP head. GzipIfAccepted: gzips it first when the client accepts gzip
+  // and it is worth it; Gzipped: a worker already did.
+  void finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive);
+  // Gzips `body` into `z` when the options and the client ask for it and it comes out
+  // smaller. Thread-safe (a worker calls it).
+  bool gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const;
   void job_done();
   // Inflates a gzip body into inflated_body_, within max_body and the server's buffer budget:
   // 0, or the status to refuse it with (413 over max_body, 503 over the budget, 400 not gzip).
@@ -115,8 +120,10 @@ class HttpConnection final : public net::Watcher {
   size_t job_request_bytes_ = 0;
   std::string job_method_;
   int32_t job_fault_code_ = 0;
-  bool job_failed_ = false;  // the worker ran out of memory: no answer, drop the connection
-  int job_http_status_ = 0;  // the worker refused the request with this HTTP status
+  bool job_failed_ = false;        // the worker ran out of memory: no answer, drop the connection
+  int job_http_status_ = 0;        // the worker refused the request with this HTTP status
+  bool job_gzipped_ = false;       // the worker gzipped job_out_
+  size_t job_response_bytes_ = 0;  // the answer's body before gzip
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;
   std::string user_;                    // the user the authentication callback accepted

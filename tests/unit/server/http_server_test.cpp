@@ -240,43 +240,55 @@ TEST(HttpServer, ExpectContinueRefusedOnItsHead) {
 }
 
 TEST(HttpServer, GzipBothWays) {
-  ServerOptions o = TestServer::base_options();
-  o.gzip_min_size = 1000;
-  TestServer t(o);
-  // A gzipped request body.
-  Buffer z;
-  std::string body = call_xml("add",
-                              "<param><value><int>1</int></value></param>"
-                              "<param><value><int>2</int></value></param>");
-  ASSERT_TRUE(http::gzip_compress(body, z));
-  RawSocket s(t.port());
-  ASSERT_TRUE(s.send(post(z.view(), "Content-Encoding: gzip\r\n")));
-  std::string got = s.read_responses(1);
-  EXPECT_NE(got.find("<int>3</int>"), std::string::npos) << got;
-  // A large response, gzipped for a client that accepts it.
-  RawSocket s2(t.port());
-  ASSERT_TRUE(s2.send(post(call_xml("big", "<param><value><int>50000</int></value></param>"),
-                           "Accept-Encoding: gzip\r\n")));
-  std::string big = s2.read_responses(1);
-  EXPECT_NE(big.find("Content-Encoding: gzip\r\n"), std::string::npos);
-  EXPECT_LT(big.size(), 5000u);
-  // The client asks for gzip (when told to) and inflates.
-  ClientOptions gzip_client;
-  gzip_client.accept_gzip = true;
-  Client client(t.url(), gzip_client);
-  auto r = client.call("big", {Value(50000)});
-  ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->as_string().size(), 50000u);
-  // A gzip bomb is refused: 413.
+  // Inline, and on a worker pool (where the worker inflates and deflates).
+  for (unsigned handler_threads : {0u, 2u}) {
+    SCOPED_TRACE(handler_threads);
+    ServerOptions o = TestServer::base_options();
+    o.gzip_min_size = 1000;
+    o.handler_threads = handler_threads;
+    TestServer t(o);
+    // A gzipped request body.
+    Buffer z;
+    std::string body = call_xml("add",
+                                "<param><value><int>1</int></value></param>"
+                                "<param><value><int>2</int></value></param>");
+    ASSERT_TRUE(http::gzip_compress(body, z));
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.send(post(z.view(), "Content-Encoding: gzip\r\n")));
+    std::string got = s.read_responses(1);
+    EXPECT_NE(got.find("<int>3</int>"), std::string::npos) << got;
+    // Not gzip at all: 400.
+    RawSocket s1(t.port());
+    ASSERT_TRUE(s1.send(post("not gzip", "Content-Encoding: gzip\r\n")));
+    EXPECT_EQ(status_line(s1.read_all(3s)), "HTTP/1.1 400 Bad Request");
+    // A large response, gzipped for a client that accepts it.
+    RawSocket s2(t.port());
+    ASSERT_TRUE(s2.send(post(call_xml("big", "<param><value><int>50000</int></value></param>"),
+                             "Accept-Encoding: gzip\r\n")));
+    std::string big = s2.read_responses(1);
+    EXPECT_NE(big.find("Content-Encoding: gzip\r\n"), std::string::npos);
+    EXPECT_LT(big.size(), 5000u);
+    // The client asks for gzip (when told to) and inflates.
+    ClientOptions gzip_client;
+    gzip_client.accept_gzip = true;
+    Client client(t.url(), gzip_client);
+    auto r = client.call("big", {Value(50000)});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->as_string().size(), 50000u);
+  }
+  // A gzip bomb is refused: 413, inline and by a worker.
   std::string zeros(8 << 20, '\0');
   Buffer bomb;
   ASSERT_TRUE(http::gzip_compress(zeros, bomb, 9));
-  ServerOptions small = TestServer::base_options();
-  small.max_body = 1 << 20;
-  TestServer t2(small);
-  RawSocket s3(t2.port());
-  ASSERT_TRUE(s3.send(post(bomb.view(), "Content-Encoding: gzip\r\n")));
-  EXPECT_EQ(status_line(s3.read_all(3s)).substr(0, 12), "HTTP/1.1 413");
+  for (unsigned handler_threads : {0u, 2u}) {
+    ServerOptions small = TestServer::base_options();
+    small.max_body = 1 << 20;
+    small.handler_threads = handler_threads;
+    TestServer t2(small);
+    RawSocket s3(t2.port());
+    ASSERT_TRUE(s3.send(post(bomb.view(), "Content-Encoding: gzip\r\n")));
+    EXPECT_EQ(status_line(s3.read_all(3s)).substr(0, 12), "HTTP/1.1 413") << handler_threads;
+  }
 }
 
 TEST(HttpServer, ConstantTimeEqual) {

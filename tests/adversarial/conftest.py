@@ -52,6 +52,12 @@ SAMPLE_EVERY = 0.02  # seconds between two /proc samples during an attack
 # lasts; a stall still shows in the max.
 MIN_WINDOW = 2.0
 
+# Under the sanitizers (make sanitize sets CALLWIRE_SANITIZED=1) the server runs several times
+# slower in several times the memory: the attacks still run, and a crash, a hang, an error seen
+# by the probe or a leaked descriptor still fails them (ASan and UBSan watch every byte), but
+# the latency and RSS criteria, which describe the release build, are not checked.
+SANITIZED = os.environ.get("CALLWIRE_SANITIZED") == "1"
+
 MAX_LATENCY = 0.500  # seconds, the probe's worst call
 P99_LATENCY = 0.050  # seconds, the probe's 99th percentile
 MIB = 1 << 20
@@ -459,16 +465,18 @@ class Attack:
                             f"(None: not within {STOP_TIMEOUT} s)")
         if probe["error_count"]:
             failures.append(f"the probe saw {probe['error_count']} errors: {probe['errors']}")
-        if probe["max"] >= self.max_latency:
+        if SANITIZED:
+            pass  # latency and RSS describe the release build (see SANITIZED)
+        elif probe["max"] >= self.max_latency:
             failures.append(f"probe max latency {probe['max'] * 1000:.1f} ms >= "
                             f"{self.max_latency * 1000:.0f} ms")
-        if self.p99_limit is not None and probe["p99"] >= self.p99_limit:
+        if not SANITIZED and self.p99_limit is not None and probe["p99"] >= self.p99_limit:
             failures.append(f"probe p99 latency {probe['p99'] * 1000:.1f} ms >= "
                             f"{self.p99_limit * 1000:.0f} ms")
         if alive and fds_after != self.fds_before:
             failures.append(f"descriptors {fds_after} after the attack, {self.fds_before} "
                             f"before (waited {SETTLE_TIMEOUT} s)")
-        if peak_rss is not None and peak_rss - self.rss_before > self.rss_budget:
+        if not SANITIZED and peak_rss is not None and peak_rss - self.rss_before > self.rss_budget:
             failures.append(f"peak RSS {peak_rss / MIB:.1f} MiB is "
                             f"{(peak_rss - self.rss_before) / MIB:.1f} MiB over the "
                             f"{self.rss_before / MIB:.1f} MiB before, budget "

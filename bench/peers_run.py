@@ -340,7 +340,7 @@ def table(header, rows):
     return lines
 
 
-def write_report(suite, paper, settings, started, load, elapsed, plots):
+def write_report(suite, paper, settings, started, load, elapsed, plots, commit):
     model, cores = machine()
     lines = [
         "# callwire beside the RPC peers",
@@ -355,7 +355,7 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         f"{' --quick' if settings['quick'] else ''}`)",
         f"- machine: {model}, {cores} CPUs, {platform.system()} {platform.release()}; load "
         f"average before the run: {load}",
-        f"- callwire: commit {callwire_commit()}; every program built in Release (-O3) with "
+        f"- callwire: commit {commit}; every program built in Release (-O3) with "
         f"g++ {compiler_version()}",
         "- peers (Debian packages): " + ", ".join(versions()),
         f"- method: rpclib's suite: Google Benchmark, medians of {settings['repetitions']} "
@@ -569,6 +569,8 @@ def main():
     }
     started = datetime.datetime.now(datetime.timezone.utc)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    # Before the plots are written: they are tracked, and would read as uncommitted changes.
+    commit = callwire_commit()
     clock = time.monotonic()
 
     suite = {}
@@ -577,7 +579,8 @@ def main():
     paper = run_paper(peers_dir, settings["calls"], settings["runs"])
 
     plots = make_plots(suite, paper)
-    write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots)
+    write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots,
+                 commit)
     print("\n".join(REPORT.read_text().splitlines()[:40]))
     log(f"peers_run: wrote {REPORT.relative_to(ROOT)} and {len(plots)} plots in "
         f"{PLOTS.relative_to(ROOT)}/")

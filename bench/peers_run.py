@@ -38,7 +38,7 @@ PLOTS = BENCH / "plots"
 # Suite binaries, and the peers each reports (callwire's binary reports two configurations).
 SUITES = [
     ("suite_direct", ["direct"]),
-    ("suite_callwire", ["callwire", "callwire-nogzip"]),
+    ("suite_callwire", ["callwire", "callwire-gzip"]),
     ("suite_grpc", ["grpc"]),
     ("suite_thrift", ["thrift"]),
     ("suite_capnp", ["capnp"]),
@@ -46,18 +46,19 @@ SUITES = [
 ]
 FLOOR = "direct"
 CALLWIRE = "callwire"
-# Shown beside callwire but never "the best peer": it is callwire with a non-default option.
-VARIANTS = {"callwire-nogzip"}
+# Shown beside callwire but never "the best peer": it is callwire with non-default options.
+GZIP = "callwire-gzip"
+VARIANTS = {GZIP}
 SUITE_PEERS = [p for _, peers in SUITES for p in peers]
 BLOB_SIZES = [1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
-PAPER_PEERS = ["raw", "callwire", "callwire-nogzip", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
+PAPER_PEERS = ["raw", "callwire", "callwire-gzip", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
 PAPER_FLOOR = "raw"
 
 LABELS = {
     "direct": "direct call",
     "callwire": "callwire",
-    "callwire-nogzip": "callwire, no gzip",
+    "callwire-gzip": "callwire, gzip on",
     "grpc": "gRPC",
     "thrift": "Thrift",
     "capnp": "Cap'n Proto",
@@ -145,9 +146,9 @@ def paper_commands(peers_dir, peer):
         folder = BENCH / "peers" / "python"
         return [python, str(folder / "paper_server.py")], [python, str(folder / "paper_client.py")]
     name = peer.replace("-", "_")
-    if peer == "callwire-nogzip":  # the same server; only the client differs
-        return ([str(peers_dir / "paper_callwire_server")],
-                [str(peers_dir / "paper_callwire_nogzip_client")])
+    if peer == GZIP:  # callwire's server and client, each with gzip turned on
+        return ([str(peers_dir / "paper_callwire_server"), "--gzip"],
+                [str(peers_dir / "paper_callwire_gzip_client")])
     server = [str(peers_dir / f"paper_{name}_server")]
     if peer == "jsonrpccpp":
         server.append(str(free_port()))  # its HttpServer cannot report a port picked for it
@@ -319,7 +320,7 @@ def summary_rows(suite, paper):
                      wall[CALLWIRE], LABELS.get(peer, "—"), peer_time,
                      fmt_ratio(wall[CALLWIRE], peer_time), wall[FLOOR],
                      fmt_ratio(wall[CALLWIRE], wall[FLOOR]),
-                     fmt_ratio(wall["callwire-nogzip"], peer_time)))
+                     fmt_ratio(wall[GZIP], peer_time)))
     for photo in (False, True):
         wall = {p: paper[p][photo]["wall"] for p in paper}
         winner, _ = best_peer(wall, {PAPER_FLOOR} | VARIANTS)
@@ -328,7 +329,7 @@ def summary_rows(suite, paper):
                      LABELS.get(winner, "—"), wall.get(CALLWIRE), LABELS.get(peer, "—"),
                      peer_time, fmt_ratio(wall.get(CALLWIRE), peer_time),
                      wall.get(PAPER_FLOOR), fmt_ratio(wall.get(CALLWIRE), wall.get(PAPER_FLOOR)),
-                     fmt_ratio(wall.get("callwire-nogzip"), peer_time)))
+                     fmt_ratio(wall.get(GZIP), peer_time)))
     return rows
 
 
@@ -339,7 +340,7 @@ def table(header, rows):
     return lines
 
 
-def write_report(suite, paper, settings, started, load, elapsed, plots):
+def write_report(suite, paper, settings, started, load, elapsed, plots, commit):
     model, cores = machine()
     lines = [
         "# callwire beside the RPC peers",
@@ -354,7 +355,7 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         f"{' --quick' if settings['quick'] else ''}`)",
         f"- machine: {model}, {cores} CPUs, {platform.system()} {platform.release()}; load "
         f"average before the run: {load}",
-        f"- callwire: commit {callwire_commit()}; every program built in Release (-O3) with "
+        f"- callwire: commit {commit}; every program built in Release (-O3) with "
         f"g++ {compiler_version()}",
         "- peers (Debian packages): " + ", ".join(versions()),
         f"- method: rpclib's suite: Google Benchmark, medians of {settings['repetitions']} "
@@ -369,16 +370,17 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "## Summary",
         "",
         "Wall time per call. Winner: the fastest of callwire and the peers (the floor and "
-        "callwire's no-gzip variant are not candidates). Best peer: the fastest other than "
+        "callwire's gzip variant are not candidates). Best peer: the fastest other than "
         "callwire. Floor: a direct function call (rpclib's suite) or the same fields over raw "
-        "TCP with no RPC library (the paper). The last column is callwire with the client's "
-        "`accept_gzip` off, against the same best peer: what the gzip default "
-        "costs on loopback.",
+        "TCP with no RPC library (the paper). callwire runs with its defaults, which gzip "
+        "nothing; the last column is callwire with gzip turned on at both ends (the server's "
+        "`gzip_min_size` 4096, the client's `accept_gzip`), against the same best peer: what "
+        "opting in costs on loopback.",
         "",
     ]
     lines += table(["experiment", "winner", "callwire", "best peer", "its time",
                     "callwire / best peer", "floor", "callwire / floor",
-                    "callwire, no gzip / best peer"],
+                    "with gzip / best peer"],
                    [(r[0], r[1], fmt_time(r[2]), r[3], fmt_time(r[4]), r[5], fmt_time(r[6]),
                      r[7], r[8]) for r in summary_rows(suite, paper)])
 
@@ -397,8 +399,10 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "How each peer is written (bench/peers/): callwire with typed `bind` and "
         "`call<R>` (`Convert` specialisations on `member_as` for the structs, "
         "`std::vector<uint8_t>` as base64 for the blob), default options apart from the size "
-        "limits; *callwire, no gzip* is the same with `ClientOptions::accept_gzip = false` "
-        "(the default client asks for gzip and the server compresses answers over 4 KiB). "
+        "limits, so no gzip on either side (`ServerOptions::gzip_min_size` 0, "
+        "`ClientOptions::accept_gzip` false); *callwire, gzip on* is the same with "
+        "`gzip_min_size = 4096` and `accept_gzip = true`: the server gzips answers from 4 KiB "
+        "at level 1. "
         "gRPC: synchronous server and stub, one channel, the 4 MiB message limit raised. "
         "Thrift: binary protocol, buffered TSocket (TCP_NODELAY), TThreadedServer. Cap'n "
         "Proto: EzRpcServer on its own thread, EzRpcClient. xmlrpc-c: Abyss on a thread, the "
@@ -450,8 +454,9 @@ def write_report(suite, paper, settings, started, load, elapsed, plots):
         "client's CPU and the server's CPU (/proc, 10 ms ticks). *Whole client* is the "
         "client process from exec to exit, in total.",
         "",
-        "Peers: callwire (typed `bind` and `call<Info>`, default options; *callwire, no "
-        "gzip*: the same server, the client with `accept_gzip` off), gRPC (the paper's "
+        "Peers: callwire (typed `bind` and `call<Info>`, default options: no gzip; "
+        "*callwire, gzip on*: a second server started with `--gzip`, `gzip_min_size` 4096, and "
+        "a client with `accept_gzip` on), gRPC (the paper's "
         "proto, synchronous server and stub), xmlrpc-c (Abyss server, curl client, XML limit "
         "raised), Python's xmlrpc.server and xmlrpc.client (request log off; the server "
         "answers in HTTP/1.0 and closes, so that client connects once per call, as it does "
@@ -564,6 +569,8 @@ def main():
     }
     started = datetime.datetime.now(datetime.timezone.utc)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    # Before the plots are written: they are tracked, and would read as uncommitted changes.
+    commit = callwire_commit()
     clock = time.monotonic()
 
     suite = {}
@@ -572,7 +579,8 @@ def main():
     paper = run_paper(peers_dir, settings["calls"], settings["runs"])
 
     plots = make_plots(suite, paper)
-    write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots)
+    write_report(suite, paper, settings, started, load, time.monotonic() - clock, plots,
+                 commit)
     print("\n".join(REPORT.read_text().splitlines()[:40]))
     log(f"peers_run: wrote {REPORT.relative_to(ROOT)} and {len(plots)} plots in "
         f"{PLOTS.relative_to(ROOT)}/")

@@ -1,6 +1,7 @@
 // The paper's client with callwire: one Client (connections kept alive), typed call<Info>,
-// default options. Built a second time with PEERS_NO_GZIP as paper_callwire_nogzip_client,
-// whose client does not ask for gzip, to show what that default costs on loopback.
+// default options (no gzip). Built a second time with PEERS_GZIP as paper_callwire_gzip_client,
+// whose client asks for gzip (from a server started with --gzip), to show what opting in costs
+// on loopback.
 #include <callwire/client.hpp>
 
 #include <memory>
@@ -10,8 +11,8 @@
 int main(int argc, char** argv) {
   return peers::run_paper_client(argc, argv, "callwire", [](int port) {
     callwire::ClientOptions options;
-#ifdef PEERS_NO_GZIP
-    options.accept_gzip = false;
+#ifdef PEERS_GZIP
+    options.accept_gzip = true;
 #endif
     auto client = std::make_shared<callwire::Client>(
         "http://127.0.0.1:" + std::to_string(port) + "/RPC2", options);

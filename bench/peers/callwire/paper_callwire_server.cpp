@@ -1,8 +1,10 @@
 // The paper's Database.Request served by callwire (typed bind, default options).
-// Usage: paper_callwire_server; prints "listening on PORT"; ends on SIGTERM.
+// Usage: paper_callwire_server [--gzip]; prints "listening on PORT"; ends on SIGTERM.
+// --gzip gzips answers from 4 KiB to clients that ask (callwire-gzip); the default never does.
 #include <callwire/server.hpp>
 
 #include <csignal>
+#include <cstring>
 
 #include "paper_info.hpp"
 
@@ -11,13 +13,19 @@ callwire::Server* running_server = nullptr;
 extern "C" void on_signal(int) { running_server->stop(); }  // stop() is async-signal-safe
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool gzip = argc == 2 && std::strcmp(argv[1], "--gzip") == 0;
+  if (argc > 2 || (argc == 2 && !gzip)) {
+    std::fprintf(stderr, "usage: paper_callwire_server [--gzip]\n");
+    return 2;
+  }
   std::vector<peers::Info> records;
   for (int id = 1; id <= peers::kRecords; ++id) records.push_back(peers::make_info(id, false));
   const std::vector<uint8_t>& photo = peers::paper_photo();
 
   callwire::ServerOptions options;
   options.listen = {"127.0.0.1:0"};
+  if (gzip) options.gzip_min_size = 4096;
   callwire::Server server(options);
   server.bind("Database.Request", [&](int id, bool with_photo) -> callwire::Result<peers::Info> {
     if (id < 1 || id > peers::kRecords)

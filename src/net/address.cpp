@@ -121,7 +121,13 @@ std::string format_peer(const sockaddr* address, socklen_t length) {
   if (address->sa_family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
     auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
     inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-    return "[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
+    // Appended, not "[" + std::string(text): g++ 12 at -O3 warns falsely about that
+    // (-Wrestrict, GCC bug 105329).
+    std::string peer = "[";
+    peer += text;
+    peer += "]:";
+    peer += std::to_string(ntohs(v6->sin6_port));
+    return peer;
   }
   if (address->sa_family == AF_UNIX) return "unix";
   return "unknown";

@@ -3,6 +3,8 @@
 #   make test      build and run every test (ctest)
 #   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
+#   make fuzz-long each driver for FUZZ_LONG_SECONDS (600); what adds coverage is merged
+#                  into tests/fuzz/corpus/<driver>/ (commit it)
 #   make bench     the codec benchmarks, then the network ones (round trip, wrk); writes
 #                  bench/RESULTS.md
 #   make bench-peers  callwire beside gRPC, Thrift, Cap'n Proto, xmlrpc-c, Python and
@@ -10,12 +12,13 @@
 #   make docs      the API reference from the public headers (Doxygen): build/docs/html
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
+FUZZ_LONG_SECONDS ?= 600
 CMAKE_FLAGS ?=
 # Debian's python3-matplotlib belongs to /usr/bin/python3; a pyenv or virtualenv python3 that
 # comes first on PATH may not have it.
 PYTHON3 ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build demo test sanitize fuzz bench bench-peers docs clean
+.PHONY: all setup build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers docs clean
 
 all: build
 
@@ -44,11 +47,16 @@ sanitize: setup
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --test-dir build/tsan --output-on-failure -j $(JOBS) --timeout 600 -R '^((e2e|server)\..*|capi\.rpc)$$'
 
-fuzz: setup
+fuzz-build: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_FUZZ=ON -DCALLWIRE_TESTS=OFF -DCALLWIRE_TOOLS=OFF >/dev/null
 	@cmake --build build/fuzz -j $(JOBS)
+
+fuzz: fuzz-build
 	@bash tests/fuzz/run.sh build/fuzz/tests/fuzz $(FUZZ_SECONDS)
+
+fuzz-long: fuzz-build
+	@bash tests/fuzz/run.sh --merge build/fuzz/tests/fuzz $(FUZZ_LONG_SECONDS)
 
 bench: setup
 	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_BENCH=ON \

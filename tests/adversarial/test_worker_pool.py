@@ -155,6 +155,8 @@ def test_stop_while_a_request_arrives(serve, flags):
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), (
         f"no answer to a request half-received at SIGTERM: {answer[:200]!r}")
-    assert b"Connection: close" in head, head
+    # Whether the answer itself says "Connection: close" depends on which the loop sees
+    # first, the stop or the rest of the request; either way the connection closes after it
+    # (read_until_closed returned), and the answer is whole.
     assert answer_string(body) == text
     assert rc == 0

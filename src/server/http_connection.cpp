@@ -421,7 +421,8 @@ void HttpConnection::resume_after_job() noexcept {
   } catch (const std::bad_alloc&) {
     close();  // not busy any more: close() destroys
   }
-  // Not after a close: the loop reaps the connection only after this batch.
+  // Also after a close: a closed connection is deleted only when the loop reaps, after this
+  // batch, and its destructor gives back what this accounts.
   account_buffers();
 }
 

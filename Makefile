@@ -69,9 +69,9 @@ bench: setup
 bench-peers: setup
 	@bash scripts/setup-bench-peers.sh
 	@cmake -S . -B build/bench-peers -G Ninja -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_BENCH_PEERS=ON \
-	  -DCALLWIRE_TESTS=OFF -DCALLWIRE_EXAMPLES=OFF -DCALLWIRE_TOOLS=OFF >/dev/null
+	  -DCALLWIRE_BENCH=ON -DCALLWIRE_TESTS=OFF -DCALLWIRE_EXAMPLES=OFF >/dev/null
 	@cmake --build build/bench-peers -j $(JOBS)
-	@$(PYTHON3) bench/peers_run.py build/bench-peers
+	@$(PYTHON3) bench/peers_run.py build/bench-peers $(PEERS_ARGS)
 
 # Doxyfile plus the version from CMakeLists.txt; warnings go to build/docs/warnings.log.
 docs: setup

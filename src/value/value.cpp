@@ -1,6 +1,5 @@
 #include "callwire/value.hpp"
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -9,41 +8,6 @@
 #include "value/value_build.hpp"
 
 namespace callwire {
-
-namespace detail {
-
-namespace {
-// Test-only: set by allocation-failure tests, possibly while a server's threads allocate
-// (atomic for that; an acquire load costs a plain load on x86).
-std::atomic<AllocFailHook> g_alloc_hook{nullptr};
-
-bool allocation_refused() noexcept {
-  AllocFailHook hook = g_alloc_hook.load(std::memory_order_acquire);
-  return hook && !hook();
-}
-}  // namespace
-
-void set_value_alloc_hook(AllocFailHook hook) noexcept {
-  g_alloc_hook.store(hook, std::memory_order_release);
-}
-
-void* value_alloc(size_t size) {
-  if (allocation_refused()) throw std::bad_alloc();
-  void* p = std::malloc(size ? size : 1);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void* value_realloc(void* old, size_t size) {
-  if (allocation_refused()) throw std::bad_alloc();
-  void* p = std::realloc(old, size ? size : 1);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void value_free(void* p) noexcept { std::free(p); }
-
-}  // namespace detail
 
 using detail::ArrayHeader;
 using detail::StructHeader;

@@ -1,6 +1,7 @@
 // Internal: the storage behind Value, and fast constructors for the codecs.
 //
-// Heap blocks (all from value_alloc, so tests can make allocations fail):
+// Heap blocks (all from value_alloc, src/value/value_alloc.cpp, so tests can make allocations
+// fail and small ones are cached per thread):
 //   text (string, bytes): size_t size, then the bytes;
 //   array: ArrayHeader, then `capacity` Values;
 //   struct: StructHeader, then `capacity` Members, then `index_slots` uint32 hash slots
@@ -24,6 +25,11 @@ namespace detail {
 void* value_alloc(size_t size);
 void* value_realloc(void* p, size_t size);
 void value_free(void* p) noexcept;
+
+/// Test hook: the bytes of freed small blocks the calling thread keeps for reuse (0 where
+/// there is no cache: sanitizer builds, no glibc), and the most it may keep.
+size_t value_cache_bytes() noexcept;
+size_t value_cache_limit() noexcept;
 
 /// Test hook: when set, called before every value allocation; returning false fails it.
 using AllocFailHook = bool (*)();

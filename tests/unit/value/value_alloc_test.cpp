@@ -1,0 +1,92 @@
+// The value block allocator (src/value/value_alloc.cpp): its per-thread cache of freed small
+// blocks must only ever hand out a block at least as large as asked, never one still in use,
+// stay within its bound, and cope with threads that end (and free Values late).
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "callwire/value.hpp"
+#include "value/value_build.hpp"
+
+namespace callwire {
+namespace {
+
+struct Block {
+  unsigned char* p;
+  size_t size;
+  unsigned char fill;
+};
+
+bool intact(const Block& b) {
+  for (size_t i = 0; i < b.size; ++i)
+    if (b.p[i] != b.fill) return false;
+  return true;
+}
+
+TEST(ValueAlloc, ReusedBlocksAreLargeEnoughAndNeverShared) {
+  std::mt19937 random(7);
+  std::vector<Block> live;
+  for (int round = 0; round < 20000; ++round) {
+    if (!live.empty() && random() % 2 == 0) {
+      size_t i = random() % live.size();
+      ASSERT_TRUE(intact(live[i])) << "a live block of " << live[i].size << " bytes was reused";
+      detail::value_free(live[i].p);
+      live[i] = live.back();
+      live.pop_back();
+      continue;
+    }
+    // Sizes across the cached range and a little past it, with the small ones most common.
+    size_t size = random() % 4 == 0 ? random() % 1200 : random() % 80;
+    auto* p = static_cast<unsigned char*>(detail::value_alloc(size));
+    ASSERT_GE(malloc_usable_size(p), size);
+    auto fill = static_cast<unsigned char>(round);
+    std::memset(p, fill, size);
+    live.push_back({p, size, fill});
+  }
+  for (const Block& b : live) {
+    EXPECT_TRUE(intact(b));
+    detail::value_free(b.p);
+  }
+}
+
+TEST(ValueAlloc, TheCacheStaysWithinItsBound) {
+  std::vector<void*> blocks;
+  for (int i = 0; i < 200000; ++i) blocks.push_back(detail::value_alloc(64));  // 16 MB
+  for (void* p : blocks) detail::value_free(p);
+  EXPECT_LE(detail::value_cache_bytes(), detail::value_cache_limit());
+  if (detail::value_cache_limit() > 0) EXPECT_GT(detail::value_cache_bytes(), 0u);
+}
+
+// A struct Value with some heap strings and containers.
+Value tree() {
+  Value v = Value::structure({{"a long member name", "a string longer than fourteen bytes"}});
+  Value list = Value::array();
+  for (int i = 0; i < 100; ++i) list.push_back("element number " + std::to_string(i));
+  v.set("list", std::move(list));
+  return v;
+}
+
+struct LateHolder {
+  Value value = tree();
+};
+
+TEST(ValueAlloc, ThreadsEndWithValuesMadeHereFreedThereAndFreedLate) {
+  Value made_here = tree();
+  std::thread([&] {
+    // Constructed before this thread frees anything, so destroyed after the cache's own
+    // thread-exit cleanup: its Value is freed when the cache is closed.
+    thread_local LateHolder late;
+    EXPECT_EQ(late.value, tree());
+    Value moved = std::move(made_here);  // freed on this thread, into this thread's cache
+    for (int i = 0; i < 100; ++i) Value churn = tree();
+  }).join();
+  EXPECT_TRUE(made_here.is_nil());
+  EXPECT_EQ(tree(), tree());  // this thread's cache still works
+}
+
+}  // namespace
+}  // namespace callwire

@@ -83,9 +83,10 @@ class CALLWIRE_API Buffer {
   // own, so growing one moves pages instead of copying bytes (no moment with old and new both
   // resident) and freeing one gives its memory back at once (malloc keeps large freed blocks
   // in its arenas, where one large request would pin them). resize_storage returns the new
-  // block (contents kept) or throws std::bad_alloc; capacity_for is the capacity it really
-  // provides for `n` bytes (large blocks are whole pages).
-  static void* resize_storage(void* block, size_t old_capacity, size_t new_capacity);
+  // block (contents kept) or throws std::bad_alloc, and may raise `new_capacity` (a recycled
+  // large block is kept whole); capacity_for is the capacity it provides for `n` bytes (large
+  // blocks are whole pages).
+  static void* resize_storage(void* block, size_t old_capacity, size_t& new_capacity);
   static void free_storage(void* block, size_t capacity) noexcept;
   static size_t capacity_for(size_t n) noexcept;
 

@@ -38,8 +38,15 @@ struct CachedBlock {
 };
 thread_local CachedBlock t_cached;
 
-void* map_block(size_t capacity) {
+// A block of at least `capacity` bytes; a recycled one larger than asked is kept whole (its
+// pages are warm: shrinking it would unmap them, and the Buffer would fault them in again as
+// it grows), and `capacity` raised to its size.
+void* map_block(size_t& capacity) {
   if (void* cached = std::exchange(t_cached.block, nullptr)) {
+    if (t_cached.capacity >= capacity) {
+      capacity = t_cached.capacity;
+      return cached;
+    }
     void* p = mremap(cached, t_cached.capacity, capacity, MREMAP_MAYMOVE);
     if (p != MAP_FAILED) return p;
     munmap(cached, t_cached.capacity);
@@ -67,7 +74,7 @@ size_t Buffer::capacity_for(size_t n) noexcept {
   return n > SIZE_MAX - page ? n : (n + page - 1) / page * page;
 }
 
-void* Buffer::resize_storage(void* block, size_t old_capacity, size_t new_capacity) {
+void* Buffer::resize_storage(void* block, size_t old_capacity, size_t& new_capacity) {
   if (!is_large(new_capacity)) {
     // Both small (a Buffer only grows, so the old one is small too).
     void* p = std::realloc(block, new_capacity);

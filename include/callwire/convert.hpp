@@ -5,7 +5,12 @@
 //   static Value to_value(const T&);                    // for results and call arguments
 //   static Result<T> from_value(const Value&);          // for parameters and call results
 // (either of the two functions may be left out: `const char*` only goes out, a view only comes
-// in). `nullable = true` marks a type that also takes nil (std::optional).
+// in). `nullable = true` marks a type that also takes nil (std::optional). Optionally, beside
+// to_value, the fast path
+//   static void write(ValueWriter&, const T&);          // callwire/value_writer.hpp
+// writes the same value piece by piece straight into the message (a typed handler's result):
+// no Value tree is built. Every type below has one; write_value() uses it where there is one
+// and to_value where not, so a user type's write may simply call write_value for its members.
 //
 // from_value never throws for a Value of the wrong type: it returns Errc::TypeMismatch with a
 // message of the form "must be int, got string", prefixed with the path to the offending part
@@ -31,6 +36,13 @@
 //       return Point{*x, *y};
 //     }
 //   };
+// and its fast path, beside to_value (it must write the same value):
+//     static void write(ValueWriter& w, const Point& p) {
+//       w.begin_struct();
+//       w.member("x"); w.int32(p.x);
+//       w.member("y"); w.int32(p.y);
+//       w.end_struct();
+//     }
 #pragma once
 
 #include <chrono>
@@ -52,6 +64,7 @@
 
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
+#include "callwire/value_writer.hpp"
 
 namespace callwire {
 
@@ -72,6 +85,23 @@ concept ToValue = requires(const T& t) {
   { Convert<T>::type_name } -> std::convertible_to<std::string_view>;
   { Convert<T>::to_value(t) } -> std::same_as<Value>;
 };
+
+/// T has the fast path: Convert<T>::write.
+template <class T>
+concept Writable = requires(ValueWriter& w, const T& t) {
+  { Convert<T>::write(w, t) } -> std::same_as<void>;
+};
+
+/// Writes `t` into `w`: with Convert<T>::write where there is one, else as
+/// Convert<T>::to_value(t). Throws what they throw (Errc::Unrepresentable).
+template <ToValue T>
+void write_value(ValueWriter& w, const T& t) {
+  if constexpr (Writable<T>) {
+    Convert<T>::write(w, t);
+  } else {
+    w.value(Convert<T>::to_value(t));
+  }
+}
 
 /// True for the types whose from_value returns a view into the Value.
 template <class T>
@@ -129,6 +159,7 @@ template <>
 struct Convert<bool> {
   static constexpr std::string_view type_name = "boolean";
   static Value to_value(bool b) { return Value(b); }
+  static void write(ValueWriter& w, bool b) { w.boolean(b); }
   static Result<bool> from_value(const Value& v) {
     if (auto b = v.try_as_bool()) return *b;
     return type_error(type_name, v);
@@ -148,6 +179,13 @@ struct Convert<T> {
   static constexpr std::string_view type_name = fits_int ? "int" : "i8";
 
   static Value to_value(T n) { return Value(n); }
+  static void write(ValueWriter& w, T n) {
+    if constexpr (fits_int) {
+      w.int32(static_cast<int32_t>(n));
+    } else {
+      w.int64(Value(n).as_i8());  // Value's constructor refuses a uint64 above INT64_MAX
+    }
+  }
   static Result<T> from_value(const Value& v) {
     std::optional<int64_t> n = v.try_as_i8();
     if (!n) return type_error(type_name, v);
@@ -171,6 +209,7 @@ template <>
 struct Convert<double> {
   static constexpr std::string_view type_name = "double";
   static Value to_value(double d) { return Value(d); }
+  static void write(ValueWriter& w, double d) { w.real(d); }
   static Result<double> from_value(const Value& v) {
     if (auto d = v.try_as_double()) return *d;
     if (auto n = v.try_as_i8()) {
@@ -188,6 +227,7 @@ template <>
 struct Convert<float> {
   static constexpr std::string_view type_name = "double";
   static Value to_value(float f) { return Value(f); }
+  static void write(ValueWriter& w, float f) { w.real(f); }
   static Result<float> from_value(const Value& v) {
     Result<double> d = Convert<double>::from_value(v);
     if (!d) return d.error();
@@ -202,6 +242,7 @@ template <>
 struct Convert<std::string> {
   static constexpr std::string_view type_name = "string";
   static Value to_value(const std::string& s) { return Value(s); }
+  static void write(ValueWriter& w, const std::string& s) { w.string(s); }
   static Result<std::string> from_value(const Value& v) {
     if (auto s = v.try_as_string()) return std::string(*s);
     return type_error(type_name, v);
@@ -213,6 +254,7 @@ template <>
 struct Convert<std::string_view> {
   static constexpr std::string_view type_name = "string";
   static Value to_value(std::string_view s) { return Value(s); }
+  static void write(ValueWriter& w, std::string_view s) { w.string(s); }
   static Result<std::string_view> from_value(const Value& v) {
     if (auto s = v.try_as_string()) return *s;
     return type_error(type_name, v);
@@ -227,6 +269,10 @@ struct Convert<const char*> {
     if (s == nullptr) throw Exception(Error(Errc::InvalidArgument, "a null const char* string"));
     return Value(s);
   }
+  static void write(ValueWriter& w, const char* s) {
+    if (s == nullptr) throw Exception(Error(Errc::InvalidArgument, "a null const char* string"));
+    w.string(s);
+  }
 };
 template <>
 struct Convert<char*> : Convert<const char*> {};
@@ -236,6 +282,7 @@ template <>
 struct Convert<std::nullptr_t> {
   static constexpr std::string_view type_name = "nil";
   static Value to_value(std::nullptr_t) { return Value(); }
+  static void write(ValueWriter& w, std::nullptr_t) { w.nil(); }
   static Result<std::nullptr_t> from_value(const Value& v) {
     if (v.is_nil()) return nullptr;
     return type_error(type_name, v);
@@ -247,6 +294,7 @@ template <>
 struct Convert<Value> {
   static constexpr std::string_view type_name = "any";
   static Value to_value(const Value& v) { return v; }
+  static void write(ValueWriter& w, const Value& v) { w.value(v); }
   static Result<Value> from_value(const Value& v) { return v; }
 };
 
@@ -255,6 +303,7 @@ template <>
 struct Convert<std::vector<uint8_t>> {
   static constexpr std::string_view type_name = "base64";
   static Value to_value(const std::vector<uint8_t>& b) { return Value::bytes(b); }
+  static void write(ValueWriter& w, const std::vector<uint8_t>& b) { w.bytes(b); }
   static Result<std::vector<uint8_t>> from_value(const Value& v) {
     if (!v.is_bytes()) return type_error(type_name, v);
     std::span<const uint8_t> b = v.as_bytes();
@@ -267,6 +316,7 @@ template <>
 struct Convert<std::span<const uint8_t>> {
   static constexpr std::string_view type_name = "base64";
   static Value to_value(std::span<const uint8_t> b) { return Value::bytes(b); }
+  static void write(ValueWriter& w, std::span<const uint8_t> b) { w.bytes(b); }
   static Result<std::span<const uint8_t>> from_value(const Value& v) {
     if (!v.is_bytes()) return type_error(type_name, v);
     return v.as_bytes();
@@ -277,6 +327,7 @@ template <>
 struct Convert<DateTime> {
   static constexpr std::string_view type_name = "dateTime.iso8601";
   static Value to_value(const DateTime& dt) { return Value(dt); }
+  static void write(ValueWriter& w, const DateTime& dt) { w.datetime(dt); }
   static Result<DateTime> from_value(const Value& v) {
     if (!v.is_datetime()) return type_error(type_name, v);
     return v.as_datetime();
@@ -313,6 +364,7 @@ struct Convert<std::chrono::time_point<std::chrono::system_clock, Duration>> {
     dt.zone = DateTime::Zone::Utc;
     return Value(dt);
   }
+  static void write(ValueWriter& w, const TimePoint& tp) { w.value(to_value(tp)); }
 
   static Result<TimePoint> from_value(const Value& v) {
     using namespace std::chrono;
@@ -340,6 +392,10 @@ struct Convert<std::optional<T>> {
   static Value to_value(const std::optional<T>& o) {
     return o ? Convert<T>::to_value(*o) : Value();
   }
+  static void write(ValueWriter& w, const std::optional<T>& o) {
+    if (o) write_value(w, *o);
+    else w.nil();
+  }
   static Result<std::optional<T>> from_value(const Value& v) {
     if (v.is_nil()) return std::optional<T>();
     Result<T> r = Convert<T>::from_value(v);
@@ -357,6 +413,11 @@ struct Convert<std::vector<T, A>> {
     a.reserve(items.size());
     for (const auto& item : items) a.push_back(Convert<T>::to_value(item));
     return a;
+  }
+  static void write(ValueWriter& w, const std::vector<T, A>& items) {
+    w.begin_array();
+    for (const auto& item : items) write_value(w, item);
+    w.end_array();
   }
   static Result<std::vector<T, A>> from_value(const Value& v) {
     if (!v.is_array()) return type_error(type_name, v);
@@ -383,6 +444,14 @@ struct ConvertStringMap {
     s.reserve(map.size());
     for (const auto& [name, item] : map) s.set(name, Convert<Mapped>::to_value(item));
     return s;
+  }
+  static void write(ValueWriter& w, const Map& map) {
+    w.begin_struct();
+    for (const auto& [name, item] : map) {
+      w.member(name);
+      write_value(w, item);
+    }
+    w.end_struct();
   }
   static Result<Map> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
@@ -414,6 +483,11 @@ struct Convert<std::tuple<Ts...>> {
     a.reserve(sizeof...(Ts));
     std::apply([&](const Ts&... item) { (a.push_back(Convert<Ts>::to_value(item)), ...); }, t);
     return a;
+  }
+  static void write(ValueWriter& w, const std::tuple<Ts...>& t) {
+    w.begin_array();
+    std::apply([&](const Ts&... item) { (write_value(w, item), ...); }, t);
+    w.end_array();
   }
   static Result<std::tuple<Ts...>> from_value(const Value& v) {
     if (!v.is_array() || v.size() != sizeof...(Ts)) {

@@ -38,9 +38,12 @@ struct HeaderField {
   std::string_view value;
 };
 
+class ValueWriter;
+
 namespace detail {
 struct CallContextAccess;  // the dispatcher sets the method and clears the latch; the
                            // transport sets the deadline
+struct ResultWriterAccess;  // a typed handler writes its result straight into the response
 }  // namespace detail
 
 /// What a handler can learn about the call it serves. Ownership: every view lives for the
@@ -101,12 +104,17 @@ class CALLWIRE_API CallContext {
 
  private:
   friend struct detail::CallContextAccess;
+  friend struct detail::ResultWriterAccess;
   std::string_view method_;
   std::string_view peer_;
   std::string_view user_;
   std::span<const HeaderField> headers_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::optional<Fault> latched_;
+  // Offered by the dispatcher for one call's result (never inside a multicall); set once a
+  // handler wrote its result there instead of returning it.
+  ValueWriter* result_writer_ = nullptr;
+  bool result_written_ = false;
 };
 
 /// A method's parameters, in order. Mutable so a handler may move values out.

@@ -8,6 +8,7 @@
 #include <cxxabi.h>  // abi::__forced_unwind: thread cancellation must not be swallowed
 #endif
 
+#include "xml/result_writer.hpp"
 #include "xml/xml_chars.hpp"
 
 namespace callwire::detail {
@@ -242,7 +243,23 @@ DispatchOutcome Dispatcher::handle(std::string_view body, CallContext& ctx, Buff
     Value result;
     Fault fault;
     uint32_t counter = kNoCounter;
+    // A typed handler writes its result straight into the response (no Value tree); anything
+    // else returns it. What a handler wrote and then failed or threw is taken back.
+    xml::ResultWriter direct(out, options);
+    CallContextAccess::offer_writer(ctx, &direct);
     bool ok = invoke(call_.method_name, call_.params.as_array(), ctx, result, fault, counter);
+    const bool wrote = CallContextAccess::result_written(ctx);
+    CallContextAccess::offer_writer(ctx, nullptr);
+    if (ok && wrote) {
+      Status written = direct.finish();
+      if (written) return DispatchOutcome{call_.method_name, false, 0};
+      ok = false;
+      fault = Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
+                                                    " cannot be sent: " + written.error().message};
+      count_fault(counter);
+    } else {
+      direct.discard();
+    }
     if (ok) {
       Status written = xml::write_response(out, result, options);
       if (!written && multicall_ran_) {
@@ -373,6 +390,7 @@ Value Dispatcher::multicall(Params params, CallContext& ctx) {
                          " calls exceed the limit of " +
                          std::to_string(options_.max_multicall_calls));
   multicall_ran_ = true;  // entries are never multicalls: this is the request's own
+  CallContextAccess::offer_writer(ctx, nullptr);  // entries' results go into `results`
 
   Value results = Value::array();
   results.reserve(calls.size());

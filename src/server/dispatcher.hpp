@@ -53,6 +53,12 @@ struct CallContextAccess {
   static void set_deadline(CallContext& c, std::chrono::steady_clock::time_point t) noexcept {
     c.deadline_ = t;
   }
+  // The writer a typed handler may write its result into (null: return it as a Value).
+  static void offer_writer(CallContext& c, ValueWriter* w) noexcept {
+    c.result_writer_ = w;
+    c.result_written_ = false;
+  }
+  static bool result_written(const CallContext& c) noexcept { return c.result_written_; }
 };
 
 /// Dispatches calls to one registry. One per thread that runs handlers: not thread-safe, and

@@ -5,9 +5,12 @@
 #include <new>
 #include <string>
 
+#include "callwire/value_writer.hpp"
 #include "value/value_build.hpp"
 
 namespace callwire {
+
+ValueWriter::~ValueWriter() = default;
 
 using detail::ArrayHeader;
 using detail::StructHeader;

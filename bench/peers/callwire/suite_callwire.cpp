@@ -33,6 +33,16 @@ struct Convert<Date> {
     // XML-RPC has no char: month and day travel as ints.
     return Value::structure({{"year", d.year}, {"month", int{d.month}}, {"day", int{d.day}}});
   }
+  static void write(ValueWriter& w, const Date& d) {
+    w.begin_struct();
+    w.member("year");
+    w.int32(d.year);
+    w.member("month");
+    w.int32(d.month);
+    w.member("day");
+    w.int32(d.day);
+    w.end_struct();
+  }
   static Result<Date> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
     PEERS_MEMBER(year, int32_t, v, "year");
@@ -50,6 +60,18 @@ struct Convert<Address> {
                              {"zipcode", a.zipcode},
                              {"street", a.street},
                              {"number", int{a.number}}});
+  }
+  static void write(ValueWriter& w, const Address& a) {
+    w.begin_struct();
+    w.member("city");
+    w.string(a.city);
+    w.member("zipcode");
+    w.int32(a.zipcode);
+    w.member("street");
+    w.string(a.street);
+    w.member("number");
+    w.int32(a.number);
+    w.end_struct();
   }
   static Result<Address> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
@@ -71,6 +93,18 @@ struct Convert<School> {
                              {"email_addresses",
                               Convert<std::vector<std::string>>::to_value(s.email_addresses)}});
   }
+  static void write(ValueWriter& w, const School& s) {
+    w.begin_struct();
+    w.member("name");
+    w.string(s.name);
+    w.member("address");
+    write_value(w, s.address);
+    w.member("foundation");
+    write_value(w, s.foundation);
+    w.member("email_addresses");
+    write_value(w, s.email_addresses);
+    w.end_struct();
+  }
   static Result<School> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
     PEERS_MEMBER(name, std::string, v, "name");
@@ -86,6 +120,16 @@ struct Convert<Subject> {
   static constexpr std::string_view type_name = "struct";
   static Value to_value(const Subject& s) {
     return Value::structure({{"id", s.id}, {"title", s.title}, {"code", s.code}});
+  }
+  static void write(ValueWriter& w, const Subject& s) {
+    w.begin_struct();
+    w.member("id");
+    w.int32(s.id);
+    w.member("title");
+    w.string(s.title);
+    w.member("code");
+    w.string(s.code);
+    w.end_struct();
   }
   static Result<Subject> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
@@ -109,6 +153,26 @@ struct Convert<Student> {
          {"favorite_subjects", Convert<std::vector<Subject>>::to_value(s.favorite_subjects)},
          {"email_addresses", Convert<std::vector<std::string>>::to_value(s.email_addresses)},
          {"schools", Convert<std::vector<School>>::to_value(s.schools)}});
+  }
+  static void write(ValueWriter& w, const Student& s) {
+    w.begin_struct();
+    w.member("name");
+    w.string(s.name);
+    w.member("friends");
+    w.int32(s.friends);
+    w.member("home_address");
+    write_value(w, s.home_address);
+    w.member("birth_place");
+    write_value(w, s.birth_place);
+    w.member("birth");
+    write_value(w, s.birth);
+    w.member("favorite_subjects");
+    write_value(w, s.favorite_subjects);
+    w.member("email_addresses");
+    write_value(w, s.email_addresses);
+    w.member("schools");
+    write_value(w, s.schools);
+    w.end_struct();
   }
   static Result<Student> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);

@@ -191,6 +191,29 @@ inline FaultError returned_fault(const Error& e) {
   return FaultError(code, e.message.empty() ? std::string(errc_name(e.code)) : e.message);
 }
 
+// The response writer the dispatcher offers a call (CallContext::result_writer_): a typed
+// handler whose result has Convert<T>::write writes it there, with no Value tree between.
+struct ResultWriterAccess {
+  static ValueWriter* offered(const CallContext& c) noexcept {
+    return c.result_written_ ? nullptr : c.result_writer_;
+  }
+  static void mark_written(CallContext& c) noexcept { c.result_written_ = true; }
+};
+
+// The answer `t` of a handler: written into the response when the dispatcher offers a writer
+// and T has the fast path (the Value returned is then a nil placeholder), else converted.
+template <class T>
+Value answer_with(CallContext& context, const T& t) {
+  if constexpr (Writable<T>) {
+    if (ValueWriter* w = ResultWriterAccess::offered(context)) {
+      Convert<T>::write(*w, t);
+      ResultWriterAccess::mark_written(context);
+      return Value();
+    }
+  }
+  return Convert<T>::to_value(t);
+}
+
 template <class F, class R, bool Context, class... P>
 struct BoundHandler {
   F f;
@@ -225,11 +248,11 @@ struct BoundHandler {
       if constexpr (std::is_void_v<AnswerType<R>>) {
         return Value();
       } else {
-        return Convert<std::remove_cvref_t<AnswerType<R>>>::to_value(*answer);
+        return answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *answer);
       }
     } else {
-      return Convert<std::remove_cvref_t<R>>::to_value(
-          invoke(context, std::move(*std::get<I>(args))...));
+      return answer_with<std::remove_cvref_t<R>>(
+          context, invoke(context, std::move(*std::get<I>(args))...));
     }
   }
 

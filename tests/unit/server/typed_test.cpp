@@ -48,11 +48,50 @@ struct callwire::Convert<demo::Point> {
   }
 };
 
+namespace demo {
+// A type with the fast path (Convert::write) beside to_value; `mode` makes write misbehave.
+struct Fast {
+  enum Mode { Good, ThrowMidway, ForgetTheEnd, NotUtf8 };
+  int n = 0;
+  std::string text;
+  Mode mode = Good;
+  bool operator==(const Fast& o) const { return n == o.n && text == o.text; }
+};
+}  // namespace demo
+
+template <>
+struct callwire::Convert<demo::Fast> {
+  static constexpr std::string_view type_name = "struct";
+  static Value to_value(const demo::Fast& f) {
+    return Value::structure({{"n", f.n}, {"text", f.text}});
+  }
+  static void write(ValueWriter& w, const demo::Fast& f) {
+    w.begin_struct();
+    w.member("n");
+    w.int32(f.n);
+    if (f.mode == demo::Fast::ThrowMidway)
+      throw Exception(Error(Errc::Unrepresentable, "thrown halfway through"));
+    w.member("text");
+    w.string(f.mode == demo::Fast::NotUtf8 ? std::string("\xff") : f.text);
+    if (f.mode != demo::Fast::ForgetTheEnd) w.end_struct();
+  }
+  static Result<demo::Fast> from_value(const Value& v) {
+    if (!v.is_struct()) return type_error(type_name, v);
+    auto n = member_as<int>(v, "n");
+    if (!n) return n.error();
+    auto text = member_as<std::string>(v, "text");
+    if (!text) return text.error();
+    return demo::Fast{*n, std::move(*text)};
+  }
+};
+
 namespace callwire {
 namespace {
 
 using namespace std::chrono_literals;
+using demo::Fast;
 using demo::Point;
+static_assert(Writable<Fast> && !Writable<Point> && Writable<std::vector<Fast>>);
 
 // Compile-time: what converts, what does not, and which way.
 static_assert(FromValue<int> && ToValue<int>);
@@ -367,6 +406,68 @@ TEST_F(TypedTest, HandlerFaultsAndExceptions) {
   Result<uint64_t> t = client->call<uint64_t>("toobig");
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().fault_code, fault_code::kInternalError);
+}
+
+// A result whose Convert has write() goes straight into the response; the client cannot tell.
+TEST_F(TypedTest, ResultsWrittenByTheFastPathAnswerAsToValueWould) {
+  ASSERT_TRUE(server.bind("one", [](int n) { return Fast{n, "a string longer than 14 bytes"}; }));
+  ASSERT_TRUE(server.bind("many", [](int n) {
+    std::vector<Fast> out;
+    for (int i = 0; i < n; ++i) out.push_back({i, std::string(size_t(i), 'x')});
+    return out;
+  }));
+  ASSERT_TRUE(server.bind("maybe", [](bool ok) -> Result<std::vector<Fast>> {
+    if (!ok) return Error(Errc::Fault, 7, "not this time");
+    return std::vector<Fast>{{1, "<&>"}};
+  }));
+  ASSERT_TRUE(server.bind("point", [] { return Point{1, 2, "slow path"}; }));
+  start();
+  EXPECT_EQ(*client->call<Fast>("one", 5), (Fast{5, "a string longer than 14 bytes"}));
+  EXPECT_EQ(*client->call<Value>("one", 5), Convert<Fast>::to_value({5, "a string longer than 14 bytes"}));
+  Result<std::vector<Fast>> many = client->call<std::vector<Fast>>("many", 40);
+  ASSERT_TRUE(many) << many.error().message;
+  ASSERT_EQ(many->size(), 40u);
+  EXPECT_EQ((*many)[39], (Fast{39, std::string(39, 'x')}));
+  EXPECT_EQ(client->call<std::vector<Fast>>("maybe", true)->at(0).text, "<&>");
+  EXPECT_EQ(client->call<std::vector<Fast>>("maybe", false).error().fault_code, 7);
+  EXPECT_EQ(client->call<Point>("point")->label, "slow path");
+  // Inside system.multicall the same methods answer through to_value.
+  std::vector<MethodCall> calls(3);
+  calls[0].method_name = "one";
+  calls[0].params = Value::array({3});
+  calls[1].method_name = "many";
+  calls[1].params = Value::array({2});
+  calls[2].method_name = "maybe";
+  calls[2].params = Value::array({false});
+  auto r = client->multicall(calls);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*r)[0].value(), Convert<Fast>::to_value({3, "a string longer than 14 bytes"}));
+  EXPECT_EQ((*r)[1].value(), Value::array({Convert<Fast>::to_value({0, ""}),
+                                            Convert<Fast>::to_value({1, "x"})}));
+  EXPECT_EQ((*r)[2].error().fault_code, 7);
+}
+
+// A write that throws, breaks off or writes what XML cannot carry halfway through the result:
+// the client gets fault -32603 saying why, never half a document, and the server goes on.
+TEST_F(TypedTest, AFastPathThatFailsHalfwayAnswersAFault) {
+  ASSERT_TRUE(server.bind("bad", [](int mode) {
+    return std::vector<Fast>{{1, "fine"}, {2, "then", static_cast<Fast::Mode>(mode)}};
+  }));
+  start();
+  const std::pair<Fast::Mode, std::string> cases[] = {
+      {Fast::ThrowMidway, "thrown halfway through"},
+      {Fast::ForgetTheEnd, "the result of bad cannot be sent: ValueWriter: end_array() without "
+                           "begin_array()"},
+      {Fast::NotUtf8, "the result of bad cannot be sent: string is not valid UTF-8"},
+  };
+  for (const auto& [mode, message] : cases) {
+    Result<std::vector<Fast>> r = client->call<std::vector<Fast>>("bad", int(mode));
+    ASSERT_FALSE(r) << mode;
+    EXPECT_EQ(r.error().code, Errc::Fault) << r.error().message;
+    EXPECT_EQ(r.error().fault_code, fault_code::kInternalError);
+    EXPECT_EQ(r.error().message, message);
+  }
+  EXPECT_EQ(client->call<std::vector<Fast>>("bad", int(Fast::Good))->size(), 2u);
 }
 
 // A handler may return Result<T> (a value or a fault) or Status (nil or a fault).

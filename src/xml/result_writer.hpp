@@ -1,0 +1,69 @@
+// Internal: ResultWriter, the ValueWriter a server offers a typed handler for its result
+// (callwire/value_writer.hpp): it appends a whole `<methodResponse>` around the one value it
+// is given, written as it comes, with no Value tree between.
+#pragma once
+
+#include <string>
+
+#include "callwire/buffer.hpp"
+#include "callwire/error.hpp"
+#include "callwire/value_writer.hpp"
+#include "callwire/xml.hpp"
+#include "xml/xml_writer.hpp"
+
+namespace callwire::xml {
+
+/// Appends to `out`: the document's start with the first piece, its end with finish().
+/// Checks that the pieces make one value (ValueWriter's contract); after a failure the rest is
+/// ignored, finish() returns the error and leaves `out` as it was. Ownership: borrows `out`
+/// and `options`. Thread-safety: one thread.
+class ResultWriter final : public ValueWriter {
+ public:
+  ResultWriter(Buffer& out, const WriterOptions& options)
+      : out_(out), start_(out.size()), w_(out, options) {}
+
+  /// Anything has been written (or tried).
+  bool used() const noexcept { return used_; }
+  /// Ends the document when one whole value was written; else leaves `out` as it was and
+  /// returns why (Errc::Unrepresentable for a value XML-RPC cannot carry, InvalidArgument for
+  /// pieces that are not one value).
+  Status finish();
+  /// Leaves `out` as it was before anything was written.
+  void discard() noexcept {
+    if (used_) out_.truncate(start_);
+  }
+
+  void nil() override;
+  void boolean(bool b) override;
+  void int32(int32_t n) override;
+  void int64(int64_t n) override;
+  void real(double d) override;
+  void string(std::string_view s) override;
+  void datetime(const DateTime& dt) override;
+  void bytes(std::span<const uint8_t> b) override;
+  void value(const Value& v) override;
+  void begin_array() override;
+  void end_array() override;
+  void begin_struct() override;
+  void member(std::string_view name) override;
+  void end_struct() override;
+
+ private:
+  // What is open, innermost last: 'a' an array, 'm' a struct awaiting member() or its end,
+  // 'v' a struct awaiting the value of the member just named. A std::string, so ordinary
+  // nesting (up to 15 levels) allocates nothing.
+  bool before_value();
+  void after_value();
+  void scalar(const Value& v);
+  void fail(const char* message);
+
+  Buffer& out_;
+  size_t start_;
+  XmlWriter w_;
+  std::string open_;
+  bool used_ = false;
+  bool failed_ = false;
+  bool complete_ = false;
+};
+
+}  // namespace callwire::xml

@@ -1,0 +1,203 @@
+// ResultWriter (src/xml/result_writer.hpp), and every built-in Convert<T>::write through it:
+// the fast path must write byte for byte what to_value and write_response write, and refuse
+// what cannot be one value without leaving anything behind.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "callwire/convert.hpp"
+#include "callwire/xml.hpp"
+#include "xml/result_writer.hpp"
+
+namespace callwire::xml {
+namespace {
+
+constexpr std::string_view kBefore = "HTTP/1.1 200 OK\r\n\r\n";  // what `out` held already
+
+std::string via_value(const Value& v, const WriterOptions& options = {}) {
+  Buffer b;
+  EXPECT_TRUE(write_response(b, v, options));
+  return std::string(b.view());
+}
+
+// The document the pieces make, or the error; `out` must be as it was after an error.
+Result<std::string> via_writer(const std::function<void(ValueWriter&)>& pieces,
+                               const WriterOptions& options = {}) {
+  Buffer b;
+  b.append(kBefore);
+  ResultWriter w(b, options);
+  pieces(w);
+  Status s = w.finish();
+  if (!s) {
+    EXPECT_EQ(b.view(), kBefore) << "a failed result left bytes behind";
+    return s.error();
+  }
+  return std::string(b.view().substr(kBefore.size()));
+}
+
+template <class T>
+void expect_same(const T& t, const WriterOptions& options = {}) {
+  Result<std::string> fast = via_writer([&](ValueWriter& w) { write_value(w, t); }, options);
+  ASSERT_TRUE(fast) << fast.error().message;
+  EXPECT_EQ(*fast, via_value(Convert<T>::to_value(t), options));
+}
+
+TEST(ResultWriter, EveryBuiltInWritesWhatToValueWrites) {
+  expect_same(true);
+  expect_same(int8_t{-5});
+  expect_same(uint16_t{65535});
+  expect_same(int32_t{-2147483647 - 1});
+  expect_same(uint32_t{4000000000u});  // wider than int: i8
+  expect_same(int64_t{-(int64_t{1} << 40)});
+  expect_same(uint64_t{12});
+  expect_same(0.1);
+  expect_same(1.5f);
+  expect_same(std::string("a <b> & c\r\nd \xc3\xa9"));
+  expect_same(std::string_view("view"));
+  expect_same(static_cast<const char*>("c string"));
+  expect_same(nullptr);
+  expect_same(Value::structure({{"a", Value::array({1, "two", Value::bytes("x", 1)})}}));
+  expect_same(std::vector<uint8_t>{0, 1, 2, 250, 255});
+  expect_same(std::vector<uint8_t>{});
+  std::vector<uint8_t> raw(1000, 7);
+  expect_same(std::span<const uint8_t>(raw));
+  DateTime dt;
+  dt.year = 2026;
+  dt.month = 11;
+  dt.day = 23;
+  dt.fraction_digits = 3;
+  dt.nanosecond = 123000000;
+  dt.zone = DateTime::Zone::Utc;
+  expect_same(dt);
+  expect_same(std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000123)));
+  expect_same(std::optional<int>());
+  expect_same(std::optional<std::string>("set"));
+  expect_same(std::vector<int>{});
+  expect_same(std::vector<std::vector<std::string>>{{"a", "b"}, {}, {"a string longer than 14"}});
+  expect_same(std::map<std::string, int>{{"x", 1}, {"y", 2}});
+  expect_same(std::map<std::string, double>{});
+  expect_same(std::unordered_map<std::string, bool>{{"only", true}});
+  expect_same(std::tuple<int, std::string, std::optional<double>>{1, "two", std::nullopt});
+}
+
+TEST(ResultWriter, TheApacheDialectToo) {
+  WriterOptions apache;
+  apache.dialect = Dialect::Apache;
+  expect_same(int64_t{1} << 40, apache);
+  expect_same(std::vector<std::optional<int>>{1, std::nullopt}, apache);
+}
+
+TEST(ResultWriter, PiecesThatAreNotOneValueAreRefused) {
+  struct Case {
+    const char* what;
+    std::function<void(ValueWriter&)> pieces;
+  };
+  const Case cases[] = {
+      {"no result was written", [](ValueWriter&) {}},
+      {"end_array() without begin_array()", [](ValueWriter& w) { w.end_array(); }},
+      {"end_array() without begin_array()",
+       [](ValueWriter& w) {
+         w.begin_struct();
+         w.end_array();
+       }},
+      {"end_struct() without begin_struct()",
+       [](ValueWriter& w) {
+         w.begin_array();
+         w.end_struct();
+       }},
+      {"a value in a struct without member() first",
+       [](ValueWriter& w) {
+         w.begin_struct();
+         w.int32(1);
+       }},
+      {"member() outside a struct", [](ValueWriter& w) { w.member("x"); }},
+      {"member() outside a struct",
+       [](ValueWriter& w) {
+         w.begin_array();
+         w.member("x");
+       }},
+      {"member() before the previous member's value",
+       [](ValueWriter& w) {
+         w.begin_struct();
+         w.member("x");
+         w.member("y");
+       }},
+      {"end_struct() with the last member's value missing",
+       [](ValueWriter& w) {
+         w.begin_struct();
+         w.member("x");
+         w.end_struct();
+       }},
+      {"a second value after the result",
+       [](ValueWriter& w) {
+         w.int32(1);
+         w.int32(2);
+       }},
+      {"the result was left unfinished",
+       [](ValueWriter& w) {
+         w.begin_array();
+         w.begin_struct();
+         w.member("x");
+         w.int32(1);
+         w.end_struct();
+       }},
+  };
+  for (const Case& c : cases) {
+    Result<std::string> r = via_writer(c.pieces);
+    ASSERT_FALSE(r) << c.what << ": accepted as " << *r;
+    EXPECT_EQ(r.error().code, Errc::InvalidArgument);
+    EXPECT_EQ(r.error().message, std::string("ValueWriter: ") + c.what);
+  }
+}
+
+TEST(ResultWriter, ValuesXmlCannotCarryAreRefusedWherever) {
+  for (auto pieces : std::vector<std::function<void(ValueWriter&)>>{
+           [](ValueWriter& w) { w.real(std::nan("")); },
+           [](ValueWriter& w) {
+             w.begin_array();
+             w.int32(1);
+             w.real(std::numeric_limits<double>::infinity());
+             w.end_array();
+           },
+           [](ValueWriter& w) {
+             w.begin_struct();
+             w.member("s");
+             w.string("not UTF-8: \xff");
+             w.end_struct();
+           },
+           [](ValueWriter& w) {
+             w.begin_struct();
+             w.member("\x01");
+             w.int32(1);
+             w.end_struct();
+           },
+           [](ValueWriter& w) {
+             DateTime bad;
+             bad.month = 13;
+             w.datetime(bad);
+           },
+           [](ValueWriter& w) { w.value(Value::array({1, std::nan("")})); },
+       }) {
+    Result<std::string> r = via_writer(pieces);
+    ASSERT_FALSE(r) << *r;
+    EXPECT_EQ(r.error().code, Errc::Unrepresentable) << r.error().message;
+  }
+  // Convert's own refusals throw, as to_value does.
+  Buffer b;
+  ResultWriter w(b, {});
+  EXPECT_THROW(write_value(w, std::numeric_limits<uint64_t>::max()), Exception);
+  w.discard();
+  EXPECT_TRUE(b.empty());
+}
+
+}  // namespace
+}  // namespace callwire::xml

@@ -85,6 +85,7 @@ def run_h2load(server, method, message, seconds, clients, tmp):
     """h2load against a gRPC server: the keys of net_run.parse_wrk's results."""
     request, log_file = tmp / f"h2load-{method}.bin", tmp / "h2load.log"
     request.write_bytes(grpc_frame(message))
+    log_file.unlink(missing_ok=True)  # h2load appends to it
     pids = [server.pid] + net_run.children(server.pid)
     before = sum(net_run.cpu_ticks(p) for p in pids)
     # -m 1: one call in flight per client, as wrk's connections.
@@ -100,9 +101,11 @@ def run_h2load(server, method, message, seconds, clients, tmp):
                        r"(\d+) failed, (\d+) errored, (\d+) timeout", p.stdout)
     if p.returncode != 0 or not m or not counts:
         raise RuntimeError(f"h2load failed ({p.returncode}): {p.stdout}{p.stderr}")
-    done, succeeded, failed, errored, timeouts = (int(x) for x in counts.groups()[1:])
-    status = re.search(r"status codes: (\d+) 2xx", p.stdout)
-    non2xx = succeeded - int(status.group(1)) if status else 0
+    done, _, failed, errored, timeouts = (int(x) for x in counts.groups()[1:])
+    # gRPC answers errors with status 200 and grpc-status in the trailers, which h2load does
+    # not read: the probe before checks grpc-status.
+    status = re.search(r"status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", p.stdout)
+    non2xx = sum(int(x) for x in status.groups()) if status else 0
     # Each line: start time, HTTP status, elapsed µs.
     elapsed = [int(line.split()[2]) for line in log_file.read_text().splitlines() if line]
     ticks = after - before

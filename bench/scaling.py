@@ -520,7 +520,18 @@ def section(results):
     lines += throughput_table(connections, results["counts"], "connections", str)
     lines += ["", "Latency per call:", ""]
     lines += latency_table(connections, results["counts"], str)
-    lines += ["", faster(connections, results["counts"], lambda n: f"{n} connections")]
+    lines += [
+        "",
+        faster(connections, results["counts"], lambda n: f"{n} connections"),
+        "",
+        f"One run of {seconds:g} s a point: on this shared machine a point moves by up to 2× "
+        "(nginx's two runs in experiment 5 differ as much), so read the shape and the ratios "
+        "to Abyss more than any single point against nginx. Where nginx is ahead, both are "
+        "bound by the CPU wrk leaves them and callwire does more per request (the XML-RPC "
+        "parse, dispatch and answer); Abyss stops growing at its 64 threads, and its "
+        "connections past 64 wait in the backlog, which its latency hides: wrk times only "
+        "the requests that were answered.",
+    ]
     lines += [
         "",
         "### Memory per idle connection",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages `make bench-peers` needs on top of scripts/setup.sh's: the binary
-# RPC peers (gRPC, Thrift, Cap'n Proto), libjsonrpccpp and matplotlib for the plots.
+# RPC peers (gRPC, Thrift, Cap'n Proto), libjsonrpccpp, matplotlib for the plots and h2load (gRPC
+# under load).
 # Idempotent and quiet when all is there.
 set -euo pipefail
 
@@ -10,4 +11,5 @@ exec bash "$(dirname "$0")/setup.sh" \
   libthrift-dev thrift-compiler         `# Apache Thrift C++` \
   libcapnp-dev capnproto                `# Cap'n Proto RPC (EzRpc) and capnp compile` \
   libjsonrpccpp-dev libjsonrpccpp-tools `# the paper's JSON-RPC peer and its stub generator` \
-  python3-matplotlib                    `# the plots`
+  python3-matplotlib                    `# the plots` \
+  nghttp2-client                        `# h2load: gRPC under load (experiment 5)`

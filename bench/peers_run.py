@@ -417,7 +417,8 @@ def suite_section(suite):
         "",
         "## 1. rpclib's suite",
         "",
-        "From ../shared/seeds/rpc-benchmark-rpclib-grpc-thrift-capnp.txt. Client and server in "
+        "From Tamás Szelei's rpclib benchmark of gRPC, Thrift and Cap'n Proto (\"Benchmark "
+        "and comparison of RPC solutions\"). Client and server in "
         "one process, one kept-alive connection, synchronous calls: `get_answer(n)` answers "
         "41 + n; `get_blob(n)` the first n of 16 MiB of random bytes made once at start, copied "
         "into each answer; `get_structs()` 34 Students (the issue's shapes and string lengths; "
@@ -478,7 +479,8 @@ def paper_section(paper, settings):
         "",
         "## 2. The paper's Database.Request",
         "",
-        "From ../shared/seeds/paper-some-aspects-of-using-rpc.txt: `Database.Request(id, "
+        "From the paper \"Some aspects of using RPC\" (Király, Székely, Király, Balla): "
+        "`Database.Request(id, "
         "photo) -> Info`, the ten fields of the paper's proto, with an optional photo of "
         "1,000,000 random bytes. A server process holds 100 records; a separate client "
         f"process makes {settings['calls']} calls (ids 1, 2, ...) on one client object and "

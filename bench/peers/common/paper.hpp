@@ -1,5 +1,5 @@
-// The paper's benchmark (issue 9, experiment 2; ../shared/seeds/paper-some-aspects-of-using-
-// rpc.txt): Database.Request(id, photo) -> Info, the ten fields of its proto, with an optional
+// The paper's benchmark (issue 9, experiment 2; "Some aspects of using RPC", Király, Székely,
+// Király, Balla): Database.Request(id, photo) -> Info, the ten fields of its proto, with an optional
 // 1 MB photo. Servers hold kRecords records; a client process makes CALLS calls and reports
 // their time. bench/peers/python/paper_data.py makes the same records.
 //

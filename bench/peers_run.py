@@ -19,7 +19,7 @@ Experiments 3 and on are modules of their own, listed in EXPERIMENTS. Each has N
 --only), run(build_dir, settings) -> results, summary_rows(results) -> rows of the summary
 table as nine strings (see SUMMARY_HEADER), section(results) -> its markdown lines (from its
 "## N. ..." heading on) and plots(results, plots_dir) -> [(title, file name)]: bench/startup.py
-(3, xmlrpc-c's page).
+(3, xmlrpc-c's page) and bench/heartbeat.py (4, the heartbeat).
 
 Writes bench/PEERS.md and the plots in bench/plots/. A wrong answer (a program exiting
 non-zero) stops the run with a non-zero status and leaves PEERS.md as it was.
@@ -78,7 +78,7 @@ LABELS = {
 }
 
 # Experiments 3 and on: module names in bench/, run in this order after the suite and the paper.
-EXPERIMENTS = ["startup"]
+EXPERIMENTS = ["startup", "heartbeat"]
 
 SUMMARY_HEADER = ["experiment", "winner", "callwire", "best peer", "its time",
                   "callwire / best peer", "floor", "callwire / floor", "with gzip / best peer"]

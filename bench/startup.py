@@ -50,7 +50,7 @@ NODELAY_PAIRS = [("callwire C", "callwire"), ("xmlrpc-c C", "Abyss"),
 FORCED = [("1", "1"), ("1", "0"), ("0", "1"), ("0", "0")]  # (client, server) TCP_NODELAY
 OWN = ("", "")  # no value forced: the programs' own choice
 MAX_CALLS = 1000
-RUN_SECONDS = 0.3  # a stalled pair (Nagle) gets fewer calls than MAX_CALLS, at least 20
+STALL, STALLED_CALLS = 0.005, 20  # over 5 ms a call: a stalled pair (Nagle), 20 calls will do
 
 
 def log(message):
@@ -170,15 +170,15 @@ def one_run(b, servers, pair, values, calls, tmp):
 
 
 def plan(b, servers, pair, values, tmp, quick):
-    """The call counts of a pair: 1, 100 (own settings only) and as many as fit RUN_SECONDS
-    at the rate of a probe run of 20 calls, at most MAX_CALLS."""
+    """The call counts of a pair: 1, 100 (own settings only) and MAX_CALLS, or 1 and
+    STALLED_CALLS when a probe of 20 calls shows a stall (Nagle): 1000 calls of 40 ms would
+    take 40 s."""
     one = one_run(b, servers, pair, values, 1, tmp)["wall"]
     twenty = one_run(b, servers, pair, values, 20, tmp)["wall"]
-    per_call = max((twenty - one) / 19, 1e-6)
-    most = MAX_CALLS // 10 if quick else MAX_CALLS
-    big = max(20, min(most, int(RUN_SECONDS / per_call) // 10 * 10))
-    counts = [1, 100, big] if values == OWN and big > 100 else [1, big]
-    return counts
+    if (twenty - one) / 19 > STALL:
+        return [1, STALLED_CALLS]
+    big = MAX_CALLS // 10 if quick else MAX_CALLS
+    return [1, 100, big] if values == OWN and big > 100 else [1, big]
 
 
 def run(build_dir, settings):
@@ -285,7 +285,7 @@ def nodelay_label(values, r):
     return "/".join("on" if v == "1" else "off" for v in values)
 
 
-def table_rows(res, combos):
+def table_rows(res, combos, with_100):
     from peers_run import table
     rows = []
     for pair, values in combos:
@@ -293,15 +293,16 @@ def table_rows(res, combos):
         if not r:
             continue
         client = "raw_lat_client" if pair == RAW else pair[0]
-        cpu = r["client_cpu"] + r["server_cpu"]
+        waiting = r["marginal"] - r["client_cpu"] - r["server_cpu"]
         rows.append([client, pair[1], nodelay_label(values, r), f"{r['calls']:,}",
                      fmt(r["marginal"]), f"{1 / r['marginal']:,.0f}" if r["marginal"] > 0 else "—",
                      fmt(r["client_cpu"]), fmt(r["server_cpu"]),
-                     fmt(max(r["marginal"] - cpu, 0)), fmt(r["fixed"]), fmt(r["t100"]),
-                     str(r["connections"])])
+                     fmt(waiting) if waiting > 0 else "0", fmt(r["fixed"])] +
+                    ([fmt(r["t100"])] if with_100 else []) + [str(r["connections"])])
     return table(["client", "server", "TCP_NODELAY client / server", "N", "marginal per call",
                   "calls/s", "client CPU per call", "server CPU per call", "neither (waiting)",
-                  "fixed: 1 call", "100 calls", "connections in the N run"], rows)
+                  "fixed: 1 call"] + (["100 calls"] if with_100 else []) +
+                 ["connections in the N run"], rows)
 
 
 def section(data):
@@ -313,9 +314,9 @@ def section(data):
         "sample.add calls one after the other on one client object, checks every sum and "
         "exits (a wrong one fails the run); bench/startup.py times the whole process, from "
         "exec to exit. *Marginal per call* is (T_N − T_1) / (N − 1) of the medians of "
-        f"{data['reps']} runs of each N (N is 1000, or fewer for a pair so slow that 1000 "
-        "calls would take long: as many as fit 0.3 s at the rate of a 20-call probe, at least "
-        "20); *fixed* is T_1, the start-up, the connection and the first call. The CPU per "
+        f"{data['reps']} runs of each N (N is 1000, or 20 for a pair that stalls, over 5 ms "
+        "a call in a probe run: 1000 calls would take 40 s); *fixed* is T_1, the start-up, "
+        "the connection and the first call. The CPU per "
         "call is split the same way: the client's from its rusage, the server's from the "
         "server process's CPU-time clock (every thread, including the thread Abyss runs each "
         "connection on, which ends with the connection; per-thread schedstat would miss it). "
@@ -346,13 +347,13 @@ def section(data):
         "### Every client against every server, each program's own settings",
         "",
     ]
-    lines += table_rows(res, [(p, OWN) for p in PAIRS])
+    lines += table_rows(res, [(p, OWN) for p in PAIRS], True)
     lines += [
         "",
         "### TCP_NODELAY forced on or off on each side",
         "",
     ]
-    lines += table_rows(res, [(p, v) for p in NODELAY_PAIRS for v in FORCED])
+    lines += table_rows(res, [(p, v) for p in NODELAY_PAIRS for v in FORCED], False)
     lines += ["", *notes(res)]
     return lines
 
@@ -368,6 +369,16 @@ def own_choices(res):
         said.setdefault(f"the {server} server", r["server_nodelay"])
     return ", ".join(f"{who} {'on' if v == '1' else 'off' if v == '0' else v}"
                      for who, v in said.items())
+
+
+def peers_slower(res):
+    """Whether callwire's own pairs beat every pair with an xmlrpc-c side, in both measures."""
+    ours = [r for (p, v), r in res.items() if v == OWN and p[1] == "callwire" and
+            p[0].startswith("callwire")]
+    theirs = [r for (p, v), r in res.items() if v == OWN and p != RAW and
+              (p[1] == "Abyss" or p[0].startswith("xmlrpc-c"))]
+    return all(max(o[k] for o in ours) < min(t[k] for t in theirs)
+               for k in ("marginal", "fixed")) if ours and theirs else False
 
 
 def notes(res):
@@ -399,14 +410,29 @@ def notes(res):
                    f"second, {1 / xc_off['marginal']:,.0f} with Abyss's side off and "
                    f"{1 / xc_both['marginal']:,.0f} with both off.")
         out.append("")
+    cw_on = res.get((("callwire C", "callwire"), ("1", "1")))
+    cw_off = res.get((("callwire C", "callwire"), ("0", "0")))
+    if cw_on and cw_off:
+        out.append(f"callwire against callwire: {fmt(cw_on['marginal'])} a call with "
+                   f"TCP_NODELAY on both sides, {fmt(cw_off['marginal'])} with it off on "
+                   "both. callwire writes each request and each answer with one send(), so "
+                   "Nagle's algorithm never holds anything back on a request-response "
+                   "exchange: a lone small write goes out at once when nothing sent is "
+                   "waiting for an ACK (the answer's ACK rides on the next request)." +
+                   ("" if any(v[0] == "0" and v[1] == "1" for _, v in stalled) else
+                    " Pairs with only the client's side off do not stall either: curl and "
+                    "callwire both write a request in one piece.") +
+                   " The stalls come from Abyss's side: it writes an answer in pieces (each "
+                   "header line with its own send(), 9 a call by bench/RESULTS.md's count), "
+                   "so with Nagle on the second piece waits for the ACK of the first, which "
+                   "the client delays, and every call waits about 40 ms.")
+        out.append("")
     out.append("What bounds callwire here: its marginal call is one write and one read on "
-               "each side (as the floor's), plus its HTTP and XML work; the fixed cost is "
-               "the process's start-up (dynamic loading, the first connection) more than "
-               "the library's. callwire writes each request and each answer with one "
-               "send(), so turning Nagle's algorithm on (TCP_NODELAY off) costs it nothing on "
-               "a request-response exchange: a lone small write goes out at once when "
-               "nothing is waiting for an ACK. A peer that writes one message in several "
-               "pieces (Abyss sends each header line on its own) is the one exposed.")
+               "each side, as the floor's, plus its HTTP and XML work on both sides (the CPU "
+               "columns); the fixed cost is mostly the process's own start-up (loading, the "
+               "first connection), which the floor pays too." + (
+                   " No xmlrpc-c client or server is faster than callwire's in any row."
+                   if peers_slower(res) else ""))
     return out
 
 
@@ -421,13 +447,13 @@ def plots(data, plots_dir):
     combos = [(p, OWN) for p in PAIRS if (p, OWN) in res]
     labels = [f"{'raw' if p == RAW else p[0]}\n→ {p[1]}" for p, _ in combos]
     fig, ax = plt.subplots(figsize=(10, 5))
-    client = [res[c]["client_cpu"] for c in combos]
-    server = [res[c]["server_cpu"] for c in combos]
-    rest = [max(res[c]["marginal"] - a - s, 0) for c, a, s in zip(combos, client, server)]
+    client = [res[c]["client_cpu"] * 1e6 for c in combos]
+    server = [res[c]["server_cpu"] * 1e6 for c in combos]
+    rest = [max(res[c]["marginal"] * 1e6 - a - s, 0) for c, a, s in zip(combos, client, server)]
     ax.bar(labels, client, label="client CPU")
     ax.bar(labels, server, bottom=client, label="server CPU")
     ax.bar(labels, rest, bottom=[a + s for a, s in zip(client, server)], label="waiting")
-    ax.set_ylabel("seconds per call (marginal)")
+    ax.set_ylabel("µs per call (marginal)")
     ax.set_title("xmlrpc-c's page: marginal time per sample.add call, each program's own "
                  "TCP_NODELAY")
     ax.tick_params(axis="x", labelsize=8)

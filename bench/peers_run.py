@@ -18,8 +18,9 @@ Usage: python3 bench/peers_run.py BUILD_DIR [--quick] [--only NAMES]
 Experiments 3 and on are modules of their own, listed in EXPERIMENTS. Each has NAME (for
 --only), run(build_dir, settings) -> results, summary_rows(results) -> rows of the summary
 table as nine strings (see SUMMARY_HEADER), section(results) -> its markdown lines (from its
-"## N. ..." heading on) and plots(results, plots_dir) -> [(title, file name)].
-Experiments 5 and 6: bench/load.py (under load) and bench/scaling.py (how cost grows).
+"## N. ..." heading on) and plots(results, plots_dir) -> [(title, file name)]: bench/startup.py
+(3, xmlrpc-c's page), bench/heartbeat.py (4, the heartbeat), bench/load.py (5, under load) and
+bench/scaling.py (6, how cost grows).
 
 Writes bench/PEERS.md and the plots in bench/plots/. A wrong answer (a program exiting
 non-zero) stops the run with a non-zero status and leaves PEERS.md as it was.
@@ -78,7 +79,7 @@ LABELS = {
 }
 
 # Experiments 3 and on: module names in bench/, run in this order after the suite and the paper.
-EXPERIMENTS = ["load", "scaling"]
+EXPERIMENTS = ["startup", "heartbeat", "load", "scaling"]
 
 SUMMARY_HEADER = ["experiment", "winner", "callwire", "best peer", "its time",
                   "callwire / best peer", "floor", "callwire / floor", "with gzip / best peer"]

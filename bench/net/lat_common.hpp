@@ -3,7 +3,8 @@
 // In the manner of libzmq's local_lat/remote_lat: a client makes sequential calls on one
 // connection to a server started separately, times every call, and prints one JSON line:
 //
-//   {"peer": "...", "calls": N, "median_ns": ..., "p99_ns": ..., "mean_ns": ..., "min_ns": ...,
+//   {"peer": "...", "calls": N, "wall_ns_per_call": ..., "median_ns": ..., "p1_ns": ...,
+//    "p90_ns": ..., "p99_ns": ..., "p999_ns": ..., "max_ns": ..., "min_ns": ...,
 //    "client_cpu_ns_per_call": ..., "server_cpu_ns_per_call": ..., "server_cpu_source": "..."}
 //
 // Flags shared by every client (after its own positional arguments):
@@ -11,6 +12,8 @@
 //   --calls N       ... or exactly N calls (for syscall counting under strace)
 //   --warmup N      untimed calls first (default 1000; they also open the connection)
 //   --server-pid P  also report the server's CPU time per call (the process P, all threads)
+//   --in-flight K   calls on the wire at once, for the clients that can (bench/peers/, the
+//                   heartbeat experiment); run() itself is always sequential
 //
 // CPU time: the client's is CLOCK_PROCESS_CPUTIME_ID (every thread, ns). The server's is the
 // sum over /proc/P/task/*/schedstat (ns per thread) when the same threads exist before and
@@ -19,7 +22,11 @@
 // ended threads too.
 #pragma once
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +37,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +50,7 @@ struct Options {
   long calls = 0;  // > 0: exactly this many timed calls
   long warmup = 1000;
   long server_pid = 0;
+  long in_flight = 1;
 };
 
 [[noreturn]] inline void die(const char* what) {
@@ -63,10 +73,37 @@ inline Options parse_options(int argc, char** argv, int first) {
       o.warmup = std::atol(value);
     else if (flag == "--server-pid")
       o.server_pid = std::atol(value);
+    else if (flag == "--in-flight")
+      o.in_flight = std::atol(value);
     else
       die(("unknown flag " + flag).c_str());
   }
   return o;
+}
+
+// The whole of a file; exits when it is empty or unreadable.
+inline std::string read_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.empty()) die((std::string("empty or unreadable file ") + path).c_str());
+  return data;
+}
+
+// A TCP connection with TCP_NODELAY to "IPV4:PORT"; exits on failure.
+inline int connect_tcp(const std::string& endpoint) {
+  size_t colon = endpoint.rfind(':');
+  if (colon == std::string::npos) die("HOST:PORT expected");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(std::stoi(endpoint.substr(colon + 1))));
+  if (inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &address.sin_addr) != 1)
+    die("an IPv4 address expected");
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    die("cannot connect");
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
 }
 
 inline uint64_t process_cpu_ns() {
@@ -130,6 +167,82 @@ inline std::pair<double, const char*> server_cpu_between(const ServerCpu& a, con
   return {double(b.ticks - a.ticks) * tick_ns, "stat-ticks"};
 }
 
+// What a timed run measured: a latency per call (ns; a call over 4 s would be a failure
+// anyway), the wall time of the whole run, and CPU readings around it.
+struct Measured {
+  std::vector<uint32_t> samples;
+  double wall_ns = 0;
+  uint64_t cpu_before = 0, cpu_after = 0;
+  ServerCpu server_before, server_after;
+};
+
+// Prints the JSON line of the header comment. Returns the process exit status.
+inline int report(const char* peer, const Options& o, Measured m) {
+  size_t n = m.samples.size();
+  if (n == 0) die("no calls timed");
+  std::sort(m.samples.begin(), m.samples.end());
+  auto pct = [&](double p) {  // nearest rank: the ceil(p*n)-th smallest
+    size_t rank = size_t(std::ceil(p * double(n)));
+    return m.samples[std::min(std::max<size_t>(rank, 1), n) - 1];
+  };
+  double client_cpu = double(m.cpu_after - m.cpu_before) / double(n);
+  std::printf(
+      "{\"peer\": \"%s\", \"calls\": %zu, \"wall_ns_per_call\": %.1f, \"median_ns\": %u, "
+      "\"p1_ns\": %u, \"p90_ns\": %u, \"p99_ns\": %u, \"p999_ns\": %u, \"max_ns\": %u, "
+      "\"min_ns\": %u, \"client_cpu_ns_per_call\": %.1f",
+      peer, n, m.wall_ns / double(n), pct(0.5), pct(0.01), pct(0.9), pct(0.99), pct(0.999),
+      m.samples.back(), m.samples.front(), client_cpu);
+  if (o.server_pid > 0) {
+    auto [server_ns, source] = server_cpu_between(m.server_before, m.server_after);
+    std::printf(", \"server_cpu_ns_per_call\": %.1f, \"server_cpu_source\": \"%s\"",
+                server_ns / double(n), source);
+  }
+  std::printf("}\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+// The clock of a client with many calls in flight (--in-flight K): the first o.warmup
+// answers are not timed, then every answer for o.seconds is; after that the client starts no
+// new call and drains the ones on the wire, which are not counted either.
+class InFlightWindow {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit InFlightWindow(const Options& o) : o_(o) { m_.samples.reserve(size_t(1) << 22); }
+
+  // An answer that came at `now` for a call started at `started`. Returns whether to start
+  // a new call in its place.
+  bool answered(Clock::time_point started, Clock::time_point now) {
+    if (stopped_) return false;
+    if (timing_)
+      m_.samples.push_back(uint32_t(std::min<int64_t>((now - started).count(), UINT32_MAX)));
+    else if (++warm_ >= o_.warmup) {
+      timing_ = true;
+      start_ = now;
+      end_by_ = start_ + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(o_.seconds));
+      m_.server_before = read_server_cpu(o_.server_pid);
+      m_.cpu_before = process_cpu_ns();
+    }
+    if (timing_ && now >= end_by_) {
+      stopped_ = true;
+      m_.cpu_after = process_cpu_ns();
+      m_.server_after = read_server_cpu(o_.server_pid);
+      m_.wall_ns = double((now - start_).count());
+    }
+    return !stopped_;
+  }
+
+  int report(const char* peer) { return lat::report(peer, o_, std::move(m_)); }
+
+ private:
+  const Options& o_;
+  Measured m_;
+  long warm_ = 0;
+  bool timing_ = false, stopped_ = false;
+  Clock::time_point start_, end_by_;
+};
+
 // Runs `call` (which returns false on a failed call) as the options say and prints the JSON
 // line. Returns the process exit status.
 template <typename Call>
@@ -141,51 +254,29 @@ int run(const char* peer, const Options& o, Call&& call) {
       return 1;
     }
 
-  std::vector<uint32_t> samples;  // ns; a call over 4 s would be a failure anyway
-  samples.reserve(o.calls > 0 ? size_t(o.calls) : size_t(1) << 21);
-  ServerCpu server_before = read_server_cpu(o.server_pid);
-  uint64_t cpu_before = process_cpu_ns();
+  Measured m;
+  m.samples.reserve(o.calls > 0 ? size_t(o.calls) : size_t(1) << 21);
+  m.server_before = read_server_cpu(o.server_pid);
+  m.cpu_before = process_cpu_ns();
   Clock::time_point start = Clock::now();
   Clock::time_point end_by =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
   Clock::time_point t0 = start;
   for (long i = 0;; ++i) {
-    if (o.calls > 0 ? i >= o.calls : (t0 >= end_by || samples.size() == samples.capacity())) break;
+    if (o.calls > 0 ? i >= o.calls : (t0 >= end_by || m.samples.size() == m.samples.capacity()))
+      break;
     if (!call()) {
       std::fprintf(stderr, "%s: call %ld failed\n", peer, i);
       return 1;
     }
     Clock::time_point t1 = Clock::now();
-    samples.push_back(uint32_t(std::min<int64_t>((t1 - t0).count(), UINT32_MAX)));
+    m.samples.push_back(uint32_t(std::min<int64_t>((t1 - t0).count(), UINT32_MAX)));
     t0 = t1;
   }
-  uint64_t cpu_after = process_cpu_ns();
-  ServerCpu server_after = read_server_cpu(o.server_pid);
-  double wall_ns = double((t0 - start).count());
-
-  size_t n = samples.size();
-  if (n == 0) die("no calls timed");
-  std::vector<uint32_t> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  auto pct = [&](double p) {  // nearest rank: the ceil(p*n)-th smallest
-    size_t rank = size_t(std::ceil(p * double(n)));
-    return sorted[std::min(std::max<size_t>(rank, 1), n) - 1];
-  };
-  double client_cpu = double(cpu_after - cpu_before) / double(n);
-  std::printf(
-      "{\"peer\": \"%s\", \"calls\": %zu, \"wall_ns_per_call\": %.1f, \"median_ns\": %u, "
-      "\"p90_ns\": %u, \"p99_ns\": %u, \"max_ns\": %u, \"min_ns\": %u, "
-      "\"client_cpu_ns_per_call\": %.1f",
-      peer, n, wall_ns / double(n), pct(0.5), pct(0.9), pct(0.99), sorted.back(), sorted.front(),
-      client_cpu);
-  if (o.server_pid > 0) {
-    auto [server_ns, source] = server_cpu_between(server_before, server_after);
-    std::printf(", \"server_cpu_ns_per_call\": %.1f, \"server_cpu_source\": \"%s\"",
-                server_ns / double(n), source);
-  }
-  std::printf("}\n");
-  std::fflush(stdout);
-  return 0;
+  m.cpu_after = process_cpu_ns();
+  m.server_after = read_server_cpu(o.server_pid);
+  m.wall_ns = double((t0 - start).count());
+  return report(peer, o, std::move(m));
 }
 
 }  // namespace lat

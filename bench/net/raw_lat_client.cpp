@@ -5,16 +5,9 @@
 //
 // Usage: raw_lat_client HOST:PORT REQUEST_FILE RESPONSE_LENGTH [--seconds S | --calls N]
 //                       [--warmup N] [--server-pid P]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -29,24 +22,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   lat::Options options = lat::parse_options(argc, argv, 4);
-  std::string endpoint = argv[1];
-  size_t colon = endpoint.rfind(':');
-  if (colon == std::string::npos) lat::die("HOST:PORT expected");
-  std::ifstream in(argv[2], std::ios::binary);
-  std::string request((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (request.empty()) lat::die("empty or unreadable request file");
+  std::string request = lat::read_file(argv[2]);
   size_t response_length = std::stoul(argv[3]);
-
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(uint16_t(std::stoi(endpoint.substr(colon + 1))));
-  if (inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &address.sin_addr) != 1)
-    lat::die("an IPv4 address expected");
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-    lat::die("cannot connect");
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int fd = lat::connect_tcp(argv[1]);
 
   std::vector<char> response(response_length);
   int status = lat::run("raw", options, [&] {

@@ -1,7 +1,10 @@
 // callwire bench: the floor's server. Accepts connections one at a time; on each, reads
 // requests of a known length and answers each with fixed bytes (the response callwire's
 // server sends for sample.add, captured by bench/net_run.py). TCP_NODELAY; blocking I/O; no
-// parsing. Pairs with raw_lat_client.
+// parsing. Pairs with raw_lat_client, and with bench/peers/raw/pipeline_client (many
+// requests in flight): whatever whole requests one read brings are answered with one write,
+// as a server that handles pipelining well does; one request at a time is one read and one
+// write.
 //
 // Usage: raw_lat_server REQUEST_LENGTH RESPONSE_FILE [HOST]
 // Prints "listening on http://HOST:PORT/RPC2" (port 0: the kernel picks one) like
@@ -14,6 +17,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -49,29 +53,29 @@ int main(int argc, char** argv) {
   std::printf("listening on http://%s:%u/RPC2\n", host, unsigned(ntohs(address.sin_port)));
   std::fflush(stdout);
 
-  std::vector<char> request(request_length);
+  std::vector<char> input(64 * request_length);
+  std::string output;
   for (;;) {
     int fd = accept(listener, nullptr, nullptr);
     if (fd < 0) continue;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    for (bool open = true; open;) {
-      for (size_t got = 0; got < request_length;) {
-        ssize_t n = ::read(fd, request.data() + got, request_length - got);
-        if (n <= 0) {
-          open = false;
-          break;
-        }
-        got += size_t(n);
+    size_t have = 0;  // bytes of a request not yet whole, at the start of `input`
+    for (;;) {
+      ssize_t n = ::read(fd, input.data() + have, input.size() - have);
+      if (n <= 0) break;
+      have += size_t(n);
+      size_t whole = have / request_length;
+      output.clear();
+      for (size_t i = 0; i < whole; ++i) output += response;
+      have -= whole * request_length;
+      std::memmove(input.data(), input.data() + whole * request_length, have);
+      size_t sent = 0;
+      while (sent < output.size()) {
+        ssize_t w = ::write(fd, output.data() + sent, output.size() - sent);
+        if (w <= 0) break;
+        sent += size_t(w);
       }
-      if (!open) break;
-      for (size_t sent = 0; sent < response.size();) {
-        ssize_t n = ::write(fd, response.data() + sent, response.size() - sent);
-        if (n <= 0) {
-          open = false;
-          break;
-        }
-        sent += size_t(n);
-      }
+      if (sent < output.size()) break;
     }
     close(fd);
   }

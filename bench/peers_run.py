@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import where_time_goes
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 REPORT = BENCH / "PEERS.md"
@@ -141,6 +143,32 @@ def run_suite(binary, min_time, repetitions):
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[entry["time_unit"]]
         rows[(peer, bench)] = {"wall": entry["real_time"] * scale, "cpu": entry["process_cpu"]}
     return rows
+
+
+def slower_rows(suite):
+    """The suite's benchmarks where a peer (not the floor, not a variant) beat callwire."""
+    rows = []
+    for bench in suite_benchmarks():
+        wall = {p: suite.get((p, bench), {}).get("wall") for p in SUITE_PEERS}
+        peer, peer_time = best_peer(wall, {FLOOR, CALLWIRE} | VARIANTS)
+        if wall[CALLWIRE] is not None and peer_time is not None and wall[CALLWIRE] > peer_time:
+            rows.append(bench)
+    return rows
+
+
+def profile_slower_rows(peers_dir, suite, min_time):
+    """{benchmark: {category: share}}: callwire profiled (perf) on each row a peer won."""
+    profiles = {}
+    for bench in slower_rows(suite):
+        log(f"profiling callwire/{bench}")
+        shares = where_time_goes.profile([
+            str(peers_dir / "suite_callwire"), f"--benchmark_filter=^callwire/{bench}/real_time$",
+            f"--benchmark_min_time={min_time}"])
+        if shares is None:
+            log("peers_run: perf cannot profile here: the report will say so")
+            return {}
+        profiles[bench] = shares
+    return profiles
 
 
 def suite_benchmarks():
@@ -356,7 +384,8 @@ def table(header, rows):
     return lines
 
 
-def report_lines(suite, paper, extra, settings, started, load, elapsed, plots, commit):
+def report_lines(suite, paper, profiles, extra, settings, started, load, elapsed, plots,
+                 commit):
     """The whole report; `suite` or `paper` may be None when --only left them out."""
     model, cores = machine()
     lines = [
@@ -401,7 +430,7 @@ def report_lines(suite, paper, extra, settings, started, load, elapsed, plots, c
         rows += module.summary_rows(results)
     lines += table(SUMMARY_HEADER, rows)
     if suite:
-        lines += suite_section(suite)
+        lines += suite_section(suite, profiles)
     if paper:
         lines += paper_section(paper, settings)
     for module, results in extra:
@@ -413,7 +442,7 @@ def report_lines(suite, paper, extra, settings, started, load, elapsed, plots, c
     return lines
 
 
-def suite_section(suite):
+def suite_section(suite, profiles):
     lines = [
         "",
         "## 1. rpclib's suite",
@@ -471,7 +500,38 @@ def suite_section(suite):
                                                   suite.get((p, b), {}).get("wall"))
                                         for p in others + [FLOOR]]
                     for b in suite_benchmarks()])
+    lines += bounds_section(suite, profiles)
+    return lines
 
+
+def bounds_section(suite, profiles):
+    """What bounds callwire on each row a peer won: its profile from this run."""
+    slower = slower_rows(suite)
+    lines = ["", "### What bounds callwire where a peer is faster", ""]
+    if not slower:
+        return lines + ["No peer is faster than callwire on any call of this run."]
+    if not profiles:
+        return lines + ["perf could not profile on this machine, so this run has no profile "
+                        "of those calls: " + ", ".join(bench_label(b) for b in slower) + "."]
+    lines += [
+        "callwire alone, profiled with perf (`perf record -F 1999`, every thread of the "
+        "process) on each call where a peer was faster, in this run; the shares of its CPU "
+        "samples by what the code was doing (bench/where_time_goes.py says which symbols go "
+        "where). Socket copies, system calls and page faults are the kernel's work for "
+        "callwire; base64 is the bytes' price on XML-RPC's wire (4/3 of them, encoded and "
+        "decoded); copies and allocation include the handler's own copy of the blob, which "
+        "every peer makes.",
+        "",
+    ]
+    names = where_time_goes.NAMES
+    rows = []
+    for bench in slower:
+        wall = {p: suite.get((p, bench), {}).get("wall") for p in SUITE_PEERS}
+        peer, peer_time = best_peer(wall, {FLOOR, CALLWIRE} | VARIANTS)
+        shares = profiles.get(bench)
+        rows.append([bench_label(bench), f"{LABELS[peer]} {fmt_ratio(wall[CALLWIRE], peer_time)}"]
+                    + ([f"{shares[n] * 100:.0f}%" for n in names] if shares else ["—"] * len(names)))
+    lines += table(["call", "faster peer, callwire / it"] + names, rows)
     return lines
 
 
@@ -635,6 +695,7 @@ def main():
         for binary, _ in SUITES:
             suite.update(run_suite(peers_dir / binary, settings["min_time"],
                                    settings["repetitions"]))
+    profiles = profile_slower_rows(peers_dir, suite, 0.2 if quick else 1.0) if suite else {}
     paper = run_paper(peers_dir, settings["calls"], settings["runs"]) if wanted("paper") else None
     extra = [(m, m.run(build_dir, settings)) for m in modules if wanted(m.NAME)]
 
@@ -643,7 +704,7 @@ def main():
     plots = make_plots(suite, paper, plots_dir)
     for module, results in extra:
         plots += module.plots(results, plots_dir)
-    lines = report_lines(suite, paper, extra, settings, started, load,
+    lines = report_lines(suite, paper, profiles, extra, settings, started, load,
                          time.monotonic() - clock, plots, commit)
     if only is not None:
         print("\n".join(lines))

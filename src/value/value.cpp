@@ -147,10 +147,14 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
     return reinterpret_cast<char*>(out.raw_ + 2);
   }
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);  // stays nil if the allocation throws
-  char* block = static_cast<char*>(detail::value_alloc(sizeof(size_t) + size));
+  const size_t block_size = sizeof(size_t) + size;
+  const bool mapped = detail::value_text_mapped(block_size);
+  char* block = static_cast<char*>(mapped ? detail::value_map_text(block_size)
+                                          : detail::value_alloc(block_size));
   std::memcpy(block, &size, sizeof size);
   out.raw_[0] = static_cast<unsigned char>(type);
   out.raw_[1] = 0;
+  out.raw_[2] = mapped ? 1 : 0;
   std::memcpy(out.raw_ + 8, &block, sizeof block);
   return block + sizeof(size_t);
 }
@@ -320,7 +324,10 @@ void Value::release_slow() noexcept {
   switch (type()) {
     case Type::String:
     case Type::Bytes:
-      if (raw_[1] == 0) detail::value_free(p);
+      if (raw_[1] == 0) {
+        if (raw_[2]) detail::value_unmap_text(p);
+        else detail::value_free(p);
+      }
       break;
     case Type::Array:
       if (auto* h = static_cast<ArrayHeader*>(p)) {

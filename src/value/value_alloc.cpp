@@ -18,8 +18,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
+#include "base/page_blocks.hpp"
 #include "value/value_build.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -123,6 +125,29 @@ bool keep_cached(void* block) noexcept {
 }
 #endif
 }  // namespace
+
+// A mapped text block: the mapping's capacity, 8 bytes unused (the block stays 16-aligned),
+// then the block.
+constexpr size_t kMappedHeader = 16;
+
+bool value_text_mapped(size_t block_size) noexcept {
+  return CALLWIRE_VALUE_CACHE && block_size >= pages::kLargeBlock;
+}
+
+void* value_map_text(size_t block_size) {
+  if (allocation_refused()) throw std::bad_alloc();
+  size_t capacity = pages::round_up(block_size + kMappedHeader);
+  auto* mapping = static_cast<unsigned char*>(pages::take(capacity));
+  std::memcpy(mapping, &capacity, sizeof capacity);
+  return mapping + kMappedHeader;
+}
+
+void value_unmap_text(void* block) noexcept {
+  unsigned char* mapping = static_cast<unsigned char*>(block) - kMappedHeader;
+  size_t capacity;
+  std::memcpy(&capacity, mapping, sizeof capacity);
+  pages::give_back(mapping, capacity);
+}
 
 size_t value_cache_bytes() noexcept {
 #if CALLWIRE_VALUE_CACHE

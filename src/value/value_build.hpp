@@ -26,6 +26,14 @@ void* value_alloc(size_t size);
 void* value_realloc(void* p, size_t size);
 void value_free(void* p) noexcept;
 
+/// Text blocks of a MiB and more are page mappings of their own (base/page_blocks.hpp), reused
+/// warm from a per-thread cache, as Buffers are: a decoded blob is written once and read once,
+/// and faulting in its pages fresh from malloc each time cost as much as decoding it. Such a
+/// text Value has raw_[2] set; release it with value_unmap_text. Not under the sanitizers.
+bool value_text_mapped(size_t block_size) noexcept;
+void* value_map_text(size_t block_size);
+void value_unmap_text(void* block) noexcept;
+
 /// Test hook: the bytes of freed small blocks the calling thread keeps for reuse (0 where
 /// there is no cache: sanitizer builds, no glibc), and the most it may keep.
 size_t value_cache_bytes() noexcept;

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "callwire/value.hpp"
+#include "callwire/xml.hpp"
 #include "value/value_build.hpp"
 
 namespace callwire {
@@ -86,6 +88,41 @@ TEST(ValueAlloc, ThreadsEndWithValuesMadeHereFreedThereAndFreedLate) {
   }).join();
   EXPECT_TRUE(made_here.is_nil());
   EXPECT_EQ(tree(), tree());  // this thread's cache still works
+}
+
+}  // namespace
+}  // namespace callwire
+
+namespace callwire {
+namespace {
+
+// Texts of a MiB and more are page mappings of their own (not under the sanitizers), reused
+// warm: they must behave as any other text through copies, moves, equality and decoding.
+TEST(ValueAlloc, LargeTextsBehaveAsAnyOther) {
+  std::vector<uint8_t> bytes(3 << 20);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 131);
+  Value big = Value::bytes(bytes);
+  EXPECT_EQ(ValueAccess::raw(big)[2] != 0, detail::value_text_mapped(bytes.size() + 8));
+  Value copy = big;
+  ASSERT_EQ(copy, big);
+  EXPECT_NE(copy.as_bytes().data(), big.as_bytes().data());
+  Value moved = std::move(big);
+  EXPECT_EQ(moved, copy);
+  EXPECT_TRUE(big.is_nil());
+  moved = Value();  // released into the thread's cache
+  Value again = Value::bytes(bytes);  // and likely served from it
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), again.as_bytes().begin()));
+  // Decoded from base64 into a block made for the encoded length, then shortened.
+  Value text = Value(std::string(2 << 20, 'x'));
+  Value round = xml::Reader().read_call(
+      [&] {
+        Buffer b;
+        EXPECT_TRUE(xml::write_call(b, "m", std::vector<Value>{again, text}));
+        return std::string(b.view());
+      }()).value().params;
+  ASSERT_EQ(round.size(), 2u);
+  EXPECT_EQ(round[0], again);
+  EXPECT_EQ(round[1], text);
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// Internal: large blocks as private mappings of their own, with a small per-thread cache of
+// freed ones, for Buffer (buffer_storage.cpp) and large Value text blocks (value_alloc.cpp).
+//
+// Why: a block of a few MiB from malloc is a fresh mapping each time (or heap that malloc
+// trims and grows back), so every large call paid for faulting in and zeroing its pages,
+// which cost more than encoding them. A thread keeps up to kSlots freed blocks, kMaxBytes in
+// all, and hands the best fitting one out again with its pages warm.
+#pragma once
+
+#include <cstddef>
+
+namespace callwire::pages {
+
+/// From this size on a block is worth a mapping of its own.
+inline constexpr size_t kLargeBlock = size_t{1} << 20;
+
+/// `n` rounded up to whole pages.
+size_t round_up(size_t n) noexcept;
+
+/// A block of at least `capacity` bytes (whole pages), from the thread's cache when one is
+/// there (kept whole if larger: `capacity` is raised to its size) or freshly mapped; the
+/// contents of a recycled block are unspecified. Throws std::bad_alloc.
+void* take(size_t& capacity);
+
+/// Grows or shrinks `block` to `new_capacity` (whole pages), contents kept; may move it.
+/// Throws std::bad_alloc (then `block` is unchanged).
+void* resize(void* block, size_t old_capacity, size_t new_capacity);
+
+/// Gives `block` back: into the thread's cache, or unmapped.
+void give_back(void* block, size_t capacity) noexcept;
+
+/// Test hooks: the bytes the calling thread's cache holds, and its bounds.
+size_t cached_bytes() noexcept;
+size_t max_cached_block() noexcept;
+size_t max_cached_bytes() noexcept;
+
+}  // namespace callwire::pages

@@ -1,0 +1,90 @@
+// The page-block cache behind large Buffers and large Value texts (src/base/page_blocks.hpp):
+// a freed block comes back warm for the next large block of the thread, kept whole; what it
+// holds stays within its bounds; contents survive growing; every thread lets go at its end.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "base/page_blocks.hpp"
+#include "callwire/buffer.hpp"
+
+namespace callwire::pages {
+namespace {
+
+constexpr size_t MiB = size_t{1} << 20;
+
+// Empties this thread's cache (takes everything out and unmaps it).
+void drain() {
+  while (cached_bytes() > 0) {
+    size_t capacity = 1;
+    void* p = take(capacity);
+    munmap(p, capacity);
+  }
+}
+
+TEST(PageBlocks, AFreedBlockComesBackWholeForASmallerRequest) {
+  drain();
+  size_t capacity = round_up(3 * MiB);
+  auto* block = static_cast<unsigned char*>(take(capacity));
+  std::memset(block, 0xAB, capacity);
+  give_back(block, capacity);
+  EXPECT_EQ(cached_bytes(), capacity);
+  size_t smaller = round_up(MiB);
+  void* again = take(smaller);
+  EXPECT_EQ(again, block);
+  EXPECT_EQ(smaller, capacity);  // kept whole: its pages stay warm
+  EXPECT_EQ(cached_bytes(), 0u);
+  give_back(again, smaller);
+  drain();
+}
+
+TEST(PageBlocks, GrowingKeepsTheContents) {
+  size_t capacity = round_up(MiB);
+  auto* block = static_cast<unsigned char*>(take(capacity));
+  for (size_t i = 0; i < capacity; ++i) block[i] = static_cast<unsigned char>(i * 7);
+  size_t grown = round_up(9 * MiB);
+  block = static_cast<unsigned char*>(resize(block, capacity, grown));
+  for (size_t i = 0; i < capacity; ++i) ASSERT_EQ(block[i], static_cast<unsigned char>(i * 7));
+  block[grown - 1] = 1;
+  give_back(block, grown);
+  drain();
+}
+
+TEST(PageBlocks, WhatAThreadKeepsIsBounded) {
+  drain();
+  // A block over the per-block bound is never kept.
+  size_t huge = round_up(max_cached_block() + MiB);
+  give_back(take(huge), huge);
+  EXPECT_EQ(cached_bytes(), 0u);
+  // Many blocks: a few are kept, never more than the total bound.
+  std::vector<std::pair<void*, size_t>> blocks;
+  for (int i = 0; i < 8; ++i) {
+    size_t capacity = round_up(size_t(8 + i) * MiB);
+    blocks.emplace_back(take(capacity), capacity);
+  }
+  for (auto [p, capacity] : blocks) {
+    give_back(p, capacity);
+    EXPECT_LE(cached_bytes(), max_cached_bytes());
+  }
+  EXPECT_GT(cached_bytes(), 0u);
+  drain();
+}
+
+TEST(PageBlocks, LargeBuffersReuseTheThreadsBlocksAndThreadsLetGo) {
+  std::thread([] {
+    for (int round = 0; round < 3; ++round) {
+      Buffer b;
+      std::string chunk(64 * 1024, char('a' + round));
+      for (int i = 0; i < 64; ++i) b.append(chunk);  // 4 MiB, past the malloc range
+      ASSERT_EQ(b.size(), 4 * MiB);
+      EXPECT_EQ(b.view()[4 * MiB - 1], char('a' + round));
+    }
+    EXPECT_GT(cached_bytes(), 0u);  // the last Buffer's block, kept for the next
+  }).join();
+}
+
+}  // namespace
+}  // namespace callwire::pages

@@ -79,7 +79,7 @@ class CALLWIRE_API Buffer {
   }
 
  private:
-  // The storage. Blocks under 1 MiB come from malloc; larger ones are mapped pages of their
+  // The storage. Blocks under 128 KiB come from malloc; larger ones are mapped pages of their
   // own, so growing one moves pages instead of copying bytes (no moment with old and new both
   // resident) and freeing one gives its memory back at once (malloc keeps large freed blocks
   // in its arenas, where one large request would pin them). resize_storage returns the new

@@ -11,8 +11,10 @@
 
 namespace callwire::pages {
 
-/// From this size on a block is worth a mapping of its own.
-inline constexpr size_t kLargeBlock = size_t{1} << 20;
+/// From this size on a block is a mapping of its own: where glibc's malloc starts mapping
+/// blocks itself (its default M_MMAP_THRESHOLD), and unmapping them again when freed. From
+/// here the cache pays: a 256 KiB blob's call took 30% less CPU than through malloc.
+inline constexpr size_t kLargeBlock = size_t{128} << 10;
 
 /// `n` rounded up to whole pages.
 size_t round_up(size_t n) noexcept;

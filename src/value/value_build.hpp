@@ -26,7 +26,7 @@ void* value_alloc(size_t size);
 void* value_realloc(void* p, size_t size);
 void value_free(void* p) noexcept;
 
-/// Text blocks of a MiB and more are page mappings of their own (base/page_blocks.hpp), reused
+/// Text blocks of 128 KiB and more are page mappings of their own (base/page_blocks.hpp), reused
 /// warm from a per-thread cache, as Buffers are: a decoded blob is written once and read once,
 /// and faulting in its pages fresh from malloc each time cost as much as decoding it. Such a
 /// text Value has raw_[2] set; release it with value_unmap_text. Not under the sanitizers.

@@ -173,16 +173,15 @@ ClientConnection::Wait ClientConnection::receive() {
     if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
     timeout_fresh_ = false;
     size_t want = kReadChunk;
-    // A known body: room for all of it at once, so a large answer takes a few reads into one
-    // block (past 1 MiB a recycled mapping whose pages are warm) rather than a growing buffer
-    // faulting in fresh pages at every step. A declared length may be a lie: it is trusted
-    // only up to max_response_size (the parser refuses more), and untouched room costs address
-    // space, not memory.
+    // A known body: room for all of it at once (the head fits in the extra chunk), so a large
+    // answer takes a few reads into one block (a recycled mapping whose pages are warm) rather
+    // than a growing buffer faulting in fresh pages at every step. A declared length may be a
+    // lie, but the parser has refused one over max_response_size already, and untouched room
+    // costs address space, not memory.
     if (parser_.headers_complete() && parser_.response().content_length) {
       size_t total = static_cast<size_t>(*parser_.response().content_length);
-      size_t rest = total > in_.size() ? total - in_.size() : 0;
-      if (total <= settings_.max_response_size) in_.reserve(in_.size() + rest + kReadChunk);
-      want = std::max(want, rest);
+      in_.reserve(std::max(in_.size(), total) + kReadChunk);
+      want = std::max(want, total > in_.size() ? total - in_.size() : 0);
     }
     char* dst = in_.prepare(want);
     net::IoResult r = stream_.read(dst, want);

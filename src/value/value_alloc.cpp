@@ -68,6 +68,8 @@ size_t list_for_request(size_t n) noexcept {
   size_t list = (n + 8 + 15) / 16;
   return list < 2 ? 2 : list;
 }
+// What a block on `list` counts against kCacheBytes: its usable size, known from the list.
+size_t list_bytes(size_t list) noexcept { return list * 16 - 8; }
 
 // Trivially destructible, so it can be read at any point of a thread's life, also while and
 // after thread-local objects are destroyed (a Value in one of them may be freed late).
@@ -104,23 +106,26 @@ bool cache_open() noexcept {
 
 void* take_cached(size_t size) noexcept {
   if (size > kLargestCached) return nullptr;
-  void*& head = t_lists.head[list_for_request(size)];
+  const size_t list = list_for_request(size);
+  void*& head = t_lists.head[list];
   void* block = head;
   if (block) {
     head = *static_cast<void**>(block);
-    t_lists.bytes -= malloc_usable_size(block);
+    t_lists.bytes -= list_bytes(list);
   }
   return block;
 }
 
 bool keep_cached(void* block) noexcept {
   size_t usable = malloc_usable_size(block);
-  if (usable > kLargestCached || t_lists.bytes + usable > kCacheBytes || !cache_open())
+  const size_t list = (usable + 8) / 16;
+  if (usable > kLargestCached || t_lists.bytes + list_bytes(list) > kCacheBytes ||
+      !cache_open())
     return false;
-  void*& head = t_lists.head[(usable + 8) / 16];
+  void*& head = t_lists.head[list];
   *static_cast<void**>(block) = head;
   head = block;
-  t_lists.bytes += usable;
+  t_lists.bytes += list_bytes(list);
   return true;
 }
 #endif

@@ -134,6 +134,19 @@ class Lexer {
     pos_ = stop;
     return true;
   }
+  /// Everything up to the next `<`, which must start an end tag (not consumed), unchecked: for
+  /// text whose caller accepts only characters that are valid XML and need no decoding (base64
+  /// does; on anything else it calls rewind() and takes the checked path). One memchr, where
+  /// try_plain_text tests every byte for five kinds of stop.
+  bool try_unchecked_text(std::string_view& text) {
+    const auto* stop = static_cast<const unsigned char*>(std::memchr(pos_, '<', size_t(end_ - pos_)));
+    if (stop == nullptr || end_ - stop < 2 || stop[1] != '/') return false;
+    text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
+    pos_ = stop;
+    return true;
+  }
+  /// Back to `p`, a position() taken before try_unchecked_text (nothing opened or closed since).
+  void rewind(const unsigned char* p) { pos_ = p; }
   /// Skips white space when an element's start tag follows it: there it is insignificant.
   void skip_space_before_element() {
     const unsigned char* p = skip_space_from(pos_);

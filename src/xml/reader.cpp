@@ -552,6 +552,7 @@ struct ReaderImpl {
                          "> is refused: Java deserialization is unsafe (CVE-2016-5003)");
     if (kind == Kind::Unknown || kind == Kind::Array || kind == Kind::Struct)
       return fail(t, "unknown type <" + std::string(t.name) + ">");
+    if (kind == Kind::Base64 && !t.self_closing && base64_unchecked()) return true;
     std::string_view raw;
     if (!element_text(t, raw)) return false;
     std::string_view text = scalar::trim(raw);
@@ -612,6 +613,30 @@ struct ReaderImpl {
         break;
     }
     return false;  // not reached: refused above
+  }
+
+  // Blobs are the bulk of large documents: their text is found with one memchr and checked by
+  // the decoder alone, which accepts only the alphabet, '=' and white space (all valid XML,
+  // none needing decoding, CR ignored as the XML rule CR LF -> LF would leave LF). Anything
+  // else (a reference, CDATA, a comment, a bad character, a size over the limit, a wrong end
+  // tag) goes back to the checked path, which reads it or reports it as before.
+  bool base64_unchecked() {
+    const unsigned char* start = lexer.position();
+    std::string_view text;
+    if (!lexer.try_unchecked_text(text)) return false;
+    if (text.size() <= limits.max_string_size + limits.max_string_size / 3 + 4) {
+      Value v;
+      char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
+      size_t error_at = 0;
+      long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
+      if (n >= 0 && size_t(n) <= limits.max_string_size && lexer.try_end()) {
+        ValueAccess::shrink_text(v, size_t(n));
+        stack.push_back(std::move(v));
+        return true;
+      }
+    }
+    lexer.rewind(start);
+    return false;
   }
 
   bool base64_value(const Token& t, std::string_view text) {

@@ -273,6 +273,28 @@ TEST(Reader, Base64WithLineBreaks) {
   EXPECT_TRUE(fails_with(value_error("<base64>S</base64>"), -32600, "invalid base64"));
 }
 
+// Base64 text is taken with one memchr and checked by the decoder alone; everything that is not
+// plain base64 goes back to the checked path and reads (or fails) as any other text.
+TEST(Reader, Base64TextThatIsNotPlainTakesTheCheckedPath) {
+  auto hello = Value::bytes("Hello", 5);
+  EXPECT_EQ(value_of("<base64>SGVs&#98;G8=</base64>"), hello);           // a reference
+  EXPECT_EQ(value_of("<base64>SGVs<![CDATA[bG8=]]></base64>"), hello);   // CDATA
+  EXPECT_EQ(value_of("<base64>SGVs<!-- x -->bG8=</base64>"), hello);     // a comment
+  EXPECT_EQ(value_of("<base64>SGVsbG8=</base64 >"), hello);              // space in the end tag
+  EXPECT_EQ(value_of("<base64>SGVs\r\nbG8=\r\n</base64>"), hello);      // CR LF
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVsbG8=</base65>"), -32700, "base64"));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVs\x01" "bG8=</base64>"), -32702, ""));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVs>bG8=</base64>"), -32600, "invalid base64"));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVs<x/>bG8=</base64>"), -32600, "<x>"));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVsbG8="), -32700, ""));
+  // A blob long enough for the vectorised decoder, with a bad character near its end.
+  std::string long_text(4000, 'A');
+  EXPECT_EQ(value_of("<base64>" + long_text + "</base64>").as_bytes().size(), 3000u);
+  long_text[3990] = '*';
+  EXPECT_TRUE(fails_with(value_error("<base64>" + long_text + "</base64>"), -32600,
+                         "unexpected character '*' at offset 3990"));
+}
+
 TEST(Reader, EmptyValues) {
   EXPECT_EQ(value_of("<string/>"), Value(""));
   EXPECT_EQ(value_of("<string></string>"), Value(""));

@@ -516,6 +516,67 @@ CALLWIRE_API cw_status cw_call_fault(cw_call* call, int32_t code, const char* me
 CALLWIRE_API cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message);
 
 /* ======================================================================================== */
+/* ---- a registry without a server: answering documents yourself, CGI ---- */
+
+/** Methods to answer XML-RPC documents with, without a server (xmlrpc-c's
+ *  xmlrpc_registry_process_call): for a web server or framework of your own, a CGI program
+ *  (cw_serve_cgi), a message queue. Opaque. */
+typedef struct cw_registry cw_registry;
+
+/** What a registry is told. Zero means the default (see "Options structs" above). */
+typedef struct cw_dispatch_options {
+  size_t struct_size;
+  size_t max_multicall_calls; /**< calls in one system.multicall; default 1000 */
+  cw_dialect dialect;         /**< default CW_DIALECT_AUTO */
+  int disable_introspection;  /**< non-zero: no system.listMethods, methodSignature, ... */
+  /** Each call's deadline, from the start of its dispatch (-32300 past it; see
+   *  cw_call_remaining_ms). Default 0: none. */
+  uint32_t call_timeout_ms;
+  size_t max_body; /**< cw_serve_cgi: the request body; default 32 MiB (413 past it) */
+} cw_dispatch_options;
+
+/** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
+CALLWIRE_API void cw_dispatch_options_init(cw_dispatch_options* options);
+
+/** Makes an empty registry (`options` copied; NULL: every default). CW_OK;
+ *  CW_INVALID_ARGUMENT (out NULL, a bad struct_size, an unknown dialect); CW_NO_MEMORY.
+ *  Ownership: the caller frees it with cw_registry_free. */
+CALLWIRE_API cw_status cw_registry_new(const cw_dispatch_options* options, cw_registry** out,
+                                       cw_error* error);
+
+/** Frees the registry. NULL: does nothing. Not while a dispatch of it runs. */
+CALLWIRE_API void cw_registry_free(cw_registry* registry);
+
+/** Registers `method` as cw_server_add_method does (the same signatures, help and errors),
+ *  before the first dispatch: after it the registry is read-only (CW_INVALID_ARGUMENT). */
+CALLWIRE_API cw_status cw_registry_add_method(cw_registry* registry, const char* method,
+                                              cw_method_fn fn, void* user_data,
+                                              const char* signature, const char* help,
+                                              cw_error* error);
+
+/** Answers the `<methodCall>` document `request` (`request_len` bytes) with a complete
+ *  `<methodResponse>` document in *response_out (NUL-terminated, its length in
+ *  *response_len_out when not NULL; free it with cw_free): the result, or a fault for every
+ *  failure of the call (not XML -32700, not XML-RPC -32600, unknown method -32601, bad
+ *  parameters -32602, a handler's fault). Handlers see no peer, user or headers. CW_OK (also
+ *  for a fault: it is in the document); CW_INVALID_ARGUMENT (NULL registry or response_out,
+ *  NULL request with a length); CW_NO_MEMORY. Thread-safe: any number of threads may
+ *  dispatch at once. */
+CALLWIRE_API cw_status cw_registry_dispatch(cw_registry* registry, const char* request,
+                                            size_t request_len, char** response_out,
+                                            size_t* response_len_out, cw_error* error);
+
+/** Serves the one request of a CGI invocation: the CGI environment, the body on standard input,
+ *  the response (`Status: 200 OK`, text/xml) on standard output. Refused before dispatch:
+ *  405 for all but POST, 411 without CONTENT_LENGTH, 400 for a bad one or a short body, 413
+ *  past max_body, 415 for a Content-Encoding other than gzip or identity. Handlers see
+ *  REMOTE_ADDR:REMOTE_PORT as the peer, REMOTE_USER as the user, the HTTP_* variables as
+ *  header fields. Returns 0 once a response is written (a fault or a 4xx too), 1 when it
+ *  cannot be (standard output closed, out of memory, NULL registry): the program's exit
+ *  status. */
+CALLWIRE_API int cw_serve_cgi(cw_registry* registry);
+
+/* ======================================================================================== */
 /* ---- client ---- */
 
 /** An XML-RPC client for one server URL. Opaque. Thread-safe: any number of threads may call

@@ -10,20 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "callwire/dispatch.hpp"
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
 #include "callwire/registry.hpp"
 #include "callwire/xml.hpp"
 
 namespace callwire {
-
-/// How a server writes i8 and nil in its answers.
-enum class OutputDialect : uint8_t {
-  Auto,    ///< the dialect the request used (Apache when it used `ex:` types or came from
-           ///< Apache XML-RPC's client), else I8
-  I8,      ///< `<i8>`, `<nil/>`
-  Apache,  ///< `<ex:i8>`, `<ex:nil/>` with the namespace declared (Apache XML-RPC needs it)
-};
 
 /// One answered HTTP request, for the access-log hook. Views live for the hook's call only.
 struct AccessLogEntry {

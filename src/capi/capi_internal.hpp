@@ -33,6 +33,11 @@ inline const cw_value* borrow(const Value& v) noexcept {
 // A new handle owning `v`, in *out. Throws std::bad_alloc (inside guard()).
 cw_status make_handle(Value&& v, cw_value** out);
 
+// A NUL-terminated copy of `bytes` that cw_free releases, in *out (and its length in *len_out
+// when not NULL). From value storage, so the allocation-failure tests reach it. Throws
+// std::bad_alloc (inside guard()).
+void copy_out(std::string_view bytes, char** out, size_t* len_out);
+
 // A C caller may put any int in an enum; in C++ loading a value outside the enum's range is
 // undefined (UBSan's -fsanitize=enum says so), so enums from C are read as their bits.
 template <class E>

@@ -2,11 +2,14 @@
 // cw_call, what a C handler sees of its call (a C++ Handler adapts it).
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "callwire/cgi.hpp"
+#include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
 #include "capi/capi_internal.hpp"
 
@@ -25,6 +28,15 @@ struct cw_server {
   std::atomic<bool> ready{false};
 
   explicit cw_server(callwire::ServerOptions options) : server(std::move(options)) {}
+};
+
+// A registry of its own, for dispatch without a server, and the dispatchers that serve it: one
+// per thread dispatching at a moment, kept for the next call (each counts its own calls).
+struct cw_registry {
+  callwire::Registry registry;
+  callwire::CgiOptions options;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<callwire::RequestDispatcher>> idle;
 };
 
 struct cw_call {
@@ -47,6 +59,15 @@ std::chrono::milliseconds ms_or(uint32_t ms, std::chrono::milliseconds fallback)
   return ms ? std::chrono::milliseconds(ms) : fallback;
 }
 
+bool to_dialect(cw_dialect d, callwire::OutputDialect& out) {
+  switch (enum_bits(d)) {
+    case CW_DIALECT_AUTO: out = callwire::OutputDialect::Auto; return true;
+    case CW_DIALECT_I8: out = callwire::OutputDialect::I8; return true;
+    case CW_DIALECT_APACHE: out = callwire::OutputDialect::Apache; return true;
+    default: return false;
+  }
+}
+
 // The C options over ServerOptions' defaults: zero keeps the default.
 cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions& out,
                             cw_error* error) {
@@ -64,19 +85,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   out.stop_grace = ms_or(o->stop_grace_ms, out.stop_grace);
   if (o->max_body) out.max_body = o->max_body;
   if (o->max_multicall_calls) out.max_multicall_calls = o->max_multicall_calls;
-  switch (enum_bits(o->dialect)) {
-    case CW_DIALECT_AUTO:
-      out.dialect = callwire::OutputDialect::Auto;
-      break;
-    case CW_DIALECT_I8:
-      out.dialect = callwire::OutputDialect::I8;
-      break;
-    case CW_DIALECT_APACHE:
-      out.dialect = callwire::OutputDialect::Apache;
-      break;
-    default:
-      return set_error(error, Errc::InvalidArgument, "cw_server_options: unknown dialect");
-  }
+  if (!to_dialect(o->dialect, out.dialect))
+    return set_error(error, Errc::InvalidArgument, "cw_server_options: unknown dialect");
   out.introspection = o->disable_introspection == 0;
   out.enable_shutdown = o->enable_shutdown != 0;
   if (o->tls_cert_file) out.tls_cert_file = o->tls_cert_file;
@@ -277,13 +287,11 @@ cw_status cw_server_new(const cw_server_options* options, cw_server** out, cw_er
 
 void cw_server_free(cw_server* server) { delete server; }
 
-cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_fn fn,
-                               void* user_data, const char* signature, const char* help,
-                               cw_error* error) {
-  clear_error(error);
-  if (!server || !method || !fn) {
-    return set_error(error, Errc::InvalidArgument, "server, method and fn must not be NULL");
-  }
+namespace {
+
+// A C method as a registry handler: cw_call over the parameters, the answer as cw_method_fn says.
+cw_status add_c_method(callwire::Registry& registry, const char* method, cw_method_fn fn,
+                       void* user_data, const char* signature, const char* help, cw_error* error) {
   return guard(error, [&] {
     callwire::MethodInfo info;
     if (cw_status st = parse_signatures(signature, info.signatures, error); st != CW_OK) {
@@ -295,9 +303,21 @@ cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_
       cw_status status = fn(&call, user_data);
       return finish_call(call, enum_bits(status));
     };
-    callwire::Status st = server->server.add_method(method, std::move(handler), std::move(info));
+    callwire::Status st = registry.add(method, std::move(handler), std::move(info));
     return st ? CW_OK : set_error(error, st.error());
   });
+}
+
+}  // namespace
+
+cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_fn fn,
+                               void* user_data, const char* signature, const char* help,
+                               cw_error* error) {
+  clear_error(error);
+  if (!server || !method || !fn) {
+    return set_error(error, Errc::InvalidArgument, "server, method and fn must not be NULL");
+  }
+  return add_c_method(server->server.registry(), method, fn, user_data, signature, help, error);
 }
 
 cw_status cw_server_start(cw_server* server, cw_error* error) {
@@ -478,6 +498,102 @@ cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message) 
     call->context.latch_fault(Fault{code, std::string(view(message))});
     return CW_OK;
   });
+}
+
+// ---- a registry without a server ----
+
+namespace {
+
+// The C options over the defaults of CgiOptions (and its DispatcherOptions): zero keeps one.
+cw_status to_cgi_options(const cw_dispatch_options* o, callwire::CgiOptions& out,
+                         cw_error* error) {
+  if (!o) return CW_OK;
+  if (!options_size_ok(o, sizeof(cw_dispatch_options))) {
+    return set_error(error, Errc::InvalidArgument, "cw_dispatch_options: bad struct_size");
+  }
+  callwire::DispatcherOptions& d = out.dispatch;
+  if (o->max_multicall_calls) d.max_multicall_calls = o->max_multicall_calls;
+  if (!to_dialect(o->dialect, d.dialect))
+    return set_error(error, Errc::InvalidArgument, "cw_dispatch_options: unknown dialect");
+  d.introspection = o->disable_introspection == 0;
+  d.call_timeout = std::chrono::milliseconds(o->call_timeout_ms);
+  if (o->max_body) out.max_body = o->max_body;
+  return CW_OK;
+}
+
+}  // namespace
+
+void cw_dispatch_options_init(cw_dispatch_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+cw_status cw_registry_new(const cw_dispatch_options* options, cw_registry** out,
+                          cw_error* error) {
+  clear_error(error);
+  if (!out) return set_error(error, Errc::InvalidArgument, "out must not be NULL");
+  return guard(error, [&] {
+    callwire::CgiOptions o;
+    if (cw_status st = to_cgi_options(options, o, error); st != CW_OK) return st;
+    auto registry = std::make_unique<cw_registry>();
+    registry->options = std::move(o);
+    *out = registry.release();
+    return CW_OK;
+  });
+}
+
+void cw_registry_free(cw_registry* registry) { delete registry; }
+
+cw_status cw_registry_add_method(cw_registry* registry, const char* method, cw_method_fn fn,
+                                 void* user_data, const char* signature, const char* help,
+                                 cw_error* error) {
+  clear_error(error);
+  if (!registry || !method || !fn) {
+    return set_error(error, Errc::InvalidArgument, "registry, method and fn must not be NULL");
+  }
+  return add_c_method(registry->registry, method, fn, user_data, signature, help, error);
+}
+
+cw_status cw_registry_dispatch(cw_registry* registry, const char* request, size_t request_len,
+                               char** response_out, size_t* response_len_out, cw_error* error) {
+  clear_error(error);
+  if (!registry || !response_out || (!request && request_len > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "registry and response_out must not be NULL, nor request with a length");
+  }
+  return guard(error, [&] {
+    std::unique_ptr<callwire::RequestDispatcher> dispatcher;
+    {
+      std::lock_guard lock(registry->mutex);
+      if (!registry->idle.empty()) {
+        dispatcher = std::move(registry->idle.back());
+        registry->idle.pop_back();
+      }
+    }
+    if (!dispatcher) {
+      dispatcher = std::make_unique<callwire::RequestDispatcher>(registry->registry,
+                                                                 registry->options.dispatch);
+    }
+    callwire::Buffer response;
+    CallContext context;
+    dispatcher->dispatch(std::string_view(request ? request : "", request_len), response, context);
+    {
+      std::lock_guard lock(registry->mutex);
+      registry->idle.push_back(std::move(dispatcher));
+    }
+    copy_out(response.view(), response_out, response_len_out);
+    return CW_OK;
+  });
+}
+
+int cw_serve_cgi(cw_registry* registry) {
+  if (!registry) return 1;
+  try {
+    return callwire::serve_cgi(registry->registry, registry->options);
+  } catch (...) {
+    return 1;  // out of memory: no response could be written
+  }
 }
 
 }  // extern "C"

@@ -70,6 +70,14 @@ cw_status callwire::capi::make_handle(Value&& v, cw_value** out) {
   return CW_OK;
 }
 
+void callwire::capi::copy_out(std::string_view bytes, char** out, size_t* len_out) {
+  char* copy = static_cast<char*>(callwire::detail::value_alloc(bytes.size() + 1));
+  if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
+  copy[bytes.size()] = '\0';
+  *out = copy;
+  if (len_out) *len_out = bytes.size();
+}
+
 extern "C" {
 
 const char* cw_status_name(cw_status status) {
@@ -330,12 +338,7 @@ cw_status cw_value_encode_response(const cw_value* value, char** xml_out, size_t
     callwire::Buffer buffer;
     callwire::Status st = callwire::xml::write_response(buffer, value->value);
     if (!st) return set_error(error, st.error());
-    // From value storage (so allocation-failure tests reach it); cw_free releases it.
-    char* xml = static_cast<char*>(callwire::detail::value_alloc(buffer.size() + 1));
-    if (buffer.size()) std::memcpy(xml, buffer.data(), buffer.size());
-    xml[buffer.size()] = '\0';
-    *xml_out = xml;
-    if (len_out) *len_out = buffer.size();
+    copy_out(buffer.view(), xml_out, len_out);
     return CW_OK;
   });
 }

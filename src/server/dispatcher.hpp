@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "callwire/dispatch.hpp"
 #include "callwire/message.hpp"
 #include "callwire/registry.hpp"
 #include "callwire/xml.hpp"
@@ -24,6 +25,12 @@ namespace callwire::detail {
 
 /// The dialect of the responses: always one, or (Auto) the one the request spoke.
 enum class DialectChoice : uint8_t { I8, Apache, Auto };
+
+inline DialectChoice dialect_choice(OutputDialect d) noexcept {
+  return d == OutputDialect::I8       ? DialectChoice::I8
+         : d == OutputDialect::Apache ? DialectChoice::Apache
+                                      : DialectChoice::Auto;
+}
 
 struct DispatchOptions {
   xml::ReaderLimits limits;

@@ -119,9 +119,7 @@ Status Server::start() {
   core.request_limits.max_body = o.max_body;
   core.dispatch.limits = o.reader_limits;
   core.dispatch.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
-  core.dispatch.dialect = o.dialect == OutputDialect::I8       ? detail::DialectChoice::I8
-                          : o.dialect == OutputDialect::Apache ? detail::DialectChoice::Apache
-                                                               : detail::DialectChoice::Auto;
+  core.dispatch.dialect = detail::dialect_choice(o.dialect);
   core.dispatch.introspection = o.introspection;
   core.dispatch.max_multicall_calls = o.max_multicall_calls;
   if (o.enable_shutdown) core.dispatch.on_shutdown = [this] { stop(); };

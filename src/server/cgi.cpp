@@ -1,0 +1,172 @@
+// One XML-RPC request as a CGI program (RFC 3875): the meta-variables in, the body on
+// standard input, the response on standard output. The web server does the HTTP.
+#include "server/cgi.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/gzip.hpp"
+#include "http/request_parser.hpp"
+#include "http/response_writer.hpp"
+
+extern char** environ;
+
+namespace callwire {
+
+namespace detail {
+
+namespace {
+
+// The meta-variables a CGI program is given, looked up by name.
+struct CgiEnvironment {
+  const char* const* env;
+
+  std::string_view get(std::string_view name) const {
+    for (const char* const* e = env; e && *e; ++e) {
+      std::string_view entry(*e);
+      if (entry.size() > name.size() && entry[name.size()] == '=' && entry.starts_with(name))
+        return entry.substr(name.size() + 1);
+    }
+    return {};
+  }
+  bool has(std::string_view name) const {
+    for (const char* const* e = env; e && *e; ++e) {
+      std::string_view entry(*e);
+      if (entry.size() >= name.size() + 1 && entry[name.size()] == '=' && entry.starts_with(name))
+        return true;
+    }
+    return false;
+  }
+};
+
+// HTTP_USER_AGENT -> User-Agent: the header fields as the client named them, give or take case
+// (which never matters: CallContext::header compares without it).
+std::string field_name(std::string_view meta) {
+  std::string name(meta);
+  bool start = true;
+  for (char& c : name) {
+    if (c == '_') {
+      c = '-';
+      start = true;
+    } else {
+      if (!start && c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+      start = false;
+    }
+  }
+  return name;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(size_t(n));
+  }
+  return true;
+}
+
+int respond(int fd, int status, std::string_view content_type, std::string_view body,
+            std::string_view extra_header = {}) {
+  std::string head = "Status: " + std::to_string(status) + " " +
+                     std::string(http::reason_phrase(status)) + "\r\n";
+  head += extra_header;
+  head += "Content-Type: " + std::string(content_type) + "\r\nContent-Length: " +
+          std::to_string(body.size()) + "\r\n\r\n";
+  return write_all(fd, head) && write_all(fd, body) ? 0 : 1;
+}
+
+int refuse(int fd, int status, std::string_view message, std::string_view extra_header = {}) {
+  return respond(fd, status, "text/plain; charset=utf-8", std::string(message) + "\n",
+                 extra_header);
+}
+
+// Reads exactly `n` bytes; false when the input ends first or fails.
+bool read_body(int fd, size_t n, Buffer& body) {
+  char* dst = body.prepare(n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, dst + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += size_t(r);
+  }
+  body.commit(n);
+  return true;
+}
+
+}  // namespace
+
+int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* const* env, int in_fd,
+                 int out_fd) {
+  CgiEnvironment cgi{env};
+  RequestDispatcher dispatcher(registry, options.dispatch);
+  if (cgi.get("REQUEST_METHOD") != "POST")
+    return refuse(out_fd, 405, "XML-RPC calls are POST requests", "Allow: POST\r\n");
+  if (!cgi.has("CONTENT_LENGTH")) return refuse(out_fd, 411, "CONTENT_LENGTH is required");
+  std::string_view length_text = cgi.get("CONTENT_LENGTH");
+  size_t length = 0;
+  auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
+  if (length_text.empty() || ec != std::errc() || end != length_text.data() + length_text.size())
+    return refuse(out_fd, ec == std::errc::result_out_of_range ? 413 : 400,
+                  "CONTENT_LENGTH is not a length: " + std::string(length_text));
+  if (length > options.max_body)
+    return refuse(out_fd, 413, "the body of " + std::to_string(length) +
+                                   " bytes exceeds the limit of " + std::to_string(options.max_body));
+  Buffer body;
+  if (!read_body(in_fd, length, body))
+    return refuse(out_fd, 400, "the body ends before CONTENT_LENGTH bytes");
+
+  std::string_view encoding = cgi.get("HTTP_CONTENT_ENCODING");
+  Buffer inflated;
+  std::string_view request = body.view();
+  if (http::iequals(encoding, "gzip")) {
+    http::InflateStatus s = http::gzip_inflate(request, inflated, options.max_body);
+    if (s == http::InflateStatus::OverLimit)
+      return refuse(out_fd, 413, "the inflated body exceeds the limit of " +
+                                     std::to_string(options.max_body));
+    if (s != http::InflateStatus::Ok)
+      return refuse(out_fd, 400, std::string("gzip body: ") + http::inflate_status_name(s));
+    request = inflated.view();
+  } else if (!encoding.empty() && !http::iequals(encoding, "identity")) {
+    return refuse(out_fd, 415, "unsupported Content-Encoding: " + std::string(encoding));
+  }
+
+  // What the handlers see: the peer as the server shows it, the user the web server
+  // authenticated, the header fields the web server passed on.
+  std::string peer(cgi.get("REMOTE_ADDR"));
+  if (peer.find(':') != std::string::npos) peer = "[" + peer + "]";
+  if (std::string_view port = cgi.get("REMOTE_PORT"); !port.empty())
+    peer += ":" + std::string(port);
+  std::vector<std::string> names;
+  std::vector<HeaderField> headers;
+  for (const char* const* e = env; e && *e; ++e) {
+    std::string_view entry(*e);
+    size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view name = entry.substr(0, eq);
+    if (name.starts_with("HTTP_")) names.push_back(field_name(name.substr(5)));
+    else if (name == "CONTENT_TYPE" || name == "CONTENT_LENGTH") names.push_back(field_name(name));
+    else continue;
+    headers.push_back({{}, entry.substr(eq + 1)});
+  }
+  for (size_t i = 0; i < headers.size(); ++i) headers[i].name = names[i];
+  CallContext context(peer, cgi.get("REMOTE_USER"), headers);
+
+  Buffer response;
+  dispatcher.dispatch(request, response, context);
+  return respond(out_fd, 200, "text/xml; charset=utf-8", response.view());
+}
+
+}  // namespace detail
+
+int serve_cgi(Registry& registry, const CgiOptions& options) {
+  return detail::serve_cgi_on(registry, options, environ, STDIN_FILENO, STDOUT_FILENO);
+}
+
+}  // namespace callwire

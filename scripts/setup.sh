@@ -19,6 +19,7 @@ packages=(
   libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
   openssl                              # interop tests: a certificate made at test time
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
+  lighttpd                             # interop tests: a web server running the CGI examples
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
   "$@"

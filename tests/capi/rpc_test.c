@@ -920,6 +920,102 @@ static void test_options_and_misuse(void) {
   CHECK_STATUS(cw_server_new(NULL, NULL, &err), CW_INVALID_ARGUMENT);
 }
 
+/* ---- a registry without a server ---- */
+
+static const char kAddCall[] =
+    "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
+    "<param><value><int>5</int></value></param><param><value><int>3</int></value></param>"
+    "</params></methodCall>";
+
+/* Dispatches `request`; the decoded result in *result (NULL for a fault, whose code goes in
+ * *fault_code). */
+static void dispatch(cw_registry* registry, const char* request, cw_value** result,
+                     int32_t* fault_code) {
+  char* response = NULL;
+  size_t len = 0;
+  cw_error err;
+  *result = NULL;
+  *fault_code = 0;
+  CHECK_STATUS(cw_registry_dispatch(registry, request, strlen(request), &response, &len, &err),
+               CW_OK);
+  if (!response) return;
+  CHECK(strlen(response) == len);
+  if (cw_value_decode_response(response, len, result, &err) == CW_FAULT) *fault_code = err.fault_code;
+  cw_free(response);
+}
+
+static void* dispatch_many(void* arg) {
+  cw_registry* registry = (cw_registry*)arg;
+  int i;
+  for (i = 0; i < 200; ++i) {
+    cw_value* result = NULL;
+    int32_t fault = 0, n = 0;
+    dispatch(registry, kAddCall, &result, &fault);
+    CHECK(result && cw_value_get_int(result, &n) == CW_OK && n == 8);
+    cw_value_free(result);
+  }
+  return NULL;
+}
+
+static void test_registry_dispatch(void) {
+  cw_registry* registry = NULL;
+  cw_dispatch_options options;
+  cw_value* result = NULL;
+  int32_t fault = 0, n = 0;
+  cw_error err;
+  pthread_t threads[3];
+  int i;
+  char* response = NULL;
+
+  cw_dispatch_options_init(&options);
+  options.disable_introspection = 1;
+  CHECK_STATUS(cw_registry_new(&options, &registry, &err), CW_OK);
+  CHECK_STATUS(cw_registry_add_method(registry, "sample.add", sample_add, NULL, "i:ii", "Adds.",
+                                      &err),
+               CW_OK);
+  CHECK_STATUS(cw_registry_add_method(registry, "fault", always_fault, NULL, NULL, NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_registry_add_method(registry, "bad.signature", sample_add, NULL, "q:", NULL, &err),
+               CW_INVALID_ARGUMENT);
+
+  dispatch(registry, kAddCall, &result, &fault);
+  CHECK(result && cw_value_get_int(result, &n) == CW_OK && n == 8);
+  cw_value_free(result);
+  dispatch(registry,
+           "<methodCall><methodName>fault</methodName></methodCall>", &result, &fault);
+  CHECK(result == NULL && fault == 42);
+  dispatch(registry, "<methodCall>", &result, &fault);
+  CHECK(result == NULL && fault == -32700);
+  dispatch(registry,
+           "<methodCall><methodName>sample.add</methodName><params><param><value>x</value>"
+           "</param></params></methodCall>",
+           &result, &fault);
+  CHECK(result == NULL && fault == -32602);
+  dispatch(registry, "<methodCall><methodName>system.listMethods</methodName></methodCall>",
+           &result, &fault);
+  CHECK(result == NULL && fault == -32601); /* introspection is off */
+
+  /* Read-only once dispatching; any number of threads may dispatch at once. */
+  CHECK_STATUS(cw_registry_add_method(registry, "late", sample_add, NULL, NULL, NULL, &err),
+               CW_INVALID_ARGUMENT);
+  for (i = 0; i < 3; ++i) pthread_create(&threads[i], NULL, dispatch_many, registry);
+  for (i = 0; i < 3; ++i) pthread_join(threads[i], NULL);
+
+  CHECK_STATUS(cw_registry_dispatch(NULL, kAddCall, 3, &response, NULL, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_registry_dispatch(registry, NULL, 3, &response, NULL, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_registry_dispatch(registry, kAddCall, 3, NULL, NULL, &err), CW_INVALID_ARGUMENT);
+  options.dialect = (cw_dialect)7;
+  CHECK_STATUS(cw_registry_new(&options, NULL, &err), CW_INVALID_ARGUMENT);
+  {
+    cw_registry* other = NULL;
+    CHECK_STATUS(cw_registry_new(&options, &other, &err), CW_INVALID_ARGUMENT);
+    CHECK(other == NULL);
+  }
+  CHECK(cw_serve_cgi(NULL) == 1);
+  cw_registry_free(registry);
+  cw_registry_free(NULL);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -933,6 +1029,7 @@ int main(int argc, char** argv) {
       TEST(test_unix_socket_paths_log_and_headers),
       TEST(test_run_and_stop_from_another_thread),
       TEST(test_options_and_misuse),
+      TEST(test_registry_dispatch),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> call_params;
   bool call_pretty = false;
   auto add_client_flags = [&](CLI::App* cmd) {
-    cmd->add_option("URL", call_flags.url, "http://HOST:PORT/PATH, https://..., unix:PATH")
+    cmd->add_option("URL", call_flags.url,
+                    "http://HOST:PORT/PATH, https://..., unix:PATH, scgi://HOST:PORT, scgi+unix:PATH")
         ->required();
     cmd->add_option("--timeout", call_flags.timeout_seconds, "Seconds to wait for the answer")
         ->capture_default_str();

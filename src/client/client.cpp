@@ -13,6 +13,7 @@
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
+#include "http/scgi.hpp"
 #include "net/event_loop.hpp"
 #include "net/socket.hpp"
 
@@ -260,7 +261,27 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   }
   Buffer& head_bytes = c.head_scratch();
   head_bytes.clear();
-  if (call.headers.empty()) {
+  auto remaining_ms = [&deadline] {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    return std::clamp<int64_t>(left.count(), 0, 999999999);
+  };
+  if (url.scgi) {
+    std::vector<http::Header> extra = extra_headers;
+    for (const auto& [name, value] : call.headers) extra.push_back({name, value});
+    if (!authorization.empty()) extra.push_back({"Authorization", authorization});
+    std::string timeout;
+    if (options.send_timeout) {
+      timeout = std::to_string(remaining_ms());
+      extra.push_back({"X-Callwire-Timeout", timeout});
+    }
+    http::ScgiRequestHead head;
+    head.content_length = body_size;
+    head.uri = url.path;
+    head.gzip = gzipped;
+    head.accept_gzip = options.accept_gzip;
+    head.extra = extra;
+    if (Status s = http::append_scgi_request_head(head_bytes, head); !s) return s.error();
+  } else if (call.headers.empty()) {
     head_bytes.append(fixed_head.view());  // built once by create()
   } else {
     std::vector<http::Header> extra = extra_headers;
@@ -269,17 +290,17 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
     head.extra = extra;
     if (Status s = http::append_request_head_fixed(head_bytes, head); !s) return s.error();
   }
-  if (options.send_timeout) {
-    // After the fixed fields, before the framing: every field line ends with CRLF, and the
-    // value is digits only, so it needs no check.
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    int64_t ms = std::clamp<int64_t>(left.count(), 0, 999999999);
-    char line[48];
-    int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
-                          static_cast<long long>(ms));
-    head_bytes.append(line, static_cast<size_t>(n));
+  if (!url.scgi) {
+    if (options.send_timeout) {
+      // After the fixed fields, before the framing: every field line ends with CRLF, and the
+      // value is digits only, so it needs no check.
+      char line[48];
+      int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
+                            static_cast<long long>(remaining_ms()));
+      head_bytes.append(line, static_cast<size_t>(n));
+    }
+    http::append_request_framing(head_bytes, body_size, gzipped);
   }
-  http::append_request_framing(head_bytes, body_size, gzipped);
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
     std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());

@@ -13,18 +13,47 @@
 namespace callwire::detail {
 
 namespace {
+
 constexpr size_t kReadChunk = 16 * 1024;
+
+// The parsers have the same calls; this puts them behind AnswerParser (one virtual call per
+// read, not per byte).
+template <class Parser>
+class AnswerParserOf final : public AnswerParser {
+ public:
+  explicit AnswerParserOf(const http::ResponseLimits& limits) : parser_(limits) {}
+  http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) override {
+    return parser_.parse(input, chunked_body);
+  }
+  http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) override {
+    return parser_.parse_eof(input, chunked_body);
+  }
+  void reset() noexcept override { parser_.reset(); }
+  bool headers_complete() const noexcept override { return parser_.headers_complete(); }
+  const http::Response& response() const noexcept override { return parser_.response(); }
+  std::string_view error() const noexcept override { return parser_.error(); }
+
+ private:
+  Parser parser_;
+};
+
+std::unique_ptr<AnswerParser> make_answer_parser(const ClientSettings& settings) {
+  if (settings.url->scgi)
+    return std::make_unique<AnswerParserOf<http::ScgiResponseParser>>(settings.response_limits);
+  return std::make_unique<AnswerParserOf<http::ResponseParser>>(settings.response_limits);
 }
 
+}  // namespace
+
 ClientConnection::ClientConnection(const ClientSettings& settings)
-    : settings_(settings), parser_(settings.response_limits), reader_(settings.reader_limits) {}
+    : settings_(settings), parser_(make_answer_parser(settings)), reader_(settings.reader_limits) {}
 
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;
   sent_ = offset;
   in_.clear();
   chunked_body_.clear();
-  parser_.reset();
+  parser_->reset();
   reusable_ = false;
   stale_ = false;
   result_ = Value();
@@ -178,8 +207,8 @@ ClientConnection::Wait ClientConnection::receive() {
     // than a growing buffer faulting in fresh pages at every step. A declared length may be a
     // lie, but the parser has refused one over max_response_size already, and untouched room
     // costs address space, not memory.
-    if (parser_.headers_complete() && parser_.response().content_length) {
-      size_t total = static_cast<size_t>(*parser_.response().content_length);
+    if (parser_->headers_complete() && parser_->response().content_length) {
+      size_t total = static_cast<size_t>(*parser_->response().content_length);
       in_.reserve(std::max(in_.size(), total) + kReadChunk);
       want = std::max(want, total > in_.size() ? total - in_.size() : 0);
     }
@@ -188,13 +217,13 @@ ClientConnection::Wait ClientConnection::receive() {
     http::ResponseParseResult p;
     if (r.status == net::IoStatus::Ok) {
       in_.commit(r.n);
-      p = parser_.parse(in_.view(), chunked_body_);
+      p = parser_->parse(in_.view(), chunked_body_);
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;
     } else if (r.status == net::IoStatus::WantWrite) {
       return Wait::Write;
     } else if (r.status == net::IoStatus::Eof) {
-      p = parser_.parse_eof(in_.view(), chunked_body_);
+      p = parser_->parse_eof(in_.view(), chunked_body_);
       if (p.status == http::ParseStatus::Error && p.error == http::ResponseError::NoResponse) {
         stale_ = used_before_;
         done(Error(Errc::ConnectionClosed, "the server closed the connection without answering"),
@@ -214,13 +243,13 @@ ClientConnection::Wait ClientConnection::receive() {
       Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
                   : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
                                                               : Errc::BadResponse;
-      done(Error(code, std::string(parser_.error())), false);
+      done(Error(code, std::string(parser_->error())), false);
       return Wait::None;
     }
     // Bytes after the answer were never asked for (a second response smuggled into the
     // first, a confused server): the connection is dropped rather than have them read as the
     // next call's answer.
-    decode(parser_.response(), p.consumed < in_.size());
+    decode(parser_->response(), p.consumed < in_.size());
     return Wait::None;
   }
 }

@@ -37,6 +37,12 @@ Error bad(std::string_view url, const std::string& why) {
 
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path) {
   ClientUrl u;
+  if (url.starts_with("scgi+unix:")) {
+    auto unix_url = parse_client_url(url.substr(5), unix_http_path);
+    if (!unix_url) return bad(url, "no socket path");
+    unix_url->scgi = true;
+    return unix_url;
+  }
   if (url.starts_with("unix:")) {
     std::string_view path = url.substr(5);
     // Accept "unix:///run/x.sock" as well as "unix:/run/x.sock".
@@ -54,8 +60,11 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   } else if (url.starts_with("https://")) {
     u.tls = true;
     rest = url.substr(8);
+  } else if (url.starts_with("scgi://")) {
+    u.scgi = true;
+    rest = url.substr(7);
   } else {
-    return bad(url, "expected http://, https:// or unix:");
+    return bad(url, "expected http://, https://, unix:, scgi:// or scgi+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
@@ -91,6 +100,8 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   }
   if (host.empty()) return bad(url, "no host");
   unsigned value = u.tls ? 443 : 80;
+  if (u.scgi && port.empty()) return bad(url, "an SCGI URL needs a port");
+  if (u.scgi && !u.user.empty()) return bad(url, "an SCGI URL has no user");
   if (!port.empty()) {
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)

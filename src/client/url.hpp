@@ -11,6 +11,7 @@ namespace callwire::detail {
 
 struct ClientUrl {
   bool tls = false;
+  bool scgi = false;       ///< SCGI framing (scgi://, scgi+unix:) instead of HTTP
   net::Endpoint endpoint;  ///< where to connect
   std::string host;        ///< for Host, SNI and the certificate check (no brackets)
   uint16_t port = 0;       ///< 0 for a Unix socket
@@ -21,8 +22,9 @@ struct ClientUrl {
 
 /// Parses "http://[user:password@]host[:port][/path]", "https://..." (host a name, an IPv4
 /// address or a bracketed IPv6 address; default ports 80 and 443; default path "/"), or
-/// "unix:/path/to/socket" (HTTP path `unix_http_path`). Errors: InvalidArgument naming the
-/// problem.
+/// "unix:/path/to/socket" (HTTP path `unix_http_path`); or SCGI: "scgi://host:port[/path]"
+/// (the port is required: SCGI has no default) and "scgi+unix:/path/to/socket" (REQUEST_URI
+/// `unix_http_path`). Errors: InvalidArgument naming the problem.
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
 
 }  // namespace callwire::detail

@@ -101,8 +101,10 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
 }
 }  // namespace detail
 
-/// An XML-RPC client for one server: "http://host:port/path", "https://...", or
-/// "unix:/path/to/socket" (HTTP over a Unix-domain socket, path options.unix_path).
+/// An XML-RPC client for one server: "http://host:port/path", "https://...",
+/// "unix:/path/to/socket" (HTTP over a Unix-domain socket, path options.unix_path), or SCGI
+/// (rtorrent's protocol, one call per connection): "scgi://host:port[/path]" and
+/// "scgi+unix:/path/to/socket" (REQUEST_URI options.unix_path).
 ///
 /// Errors, the same for every call: Errc::Fault (the server's fault: Error::fault_code and
 /// Error::message are its code and string), Timeout, ConnectFailed, ConnectionClosed (reset or

@@ -1,5 +1,6 @@
 #include "http/scgi.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -61,14 +62,17 @@ Status append_scgi_request_head(Buffer& out, const ScgiRequestHead& head) {
 
 ScgiResponseParser::ScgiResponseParser(ResponseLimits limits) : limits_(limits), http_(limits) {
   fields_.reserve(limits_.max_headers);
+  views_.reserve(limits_.max_headers);
 }
 
 void ScgiResponseParser::reset() noexcept {
   http_.reset();
   state_ = State::Start;
   result_ = {};
-  line_start_ = body_start_ = 0;
+  line_start_ = scanned_ = body_start_ = 0;
   fields_.clear();
+  views_.clear();
+  reason_ = content_type_ = content_encoding_ = {};
   response_ = {};
   error_.clear();
 }
@@ -78,9 +82,7 @@ bool ScgiResponseParser::headers_complete() const noexcept {
   return state_ == State::Body || state_ == State::BodyUntilEof || state_ == State::Done;
 }
 
-const Response& ScgiResponseParser::response() const noexcept {
-  return state_ == State::Http ? http_.response() : response_;
-}
+const Response& ScgiResponseParser::response() const noexcept { return response_; }
 
 std::string_view ScgiResponseParser::error() const noexcept {
   return state_ == State::Http ? http_.error() : std::string_view(error_);
@@ -107,19 +109,20 @@ bool ScgiResponseParser::on_field(std::string_view input, size_t begin, size_t e
     return false;
   }
   std::string_view name = line.substr(0, colon), value = trim_ows(line.substr(colon + 1));
-  fields_.push_back({name, value});
+  auto span = [&input](std::string_view v) { return Span{size_t(v.data() - input.data()), v.size()}; };
+  fields_.push_back({span(name), span(value)});
   if (iequals(name, "Status")) {
-    // "200 OK": three digits, then an optional reason.
+    // "200 OK": three digits, then an optional reason. No interim (1xx) answers in CGI.
     int code = 0;
     auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), code);
     size_t digits = size_t(p - value.data());
-    if (ec != std::errc() || digits != 3 || code < 100 || code > 599 ||
+    if (ec != std::errc() || digits != 3 || code < 200 || code > 599 ||
         (digits < value.size() && value[digits] != ' ')) {
       fail(ResponseError::Malformed, "bad SCGI Status: " + std::string(value.substr(0, 40)));
       return false;
     }
     response_.status = code;
-    response_.reason = trim_ows(value.substr(digits));
+    reason_ = span(trim_ows(value.substr(digits)));
   } else if (iequals(name, "Content-Length")) {
     uint64_t n = 0;
     auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -135,16 +138,22 @@ bool ScgiResponseParser::on_field(std::string_view input, size_t begin, size_t e
     }
     response_.content_length = n;
   } else if (iequals(name, "Content-Encoding")) {
-    response_.content_encoding = value;
+    content_encoding_ = span(value);
     response_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
   } else if (iequals(name, "Content-Type")) {
-    response_.content_type = value;
+    content_type_ = span(value);
   }
   return true;
 }
 
 ResponseParseResult ScgiResponseParser::complete(std::string_view input, size_t end) {
-  response_.headers = fields_;
+  auto view = [&input](Span s) { return input.substr(s.off, s.len); };
+  views_.clear();
+  for (const auto& [name, value] : fields_) views_.push_back({view(name), view(value)});
+  response_.headers = views_;
+  response_.reason = view(reason_);
+  response_.content_type = view(content_type_);
+  response_.content_encoding = view(content_encoding_);
   response_.body = input.substr(body_start_, end - body_start_);
   state_ = State::Done;
   result_ = {ParseStatus::Complete, end, ResponseError::None};
@@ -160,14 +169,14 @@ ResponseParseResult ScgiResponseParser::parse(std::string_view input, Buffer& ch
     response_.status = 200;  // CGI: a document response without Status is 200
     response_.keep_alive = false;
   }
-  if (state_ == State::Http) {
-    ResponseParseResult r = http_.parse(input, chunked_body);
-    return r;
-  }
-  if (state_ == State::Done || state_ == State::Failed) return result_;
+  if (state_ == State::Http) return from_http(http_.parse(input, chunked_body));
+  if (state_ == State::Failed) return result_;
+  // Sticky, with the views made again into this call's input (the storage may have moved).
+  if (state_ == State::Done) return complete(input, result_.consumed);
   while (state_ == State::Head) {
-    size_t lf = input.find('\n', line_start_);
+    size_t lf = input.find('\n', std::max(line_start_, scanned_));
     if (lf == std::string_view::npos) {
+      scanned_ = input.size();  // each byte is searched once, however the input arrives
       if (input.size() > limits_.max_header_bytes)
         return fail(ResponseError::TooLarge, "SCGI response headers over " +
                                                  std::to_string(limits_.max_header_bytes) + " bytes");
@@ -194,12 +203,19 @@ ResponseParseResult ScgiResponseParser::parse(std::string_view input, Buffer& ch
   return result_;
 }
 
+// An HTTP answer as SCGI's: the server closes after it whatever its head says.
+ResponseParseResult ScgiResponseParser::from_http(ResponseParseResult r) {
+  response_ = http_.response();
+  response_.keep_alive = false;
+  return r;
+}
+
 ResponseParseResult ScgiResponseParser::parse_eof(std::string_view input, Buffer& chunked_body) {
-  if (state_ == State::Http) return http_.parse_eof(input, chunked_body);
+  if (state_ == State::Http) return from_http(http_.parse_eof(input, chunked_body));
   if (state_ == State::Start && input.empty())
     return fail(ResponseError::NoResponse, "the server closed the connection without answering");
   ResponseParseResult r = parse(input, chunked_body);
-  if (state_ == State::Http) return http_.parse_eof(input, chunked_body);
+  if (state_ == State::Http) return from_http(http_.parse_eof(input, chunked_body));
   if (r.status != ParseStatus::Incomplete) return r;
   if (state_ == State::BodyUntilEof) return complete(input, input.size());
   if (state_ == State::Body)

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "callwire/buffer.hpp"
@@ -53,14 +54,22 @@ class ScgiResponseParser {
   ResponseParseResult fail(ResponseError kind, std::string_view message);
   bool on_field(std::string_view input, size_t begin, size_t end);
   ResponseParseResult complete(std::string_view input, size_t end);
+  ResponseParseResult from_http(ResponseParseResult r);
 
   ResponseLimits limits_;
   ResponseParser http_;  // for servers that answer with an HTTP status line
   State state_ = State::Start;
   ResponseParseResult result_;
   size_t line_start_ = 0;  // the next head line to look at
+  size_t scanned_ = 0;     // searched for a line end up to here
   size_t body_start_ = 0;
-  std::vector<Header> fields_;
+  // Offsets into the input (which may move between calls), made views at completion.
+  struct Span {
+    size_t off = 0, len = 0;
+  };
+  std::vector<std::pair<Span, Span>> fields_;
+  std::vector<Header> views_;
+  Span reason_, content_type_, content_encoding_;
   Response response_;
   std::string error_;
 };

@@ -1,7 +1,9 @@
-// libFuzzer driver: the HTTP/1.1 response parser (and gzip_inflate on gzip bodies).
+// libFuzzer driver: the HTTP/1.1 response parser and the SCGI one (and gzip_inflate on gzip
+// bodies).
 //
 // Input: one byte of flags (bit 0: tiny limits, to reach every TooLarge; bit 1: the
-// connection ends after the input, so parse_eof ends the parse), two bytes choosing a split
+// connection ends after the input, so parse_eof ends the parse; bit 2: the SCGI parser, whose
+// answers never keep the connection), two bytes choosing a split
 // offset, then the response bytes. For any input: the parser never crashes or reads outside
 // the input (every copy is exactly sized); an error has a kind and a message and consumed
 // nothing; NoResponse only for no bytes at all; a Complete response has 0 < consumed <= size
@@ -18,10 +20,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "callwire/buffer.hpp"
 #include "http/gzip.hpp"
 #include "http/response_parser.hpp"
+#include "http/scgi.hpp"
 
 namespace {
 
@@ -33,6 +37,7 @@ using callwire::http::ResponseError;
 using callwire::http::ResponseLimits;
 using callwire::http::ResponseParser;
 using callwire::http::ResponseParseResult;
+using callwire::http::ScgiResponseParser;
 
 [[noreturn]] void fail(const char* what) {
   std::fprintf(stderr, "\n*** http_response_fuzz: %s\n", what);
@@ -75,8 +80,9 @@ void check_gzip(std::string_view body) {
   if (out.capacity() > 3 + kCap + 1 + 256) fail("gzip storage over the cap");
 }
 
-Outcome capture(const ResponseParser& parser, ResponseParseResult r, std::string_view input,
-                const Buffer& body) {
+template <class Parser>
+Outcome capture(const Parser& parser, ResponseParseResult r, std::string_view input,
+                const Buffer& body, const ResponseLimits& limits) {
   Outcome o{r.status, r.consumed, r.error, {}};
   if (r.status == ParseStatus::Error) {
     if (r.error == ResponseError::None) fail("an error without a kind");
@@ -109,8 +115,9 @@ Outcome capture(const ResponseParser& parser, ResponseParseResult r, std::string
     if (!q.content_length && q.status != 204 && q.status != 304 && q.keep_alive)
       fail("an end-delimited body on a kept-alive connection");
   }
-  if (q.body.size() > parser.limits().max_body) fail("body over max_body");
-  if (q.headers.size() > parser.limits().max_headers) fail("too many headers");
+  if (q.body.size() > limits.max_body) fail("body over max_body");
+  if (q.headers.size() > limits.max_headers) fail("too many headers");
+  if (std::is_same_v<Parser, ScgiResponseParser> && q.keep_alive) fail("SCGI kept alive");
   if (q.content_encoding_gzip) check_gzip(q.body);
   put(o.flat, q.reason);
   for (const Header& h : q.headers) {
@@ -135,16 +142,62 @@ std::unique_ptr<char[]> copy(std::string_view s) {
   return p;
 }
 
-ResponseParseResult finish(ResponseParser& p, std::string_view in, Buffer& body, bool eof) {
+template <class Parser>
+ResponseParseResult finish(Parser& p, std::string_view in, Buffer& body, bool eof) {
   return eof ? p.parse_eof(in, body) : p.parse(in, body);
 }
 
+template <class Parser>
 Outcome parse_once(std::string_view input, const ResponseLimits& limits, bool eof) {
-  ResponseParser parser(limits);
+  Parser parser(limits);
   Buffer body;
   auto c = copy(input);
   std::string_view view(c.get(), input.size());
-  return capture(parser, finish(parser, view, body, eof), view, body);
+  return capture(parser, finish(parser, view, body, eof), view, body, limits);
+}
+
+template <class Parser>
+void check(std::string_view input, const ResponseLimits& limits, bool eof, size_t split) {
+  Outcome whole = parse_once<Parser>(input, limits, eof);
+
+  // Two parts; the storage moves between the calls.
+  {
+    Parser parser(limits);
+    Buffer body;
+    auto first = copy(input.substr(0, split));
+    ResponseParseResult r1 = parser.parse({first.get(), split}, body);
+    if (r1.status == ParseStatus::Complete && r1.consumed > split) fail("consumed > size");
+    first.reset();
+    auto second = copy(input);
+    std::string_view view(second.get(), input.size());
+    Outcome o = capture(parser, finish(parser, view, body, eof), view, body, limits);
+    if (!(o == whole)) fail("split at an offset changed the outcome");
+  }
+
+  // One byte at a time, bounded work.
+  if (input.size() <= 2048) {
+    Parser parser(limits);
+    Buffer body;
+    std::string grown;
+    ResponseParseResult r;
+    for (size_t i = 0; i < input.size(); ++i) {
+      grown.push_back(input[i]);
+      r = parser.parse(grown, body);
+      if (r.status != ParseStatus::Incomplete) break;
+    }
+    if (eof && r.status == ParseStatus::Incomplete) r = parser.parse_eof(grown, body);
+    if constexpr (std::is_same_v<Parser, ResponseParser>) {
+      if (parser.bytes_scanned() > 2 * grown.size() + 4) fail("bytes_scanned not linear");
+    }
+    Outcome o = capture(parser, r, grown, body, limits);
+    if (!(o == whole)) fail("byte-at-a-time changed the outcome");
+  }
+
+  // The consumed prefix is a response on its own.
+  if (whole.status == ParseStatus::Complete) {
+    Outcome alone = parse_once<Parser>(input.substr(0, whole.consumed), limits, eof);
+    if (!(alone == whole)) fail("the consumed prefix parses differently");
+  }
 }
 
 }  // namespace
@@ -161,44 +214,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t split = (size_t(data[1]) << 8) | data[2];
   std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
   split %= input.size() + 1;
-
-  Outcome whole = parse_once(input, limits, eof);
-
-  // Two parts; the storage moves between the calls.
-  {
-    ResponseParser parser(limits);
-    Buffer body;
-    auto first = copy(input.substr(0, split));
-    ResponseParseResult r1 = parser.parse({first.get(), split}, body);
-    if (r1.status == ParseStatus::Complete && r1.consumed > split) fail("consumed > size");
-    first.reset();
-    auto second = copy(input);
-    std::string_view view(second.get(), input.size());
-    Outcome o = capture(parser, finish(parser, view, body, eof), view, body);
-    if (!(o == whole)) fail("split at an offset changed the outcome");
-  }
-
-  // One byte at a time, bounded work.
-  if (input.size() <= 2048) {
-    ResponseParser parser(limits);
-    Buffer body;
-    std::string grown;
-    ResponseParseResult r;
-    for (size_t i = 0; i < input.size(); ++i) {
-      grown.push_back(input[i]);
-      r = parser.parse(grown, body);
-      if (r.status != ParseStatus::Incomplete) break;
-    }
-    if (eof && r.status == ParseStatus::Incomplete) r = parser.parse_eof(grown, body);
-    if (parser.bytes_scanned() > 2 * grown.size() + 4) fail("bytes_scanned not linear");
-    Outcome o = capture(parser, r, grown, body);
-    if (!(o == whole)) fail("byte-at-a-time changed the outcome");
-  }
-
-  // The consumed prefix is a response on its own.
-  if (whole.status == ParseStatus::Complete) {
-    Outcome alone = parse_once(input.substr(0, whole.consumed), limits, eof);
-    if (!(alone == whole)) fail("the consumed prefix parses differently");
-  }
+  if (data[0] & 4) check<ScgiResponseParser>(input, limits, eof, split);
+  else check<ResponseParser>(input, limits, eof, split);
   return 0;
 }

@@ -8,9 +8,10 @@
 
 Each seed is the drivers' 3-byte prefix (flags; a big-endian split offset) and one message.
 The flags byte: bit 0 = tiny limits; bit 1 (response driver) = the connection ends after the
-input. Every message is written with the split in its middle, plain and with tiny limits,
+input; bit 2 (response driver) = the SCGI parser. Every message is written with the split in its middle, plain and with tiny limits,
 and response messages once more ending with the connection.
-Run it again after changing the messages; it removes the seeds it no longer produces.
+Run it again after changing the messages; it removes the *.bin seeds it no longer produces
+(never the hash-named inputs that fuzzing found).
 """
 import gzip
 import os
@@ -81,12 +82,25 @@ RESPONSES = {
 }
 
 
+# SCGI answers (the response driver's flag bit 2): CGI responses as rtorrent and Python's scgi
+# servers send them, and an HTTP one as some SCGI servers send.
+SCGI_RESPONSES = {
+    "scgi_rtorrent": b"Status: 200 OK\r\nContent-Type: text/xml\r\n" + cl(RESP),
+    "scgi_until_eof": b"Content-Type: text/xml\n\n" + RESP,
+    "scgi_status_404": b"Status: 404 Not Found\r\nContent-Type: text/plain\r\n\r\nno",
+    "scgi_http_line": b"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\n" + cl(RESP),
+    "scgi_gzip": b"Status: 200 OK\r\nContent-Encoding: gzip\r\n" + cl(GZ),
+    "scgi_bad_status": b"Status: 2000\r\n\r\n",
+}
+
+
 def seeds(messages, flag_sets):
     out = {}
     for name, msg in messages.items():
         split = len(msg) // 2
         for flags in flag_sets:
-            suffix = {0: "", 1: "_tiny", 2: "_eof", 3: "_tiny_eof"}[flags]
+            suffix = {0: "", 1: "_tiny", 2: "_eof", 3: "_tiny_eof", 4: "", 5: "_tiny",
+                      6: "_eof"}[flags]
             out[name + suffix + ".bin"] = bytes([flags, split >> 8, split & 0xff]) + msg
     return out
 
@@ -95,7 +109,8 @@ def write(driver, files):
     d = os.path.join(HERE, "corpus", driver)
     os.makedirs(d, exist_ok=True)
     for old in os.listdir(d):
-        if old not in files:
+        # Only its own seeds (*.bin): the hash-named inputs fuzzing found stay.
+        if old.endswith(".bin") and old not in files:
             os.remove(os.path.join(d, old))
     for name, data in files.items():
         with open(os.path.join(d, name), "wb") as f:
@@ -125,4 +140,4 @@ SERVER.update({
                         + b"\r\n0\r\n\r\n",
 })
 write("server_fuzz", SERVER)
-write("http_response_fuzz", seeds(RESPONSES, (0, 1, 2)))
+write("http_response_fuzz", {**seeds(RESPONSES, (0, 1, 2)), **seeds(SCGI_RESPONSES, (4, 5, 6))})

@@ -7,8 +7,13 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
+#include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
 #include "http_test_util.hpp"
 
@@ -363,6 +368,177 @@ TEST(Client, BadUrlsAndHeaders) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::InvalidArgument);
   EXPECT_THROW(Client("nonsense"), Exception);
+}
+
+// ---- SCGI (scgi://, scgi+unix:): rtorrent's protocol ----
+
+struct ScgiRequest {
+  std::vector<std::pair<std::string, std::string>> headers;  // in order
+  std::string body;
+  std::string get(const std::string& name) const {
+    for (const auto& [n, v] : headers)
+      if (n == name) return v;
+    return {};
+  }
+};
+
+// Reads one SCGI request from fd: the netstring of header pairs, then CONTENT_LENGTH bytes.
+bool read_scgi_request(int fd, ScgiRequest& out) {
+  std::string got;
+  char buf[65536];
+  auto more = [&] {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 3000) <= 0) return false;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    got.append(buf, size_t(n));
+    return true;
+  };
+  while (got.find(':') == std::string::npos)
+    if (!more()) return false;
+  size_t colon = got.find(':');
+  size_t length = std::stoul(got.substr(0, colon));
+  while (got.size() < colon + 1 + length + 1)
+    if (!more()) return false;
+  if (got[colon + 1 + length] != ',') return false;
+  std::string block = got.substr(colon + 1, length);
+  for (size_t i = 0; i < block.size();) {
+    size_t a = block.find('\0', i), b = block.find('\0', a + 1);
+    out.headers.push_back({block.substr(i, a - i), block.substr(a + 1, b - a - 1)});
+    i = b + 1;
+  }
+  size_t body_length = std::stoul(out.get("CONTENT_LENGTH"));
+  size_t body_start = colon + 1 + length + 1;
+  while (got.size() < body_start + body_length)
+    if (!more()) return false;
+  out.body = got.substr(body_start, body_length);
+  return true;
+}
+
+// An SCGI server as rtorrent is one: a CGI response with Content-Length, answered by a real
+// dispatcher, one request per connection.
+struct ScgiPeer {
+  Registry registry;
+  std::optional<RequestDispatcher> dispatcher;
+  std::vector<ScgiRequest> seen;
+  std::mutex mutex;
+
+  ScgiPeer() {
+    EXPECT_TRUE(registry.bind("sample.add", [](int a, int b) { return a + b; }));
+    EXPECT_TRUE(registry.bind("echo", [](std::string s) { return s; }));
+    dispatcher.emplace(registry);
+  }
+  void serve(int fd) {
+    ScgiRequest request;
+    if (!read_scgi_request(fd, request)) return;
+    std::string xml;
+    {
+      std::lock_guard lock(mutex);
+      seen.push_back(request);
+      xml = dispatcher->dispatch(request.body);
+    }
+    FakeServer::send_all(fd, "Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
+                                 std::to_string(xml.size()) + "\r\n\r\n" + xml);
+  }
+};
+
+TEST(Client, ScgiCallsLikeRtorrentsClients) {
+  ScgiPeer peer;
+  FakeServer server([&peer](int fd) { peer.serve(fd); });
+  std::string url = server.url();
+  url.replace(0, 4, "scgi");  // scgi://127.0.0.1:PORT/RPC2
+  ClientOptions options = quick();
+  options.headers = {{"X-Trace", "t1"}};
+  Client client(url, options);
+  EXPECT_EQ(client.call<int>("sample.add", 2, 3).value(), 5);
+  EXPECT_EQ(client.call<int>("sample.add", 4, 5).value(), 9);
+  EXPECT_EQ(server.accepts(), 2);  // SCGI carries one call per connection
+
+  Result<int> unknown = client.call<int>("nope");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, Errc::Fault);
+  EXPECT_EQ(unknown.error().fault_code, -32601);
+
+  std::string big(1 << 20, 'x');
+  EXPECT_EQ(client.call<std::string>("echo", big).value(), big);
+  EXPECT_EQ(client.async_call<int>("sample.add", 1, 1).get().value(), 2);
+
+  std::lock_guard lock(peer.mutex);
+  ASSERT_FALSE(peer.seen.empty());
+  const ScgiRequest& first = peer.seen.front();
+  ASSERT_GE(first.headers.size(), 4u);
+  EXPECT_EQ(first.headers[0].first, "CONTENT_LENGTH");  // first, as SCGI requires
+  EXPECT_EQ(first.get("SCGI"), "1");
+  EXPECT_EQ(first.get("REQUEST_METHOD"), "POST");
+  EXPECT_EQ(first.get("REQUEST_URI"), "/RPC2");
+  EXPECT_EQ(first.get("HTTP_X_TRACE"), "t1");
+  EXPECT_EQ(first.get("CONTENT_LENGTH"), std::to_string(first.body.size()));
+}
+
+TEST(Client, ScgiAnswersOfEveryShape) {
+  std::string answer;
+  FakeServer server([&answer](int fd) {
+    ScgiRequest request;
+    if (read_scgi_request(fd, request)) FakeServer::send_all(fd, answer);
+  });
+  std::string url = server.url();
+  url.replace(0, 4, "scgi");
+  Client client(url, quick());
+  auto call = [&](std::string a) {
+    answer = std::move(a);
+    return client.call<int>("m");
+  };
+  // Delimited by the end of the connection; with an HTTP status line; a bare LF head.
+  EXPECT_EQ(call("Content-Type: text/xml\r\n\r\n" + kIntResponse).value(), 7);
+  EXPECT_EQ(call(FakeServer::ok_response(kIntResponse)).value(), 7);
+  EXPECT_EQ(call("Status: 200 OK\n\n" + kIntResponse).value(), 7);
+
+  Result<int> r = call("Status: 503 Busy\r\n\r\n");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::HttpStatus);
+  EXPECT_EQ(r.error().fault_code, 503);
+  r = call("Status: nonsense\r\n\r\n");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::BadResponse);
+  r = call("");  // closed without a byte
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::ConnectionClosed);
+  r = call("Content-Length: 100\r\n\r\nshort");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::ConnectionClosed);
+}
+
+TEST(Client, ScgiOverAUnixSocket) {
+  std::string path = ::testing::TempDir() + "callwire-scgi-" + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ScgiPeer peer;
+  std::thread t([&] {
+    int c = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c >= 0) {
+      peer.serve(c);
+      ::close(c);
+    }
+  });
+  Client client("scgi+unix:" + path, quick());
+  EXPECT_EQ(client.call<int>("sample.add", 20, 22).value(), 42);
+  t.join();
+  ::close(listener);
+  ::unlink(path.c_str());
+  std::lock_guard lock(peer.mutex);
+  EXPECT_EQ(peer.seen.at(0).get("REQUEST_URI"), "/RPC2");
+}
+
+TEST(Client, ScgiUrlsNeedAPortAndNoUser) {
+  EXPECT_EQ(Client::create("scgi://127.0.0.1").error().code, Errc::InvalidArgument);
+  EXPECT_EQ(Client::create("scgi://u:p@127.0.0.1:5000").error().code, Errc::InvalidArgument);
+  EXPECT_EQ(Client::create("scgi+unix:").error().code, Errc::InvalidArgument);
+  EXPECT_TRUE(Client::create("scgi://[::1]:5000/RPC2"));
 }
 
 }  // namespace

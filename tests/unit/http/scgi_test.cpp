@@ -1,0 +1,176 @@
+// SCGI framing: the request head a client sends, and the answers it reads (rtorrent's CGI
+// response, one delimited by the end of the connection, an HTTP one), each split at every byte
+// offset; every refusal with its kind.
+#include "http/scgi.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace callwire::http {
+namespace {
+
+using namespace std::string_literals;
+using namespace std::string_view_literals;
+
+TEST(ScgiRequestHead, IsANetstringOfPairsWithContentLengthFirst) {
+  Buffer out;
+  Header extra[] = {{"X-Trace", "t1"}, {"user-agent", "callwire"}};
+  ScgiRequestHead head;
+  head.content_length = 42;
+  head.uri = "/RPC2";
+  head.gzip = true;
+  head.extra = extra;
+  ASSERT_TRUE(append_scgi_request_head(out, head));
+  std::string block =
+      "CONTENT_LENGTH\0" "42\0" "SCGI\0" "1\0" "REQUEST_METHOD\0" "POST\0" "REQUEST_URI\0" "/RPC2\0"
+      "SERVER_PROTOCOL\0" "HTTP/1.1\0" "CONTENT_TYPE\0" "text/xml\0" "HTTP_CONTENT_ENCODING\0"
+      "gzip\0" "HTTP_X_TRACE\0" "t1\0" "HTTP_USER_AGENT\0" "callwire\0"s;
+  EXPECT_EQ(std::string(out.view()), std::to_string(block.size()) + ":" + block + ",");
+}
+
+TEST(ScgiRequestHead, RefusesWhatWouldBreakTheFraming) {
+  Buffer out;
+  out.append("x");
+  Header nul[] = {{"X-A", "a\0b"sv}};
+  Header crlf[] = {{"X-A", "a\r\nb"}};
+  Header name[] = {{"X A", "v"}};
+  for (auto extra : {std::span<const Header>(nul), std::span<const Header>(crlf),
+                     std::span<const Header>(name)}) {
+    ScgiRequestHead head;
+    head.extra = extra;
+    Status s = append_scgi_request_head(out, head);
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::InvalidArgument);
+  }
+  ScgiRequestHead bad_uri;
+  bad_uri.uri = "/a\nb";
+  EXPECT_FALSE(append_scgi_request_head(out, bad_uri));
+  EXPECT_EQ(out.view(), "x");  // nothing appended
+}
+
+struct Parsed {
+  ParseStatus status;
+  ResponseError error;
+  size_t consumed;
+  int code = 0;
+  std::string reason, body, type;
+  bool gzip = false, keep_alive = false;
+  size_t fields = 0;
+  bool operator==(const Parsed&) const = default;
+};
+
+Parsed capture(const ScgiResponseParser& p, ResponseParseResult r) {
+  Parsed o{r.status, r.error, r.consumed};
+  if (r.status != ParseStatus::Complete) return o;
+  const Response& q = p.response();
+  o.code = q.status;
+  o.reason = q.reason;
+  o.body = q.body;
+  o.type = q.content_type;
+  o.gzip = q.content_encoding_gzip;
+  o.keep_alive = q.keep_alive;
+  o.fields = q.headers.size();
+  return o;
+}
+
+// Whole, then split at every offset (the storage moving between the calls); `eof`: the
+// connection ends after the bytes.
+Parsed parse_everywhere(std::string_view bytes, bool eof, ResponseLimits limits = {}) {
+  auto finish = [eof](ScgiResponseParser& p, std::string_view in, Buffer& b) {
+    return eof ? p.parse_eof(in, b) : p.parse(in, b);
+  };
+  ScgiResponseParser whole_parser(limits);
+  Buffer body;
+  Parsed whole = capture(whole_parser, finish(whole_parser, bytes, body));
+  for (size_t split = 0; split <= bytes.size(); ++split) {
+    ScgiResponseParser p(limits);
+    std::string first(bytes.substr(0, split));
+    p.parse(first, body);
+    std::string all(bytes);
+    Parsed again = capture(p, finish(p, all, body));
+    EXPECT_EQ(again, whole) << "split at " << split;
+    if (!(again == whole)) break;
+  }
+  return whole;
+}
+
+const std::string kXml = "<?xml version=\"1.0\"?><methodResponse/>";
+
+TEST(ScgiResponseParser, ReadsRtorrentsAnswer) {
+  std::string answer = "Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
+                       std::to_string(kXml.size()) + "\r\n\r\n" + kXml;
+  Parsed p = parse_everywhere(answer + "junk", false);
+  EXPECT_EQ(p.status, ParseStatus::Complete);
+  EXPECT_EQ(p.consumed, answer.size());
+  EXPECT_EQ(p.code, 200);
+  EXPECT_EQ(p.reason, "OK");
+  EXPECT_EQ(p.type, "text/xml");
+  EXPECT_EQ(p.body, kXml);
+  EXPECT_EQ(p.fields, 3u);
+  EXPECT_FALSE(p.keep_alive);
+}
+
+TEST(ScgiResponseParser, ABodyWithoutLengthEndsWithTheConnection) {
+  std::string answer = "Content-Type: text/xml\n\n" + kXml;  // bare LF; no Status: 200
+  EXPECT_EQ(parse_everywhere(answer, false).status, ParseStatus::Incomplete);
+  Parsed p = parse_everywhere(answer, true);
+  EXPECT_EQ(p.status, ParseStatus::Complete);
+  EXPECT_EQ(p.code, 200);
+  EXPECT_EQ(p.body, kXml);
+}
+
+TEST(ScgiResponseParser, ReadsAnHttpAnswerButNeverKeepsTheConnection) {
+  std::string answer = "HTTP/1.1 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 2\r\n"
+                       "\r\nno";
+  Parsed p = parse_everywhere(answer, false);
+  EXPECT_EQ(p.status, ParseStatus::Complete);
+  EXPECT_EQ(p.code, 404);
+  EXPECT_EQ(p.body, "no");
+  EXPECT_FALSE(p.keep_alive);
+}
+
+TEST(ScgiResponseParser, RefusesWhatIsNotAnAnswer) {
+  auto error_of = [](std::string_view bytes, bool eof, ResponseLimits limits = {}) {
+    Parsed p = parse_everywhere(bytes, eof, limits);
+    EXPECT_EQ(p.status, ParseStatus::Error) << bytes;
+    return p.error;
+  };
+  EXPECT_EQ(error_of("", true), ResponseError::NoResponse);
+  EXPECT_EQ(error_of("Status: 200 OK\r\n", true), ResponseError::Truncated);
+  EXPECT_EQ(error_of("Content-Length: 9\r\n\r\nabc", true), ResponseError::Truncated);
+  EXPECT_EQ(error_of("Status: 2000\r\n\r\n", false), ResponseError::Malformed);
+  EXPECT_EQ(error_of("Status: 100 Continue\r\n\r\n", false), ResponseError::Malformed);
+  EXPECT_EQ(error_of("Status: 20x\r\n\r\n", false), ResponseError::Malformed);
+  EXPECT_EQ(error_of("no colon here\r\n\r\n", false), ResponseError::Malformed);
+  EXPECT_EQ(error_of("Bad Name: x\r\n\r\n", false), ResponseError::Malformed);
+  EXPECT_EQ(error_of("Content-Length: 1\r\nContent-Length: 1\r\n\r\nx", false),
+            ResponseError::Malformed);
+  EXPECT_EQ(error_of("Content-Length: -1\r\n\r\n", false), ResponseError::Malformed);
+  ResponseLimits tiny;
+  tiny.max_header_bytes = 32;
+  tiny.max_headers = 2;
+  tiny.max_body = 8;
+  EXPECT_EQ(error_of("X-Long: " + std::string(40, 'a') + "\r\n\r\n", false, tiny),
+            ResponseError::TooLarge);
+  EXPECT_EQ(error_of(std::string(40, 'a'), false, tiny), ResponseError::TooLarge);
+  EXPECT_EQ(error_of("A: 1\r\nB: 2\r\nC: 3\r\n\r\n", false, tiny), ResponseError::TooLarge);
+  EXPECT_EQ(error_of("Content-Length: 9\r\n\r\n", false, tiny), ResponseError::TooLarge);
+  EXPECT_EQ(error_of("\r\n" + std::string(9, 'b'), true, tiny), ResponseError::TooLarge);
+}
+
+TEST(ScgiResponseParser, ResetReadsAnotherAnswer) {
+  ScgiResponseParser p;
+  Buffer body;
+  ASSERT_EQ(p.parse_eof("Status: 500 Oops\r\n\r\nbad", body).status, ParseStatus::Complete);
+  EXPECT_EQ(p.response().status, 500);
+  p.reset();
+  ASSERT_EQ(p.parse("Content-Length: 2\r\n\r\nok", body).status, ParseStatus::Complete);
+  EXPECT_EQ(p.response().status, 200);
+  EXPECT_EQ(p.response().body, "ok");
+  EXPECT_EQ(p.response().reason, "");
+}
+
+}  // namespace
+}  // namespace callwire::http

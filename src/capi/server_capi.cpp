@@ -59,7 +59,9 @@ std::chrono::milliseconds ms_or(uint32_t ms, std::chrono::milliseconds fallback)
   return ms ? std::chrono::milliseconds(ms) : fallback;
 }
 
-bool to_dialect(cw_dialect d, callwire::OutputDialect& out) {
+// By reference: a C caller may put any int in the enum, and loading one outside its range is
+// undefined in C++ (enum_bits reads the bits).
+bool to_dialect(const cw_dialect& d, callwire::OutputDialect& out) {
   switch (enum_bits(d)) {
     case CW_DIALECT_AUTO: out = callwire::OutputDialect::Auto; return true;
     case CW_DIALECT_I8: out = callwire::OutputDialect::I8; return true;

@@ -142,6 +142,10 @@ int main(int argc, char** argv) {
       "serve", "Run a demo server: sample.add, validator1.*, echo and the system methods");
   serve->add_option("--listen", serve_flags.listen, "HOST:PORT or [IPV6]:PORT (repeatable)");
   serve->add_option("--unix", serve_flags.unix_path, "Also listen on this Unix socket");
+  serve->add_option("--scgi", serve_flags.scgi,
+                    "Also serve SCGI (a web server's scgi_pass) on HOST:PORT (repeatable)");
+  serve->add_option("--scgi-unix", serve_flags.scgi_unix_path,
+                    "Also serve SCGI on this Unix socket");
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");

@@ -50,6 +50,8 @@ int run_serve(const ServeFlags& flags) {
   ServerOptions options;
   options.listen = flags.listen;
   if (!flags.unix_path.empty()) options.listen.push_back("unix:" + flags.unix_path);
+  for (const std::string& address : flags.scgi) options.listen.push_back("scgi://" + address);
+  if (!flags.scgi_unix_path.empty()) options.listen.push_back("scgi+unix:" + flags.scgi_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
@@ -76,6 +78,7 @@ int run_serve(const ServeFlags& flags) {
                    e.request_bytes, e.response_bytes, e.duration.count() / 1e6);
     };
   }
+  const size_t listeners = options.listen.size();  // options move into the server
   Server server(std::move(options));
   for (auto& m : demo::demo_methods()) {
     if (Status s = server.add_method(m.name, std::move(m.handler), std::move(m.info)); !s)
@@ -85,8 +88,7 @@ int run_serve(const ServeFlags& flags) {
   g_server = &server;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  size_t listeners = flags.listen.size() + (flags.unix_path.empty() ? 0 : 1);
-  for (size_t i = 0; i < std::max<size_t>(listeners, 1); ++i)
+  for (size_t i = 0; i < listeners; ++i)
     std::printf("listening on %s\n", server.url(i).c_str());
   std::fflush(stdout);
   server.wait();

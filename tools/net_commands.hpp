@@ -13,6 +13,8 @@ namespace callwire::tool {
 struct ServeFlags {
   std::vector<std::string> listen;
   std::string unix_path;
+  std::vector<std::string> scgi;  // HOST:PORT, SCGI (behind a web server's scgi_pass)
+  std::string scgi_unix_path;
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;

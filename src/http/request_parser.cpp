@@ -24,6 +24,9 @@ bool qvalue_is_zero(std::string_view q) noexcept {
   return true;
 }
 
+
+}  // namespace
+
 bool accepts_gzip(std::string_view list) noexcept {
   bool yes = false;
   for_each_element(list, [&](std::string_view item) {
@@ -43,8 +46,6 @@ bool accepts_gzip(std::string_view list) noexcept {
   });
   return yes;
 }
-
-}  // namespace
 
 std::string_view Request::find_header(std::string_view name) const noexcept {
   for (const Header& h : headers)

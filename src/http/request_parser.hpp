@@ -142,6 +142,9 @@ inline bool iequals(std::string_view a, std::string_view b) noexcept {
          detail::ascii_lower8(detail::load8(b.data() + n - 8));
 }
 
+/// Whether an Accept-Encoding value lists gzip (or x-gzip) with a q-value other than 0.
+bool accepts_gzip(std::string_view list) noexcept;
+
 class RequestParser {
  public:
   explicit RequestParser(RequestLimits limits = {});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "http/syntax.hpp"
@@ -223,6 +225,191 @@ ResponseParseResult ScgiResponseParser::parse_eof(std::string_view input, Buffer
                 "truncated body: " + std::to_string(input.size() - body_start_) + " of " +
                     std::to_string(*response_.content_length) + " bytes");
   return fail(ResponseError::Truncated, "the connection ended inside the SCGI response head");
+}
+
+}  // namespace callwire::http
+
+// ---- the server's side ----
+
+namespace callwire::http {
+
+ScgiRequestParser::ScgiRequestParser(RequestLimits limits) : limits_(limits) {
+  variables_.reserve(limits_.max_headers + 8);
+  header_of_.reserve(limits_.max_headers);
+  name_spans_.reserve(limits_.max_headers);
+  headers_.reserve(limits_.max_headers);
+  names_.reserve(limits_.max_header_bytes);  // never more: the views into it stay valid
+}
+
+void ScgiRequestParser::reset() noexcept {
+  state_ = State::Length;
+  result_ = {};
+  block_start_ = block_length_ = body_start_ = 0;
+  variables_.clear();
+  header_of_.clear();
+  names_.clear();
+  name_spans_.clear();
+  headers_.clear();
+  input_ = {};
+  request_ = {};
+}
+
+ParseResult ScgiRequestParser::fail(int status) noexcept {
+  state_ = State::Failed;
+  result_ = {ParseStatus::Error, 0, status};
+  return result_;
+}
+
+std::string_view ScgiRequestParser::variable(std::string_view name) const noexcept {
+  for (const auto& [n, v] : variables_)
+    if (input_.substr(n.off, n.len) == name) return input_.substr(v.off, v.len);
+  return {};
+}
+
+// The netstring's contents: NUL-terminated names and values, CONTENT_LENGTH first.
+int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
+  size_t pos = 0;
+  while (pos < block.size()) {
+    size_t name_end = block.find('\0', pos);
+    if (name_end == std::string_view::npos || name_end == pos) return 400;
+    size_t value_end = block.find('\0', name_end + 1);
+    if (value_end == std::string_view::npos) return 400;
+    if (variables_.size() == limits_.max_headers + 8) return 431;
+    variables_.push_back({{offset + pos, name_end - pos},
+                          {offset + name_end + 1, value_end - name_end - 1}});
+    pos = value_end + 1;
+  }
+  if (variables_.empty() || block.substr(0, 15) != std::string_view("CONTENT_LENGTH\0", 15))
+    return 400;
+  auto text = [&](Span s) { return block.substr(s.off - offset, s.len); };
+  bool scgi = false;
+  for (size_t i = 0; i < variables_.size(); ++i) {
+    std::string_view name = text(variables_[i].first), value = text(variables_[i].second);
+    if (name == "SCGI") scgi = value == "1";
+    bool is_header = name.starts_with("HTTP_") && name.size() > 5;
+    if (!is_header && name != "CONTENT_TYPE" && name != "CONTENT_LENGTH") continue;
+    if (header_of_.size() == limits_.max_headers) return 431;
+    // HTTP_USER_AGENT -> User-Agent: the field as a client would have named it.
+    std::string_view raw = is_header ? name.substr(5) : name;
+    size_t start = names_.size();
+    bool word_start = true;
+    for (char c : raw) {
+      if (c == '_') {
+        names_.push_back('-');
+        word_start = true;
+      } else {
+        names_.push_back(!word_start && c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
+        word_start = false;
+      }
+    }
+    header_of_.push_back(i);
+    name_spans_.push_back({start, raw.size()});
+  }
+  if (!scgi) return 400;
+  uint64_t length = 0;
+  std::string_view length_text = text(variables_[0].second);
+  auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
+  if (length_text.empty() || end != length_text.data() + length_text.size())
+    return 400;
+  if (ec != std::errc() || length > limits_.max_body) return 413;
+  request_.content_length = length;
+  return 0;
+}
+
+// The request's views into this call's input (which may have moved since the last call).
+void ScgiRequestParser::make_views(std::string_view input) {
+  input_ = input;
+  auto view = [&input](Span s) { return input.substr(s.off, s.len); };
+  headers_.clear();
+  for (size_t k = 0; k < header_of_.size(); ++k)
+    headers_.push_back({std::string_view(names_).substr(name_spans_[k].off, name_spans_[k].len),
+                        view(variables_[header_of_[k]].second)});
+  Request& r = request_;
+  r.headers = headers_;
+  r.method = variable("REQUEST_METHOD");
+  r.target = variable("REQUEST_URI");
+  if (r.target.empty()) r.target = variable("SCRIPT_NAME");
+  r.version = variable("SERVER_PROTOCOL") == "HTTP/1.0" ? HttpVersion::Http10 : HttpVersion::Http11;
+  r.keep_alive = false;
+  r.content_encoding = variable("HTTP_CONTENT_ENCODING");
+  r.content_encoding_gzip = iequals(r.content_encoding, "gzip") || iequals(r.content_encoding, "x-gzip");
+  r.accept_gzip = accepts_gzip(variable("HTTP_ACCEPT_ENCODING"));
+  r.authorization = variable("HTTP_AUTHORIZATION");
+  r.host = variable("HTTP_HOST");
+}
+
+ParseResult ScgiRequestParser::parse(std::string_view input, Buffer&) {
+  if (state_ == State::Failed) return result_;
+  if (state_ == State::Length) {
+    // Decimal digits, then ':' (no more digits than the header limit can have).
+    size_t digits = 0;
+    while (digits < input.size() && input[digits] >= '0' && input[digits] <= '9') ++digits;
+    if (digits == input.size()) {
+      if (digits > 9) return fail(431);
+      return result_;
+    }
+    if (digits == 0 || input[digits] != ':') return fail(400);
+    if (digits > 9) return fail(431);
+    size_t length = 0;
+    std::from_chars(input.data(), input.data() + digits, length);
+    if (length > limits_.max_header_bytes) return fail(431);
+    block_start_ = digits + 1;
+    block_length_ = length;
+    state_ = State::Block;
+  }
+  if (state_ == State::Block) {
+    if (input.size() < block_start_ + block_length_ + 1) return result_;
+    if (input[block_start_ + block_length_] != ',') return fail(400);
+    if (int status = on_block(input.substr(block_start_, block_length_), block_start_))
+      return fail(status);
+    body_start_ = block_start_ + block_length_ + 1;
+    state_ = State::Body;
+  }
+  make_views(input);
+  size_t end = body_start_ + static_cast<size_t>(*request_.content_length);
+  if (input.size() < end) return result_;
+  request_.body = input.substr(body_start_, end - body_start_);
+  state_ = State::Done;
+  result_ = {ParseStatus::Complete, end, 0};
+  return result_;
+}
+
+std::string cgi_peer(std::string_view address, std::string_view port) {
+  if (address.empty()) return {};
+  std::string peer = address.find(':') != std::string_view::npos ? "[" + std::string(address) + "]"
+                                                                 : std::string(address);
+  if (!port.empty()) peer += ":" + std::string(port);
+  return peer;
+}
+
+size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseHead& head) noexcept {
+  char text[256];
+  std::string_view reason = reason_phrase(head.status);
+  int n = std::snprintf(text, sizeof text,
+                        "Status: %d %.*s\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n%s\r\n",
+                        head.status, int(reason.size()), reason.data(),
+                        int(head.content_type.size()), head.content_type.data(),
+                        buf.size() - body_offset, head.gzip ? "Content-Encoding: gzip\r\n" : "");
+  if (n <= 0 || size_t(n) >= sizeof text || size_t(n) > body_offset) return kNoRoom;
+  std::memcpy(buf.data() + body_offset - size_t(n), text, size_t(n));
+  return body_offset - size_t(n);
+}
+
+Status append_scgi_error_response(Buffer& out, int status, std::span<const Header> extra,
+                                  std::string_view message) {
+  for (const Header& h : extra)
+    if (!is_token(h.name) || !is_field_value(h.value))
+      return Error(Errc::InvalidArgument, "bad extra field in an SCGI answer");
+  std::string reason(reason_phrase(status));
+  std::string body = message.empty() ? std::to_string(status) + " " + reason + "\n"
+                                     : std::string(message) + "\n";
+  std::string head = "Status: " + std::to_string(status) + " " + reason + "\r\n";
+  for (const Header& h : extra) head += std::string(h.name) + ": " + std::string(h.value) + "\r\n";
+  head += "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+          std::to_string(body.size()) + "\r\n\r\n";
+  out.append(head);
+  out.append(body);
+  return Status();
 }
 
 }  // namespace callwire::http

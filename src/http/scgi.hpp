@@ -1,23 +1,28 @@
-// Internal: SCGI framing for the client (the protocol rtorrent, and web servers' scgi_pass,
-// speak): a request is a netstring of NUL-separated header pairs, CONTENT_LENGTH first and
+// Internal: SCGI framing (the protocol rtorrent and web servers' scgi_pass speak), both ends: a
+// request is a netstring of NUL-separated pairs of CGI variables, CONTENT_LENGTH first and
 // SCGI=1 among them, then the body; the answer is a CGI response (`Status: 200 OK` and header
-// lines, a blank line, the body), or a whole HTTP response, which some servers send; the server
-// closes the connection after it. See https://python.ca/scgi/protocol.txt.
+// lines, a blank line, the body), or a whole HTTP response, which some servers send; the
+// server closes the connection after it. See https://python.ca/scgi/protocol.txt.
 //
-// I/O-free, with ResponseParser's contract (response_parser.hpp): the caller passes every byte
-// received so far, from the first; parse_eof when the connection ends.
+// I/O-free, with the HTTP parsers' contracts (request_parser.hpp, response_parser.hpp): the
+// caller passes every byte received so far, from the first; parse_eof when the connection
+// ends. Both parsers fill the HTTP parsers' structs, so the rest of a server or client reads
+// a request or an answer the same whichever framing carried it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
+#include "http/request_parser.hpp"
 #include "http/response_parser.hpp"
+#include "http/response_writer.hpp"
 
 namespace callwire::http {
 
@@ -37,6 +42,63 @@ Status append_scgi_request_head(Buffer& out, const ScgiRequestHead& head);
 
 /// One SCGI answer. Ownership, thread-safety, limits and errors as ResponseParser's; the
 /// Response it gives never keeps the connection alive.
+/// One SCGI request, as http::Request: REQUEST_METHOD is the method, REQUEST_URI the target,
+/// the HTTP_* variables the header fields (HTTP_USER_AGENT as "User-Agent"), CONTENT_TYPE and
+/// CONTENT_LENGTH too; keep_alive is false. Refusals, as `http_status`: 400 for a malformed
+/// netstring, a first variable other than CONTENT_LENGTH, a bad length or SCGI missing;
+/// 431 for a netstring over max_header_bytes or more than max_headers variables; 413 for a
+/// body over max_body. Views point into the input of the last parse (the names of header
+/// fields into the parser); ownership and thread-safety as RequestParser's.
+class ScgiRequestParser {
+ public:
+  explicit ScgiRequestParser(RequestLimits limits = {});
+
+  ParseResult parse(std::string_view input, Buffer& chunked_body);
+  void reset() noexcept;
+  bool headers_complete() const noexcept { return state_ == State::Body || state_ == State::Done; }
+  const Request& request() const noexcept { return request_; }
+  /// A CGI variable of the request (REMOTE_ADDR, REMOTE_USER, ...), or empty.
+  std::string_view variable(std::string_view name) const noexcept;
+
+ private:
+  enum class State { Length, Block, Body, Done, Failed };
+  struct Span {
+    size_t off = 0, len = 0;
+  };
+  ParseResult fail(int status) noexcept;
+  int on_block(std::string_view block, size_t offset);
+  void make_views(std::string_view input);
+
+  RequestLimits limits_;
+  State state_ = State::Length;
+  ParseResult result_;
+  size_t block_start_ = 0, block_length_ = 0, body_start_ = 0;
+  std::vector<std::pair<Span, Span>> variables_;  // every pair, offsets into the input
+  std::vector<size_t> header_of_;    // for each header field: its variable's index
+  std::string names_;                // the header fields' names, reserved: views stay valid
+  std::vector<Span> name_spans_;     // into names_
+  std::vector<Header> headers_;
+  std::string_view input_;           // of the last parse, for variable()
+  Request request_;
+};
+
+/// The peer a CGI or SCGI request names: REMOTE_ADDR and REMOTE_PORT as "127.0.0.1:4711" or
+/// "[::1]:4711" (no port: the address alone); empty without an address.
+std::string cgi_peer(std::string_view address, std::string_view port);
+
+/// Writes a CGI response head ("Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length:
+/// N\r\n[Content-Encoding: gzip\r\n]\r\n") so that it ends at `body_offset`, the body being
+/// buf[body_offset, size); returns where the answer starts, or kNoRoom when the gap is too
+/// small. `head.close`, `date` and `extra` are not written (SCGI closes anyway).
+size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseHead& head) noexcept;
+
+/// Appends a complete CGI error answer: `Status: 413 Content Too Large`, the `extra` fields,
+/// `Content-Type: text/plain`, Content-Length and the body "<status> <reason>\n" (or `message`
+/// and a newline when given). Errors: InvalidArgument (nothing appended) for an extra field
+/// that is not a token and a clean value. Throws std::bad_alloc.
+Status append_scgi_error_response(Buffer& out, int status, std::span<const Header> extra = {},
+                                  std::string_view message = {});
+
 class ScgiResponseParser {
  public:
   explicit ScgiResponseParser(ResponseLimits limits = {});

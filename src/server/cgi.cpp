@@ -13,6 +13,7 @@
 #include "http/gzip.hpp"
 #include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
+#include "http/scgi.hpp"
 
 extern char** environ;
 
@@ -71,19 +72,11 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-int respond(int fd, int status, std::string_view content_type, std::string_view body,
-            std::string_view extra_header = {}) {
-  std::string head = "Status: " + std::to_string(status) + " " +
-                     std::string(http::reason_phrase(status)) + "\r\n";
-  head += extra_header;
-  head += "Content-Type: " + std::string(content_type) + "\r\nContent-Length: " +
-          std::to_string(body.size()) + "\r\n\r\n";
-  return write_all(fd, head) && write_all(fd, body) ? 0 : 1;
-}
-
-int refuse(int fd, int status, std::string_view message, std::string_view extra_header = {}) {
-  return respond(fd, status, "text/plain; charset=utf-8", std::string(message) + "\n",
-                 extra_header);
+// A refusal, as the CGI form of an HTTP error answer.
+int refuse(int fd, int status, std::string_view message, std::span<const http::Header> extra = {}) {
+  Buffer out;
+  (void)http::append_scgi_error_response(out, status, extra, message);  // fixed, valid fields
+  return write_all(fd, out.view()) ? 0 : 1;
 }
 
 // Reads exactly `n` bytes; false when the input ends first or fails.
@@ -106,8 +99,10 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
                  int out_fd) {
   CgiEnvironment cgi{env};
   RequestDispatcher dispatcher(registry, options.dispatch);
-  if (cgi.get("REQUEST_METHOD") != "POST")
-    return refuse(out_fd, 405, "XML-RPC calls are POST requests", "Allow: POST\r\n");
+  if (cgi.get("REQUEST_METHOD") != "POST") {
+    const http::Header allow{"Allow", "POST"};
+    return refuse(out_fd, 405, "XML-RPC calls are POST requests", {&allow, 1});
+  }
   if (!cgi.has("CONTENT_LENGTH")) return refuse(out_fd, 411, "CONTENT_LENGTH is required");
   std::string_view length_text = cgi.get("CONTENT_LENGTH");
   size_t length = 0;
@@ -139,10 +134,7 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
 
   // What the handlers see: the peer as the server shows it, the user the web server
   // authenticated, the header fields the web server passed on.
-  std::string peer(cgi.get("REMOTE_ADDR"));
-  if (peer.find(':') != std::string::npos) peer = "[" + peer + "]";
-  if (std::string_view port = cgi.get("REMOTE_PORT"); !port.empty())
-    peer += ":" + std::string(port);
+  std::string peer = http::cgi_peer(cgi.get("REMOTE_ADDR"), cgi.get("REMOTE_PORT"));
   std::vector<std::string> names;
   std::vector<HeaderField> headers;
   for (const char* const* e = env; e && *e; ++e) {
@@ -158,9 +150,15 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   for (size_t i = 0; i < headers.size(); ++i) headers[i].name = names[i];
   CallContext context(peer, cgi.get("REMOTE_USER"), headers);
 
+  // The answer after a gap its head is written into, once its length is known (as the
+  // server does): one write, no copy.
   Buffer response;
+  response.append(std::string(http::kResponseHeadGap, ' '));
   dispatcher.dispatch(request, response, context);
-  return respond(out_fd, 200, "text/xml; charset=utf-8", response.view());
+  http::ResponseHead head;
+  head.content_type = "text/xml; charset=utf-8";
+  size_t start = http::place_scgi_response_head(response, http::kResponseHeadGap, head);
+  return write_all(out_fd, response.view().substr(start)) ? 0 : 1;
 }
 
 }  // namespace detail

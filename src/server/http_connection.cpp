@@ -57,11 +57,12 @@ std::optional<int64_t> timeout_millis(std::string_view value) {
 
 }  // namespace
 
-HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer)
+HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer,
+                               FramingKind framing)
     : loop_(loop),
       stream_(std::move(stream)),
       peer_(std::move(peer)),
-      parser_(loop.core().request_limits) {
+      framing_(make_framing(framing, loop.core().request_limits)) {
   idle_since_ = request_started_ = loop_.now();
 }
 
@@ -147,9 +148,9 @@ void HttpConnection::read_input() {
     size_t want = kReadChunk;
     // A known body: read more of it at once, growing with what has arrived (never reserving
     // a declared length that may be a lie).
-    if (parser_.headers_complete() && parser_.request().content_length) {
+    if (framing_->headers_complete() && framing_->request().content_length) {
       size_t have = in_.size() - request_start_;
-      size_t total = static_cast<size_t>(*parser_.request().content_length);
+      size_t total = static_cast<size_t>(*framing_->request().content_length);
       size_t rest = total > have ? total - have : 0;
       want = std::max(want, std::min(rest, in_.size()));
     }
@@ -186,16 +187,16 @@ void HttpConnection::process_input() {
          out_.size() - out_sent_ < loop_.core().options.max_pending_output &&
          request_start_ < in_.size()) {
     std::string_view input = in_.view().substr(request_start_);
-    http::ParseResult r = parser_.parse(input, chunked_body_);
+    http::ParseResult r = framing_->parse(input, chunked_body_);
     if (r.status == http::ParseStatus::Error) {
       respond_error(r.http_status);
       break;
     }
     if (r.status == http::ParseStatus::Incomplete) {
-      if (parser_.headers_complete() && !head_checked_) {
+      if (framing_->headers_complete() && !head_checked_) {
         // Refused on its head alone: answer now, never read the body.
-        if (refused_on_head(parser_.request())) break;
-        if (parser_.request().expect_continue) out_.append(http::kContinueResponse);
+        if (refused_on_head(framing_->request())) break;
+        if (framing_->request().expect_continue) out_.append(http::kContinueResponse);
       }
       break;
     }
@@ -234,7 +235,7 @@ size_t HttpConnection::open_answer(size_t body_hint) {
 
 void HttpConnection::next_request(size_t consumed) {
   request_start_ += consumed;
-  parser_.reset();
+  framing_->reset();
   chunked_body_.clear();
   inflated_body_.clear();
   head_checked_ = false;
@@ -271,8 +272,12 @@ bool HttpConnection::authorized(const http::Request& request) {
 }
 
 void HttpConnection::handle_request() {
-  const http::Request& request = parser_.request();
+  const http::Request& request = framing_->request();
   if (!head_checked_ && refused_on_head(request)) return;
+  // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
+  // tell; a user our own authentication accepted stays.
+  if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);
+  if (!loop_.core().options.authenticate) user_ = framing_->gateway_user();
   std::string_view body = request.body;
   WorkerPool* pool = loop_.core().pool.get();
   // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
@@ -394,7 +399,7 @@ void HttpConnection::finish_response(size_t start, size_t body_start, BodyCoding
   bool gzipped = coding == BodyCoding::Gzipped;
   if (coding == BodyCoding::GzipIfAccepted) {
     Buffer& z = loop_.scratch();
-    if (gzip_answer(parser_.request().accept_gzip, out.view().substr(body_start), z)) {
+    if (gzip_answer(framing_->request().accept_gzip, out.view().substr(body_start), z)) {
       out.truncate(body_start);
       out.append(z.view());
       gzipped = true;
@@ -405,7 +410,7 @@ void HttpConnection::finish_response(size_t start, size_t body_start, BodyCoding
   h.close = !keep_alive;
   h.date = loop_.http_date();
   // The head fits the gap: no content type or extra field of ours is long.
-  size_t head_start = http::place_response_head(out, body_start, h);
+  size_t head_start = framing_->place_head(out, body_start, h);
   if (start == out_sent_) {
     out_sent_ = head_start;  // nothing queued before: send from the head, in place
   } else {
@@ -460,7 +465,7 @@ void HttpConnection::respond_error(int status, std::span<const http::Header> ext
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
   if (status == 503 && extra.empty()) extra = {&kRetryAfter, 1};  // a busy server: come back
-  http::append_error_response(out_, status, extra, loop_.http_date());
+  framing_->append_error(out_, status, extra, loop_.http_date());
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 

@@ -1,9 +1,10 @@
-// Internal: one HTTP/1.1 connection of the server: read into one buffer, parse in place,
-// dispatch, answer every pipelined request in order with one send. Written once against
-// net::Stream, so plain TCP, Unix sockets and TLS share it.
+// Internal: one connection of the server: read into one buffer, parse in place, dispatch,
+// answer every pipelined request in order with one send. Written once against net::Stream
+// (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1 or SCGI).
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "callwire/buffer.hpp"
 #include "callwire/registry.hpp"
 #include "http/request_parser.hpp"
+#include "server/framing.hpp"
 #include "net/event_loop.hpp"
 #include "net/stream.hpp"
 
@@ -25,7 +27,7 @@ class HttpConnection final : public net::Watcher {
  public:
   using Clock = std::chrono::steady_clock;
 
-  HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer);
+  HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing);
   ~HttpConnection();
 
   /// Registers with the loop; false when epoll refuses (the caller destroys it).
@@ -104,7 +106,7 @@ class HttpConnection final : public net::Watcher {
 
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
-  http::RequestParser parser_;
+  std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
   Buffer chunked_body_;        // a chunked request's decoded body
   Buffer inflated_body_;       // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request

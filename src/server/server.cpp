@@ -68,7 +68,14 @@ Status check_options(const ServerOptions& o) {
 Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
   for (const std::string& spec : o.listen) {
-    auto endpoint = net::parse_endpoint(spec);
+    // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass).
+    std::string_view address = spec;
+    detail::FramingKind framing = detail::FramingKind::Http;
+    if (address.starts_with("scgi://") || address.starts_with("scgi+unix:")) {
+      framing = detail::FramingKind::Scgi;
+      address.remove_prefix(address.starts_with("scgi://") ? 7 : 5);
+    }
+    auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
     auto fd = net::listen_on(*endpoint);
     if (!fd) return fd.error();
@@ -78,8 +85,10 @@ Status Server::Impl::open_listeners() {
     l.unix_path = endpoint->path;
     l.host = endpoint->host;
     l.port = l.unix_socket ? 0 : net::local_port(fd->get());
-    // TLS on TCP listeners; a Unix socket is local and stays plain.
-    l.tls = core.tls && !l.unix_socket;
+    // TLS on HTTP TCP listeners; a Unix socket is local and stays plain, and SCGI comes from
+    // a web server that terminated TLS already.
+    l.framing = framing;
+    l.tls = core.tls && !l.unix_socket && framing == detail::FramingKind::Http;
     l.fd = std::move(*fd);
     core.listeners.push_back(std::move(l));
   }
@@ -192,12 +201,14 @@ std::string Server::url(size_t index) const {
   if (index >= ls.size()) return {};
   const detail::Listener& l = ls[index];
   const std::string& path = impl_->core.options.paths.front();
-  if (l.unix_socket) return "unix:" + l.unix_path;
+  const bool scgi = l.framing == detail::FramingKind::Scgi;
+  if (l.unix_socket) return (scgi ? "scgi+unix:" : "unix:") + l.unix_path;
   std::string host = l.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return (l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) + path;
+  return (scgi ? "scgi://" : l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) +
+         path;
 }
 
 std::vector<MethodStats> Server::method_stats() const {

@@ -14,6 +14,7 @@
 #include "net/fd.hpp"
 #include "net/tls.hpp"
 #include "server/dispatcher.hpp"
+#include "server/framing.hpp"
 #include "server/worker_pool.hpp"
 
 namespace callwire::detail {
@@ -25,6 +26,7 @@ struct Listener {
   std::string unix_path;  // unlinked when the server stops
   uint16_t port = 0;
   bool tls = false;
+  FramingKind framing = FramingKind::Http;
   net::UniqueFd fd;
 };
 

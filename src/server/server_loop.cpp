@@ -69,12 +69,6 @@ void ServerLoop::run() {
   set_listening(false);
 }
 
-namespace {
-constexpr std::string_view kOverCapacityAnswer =
-    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
-    "Retry-After: 1\r\n\r\n";
-}  // namespace
-
 void ServerLoop::accept_from(ListenerWatcher& watcher) {
   const Listener& listener = watcher.listener();
   // A batch per wake-up: enough to drain a burst, bounded so connections already open are
@@ -102,7 +96,8 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
         core_.buffer_memory.load(std::memory_order_relaxed) >= core_.options.max_buffer_memory;
     if (core_.connections.fetch_add(1) >= core_.options.max_connections || over_memory) {
       core_.connections.fetch_sub(1);
-      if (!listener.tls) net::refuse_connection(std::move(owned), kOverCapacityAnswer);
+      if (!listener.tls)
+        net::refuse_connection(std::move(owned), over_capacity_answer(listener.framing));
       continue;
     }
     if (!listener.unix_socket) net::set_nodelay(fd);
@@ -114,7 +109,8 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
     HttpConnection* c = nullptr;
     try {
       c = new HttpConnection(*this, std::move(stream),
-                             net::format_peer(reinterpret_cast<sockaddr*>(&address), length));
+                             net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
+                             listener.framing);
     } catch (const std::bad_alloc&) {
       core_.connections.fetch_sub(1);  // out of memory: refuse this one, serve the rest
       continue;

@@ -61,7 +61,9 @@ nm -D --defined-only "$libdir/libcallwire.so.0.1.0" | awk '{print $3}' | c++filt
 # the standard library's templates that the compiler emits with default visibility. Not allowed:
 # anything else (zlib, OpenSSL, simdjson...), callwire's internal namespaces, pimpl classes.
 strip_kind='s/^(typeinfo name for |typeinfo for |vtable for |VTT for |guard variable for )//'
-stray=$(sed -E "$strip_kind" "$work/symbols" | grep -Ev '^(callwire::|cw_|std::|__gnu_cxx::)' || true)
+# (c++filt shows a function template instance with its return type first: "void std::...".)
+stray=$(sed -E "$strip_kind" "$work/symbols" |
+        grep -Ev '^([A-Za-z_][A-Za-z0-9_]*( ?[*&])* )?(callwire::|cw_|std::|__gnu_cxx::)' || true)
 internal=$(grep -E 'callwire::(detail|http|net|xml::detail)::|Impl\b' "$work/symbols" || true)
 if [ -n "$stray" ] || [ -n "$internal" ]; then
   printf '%s\n' "$stray" "$internal" | sed '/^$/d' | head -n 40 >&2

@@ -1,0 +1,47 @@
+// Internal: how requests and answers are framed on a listener's connections, HTTP/1.1 or SCGI.
+// A connection (http_connection.hpp) reads, checks and answers through this and never asks
+// which; each framing is an I/O-free parser and writer from src/http.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "callwire/buffer.hpp"
+#include "http/request_parser.hpp"
+#include "http/response_writer.hpp"
+
+namespace callwire::detail {
+
+enum class FramingKind : uint8_t { Http, Scgi };
+
+class RequestFraming {
+ public:
+  virtual ~RequestFraming() = default;
+
+  // The request parser (RequestParser's contract; a virtual call per read, not per byte).
+  virtual http::ParseResult parse(std::string_view input, Buffer& chunked_body) = 0;
+  virtual void reset() noexcept = 0;
+  virtual bool headers_complete() const noexcept = 0;
+  virtual const http::Request& request() const noexcept = 0;
+
+  /// Writes the head of an answer into the gap before its body (place_response_head's
+  /// contract): returns where the answer starts, or http::kNoRoom.
+  virtual size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) = 0;
+  /// Appends a whole error answer (the connection closes after it).
+  virtual void append_error(Buffer& out, int status, std::span<const http::Header> extra,
+                            std::string_view date) = 0;
+  /// The client behind a gateway, when the framing says (SCGI's REMOTE_ADDR and REMOTE_PORT),
+  /// and the user the gateway authenticated (REMOTE_USER); empty otherwise.
+  virtual std::string gateway_peer() const { return {}; }
+  virtual std::string_view gateway_user() const { return {}; }
+};
+
+std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits);
+
+/// What a connection refused at the cap is sent before it is closed.
+std::string_view over_capacity_answer(FramingKind kind) noexcept;
+
+}  // namespace callwire::detail

@@ -174,3 +174,163 @@ TEST(ScgiResponseParser, ResetReadsAnotherAnswer) {
 
 }  // namespace
 }  // namespace callwire::http
+
+// ---- the server's side ----
+
+namespace callwire::http {
+namespace {
+
+std::string netstring(const std::string& block) {
+  return std::to_string(block.size()) + ":" + block + ",";
+}
+
+// What nginx's scgi_pass sends (scgi_params and the request's header fields).
+std::string nginx_request(const std::string& body, const std::string& extra = {}) {
+  std::string block = "CONTENT_LENGTH\0"s + std::to_string(body.size()) + "\0"s +
+                      "SCGI\0" "1\0" "REQUEST_METHOD\0" "POST\0" "REQUEST_URI\0" "/RPC2\0"
+                      "QUERY_STRING\0" "\0" "CONTENT_TYPE\0" "text/xml\0"
+                      "SERVER_PROTOCOL\0" "HTTP/1.1\0" "REMOTE_ADDR\0" "127.0.0.1\0"
+                      "REMOTE_PORT\0" "51234\0" "HTTP_HOST\0" "127.0.0.1:8080\0"
+                      "HTTP_USER_AGENT\0" "Python-xmlrpc/3.11\0"
+                      "HTTP_ACCEPT_ENCODING\0" "gzip\0"s + extra;
+  return netstring(block) + body;
+}
+
+struct ParsedRequest {
+  ParseStatus status;
+  size_t consumed;
+  int http_status;
+  std::string method, target, body, agent, content_type, host, remote;
+  bool accept_gzip = false, keep_alive = true;
+  size_t headers = 0;
+  bool operator==(const ParsedRequest&) const = default;
+};
+
+ParsedRequest capture(const ScgiRequestParser& p, ParseResult r) {
+  ParsedRequest o{r.status, r.consumed, r.http_status};
+  if (r.status != ParseStatus::Complete) return o;
+  const Request& q = p.request();
+  o.method = q.method;
+  o.target = q.target;
+  o.body = q.body;
+  o.agent = q.find_header("user-agent");
+  o.content_type = q.find_header("Content-Type");
+  o.host = q.host;
+  o.remote = p.variable("REMOTE_ADDR");
+  o.accept_gzip = q.accept_gzip;
+  o.keep_alive = q.keep_alive;
+  o.headers = q.headers.size();
+  return o;
+}
+
+ParsedRequest parse_request_everywhere(std::string_view bytes, RequestLimits limits = {}) {
+  Buffer unused;
+  ScgiRequestParser whole_parser(limits);
+  ParsedRequest whole = capture(whole_parser, whole_parser.parse(bytes, unused));
+  for (size_t split = 0; split <= bytes.size(); ++split) {
+    ScgiRequestParser p(limits);
+    std::string first(bytes.substr(0, split));
+    ParseResult r1 = p.parse(first, unused);
+    if (r1.status == ParseStatus::Error) {
+      EXPECT_EQ(whole.status, ParseStatus::Error) << "split at " << split;
+      continue;
+    }
+    std::string all(bytes);
+    ParsedRequest again = capture(p, p.parse(all, unused));
+    EXPECT_EQ(again, whole) << "split at " << split;
+    if (!(again == whole)) break;
+  }
+  return whole;
+}
+
+TEST(ScgiRequestParser, ReadsWhatNginxSends) {
+  std::string body = "<methodCall><methodName>x</methodName></methodCall>";
+  std::string bytes = nginx_request(body);
+  ParsedRequest r = parse_request_everywhere(bytes + "next");
+  ASSERT_EQ(r.status, ParseStatus::Complete);
+  EXPECT_EQ(r.consumed, bytes.size());
+  EXPECT_EQ(r.method, "POST");
+  EXPECT_EQ(r.target, "/RPC2");
+  EXPECT_EQ(r.body, body);
+  EXPECT_EQ(r.agent, "Python-xmlrpc/3.11");  // HTTP_USER_AGENT as User-Agent
+  EXPECT_EQ(r.content_type, "text/xml");
+  EXPECT_EQ(r.host, "127.0.0.1:8080");
+  EXPECT_EQ(r.remote, "127.0.0.1");
+  EXPECT_TRUE(r.accept_gzip);
+  EXPECT_FALSE(r.keep_alive);
+  EXPECT_EQ(r.headers, 5u);  // Content-Length, Content-Type, Host, User-Agent, Accept-Encoding
+}
+
+TEST(ScgiRequestParser, RefusesBadFramingWithTheRightStatus) {
+  auto status_of = [](std::string_view bytes, RequestLimits limits = {}) {
+    ParsedRequest r = parse_request_everywhere(bytes, limits);
+    EXPECT_EQ(r.status, ParseStatus::Error) << bytes;
+    return r.http_status;
+  };
+  EXPECT_EQ(status_of("GET / HTTP/1.1\r\n\r\n"), 400);  // not SCGI at all
+  EXPECT_EQ(status_of(":"), 400);
+  EXPECT_EQ(status_of("5:abcde;"), 400);                 // no ',' after the netstring
+  EXPECT_EQ(status_of(netstring("SCGI\0" "1\0" "CONTENT_LENGTH\0" "0\0"s)), 400);  // not first
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0"s)), 400);                 // no SCGI=1
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "2\0"s)), 400);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "x\0" "SCGI\0" "1\0"s)), 400);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1"s)), 400);  // unterminated
+  EXPECT_EQ(status_of("12345678901:"), 431);
+  RequestLimits tiny;
+  tiny.max_header_bytes = 64;
+  tiny.max_headers = 2;
+  tiny.max_body = 10;
+  EXPECT_EQ(status_of(nginx_request("x"), tiny), 431);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "11\0" "SCGI\0" "1\0"s), tiny), 413);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "99999999999999999999999\0" "SCGI\0" "1\0"s)),
+            413);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1\0" "HTTP_A\0" "1\0"
+                                "HTTP_B\0" "2\0"s),
+                      tiny),
+            431);  // three header fields with Content-Length
+}
+
+TEST(ScgiRequestParser, WaitsForTheWholeBodyThenResets) {
+  ScgiRequestParser p;
+  Buffer unused;
+  std::string bytes = nginx_request("0123456789");
+  EXPECT_EQ(p.parse(bytes.substr(0, bytes.size() - 1), unused).status, ParseStatus::Incomplete);
+  EXPECT_TRUE(p.headers_complete());
+  EXPECT_EQ(*p.request().content_length, 10u);
+  EXPECT_EQ(p.parse(bytes, unused).status, ParseStatus::Complete);
+  p.reset();
+  EXPECT_FALSE(p.headers_complete());
+  EXPECT_EQ(p.parse(nginx_request("ab"), unused).status, ParseStatus::Complete);
+  EXPECT_EQ(p.request().body, "ab");
+}
+
+TEST(ScgiAnswers, HeadsInTheGapAndErrors) {
+  Buffer out;
+  out.append(std::string(kResponseHeadGap, ' '));
+  out.append("<x/>");
+  ResponseHead head;
+  head.gzip = true;
+  size_t start = place_scgi_response_head(out, kResponseHeadGap, head);
+  ASSERT_NE(start, kNoRoom);
+  EXPECT_EQ(out.view().substr(start),
+            "Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 4\r\n"
+            "Content-Encoding: gzip\r\n\r\n<x/>");
+  Buffer small;
+  small.append("  <x/>");
+  EXPECT_EQ(place_scgi_response_head(small, 2, {}), kNoRoom);
+
+  Buffer error;
+  Header allow{"Allow", "POST"};
+  ASSERT_TRUE(append_scgi_error_response(error, 405, {&allow, 1}));
+  EXPECT_EQ(error.view(),
+            "Status: 405 Method Not Allowed\r\nAllow: POST\r\nContent-Type: text/plain; "
+            "charset=utf-8\r\nContent-Length: 23\r\n\r\n405 Method Not Allowed\n");
+  Header bad{"Bad Name", "x"};
+  EXPECT_FALSE(append_scgi_error_response(error, 400, {&bad, 1}));
+  EXPECT_EQ(cgi_peer("::1", "80"), "[::1]:80");
+  EXPECT_EQ(cgi_peer("10.0.0.1", ""), "10.0.0.1");
+  EXPECT_EQ(cgi_peer("", "80"), "");
+}
+
+}  // namespace
+}  // namespace callwire::http

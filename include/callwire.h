@@ -324,8 +324,9 @@ typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_da
 /** Everything a server can be told. Zero means the default (see "Options structs" above). */
 typedef struct cw_server_options {
   size_t struct_size;
-  /** "HOST:PORT", "[IPV6]:PORT", ":PORT" (every IPv4 interface) or "unix:PATH". Port 0
-   *  picks a free port (read it back with cw_server_port). Default "127.0.0.1:8080". */
+  /** "HOST:PORT", "[IPV6]:PORT", ":PORT" (every IPv4 interface) or "unix:PATH"; SCGI (for a
+   *  web server in front) as "scgi://HOST:PORT" or "scgi+unix:PATH". Port 0 picks a free port
+   *  (read it back with cw_server_port). Default "127.0.0.1:8080". */
   const char* listen;
   unsigned threads;            /**< event loops; default one per core */
   unsigned handler_threads;    /**< 0: handlers run on the event loops (fastest); N: on a pool of
@@ -615,8 +616,9 @@ typedef struct cw_client_options {
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
 CALLWIRE_API void cw_client_options_init(cw_client_options* options);
 
-/** Makes a client for `url`: "http://[user:password@]host:port/path", "https://...", or
- *  "unix:/path/to/socket". Connects lazily, on the first call. `options` NULL: defaults.
+/** Makes a client for `url`: "http://[user:password@]host:port/path", "https://...",
+ *  "unix:/path/to/socket", or SCGI (rtorrent's protocol) "scgi://host:port[/path]" and
+ *  "scgi+unix:/path/to/socket". Connects lazily, on the first call. `options` NULL: defaults.
  *  CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size); CW_TLS_ERROR
  *  (an unreadable CA file); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,

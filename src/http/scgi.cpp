@@ -344,12 +344,11 @@ ParseResult ScgiRequestParser::parse(std::string_view input, Buffer&) {
     // Decimal digits, then ':' (no more digits than the header limit can have).
     size_t digits = 0;
     while (digits < input.size() && input[digits] >= '0' && input[digits] <= '9') ++digits;
-    if (digits == input.size()) {
-      if (digits > 9) return fail(431);
-      return result_;
-    }
-    if (digits == 0 || input[digits] != ':') return fail(400);
+    // Too many digits is refused as soon as seen, whatever follows: the same answer however
+    // the bytes arrive.
     if (digits > 9) return fail(431);
+    if (digits == input.size()) return result_;
+    if (digits == 0 || input[digits] != ':') return fail(400);
     size_t length = 0;
     std::from_chars(input.data(), input.data() + digits, length);
     if (length > limits_.max_header_bytes) return fail(431);

@@ -1,6 +1,7 @@
-// libFuzzer driver: the HTTP/1.1 request parser.
+// libFuzzer driver: the HTTP/1.1 request parser and the SCGI one.
 //
-// Input: one byte choosing the limits (default or tiny, to reach 413 and 431), two bytes
+// Input: one byte of flags (bit 0: tiny limits, to reach 413 and 431; bit 1: the SCGI parser,
+// whose header names live in the parser and whose method may be missing), two bytes
 // choosing a split offset, then the request bytes. For any input: parse never crashes or reads
 // outside the input (every copy is exactly sized); an error carries 400, 413, 431, 501 or 505;
 // a Complete request has consumed <= size and every view inside the input (the chunked body
@@ -16,10 +17,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "callwire/buffer.hpp"
 #include "http/request_parser.hpp"
+#include "http/scgi.hpp"
 
 namespace {
 
@@ -30,6 +33,7 @@ using callwire::http::ParseStatus;
 using callwire::http::Request;
 using callwire::http::RequestLimits;
 using callwire::http::RequestParser;
+using callwire::http::ScgiRequestParser;
 
 [[noreturn]] void fail(const char* what) {
   std::fprintf(stderr, "\n*** http_request_fuzz: %s\n", what);
@@ -60,8 +64,10 @@ bool inside(std::string_view v, std::string_view whole) {
   return p >= b && p + v.size() <= b + whole.size();
 }
 
-Outcome capture(const RequestParser& parser, ParseResult r, std::string_view input,
-                const Buffer& body) {
+template <class Parser>
+Outcome capture(const Parser& parser, ParseResult r, std::string_view input, const Buffer& body,
+                const RequestLimits& limits) {
+  constexpr bool kScgi = std::is_same_v<Parser, ScgiRequestParser>;
   Outcome o{r.status, r.consumed, r.http_status, {}};
   if (r.status == ParseStatus::Error) {
     int s = r.http_status;
@@ -75,10 +81,11 @@ Outcome capture(const RequestParser& parser, ParseResult r, std::string_view inp
   const Request& q = parser.request();
   for (std::string_view v : {q.method, q.target, q.host, q.authorization, q.content_encoding})
     if (!inside(v, request_bytes)) fail("a view outside the request");
-  if (q.method.empty() || q.target.empty()) fail("empty method or target");
+  if (!kScgi && (q.method.empty() || q.target.empty())) fail("empty method or target");
+  if (kScgi && q.keep_alive) fail("SCGI kept alive");
   for (const Header& h : q.headers) {
     if (h.name.empty()) fail("empty header name");
-    if (!inside(h.name, request_bytes) || !inside(h.value, request_bytes))
+    if ((!kScgi && !inside(h.name, request_bytes)) || !inside(h.value, request_bytes))
       fail("a header outside the request");
   }
   if (q.chunked) {
@@ -88,8 +95,8 @@ Outcome capture(const RequestParser& parser, ParseResult r, std::string_view inp
     if (!inside(q.body, request_bytes)) fail("body outside the request");
     if (q.body.size() != q.content_length.value_or(0)) fail("body size != Content-Length");
   }
-  if (q.body.size() > parser.limits().max_body) fail("body over max_body");
-  if (q.headers.size() > parser.limits().max_headers) fail("too many headers");
+  if (q.body.size() > limits.max_body) fail("body over max_body");
+  if (q.headers.size() > limits.max_headers) fail("too many headers");
   put(o.flat, q.method);
   put(o.flat, q.target);
   for (const Header& h : q.headers) {
@@ -115,12 +122,56 @@ std::unique_ptr<char[]> copy(std::string_view s) {
   return p;
 }
 
+template <class Parser>
 Outcome parse_once(std::string_view input, const RequestLimits& limits) {
-  RequestParser parser(limits);
+  Parser parser(limits);
   Buffer body;
   auto c = copy(input);
   std::string_view view(c.get(), input.size());
-  return capture(parser, parser.parse(view, body), view, body);
+  return capture(parser, parser.parse(view, body), view, body, limits);
+}
+
+template <class Parser>
+void check(std::string_view input, const RequestLimits& limits, size_t split) {
+  Outcome whole = parse_once<Parser>(input, limits);
+
+  // Two parts; the storage moves between the calls.
+  {
+    Parser parser(limits);
+    Buffer body;
+    auto first = copy(input.substr(0, split));
+    ParseResult r1 = parser.parse({first.get(), split}, body);
+    if (r1.status == ParseStatus::Complete && r1.consumed > split) fail("consumed > size");
+    first.reset();
+    auto second = copy(input);
+    std::string_view view(second.get(), input.size());
+    Outcome o = capture(parser, parser.parse(view, body), view, body, limits);
+    if (!(o == whole)) fail("split at an offset changed the outcome");
+  }
+
+  // One byte at a time, bounded work.
+  if (input.size() <= 2048) {
+    Parser parser(limits);
+    Buffer body;
+    std::string grown;
+    ParseResult r;
+    for (size_t i = 0; i < input.size(); ++i) {
+      grown.push_back(input[i]);
+      r = parser.parse(grown, body);
+      if (r.status != ParseStatus::Incomplete) break;
+    }
+    if constexpr (std::is_same_v<Parser, RequestParser>) {
+      if (parser.bytes_scanned() > 2 * grown.size() + 4) fail("bytes_scanned not linear");
+    }
+    Outcome o = capture(parser, r, grown, body, limits);
+    if (!(o == whole)) fail("byte-at-a-time changed the outcome");
+  }
+
+  // The consumed prefix is a request on its own.
+  if (whole.status == ParseStatus::Complete) {
+    Outcome alone = parse_once<Parser>(input.substr(0, whole.consumed), limits);
+    if (!(alone == whole)) fail("the consumed prefix parses differently");
+  }
 }
 
 }  // namespace
@@ -136,43 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t split = (size_t(data[1]) << 8) | data[2];
   std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
   split %= input.size() + 1;
-
-  Outcome whole = parse_once(input, limits);
-
-  // Two parts; the storage moves between the calls.
-  {
-    RequestParser parser(limits);
-    Buffer body;
-    auto first = copy(input.substr(0, split));
-    ParseResult r1 = parser.parse({first.get(), split}, body);
-    if (r1.status == ParseStatus::Complete && r1.consumed > split) fail("consumed > size");
-    first.reset();
-    auto second = copy(input);
-    std::string_view view(second.get(), input.size());
-    Outcome o = capture(parser, parser.parse(view, body), view, body);
-    if (!(o == whole)) fail("split at an offset changed the outcome");
-  }
-
-  // One byte at a time, bounded work.
-  if (input.size() <= 2048) {
-    RequestParser parser(limits);
-    Buffer body;
-    std::string grown;
-    ParseResult r;
-    for (size_t i = 0; i < input.size(); ++i) {
-      grown.push_back(input[i]);
-      r = parser.parse(grown, body);
-      if (r.status != ParseStatus::Incomplete) break;
-    }
-    if (parser.bytes_scanned() > 2 * grown.size() + 4) fail("bytes_scanned not linear");
-    Outcome o = capture(parser, r, grown, body);
-    if (!(o == whole)) fail("byte-at-a-time changed the outcome");
-  }
-
-  // The consumed prefix is a request on its own.
-  if (whole.status == ParseStatus::Complete) {
-    Outcome alone = parse_once(input.substr(0, whole.consumed), limits);
-    if (!(alone == whole)) fail("the consumed prefix parses differently");
-  }
+  if (data[0] & 2) check<ScgiRequestParser>(input, limits, split);
+  else check<RequestParser>(input, limits, split);
   return 0;
 }

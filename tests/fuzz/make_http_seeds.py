@@ -8,7 +8,8 @@
 
 Each seed is the drivers' 3-byte prefix (flags; a big-endian split offset) and one message.
 The flags byte: bit 0 = tiny limits; bit 1 (response driver) = the connection ends after the
-input; bit 2 (response driver) = the SCGI parser. Every message is written with the split in its middle, plain and with tiny limits,
+input; bit 2 (response driver) or bit 1 (request driver, whose bit 1 means nothing else) =
+the SCGI parser. Every message is written with the split in its middle, plain and with tiny limits,
 and response messages once more ending with the connection.
 Run it again after changing the messages; it removes the *.bin seeds it no longer produces
 (never the hash-named inputs that fuzzing found).
@@ -101,6 +102,8 @@ def seeds(messages, flag_sets):
         for flags in flag_sets:
             suffix = {0: "", 1: "_tiny", 2: "_eof", 3: "_tiny_eof", 4: "", 5: "_tiny",
                       6: "_eof"}[flags]
+            if name.startswith("scgi_") and flags in (2, 3) and messages is not SCGI_RESPONSES:
+                suffix = {2: "", 3: "_tiny"}[flags]
             out[name + suffix + ".bin"] = bytes([flags, split >> 8, split & 0xff]) + msg
     return out
 
@@ -118,7 +121,23 @@ def write(driver, files):
     print("%s: %d seeds" % (driver, len(files)))
 
 
-write("http_request_fuzz", seeds(REQUESTS, (0, 1)))
+# SCGI requests (the request driver's flag bit 1), as nginx's scgi_pass and our client send them.
+def netstring(pairs):
+    block = b"".join(name + b"\0" + value + b"\0" for name, value in pairs)
+    return b"%d:" % len(block) + block + b","
+
+
+SCGI_REQUESTS = {
+    "scgi_nginx": netstring([(b"CONTENT_LENGTH", b"%d" % len(BODY)), (b"SCGI", b"1"),
+                             (b"REQUEST_METHOD", b"POST"), (b"REQUEST_URI", b"/RPC2"),
+                             (b"CONTENT_TYPE", b"text/xml"), (b"REMOTE_ADDR", b"127.0.0.1"),
+                             (b"REMOTE_PORT", b"50000"), (b"HTTP_HOST", b"localhost"),
+                             (b"HTTP_ACCEPT_ENCODING", b"gzip"),
+                             (b"HTTP_USER_AGENT", b"Python-xmlrpc/3.11")]) + BODY,
+    "scgi_no_scgi": netstring([(b"CONTENT_LENGTH", b"0")]),
+    "scgi_length_not_first": netstring([(b"SCGI", b"1"), (b"CONTENT_LENGTH", b"0")]),
+}
+write("http_request_fuzz", {**seeds(REQUESTS, (0, 1)), **seeds(SCGI_REQUESTS, (2, 3))})
 
 ADD = (b"<?xml version='1.0'?><methodCall><methodName>sample.add</methodName><params>"
        b"<param><value><int>2</int></value></param><param><value><i4>3</i4></value></param>"

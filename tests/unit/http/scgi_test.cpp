@@ -276,6 +276,7 @@ TEST(ScgiRequestParser, RefusesBadFramingWithTheRightStatus) {
   EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "x\0" "SCGI\0" "1\0"s)), 400);
   EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1"s)), 400);  // unterminated
   EXPECT_EQ(status_of("12345678901:"), 431);
+  EXPECT_EQ(status_of("12345678901x"), 431);  // the same however the bytes arrive (fuzz)
   RequestLimits tiny;
   tiny.max_header_bytes = 64;
   tiny.max_headers = 2;

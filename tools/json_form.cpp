@@ -2,7 +2,6 @@
 // and a reader on simdjson's On Demand API, chosen over its DOM because On Demand can say where
 // in the text an error is.
 #include "json_form.hpp"
-#include "base/base64.hpp"
 
 #include <simdjson.h>
 
@@ -15,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "callwire/base64.hpp"
+
 namespace callwire::json_form {
 
 namespace {
@@ -22,13 +23,9 @@ namespace {
 namespace od = simdjson::ondemand;
 
 // ---------------------------------------------------------------------------------------------
-// UTF-8 and base64 (the library's own, src/base/base64.hpp: the tools are built in-tree).
+// UTF-8 and base64 (the library's, callwire/base64.hpp).
 
-void append_base64(std::string& out, std::span<const uint8_t> in) {
-  size_t at = out.size();
-  out.resize(at + base64::encoded_size(in.size()));
-  base64::encode(in.data(), in.size(), out.data() + at);
-}
+void append_base64(std::string& out, std::span<const uint8_t> in) { out += base64_encode(in); }
 
 // The length (1..4) of the well-formed UTF-8 sequence at the start of p[0..n), or 0 when there
 // is none; then `bad` is the length of its maximal subpart (Unicode §3.9, "U+FFFD Substitution of
@@ -700,14 +697,9 @@ class JsonReader {
       if (!expect(v, od::json_type::string, "$base64")) return false;
       std::string_view s;
       if (auto e = v.get_string().get(s)) return syntax(e);
-      std::string bytes(base64::max_decoded_size(s.size()), '\0');
-      size_t error_at = 0;
-      long n = base64::decode(s, reinterpret_cast<unsigned char*>(bytes.data()), error_at);
-      if (n < 0)
-        return form(error_at < s.size()
-                        ? "$base64: unexpected character at offset " + std::to_string(error_at)
-                        : std::string("$base64: the text ends in the middle of a group of four"));
-      out = Value::bytes(bytes.data(), size_t(n));
+      Result<std::vector<uint8_t>> bytes = base64_decode(s);
+      if (!bytes) return form("$base64: " + bytes.error().message);
+      out = Value::bytes(bytes->data(), bytes->size());
       return true;
     }
     if (tag == "$struct") {

@@ -1,11 +1,14 @@
 #include "base/base64.hpp"
 
+#include "callwire/base64.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace callwire {
 namespace {
@@ -133,6 +136,23 @@ TEST(Base64, EveryBadByteAtEveryPositionOfAWideBlock) {
     spaced.insert(at, "\r\n");
     ASSERT_EQ(decode(spaced), std::string(72, 'q')) << at;
   }
+}
+
+// The public API (callwire/base64.hpp) over the same code.
+TEST(Base64, PublicEncodeAndDecode) {
+  std::vector<uint8_t> bytes;
+  for (int i = 0; i < 1000; ++i) bytes.push_back(uint8_t(i * 7));
+  std::string text = base64_encode(bytes);
+  EXPECT_EQ(text.size(), 1336u);
+  EXPECT_EQ(base64_decode(text).value(), bytes);
+  EXPECT_EQ(base64_encode(std::vector<uint8_t>{'f', 'o', 'o', 'b'}), "Zm9vYg==");
+  EXPECT_EQ(base64_decode("Zm9v\r\nYg").value(), (std::vector<uint8_t>{'f', 'o', 'o', 'b'}));
+  EXPECT_TRUE(base64_decode("").value().empty());
+  Result<std::vector<uint8_t>> bad = base64_decode("Zm9v!");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Errc::InvalidArgument);
+  EXPECT_NE(bad.error().message.find("offset 4"), std::string::npos);
+  EXPECT_NE(base64_decode("Zm9vY").error().message.find("group of four"), std::string::npos);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
  *
  *   sample_add_server [--listen ADDRESS]
  *
- * ADDRESS is "HOST:PORT", "[IPV6]:PORT" or "unix:PATH"; the default 127.0.0.1:0 lets the
+ * ADDRESS is "HOST:PORT", "[IPV6]:PORT", "unix:PATH", or "scgi://HOST:PORT" for a web server in
+ * front (examples/nginx/callwire-scgi.conf); the default 127.0.0.1:0 lets the
  * system pick a free port. The server prints "listening on URL" once it accepts calls, and
  * stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Try it with sample_add_client URL. */
 #define _POSIX_C_SOURCE 200809L

@@ -375,9 +375,16 @@ ParseResult ScgiRequestParser::parse(std::string_view input, Buffer&) {
 
 std::string cgi_peer(std::string_view address, std::string_view port) {
   if (address.empty()) return {};
-  std::string peer = address.find(':') != std::string_view::npos ? "[" + std::string(address) + "]"
-                                                                 : std::string(address);
-  if (!port.empty()) peer += ":" + std::string(port);
+  const bool v6 = address.find(':') != std::string_view::npos;
+  std::string peer;
+  peer.reserve(address.size() + port.size() + 3);
+  if (v6) peer += '[';
+  peer += address;
+  if (v6) peer += ']';
+  if (!port.empty()) {
+    peer += ':';
+    peer += port;
+  }
   return peer;
 }
 

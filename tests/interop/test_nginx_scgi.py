@@ -20,9 +20,11 @@ import xmlrpc.client
 
 import pytest
 
-from conftest import STOP_TIMEOUT, ServerProcess
+from conftest import REPO, STOP_TIMEOUT, ServerProcess
 
 HTTP_TIMEOUT = 10.0
+# The example configuration, included as a user would include it.
+EXAMPLE = REPO / "examples" / "nginx" / "callwire-scgi.conf"
 
 
 class Nginx:
@@ -38,6 +40,9 @@ class Nginx:
         self.port = self.listener.getsockname()[1]
         self.error_log = directory / "error.log"
         config = directory / "nginx.conf"
+        # Relative includes resolve beside the configuration file, where Debian keeps
+        # scgi_params next to its own nginx.conf.
+        shutil.copy("/etc/nginx/scgi_params", directory / "scgi_params")
         # As root, nginx's workers would run as nobody, who cannot write the request bodies it
         # buffers into this private directory: keep them as root (a user who is not root has
         # its workers run as itself anyway).
@@ -57,13 +62,10 @@ http {{
   fastcgi_temp_path {directory}/fastcgi;
   uwsgi_temp_path {directory}/uwsgi;
   scgi_temp_path {directory}/scgi;
-  client_max_body_size 64m;
+  upstream callwire_scgi {{ server {backend}; }}
   server {{
     listen 127.0.0.1:{self.port};
-    location /RPC2 {{
-      include /etc/nginx/scgi_params;
-      scgi_pass {backend};
-    }}
+    include {EXAMPLE};
   }}
 }}
 """)
@@ -180,3 +182,18 @@ def test_nginx_answers_502_once_the_backend_is_gone(callwire_bin, tmp_path_facto
         assert status == 502
     finally:
         web.stop()
+
+
+def test_the_c_example_server_behind_nginx(tmp_path_factory):
+    """examples/c/sample_add_server.c, unchanged, listening for SCGI: the listen string is all."""
+    program = os.environ.get("SAMPLE_ADD_SERVER_C")
+    if not program or not os.access(program, os.X_OK):
+        pytest.fail("SAMPLE_ADD_SERVER_C is not set to the built example (ctest sets it)")
+    server = ServerProcess([program, "--listen", "scgi://127.0.0.1:0"])
+    assert server.url.startswith("scgi://127.0.0.1:")
+    web = Nginx(tmp_path_factory.mktemp("nginx-example"), server.url[len("scgi://"):].split("/")[0])
+    try:
+        assert proxy(web).sample.add(40, 2) == 42, web.log()
+    finally:
+        web.stop()
+        assert server.stop() == 0, server.stderr()

@@ -1,14 +1,13 @@
 #include "callwire/client.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <mutex>
 #include <optional>
-#include <thread>
 
+#include "client/async_engine.hpp"
 #include "client/client_connection.hpp"
+#include "client/connection_pool.hpp"
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
@@ -22,12 +21,11 @@ namespace callwire {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using detail::AsyncEngine;
 using detail::ClientConnection;
 
 // Room before the XML for the request head, written once the body's length is known.
 constexpr size_t kRequestHeadRoom = 512;
-
-class AsyncEngine;
 
 }  // namespace
 
@@ -41,15 +39,14 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::vector<http::Header> extra_headers;  // views into options.headers
   Buffer fixed_head;  // the request head but its framing: the same for every call
 
-  std::mutex pool_mutex;
-  std::vector<std::unique_ptr<ClientConnection>> idle;
+  std::unique_ptr<detail::ConnectionPool> pool;  // made by create(): it needs the settings
 
   std::mutex async_mutex;
   std::unique_ptr<AsyncEngine> async;
 
   ~Impl();
-  std::unique_ptr<ClientConnection> take();
-  void give_back(std::unique_ptr<ClientConnection> c);
+  std::unique_ptr<ClientConnection> take() { return pool->take(); }
+  void give_back(std::unique_ptr<ClientConnection> c) { pool->give_back(std::move(c)); }
   // Writes the whole HTTP request for the call into c.request(); returns where it starts.
   Result<size_t> build_request(ClientConnection& c, std::string_view method,
                                std::span<const Value> params, const CallOptions& call,
@@ -73,168 +70,13 @@ struct CALLWIRE_LOCAL Client::Impl {
   AsyncEngine& engine();
 };
 
-namespace {
-
-// The asynchronous calls: one I/O thread with an event loop drives the connections' state
-// machines; at most options.max_connections exchanges run at once, the rest wait in order.
-class AsyncEngine final {
- public:
-  struct Call {
-    std::unique_ptr<ClientConnection> connection;
-    size_t offset = 0;
-    Clock::time_point deadline;
-    std::function<void(Result<Value>)> done;
-    bool retried = false;
-  };
-
-  explicit AsyncEngine(Client::Impl& client) : client_(client) {
-    auto loop = net::EventLoop::create();
-    if (loop) loop_ = std::move(*loop);
-    if (loop_)
-      thread_ = std::thread([this] {
-        loop_->run(
-            std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
-      });
-  }
-
-  ~AsyncEngine() {
-    if (!loop_) return;
-    loop_->post([this] {
-      stopping_ = true;
-      if (active_.empty()) loop_->quit();
-    });
-    thread_.join();
-  }
-
-  bool ok() const noexcept { return loop_ != nullptr; }
-
-  void post(std::function<void()> task) { loop_->post(std::move(task)); }
-
-  void submit(Call call) {
-    auto* c = new Call(std::move(call));
-    loop_->post([this, c] {
-      queue_.push_back(std::unique_ptr<Call>(c));
-      start_queued();
-    });
-  }
-
- private:
-  struct Active final : net::Watcher {
-    AsyncEngine* engine;
-    std::unique_ptr<Call> call;
-    uint32_t interest = 0;
-    int registered_fd = -1;
-    void on_event(uint32_t) override { engine->advance(this); }
-  };
-
-  void start_queued() {
-    while (!queue_.empty() && active_.size() < client_.options.max_connections) {
-      auto* a = new Active;
-      a->engine = this;
-      a->call = std::move(queue_.front());
-      queue_.pop_front();
-      active_.push_back(a);
-      a->call->connection->begin(a->call->offset);
-      advance(a);
-    }
-  }
-
-  void advance(Active* a) {
-    ClientConnection& c = *a->call->connection;
-    ClientConnection::Wait w = c.step();
-    if (w == ClientConnection::Wait::None) {
-      finish(a);
-      return;
-    }
-    uint32_t events = w == ClientConnection::Wait::Read ? EPOLLIN : EPOLLOUT;
-    if (a->registered_fd != c.fd()) {
-      if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
-      a->registered_fd = c.fd();
-      a->interest = events;
-      if (!loop_->add(c.fd(), events, a)) {
-        c.fail(Error(Errc::ConnectFailed, "cannot watch the socket"));
-        finish(a);
-      }
-    } else if (a->interest != events) {
-      a->interest = events;
-      loop_->modify(c.fd(), events, a);
-    }
-  }
-
-  void finish(Active* a) {
-    if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
-    a->registered_fd = -1;
-    std::unique_ptr<Call> call = std::move(a->call);
-    std::erase(active_, a);
-    delete a;
-    ClientConnection& c = *call->connection;
-    if (c.stale() && !call->retried && Clock::now() < call->deadline) {
-      // A kept-alive connection the server had closed: once more on a fresh one, to the
-      // same addresses (no name lookup on this thread).
-      call->retried = true;
-      c.reuse_addresses();
-      queue_.push_front(std::move(call));
-      start_queued();
-      return;
-    }
-    Result<Value> result = std::move(c.result());
-    client_.give_back(std::move(call->connection));
-    call->done(std::move(result));
-    start_queued();
-    if (stopping_ && active_.empty() && queue_.empty()) loop_->quit();
-  }
-
-  void sweep() {
-    auto now = Clock::now();
-    std::vector<Active*> late;
-    for (Active* a : active_)
-      if (now >= a->call->deadline) late.push_back(a);
-    for (Active* a : late) {
-      a->call->connection->fail(Error(Errc::Timeout, "no answer before the deadline"));
-      a->call->retried = true;
-      finish(a);
-    }
-    while (!queue_.empty() && now >= queue_.front()->deadline) {
-      std::unique_ptr<Call> call = std::move(queue_.front());
-      queue_.pop_front();
-      call->done(Error(Errc::Timeout, "no connection free before the deadline"));
-    }
-  }
-
-  Client::Impl& client_;
-  std::unique_ptr<net::EventLoop> loop_;
-  std::thread thread_;
-  std::deque<std::unique_ptr<Call>> queue_;
-  std::vector<Active*> active_;
-  bool stopping_ = false;
-};
-
-}  // namespace
 
 Client::Impl::~Impl() { async.reset(); }
 
 AsyncEngine& Client::Impl::engine() {
   std::lock_guard lock(async_mutex);
-  if (!async) async = std::make_unique<AsyncEngine>(*this);
+  if (!async) async = std::make_unique<AsyncEngine>(*pool, options.max_connections);
   return *async;
-}
-
-std::unique_ptr<ClientConnection> Client::Impl::take() {
-  {
-    std::lock_guard lock(pool_mutex);
-    if (!idle.empty()) {
-      auto c = std::move(idle.back());
-      idle.pop_back();
-      return c;
-    }
-  }
-  return std::make_unique<ClientConnection>(settings);
-}
-
-void Client::Impl::give_back(std::unique_ptr<ClientConnection> c) {
-  if (!c->reusable()) return;
-  std::lock_guard lock(pool_mutex);
-  if (idle.size() < options.max_connections) idle.push_back(std::move(c));
 }
 
 Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
@@ -374,6 +216,7 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   s.response_limits.max_body = o.max_response_size;
   s.reader_limits = o.reader_limits;
   s.max_response_size = o.max_response_size;
+  impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));
 }
 

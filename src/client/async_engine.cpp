@@ -1,0 +1,107 @@
+#include "client/async_engine.hpp"
+
+namespace callwire::detail {
+
+AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight)
+    : pool_(pool), max_in_flight_(max_in_flight) {
+  auto loop = net::EventLoop::create();
+  if (loop) loop_ = std::move(*loop);
+  if (loop_)
+    thread_ = std::thread([this] {
+      loop_->run(
+          std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
+    });
+}
+
+AsyncEngine::~AsyncEngine() {
+  if (!loop_) return;
+  loop_->post([this] {
+    stopping_ = true;
+    if (active_.empty()) loop_->quit();
+  });
+  thread_.join();
+}
+
+void AsyncEngine::submit(Call call) {
+  auto* c = new Call(std::move(call));
+  loop_->post([this, c] {
+    queue_.push_back(std::unique_ptr<Call>(c));
+    start_queued();
+  });
+}
+
+void AsyncEngine::start_queued() {
+  while (!queue_.empty() && active_.size() < max_in_flight_) {
+    auto* a = new Active;
+    a->engine = this;
+    a->call = std::move(queue_.front());
+    queue_.pop_front();
+    active_.push_back(a);
+    a->call->connection->begin(a->call->offset);
+    advance(a);
+  }
+}
+
+void AsyncEngine::advance(Active* a) {
+  ClientConnection& c = *a->call->connection;
+  ClientConnection::Wait w = c.step();
+  if (w == ClientConnection::Wait::None) {
+    finish(a);
+    return;
+  }
+  uint32_t events = w == ClientConnection::Wait::Read ? EPOLLIN : EPOLLOUT;
+  if (a->registered_fd != c.fd()) {
+    if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
+    a->registered_fd = c.fd();
+    a->interest = events;
+    if (!loop_->add(c.fd(), events, a)) {
+      c.fail(Error(Errc::ConnectFailed, "cannot watch the socket"));
+      finish(a);
+    }
+  } else if (a->interest != events) {
+    a->interest = events;
+    loop_->modify(c.fd(), events, a);
+  }
+}
+
+void AsyncEngine::finish(Active* a) {
+  if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
+  a->registered_fd = -1;
+  std::unique_ptr<Call> call = std::move(a->call);
+  std::erase(active_, a);
+  delete a;
+  ClientConnection& c = *call->connection;
+  if (c.stale() && !call->retried && Clock::now() < call->deadline) {
+    // A kept-alive connection the server had closed: once more on a fresh one, to the
+    // same addresses (no name lookup on this thread).
+    call->retried = true;
+    c.reuse_addresses();
+    queue_.push_front(std::move(call));
+    start_queued();
+    return;
+  }
+  Result<Value> result = std::move(c.result());
+  pool_.give_back(std::move(call->connection));
+  call->done(std::move(result));
+  start_queued();
+  if (stopping_ && active_.empty() && queue_.empty()) loop_->quit();
+}
+
+void AsyncEngine::sweep() {
+  auto now = Clock::now();
+  std::vector<Active*> late;
+  for (Active* a : active_)
+    if (now >= a->call->deadline) late.push_back(a);
+  for (Active* a : late) {
+    a->call->connection->fail(Error(Errc::Timeout, "no answer before the deadline"));
+    a->call->retried = true;
+    finish(a);
+  }
+  while (!queue_.empty() && now >= queue_.front()->deadline) {
+    std::unique_ptr<Call> call = std::move(queue_.front());
+    queue_.pop_front();
+    call->done(Error(Errc::Timeout, "no connection free before the deadline"));
+  }
+}
+
+}  // namespace callwire::detail

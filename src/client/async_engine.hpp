@@ -1,0 +1,67 @@
+// Internal: a client's asynchronous calls. One I/O thread with an event loop drives the
+// connections' state machines (ClientConnection); at most `max_in_flight` exchanges run at once,
+// the rest wait in order, and every one ends by its deadline.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "client/client_connection.hpp"
+#include "client/connection_pool.hpp"
+#include "net/event_loop.hpp"
+
+namespace callwire::detail {
+
+/// Ownership: borrows the pool (it outlives the engine), owns the calls in flight and its
+/// thread. Thread-safety: submit and post from any thread; the rest runs on the I/O thread.
+/// The destructor waits for the calls in flight (each ends by its deadline).
+class AsyncEngine final {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Call {
+    std::unique_ptr<ClientConnection> connection;
+    size_t offset = 0;  ///< where the request starts in connection->request()
+    Clock::time_point deadline;
+    std::function<void(Result<Value>)> done;  ///< runs on the I/O thread
+    bool retried = false;
+  };
+
+  AsyncEngine(ConnectionPool& pool, size_t max_in_flight);
+  ~AsyncEngine();
+
+  /// False when the I/O thread could not be started (no epoll: out of descriptors).
+  bool ok() const noexcept { return loop_ != nullptr; }
+  /// Runs `task` on the I/O thread.
+  void post(std::function<void()> task) { loop_->post(std::move(task)); }
+  /// Starts `call` when a slot is free.
+  void submit(Call call);
+
+ private:
+  struct Active final : net::Watcher {
+    AsyncEngine* engine;
+    std::unique_ptr<Call> call;
+    uint32_t interest = 0;
+    int registered_fd = -1;
+    void on_event(uint32_t) override { engine->advance(this); }
+  };
+
+  void start_queued();
+  void advance(Active* a);
+  void finish(Active* a);
+  void sweep();
+
+  ConnectionPool& pool_;
+  const size_t max_in_flight_;
+  std::unique_ptr<net::EventLoop> loop_;
+  std::thread thread_;
+  std::deque<std::unique_ptr<Call>> queue_;
+  std::vector<Active*> active_;
+  bool stopping_ = false;
+};
+
+}  // namespace callwire::detail

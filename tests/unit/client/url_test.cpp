@@ -1,0 +1,64 @@
+// The URLs a client takes: HTTP, HTTPS, Unix sockets and SCGI, and every refusal.
+#include "client/url.hpp"
+
+#include <gtest/gtest.h>
+
+namespace callwire::detail {
+namespace {
+
+TEST(ClientUrl, Http) {
+  ClientUrl u = parse_client_url("http://user:p%40ss@example.org:8080/RPC2?x#frag", "").value();
+  EXPECT_FALSE(u.tls);
+  EXPECT_FALSE(u.scgi);
+  EXPECT_EQ(u.host, "example.org");
+  EXPECT_EQ(u.port, 8080);
+  EXPECT_EQ(u.path, "/RPC2?x");
+  EXPECT_EQ(u.user, "user");
+  EXPECT_EQ(u.password, "p@ss");
+  EXPECT_EQ(parse_client_url("http://h", "").value().port, 80);
+  EXPECT_EQ(parse_client_url("http://h", "").value().path, "/");
+  EXPECT_EQ(parse_client_url("http://h?q", "").value().path, "/");
+  ClientUrl s = parse_client_url("https://[::1]/x", "").value();
+  EXPECT_TRUE(s.tls);
+  EXPECT_EQ(s.host, "::1");
+  EXPECT_EQ(s.port, 443);
+}
+
+TEST(ClientUrl, UnixSockets) {
+  ClientUrl u = parse_client_url("unix:/run/app.sock", "").value();
+  EXPECT_EQ(u.endpoint.kind, net::Endpoint::Kind::Unix);
+  EXPECT_EQ(u.endpoint.path, "/run/app.sock");
+  EXPECT_EQ(u.path, "/RPC2");
+  EXPECT_EQ(parse_client_url("unix:///run/app.sock", "/api").value().path, "/api");
+}
+
+TEST(ClientUrl, Scgi) {
+  ClientUrl u = parse_client_url("scgi://127.0.0.1:5000", "").value();
+  EXPECT_TRUE(u.scgi);
+  EXPECT_FALSE(u.tls);
+  EXPECT_EQ(u.port, 5000);
+  EXPECT_EQ(u.path, "/");
+  EXPECT_EQ(parse_client_url("scgi://[::1]:5000/RPC2", "").value().path, "/RPC2");
+  ClientUrl local = parse_client_url("scgi+unix:/run/rtorrent.sock", "").value();
+  EXPECT_TRUE(local.scgi);
+  EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
+  EXPECT_EQ(local.endpoint.path, "/run/rtorrent.sock");
+  EXPECT_EQ(local.path, "/RPC2");
+}
+
+TEST(ClientUrl, RefusesWhatItCannotUse) {
+  for (const char* bad :
+       {"ftp://h/", "http://", "http://:80", "http://h:0", "http://h:65536", "http://h:x",
+        "http://[::1", "http://[::1]x", "http://u:%zz@h/", "unix:", "scgi://h",
+        "scgi://u:p@h:1", "scgi+unix:", "nonsense"}) {
+    Result<ClientUrl> u = parse_client_url(bad, "");
+    EXPECT_FALSE(u) << bad;
+    if (!u) {
+      EXPECT_EQ(u.error().code, Errc::InvalidArgument) << bad;
+      EXPECT_NE(u.error().message.find(bad), std::string::npos) << u.error().message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace callwire::detail

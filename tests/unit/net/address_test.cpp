@@ -1,0 +1,72 @@
+// Endpoints as listeners name them (ServerOptions::listen), their text, numeric resolution
+// without a lookup, and peers as CallContext::peer() shows them.
+#include "net/address.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <string>
+
+namespace callwire::net {
+namespace {
+
+TEST(Endpoint, ParsesEveryForm) {
+  Endpoint e = parse_endpoint("127.0.0.1:8080").value();
+  EXPECT_EQ(e.kind, Endpoint::Kind::Tcp);
+  EXPECT_EQ(e.host, "127.0.0.1");
+  EXPECT_EQ(e.port, 8080);
+  EXPECT_EQ(e.to_string(), "127.0.0.1:8080");
+  e = parse_endpoint("[::1]:0").value();
+  EXPECT_EQ(e.host, "::1");
+  EXPECT_EQ(e.port, 0);
+  EXPECT_EQ(e.to_string(), "[::1]:0");
+  e = parse_endpoint(":9000").value();
+  EXPECT_EQ(e.host, "0.0.0.0");
+  e = parse_endpoint("localhost:65535").value();
+  EXPECT_EQ(e.host, "localhost");
+  e = parse_endpoint("unix:/run/app.sock").value();
+  EXPECT_EQ(e.kind, Endpoint::Kind::Unix);
+  EXPECT_EQ(e.path, "/run/app.sock");
+  EXPECT_EQ(e.to_string(), "unix:/run/app.sock");
+}
+
+TEST(Endpoint, RefusesWhatItCannotUse) {
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
+                          "127.0.0.1:80x", "::1:80", "[::1]80", "[::1", "unix:"}) {
+    Result<Endpoint> e = parse_endpoint(bad);
+    EXPECT_FALSE(e) << bad;
+    if (!e) {
+      EXPECT_EQ(e.error().code, Errc::InvalidArgument) << bad;
+    }
+  }
+  EXPECT_FALSE(parse_endpoint("unix:/" + std::string(200, 'x')));  // over sun_path
+}
+
+TEST(Endpoint, LiteralsResolveWithoutALookup) {
+  auto v4 = resolve(parse_endpoint("127.0.0.1:80").value()).value();
+  ASSERT_EQ(v4.size(), 1u);
+  EXPECT_EQ(v4[0].family(), AF_INET);
+  auto v6 = resolve(parse_endpoint("[::1]:80").value()).value();
+  ASSERT_EQ(v6.size(), 1u);
+  EXPECT_EQ(v6[0].family(), AF_INET6);
+  auto unix_socket = resolve(parse_endpoint("unix:/tmp/x.sock").value()).value();
+  ASSERT_EQ(unix_socket.size(), 1u);
+  EXPECT_EQ(unix_socket[0].family(), AF_UNIX);
+}
+
+TEST(Peer, FormatsAddressesAsHandlersSeeThem) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(40312);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(format_peer(reinterpret_cast<sockaddr*>(&a), sizeof a), "127.0.0.1:40312");
+  sockaddr_in6 b{};
+  b.sin6_family = AF_INET6;
+  b.sin6_port = htons(1);
+  b.sin6_addr = in6addr_loopback;
+  EXPECT_EQ(format_peer(reinterpret_cast<sockaddr*>(&b), sizeof b), "[::1]:1");
+}
+
+}  // namespace
+}  // namespace callwire::net

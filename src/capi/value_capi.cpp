@@ -6,7 +6,6 @@
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "capi/capi_internal.hpp"
-#include "capi/capi_test.h"
 #include "value/value_build.hpp"
 
 namespace {
@@ -52,14 +51,6 @@ CW_SAME_TYPE(CW_TYPE_BYTES, Bytes);
 CW_SAME_TYPE(CW_TYPE_ARRAY, Array);
 CW_SAME_TYPE(CW_TYPE_STRUCT, Struct);
 #undef CW_SAME_TYPE
-
-long g_alloc_limit = -1;  // test-only: see capi_test.h
-long g_alloc_count = 0;
-
-bool counting_hook() {
-  ++g_alloc_count;
-  return g_alloc_limit < 0 || g_alloc_count <= g_alloc_limit;
-}
 
 }  // namespace
 
@@ -361,15 +352,5 @@ cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out, 
 }
 
 void cw_free(void* p) { callwire::detail::value_free(p); }
-
-// ---- test-only hooks (src/capi/capi_test.h) ----
-
-void cw_test_fail_allocation_after(long n) {
-  g_alloc_limit = n;
-  g_alloc_count = 0;
-  callwire::detail::set_value_alloc_hook(&counting_hook);
-}
-
-long cw_test_allocation_count(void) { return g_alloc_count; }
 
 }  // extern "C"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "callwire.h"
-#include "capi/capi_test.h"
+#include "alloc_failure.h"
 #include "test_runner.h"
 
 static const char kLong[] = "a string long enough to live on the heap, not inline";

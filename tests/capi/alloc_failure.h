@@ -1,8 +1,9 @@
-/* callwire: test-only C hooks into the library, for the C API's own tests (tests/capi/).
- * NOT part of the public API: not installed, not exported from the shared library (the tests
- * link the static one), not thread-safe. C99. */
-#ifndef CALLWIRE_CAPI_TEST_H
-#define CALLWIRE_CAPI_TEST_H
+/* Allocation-failure injection for the C API's tests: every value allocation (value storage and
+ * cw_value handles) can be made to fail, as if malloc returned NULL. Test code only
+ * (alloc_failure.cpp, over the library's internal allocation hook; the tests link the static
+ * library); nothing of it is in the library. Not thread-safe. C99. */
+#ifndef CALLWIRE_TESTS_CAPI_ALLOC_FAILURE_H
+#define CALLWIRE_TESTS_CAPI_ALLOC_FAILURE_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,4 +22,4 @@ long cw_test_allocation_count(void);
 } /* extern "C" */
 #endif
 
-#endif /* CALLWIRE_CAPI_TEST_H */
+#endif /* CALLWIRE_TESTS_CAPI_ALLOC_FAILURE_H */

@@ -1,14 +1,14 @@
 // The method registry, and what a handler sees of its call.
 #include "callwire/registry.hpp"
 
-#include "http/request_parser.hpp"  // iequals
+#include "base/ascii.hpp"
 #include "server/registry_impl.hpp"
 
 namespace callwire {
 
 const HeaderField* CallContext::find_header(std::string_view name) const noexcept {
   for (const HeaderField& field : headers_)
-    if (http::iequals(field.name, name)) return &field;
+    if (base::iequals(field.name, name)) return &field;
   return nullptr;
 }
 

@@ -158,5 +158,13 @@ SERVER.update({
     "chunked_call.bin": POST + b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % len(ADD) + ADD
                         + b"\r\n0\r\n\r\n",
 })
+SERVER.update({
+    "scgi_add.bin": netstring([(b"CONTENT_LENGTH", b"%d" % len(ADD)), (b"SCGI", b"1"),
+                               (b"REQUEST_METHOD", b"POST"), (b"REQUEST_URI", b"/RPC2"),
+                               (b"REMOTE_ADDR", b"127.0.0.1"), (b"REMOTE_PORT", b"4711")]) + ADD,
+    "scgi_gzip_accept.bin": netstring([(b"CONTENT_LENGTH", b"%d" % len(MULTI)), (b"SCGI", b"1"),
+                                       (b"REQUEST_METHOD", b"POST"), (b"REQUEST_URI", b"/"),
+                                       (b"HTTP_ACCEPT_ENCODING", b"gzip")]) + MULTI,
+})
 write("server_fuzz", SERVER)
 write("http_response_fuzz", {**seeds(RESPONSES, (0, 1, 2)), **seeds(SCGI_RESPONSES, (4, 5, 6))})

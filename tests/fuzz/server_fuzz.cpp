@@ -1,8 +1,10 @@
 // libFuzzer driver for the whole server path a peer can reach: bytes over a real (Unix)
-// socket into a running Server — HTTP parsing, 100-continue, gzip, pipelining, dispatch,
-// answers, closing. Each input (raw bytes: the seeds are plain requests) is sent in up to
-// three pieces cut where a hash of the input says, then the client half-closes; the server must answer and close within two seconds (no hang),
-// never crash (ASan, UBSan), and leak nothing.
+// socket into a running Server — HTTP or SCGI parsing, 100-continue, gzip, pipelining,
+// dispatch, answers, closing. Each input (raw bytes: the seeds are plain requests) goes to the
+// SCGI listener when it starts with a digit (an SCGI request's netstring length) and to the
+// HTTP one otherwise, in up to three pieces cut where a hash of the input says, then the client
+// half-closes; the server must answer and close within three seconds (no hang), never crash
+// (ASan, UBSan), and leak nothing.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -23,19 +25,20 @@ namespace {
 
 using namespace callwire;
 
-std::string socket_path() {
-  static std::string path = [] {
-    char dir[] = "/tmp/callwire-server-fuzz.XXXXXX";
-    if (!mkdtemp(dir)) abort();
-    return std::string(dir) + "/s.sock";
+const std::string& socket_dir() {
+  static std::string dir = [] {
+    char d[] = "/tmp/callwire-server-fuzz.XXXXXX";
+    if (!mkdtemp(d)) abort();
+    return std::string(d);
   }();
-  return path;
+  return dir;
 }
+std::string socket_path(bool scgi) { return socket_dir() + (scgi ? "/scgi.sock" : "/s.sock"); }
 
 Server& server() {
   static Server* s = [] {
     ServerOptions o;
-    o.listen = {"unix:" + socket_path()};
+    o.listen = {"unix:" + socket_path(false), "scgi+unix:" + socket_path(true)};
     o.threads = 1;
     o.max_body = 64 * 1024;
     o.max_header_bytes = 4096;
@@ -74,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, socket_path().c_str(), sizeof a.sun_path - 1);
+  const bool scgi = size > 0 && data[0] >= '0' && data[0] <= '9';
+  std::strncpy(a.sun_path, socket_path(scgi).c_str(), sizeof a.sun_path - 1);
   int rc;
   while ((rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a)) != 0 && errno == EINTR) {
   }

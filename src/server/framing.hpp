@@ -1,5 +1,5 @@
 // Internal: how requests and answers are framed on a listener's connections, HTTP/1.1 or SCGI.
-// A connection (http_connection.hpp) reads, checks and answers through this and never asks
+// A connection (connection.hpp) reads, checks and answers through this and never asks
 // which; each framing is an I/O-free parser and writer from src/http.
 #pragma once
 

@@ -9,7 +9,7 @@
 
 #include "net/address.hpp"
 #include "net/socket.hpp"
-#include "server/http_connection.hpp"
+#include "server/connection.hpp"
 
 namespace callwire::detail {
 
@@ -31,7 +31,7 @@ ServerLoop::ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop)
 ServerLoop::~ServerLoop() {
   reap();
   while (head_) {
-    HttpConnection* c = head_;
+    Connection* c = head_;
     head_ = c->next;
     delete c;
   }
@@ -106,9 +106,9 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       core_.connections.fetch_sub(1);
       continue;
     }
-    HttpConnection* c = nullptr;
+    Connection* c = nullptr;
     try {
-      c = new HttpConnection(*this, std::move(stream),
+      c = new Connection(*this, std::move(stream),
                              net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
                              listener.framing);
     } catch (const std::bad_alloc&) {
@@ -123,7 +123,7 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
   }
 }
 
-void ServerLoop::destroy(HttpConnection* c) {
+void ServerLoop::destroy(Connection* c) {
   if (c->prev)
     c->prev->next = c->next;
   else
@@ -144,8 +144,8 @@ void ServerLoop::on_tick() {
     set_listening(true);
   }
   bool past_grace = stop_seen_ && now_ >= stop_deadline_;
-  for (HttpConnection* c = head_; c;) {
-    HttpConnection* next = c->next;  // sweep may destroy c
+  for (Connection* c = head_; c;) {
+    Connection* next = c->next;  // sweep may destroy c
     if (past_grace && !c->busy())
       c->close();
     else
@@ -155,7 +155,7 @@ void ServerLoop::on_tick() {
   if (stop_seen_) maybe_quit();
 }
 
-void ServerLoop::job_finished(HttpConnection* connection) noexcept {
+void ServerLoop::job_finished(Connection* connection) noexcept {
   {
     std::lock_guard lock(finished_mutex_);
     connection->finished_next = finished_;
@@ -165,13 +165,13 @@ void ServerLoop::job_finished(HttpConnection* connection) noexcept {
 }
 
 void ServerLoop::resume_finished() {
-  HttpConnection* list;
+  Connection* list;
   {
     std::lock_guard lock(finished_mutex_);
     list = std::exchange(finished_, nullptr);
   }
   while (list) {
-    HttpConnection* c = list;
+    Connection* c = list;
     list = c->finished_next;
     c->finished_next = nullptr;
     c->resume_after_job();
@@ -188,7 +188,7 @@ void ServerLoop::after_events(bool woken) {
 }
 
 void ServerLoop::reap() noexcept {
-  while (HttpConnection* c = dead_) {
+  while (Connection* c = dead_) {
     dead_ = c->next;
     delete c;
   }
@@ -198,8 +198,8 @@ void ServerLoop::begin_stop() {
   stop_seen_ = true;
   stop_deadline_ = now_ + core_.options.stop_grace;
   set_listening(false);
-  for (HttpConnection* c = head_; c;) {
-    HttpConnection* next = c->next;
+  for (Connection* c = head_; c;) {
+    Connection* next = c->next;
     c->on_stop();
     c = next;
   }

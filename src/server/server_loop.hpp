@@ -14,7 +14,7 @@
 
 namespace callwire::detail {
 
-class HttpConnection;
+class Connection;
 class ServerLoop;
 
 /// A listening socket as this loop sees it.
@@ -58,10 +58,10 @@ class ServerLoop {
   void accept_from(ListenerWatcher& listener);
   /// Unlinks `connection` (it has closed its socket); it is deleted after the current batch
   /// of events, so a stale event for it in the same batch finds it still there, closed.
-  void destroy(HttpConnection* connection);
+  void destroy(Connection* connection);
   /// A worker finished the job of `connection` (busy, so alive): the loop resumes it after
   /// waking. Any thread; allocates nothing, so a worker out of memory can still hand back.
-  void job_finished(HttpConnection* connection) noexcept;
+  void job_finished(Connection* connection) noexcept;
 
  private:
   ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop);
@@ -78,11 +78,11 @@ class ServerLoop {
   std::unique_ptr<net::EventLoop> loop_;
   Dispatcher dispatcher_;
   std::vector<std::unique_ptr<ListenerWatcher>> listeners_;
-  HttpConnection* head_ = nullptr;  // every open connection of this loop (intrusive list)
-  HttpConnection* dead_ = nullptr;  // closed, deleted after the batch (linked by `next`)
-  // Connections whose worker job is done, linked by HttpConnection::finished_next.
+  Connection* head_ = nullptr;  // every open connection of this loop (intrusive list)
+  Connection* dead_ = nullptr;  // closed, deleted after the batch (linked by `next`)
+  // Connections whose worker job is done, linked by Connection::finished_next.
   std::mutex finished_mutex_;
-  HttpConnection* finished_ = nullptr;
+  Connection* finished_ = nullptr;
   size_t open_ = 0;
   Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then

@@ -1,4 +1,4 @@
-#include "server/http_connection.hpp"
+#include "server/connection.hpp"
 
 #include <sys/socket.h>
 
@@ -57,7 +57,7 @@ std::optional<int64_t> timeout_millis(std::string_view value) {
 
 }  // namespace
 
-HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer,
+Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
                                FramingKind framing)
     : loop_(loop),
       stream_(std::move(stream)),
@@ -66,9 +66,9 @@ HttpConnection::HttpConnection(ServerLoop& loop, net::Stream stream, std::string
   idle_since_ = request_started_ = loop_.now();
 }
 
-HttpConnection::~HttpConnection() { loop_.core().buffer_memory.fetch_sub(accounted_); }
+Connection::~Connection() { loop_.core().buffer_memory.fetch_sub(accounted_); }
 
-void HttpConnection::account_buffers() noexcept {
+void Connection::account_buffers() noexcept {
   // While a worker runs, it may be growing inflated_body_ and job_out_: they are counted
   // when it is done.
   size_t now = in_.capacity() + out_.capacity() + chunked_body_.capacity() +
@@ -80,24 +80,24 @@ void HttpConnection::account_buffers() noexcept {
   accounted_ = now;
 }
 
-bool HttpConnection::over_budget(size_t more) const noexcept {
+bool Connection::over_budget(size_t more) const noexcept {
   if (in_.capacity() - in_.size() >= more) return false;  // no growth
   return loop_.core().buffer_memory.load(std::memory_order_relaxed) + more >
          loop_.core().options.max_buffer_memory;
 }
 
-bool HttpConnection::start() {
+bool Connection::start() {
   interest_ = EPOLLIN;
   return loop_.events().add(stream_.fd(), interest_, this);
 }
 
-void HttpConnection::set_interest(uint32_t events) {
+void Connection::set_interest(uint32_t events) {
   if (events == interest_ || phase_ == Phase::Closed) return;
   interest_ = events;
   loop_.events().modify(stream_.fd(), events, this);
 }
 
-void HttpConnection::close() {
+void Connection::close() {
   if (phase_ == Phase::Closed) return;
   phase_ = Phase::Closed;
   loop_.events().remove(stream_.fd());
@@ -105,7 +105,7 @@ void HttpConnection::close() {
   if (!busy_) loop_.destroy(this);
 }
 
-void HttpConnection::on_event(uint32_t events) {
+void Connection::on_event(uint32_t events) {
   if (phase_ == Phase::Closed) return;  // closed earlier in this batch
   try {
     handle_event(events);
@@ -117,7 +117,7 @@ void HttpConnection::on_event(uint32_t events) {
   account_buffers();
 }
 
-void HttpConnection::handle_event(uint32_t events) {
+void Connection::handle_event(uint32_t events) {
   if (phase_ == Phase::Lingering) {
     linger_read();
     return;
@@ -143,7 +143,7 @@ void HttpConnection::handle_event(uint32_t events) {
   if ((events & (EPOLLIN | EPOLLHUP)) && (interest_ & EPOLLIN)) read_input();
 }
 
-void HttpConnection::read_input() {
+void Connection::read_input() {
   for (;;) {
     size_t want = kReadChunk;
     // A known body: read more of it at once, growing with what has arrived (never reserving
@@ -182,7 +182,7 @@ void HttpConnection::read_input() {
   if (phase_ == Phase::Open) flush();
 }
 
-void HttpConnection::process_input() {
+void Connection::process_input() {
   while (!busy_ && !close_after_write_ && phase_ == Phase::Open &&
          out_.size() - out_sent_ < loop_.core().options.max_pending_output &&
          request_start_ < in_.size()) {
@@ -218,7 +218,7 @@ void HttpConnection::process_input() {
   }
 }
 
-bool HttpConnection::refused_on_head(const http::Request& request) {
+bool Connection::refused_on_head(const http::Request& request) {
   head_checked_ = true;
   http::Header extra{};
   int status = check_head(request, extra);
@@ -226,14 +226,14 @@ bool HttpConnection::refused_on_head(const http::Request& request) {
   return status != 0;
 }
 
-size_t HttpConnection::open_answer(size_t body_hint) {
+size_t Connection::open_answer(size_t body_hint) {
   size_t start = out_.size();
   out_.prepare(kHeadRoom + body_hint);
   out_.commit(kHeadRoom);
   return start;
 }
 
-void HttpConnection::next_request(size_t consumed) {
+void Connection::next_request(size_t consumed) {
   request_start_ += consumed;
   framing_->reset();
   chunked_body_.clear();
@@ -243,7 +243,7 @@ void HttpConnection::next_request(size_t consumed) {
   idle_since_ = loop_.now();
 }
 
-int HttpConnection::check_head(const http::Request& request, http::Header& extra) {
+int Connection::check_head(const http::Request& request, http::Header& extra) {
   if (request.method != "POST") {
     extra = {"Allow", "POST"};
     return 405;
@@ -259,7 +259,7 @@ int HttpConnection::check_head(const http::Request& request, http::Header& extra
   return 0;
 }
 
-bool HttpConnection::authorized(const http::Request& request) {
+bool Connection::authorized(const http::Request& request) {
   if (request.authorization.empty()) return false;
   if (!accepted_authorization_.empty() && request.authorization == accepted_authorization_)
     return true;  // the same credentials as this connection's last accepted request
@@ -271,7 +271,7 @@ bool HttpConnection::authorized(const http::Request& request) {
   return true;
 }
 
-void HttpConnection::handle_request() {
+void Connection::handle_request() {
   const http::Request& request = framing_->request();
   if (!head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
@@ -372,7 +372,7 @@ void HttpConnection::handle_request() {
                response_bytes, started);
 }
 
-int HttpConnection::inflate_body(std::string_view gzipped) {
+int Connection::inflate_body(std::string_view gzipped) {
   inflated_body_.clear();
   // Within max_body, and within what is left of the server's buffer budget.
   const ServerOptions& options = loop_.core().options;
@@ -386,14 +386,14 @@ int HttpConnection::inflate_body(std::string_view gzipped) {
   return 400;
 }
 
-bool HttpConnection::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const {
+bool Connection::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const {
   const size_t min_size = loop_.core().options.gzip_min_size;
   if (!accept_gzip || !min_size || body.size() < min_size) return false;
   z.clear();
   return http::gzip_compress(body, z) && z.size() < body.size();
 }
 
-void HttpConnection::finish_response(size_t start, size_t body_start, BodyCoding coding,
+void Connection::finish_response(size_t start, size_t body_start, BodyCoding coding,
                                      bool keep_alive) {
   Buffer& out = out_;
   bool gzipped = coding == BodyCoding::Gzipped;
@@ -420,7 +420,7 @@ void HttpConnection::finish_response(size_t start, size_t body_start, BodyCoding
   }
 }
 
-void HttpConnection::resume_after_job() noexcept {
+void Connection::resume_after_job() noexcept {
   try {
     job_done();
   } catch (const std::bad_alloc&) {
@@ -431,7 +431,7 @@ void HttpConnection::resume_after_job() noexcept {
   account_buffers();
 }
 
-void HttpConnection::job_done() {
+void Connection::job_done() {
   busy_ = false;
   if (phase_ == Phase::Closed) {
     loop_.destroy(this);
@@ -461,7 +461,7 @@ void HttpConnection::job_done() {
   flush();
 }
 
-void HttpConnection::respond_error(int status, std::span<const http::Header> extra) {
+void Connection::respond_error(int status, std::span<const http::Header> extra) {
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
   if (status == 503 && extra.empty()) extra = {&kRetryAfter, 1};  // a busy server: come back
@@ -469,7 +469,7 @@ void HttpConnection::respond_error(int status, std::span<const http::Header> ext
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 
-void HttpConnection::flush() {
+void Connection::flush() {
   while (out_sent_ < out_.size()) {
     net::IoResult r = stream_.write(out_.data() + out_sent_, out_.size() - out_sent_);
     if (r.status == net::IoStatus::Ok) {
@@ -506,7 +506,7 @@ void HttpConnection::flush() {
   }
 }
 
-void HttpConnection::release_large_buffers() {
+void Connection::release_large_buffers() {
   // After a large request or answer, an idle keep-alive connection should not pin megabytes.
   // Only empty buffers go: one that holds part of a request (a chunked body still arriving)
   // belongs to that request. Never while a worker runs: it reads the request and writes
@@ -524,7 +524,7 @@ void HttpConnection::release_large_buffers() {
   release(job_out_);
 }
 
-void HttpConnection::begin_linger() {
+void Connection::begin_linger() {
   // Nothing more is read into or sent from the buffers: a connection refused for a large
   // request (413, 503, a bomb) must not hold its megabytes through the linger.
   in_ = Buffer();
@@ -542,7 +542,7 @@ void HttpConnection::begin_linger() {
   linger_read();
 }
 
-void HttpConnection::linger_read() {
+void Connection::linger_read() {
   char sink[16 * 1024];
   for (;;) {
     ssize_t n = ::recv(stream_.fd(), sink, sizeof sink, 0);
@@ -557,7 +557,7 @@ void HttpConnection::linger_read() {
   close();
 }
 
-void HttpConnection::sweep(Clock::time_point now) {
+void Connection::sweep(Clock::time_point now) {
   if (busy_ || phase_ == Phase::Closed) return;
   const ServerOptions& options = loop_.core().options;
   if (phase_ == Phase::Lingering) {
@@ -580,7 +580,7 @@ void HttpConnection::sweep(Clock::time_point now) {
   if (now - idle_since_ >= options.idle_timeout) close();
 }
 
-void HttpConnection::on_stop() {
+void Connection::on_stop() {
   if (phase_ != Phase::Open) return;
   // A request partly received is read to its end and answered, with "Connection: close"
   // (handle_request closes after every answer while stopping); past stop_grace the loop
@@ -593,7 +593,7 @@ void HttpConnection::on_stop() {
   if (!busy_ && out_sent_ == out_.size() && request_start_ == in_.size()) close();
 }
 
-void HttpConnection::log_access(std::string_view method, int status, int32_t fault_code,
+void Connection::log_access(std::string_view method, int status, int32_t fault_code,
                                 size_t request_bytes, size_t response_bytes,
                                 Clock::time_point started) {
   AccessLogEntry e;

@@ -23,12 +23,12 @@ class ServerLoop;
 /// Ownership: owned by its ServerLoop (intrusive list), which deletes it after it closes.
 /// Thread-safety: the loop's thread only; while a worker runs its call (busy), the worker
 /// reads the request bytes and writes job_out_, and the loop touches neither.
-class HttpConnection final : public net::Watcher {
+class Connection final : public net::Watcher {
  public:
   using Clock = std::chrono::steady_clock;
 
-  HttpConnection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing);
-  ~HttpConnection();
+  Connection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing);
+  ~Connection();
 
   /// Registers with the loop; false when epoll refuses (the caller destroys it).
   bool start();
@@ -43,10 +43,10 @@ class HttpConnection final : public net::Watcher {
   bool busy() const noexcept { return busy_; }
 
   // The loop's intrusive list.
-  HttpConnection* prev = nullptr;
-  HttpConnection* next = nullptr;
+  Connection* prev = nullptr;
+  Connection* next = nullptr;
   // The loop's list of finished worker jobs (ServerLoop::job_finished).
-  HttpConnection* finished_next = nullptr;
+  Connection* finished_next = nullptr;
 
   /// On the loop, after the worker's job_finished: sends the answer and reads on; drops the
   /// connection if the job or this runs out of memory.

@@ -1,19 +1,16 @@
 #include "callwire/client.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <mutex>
 #include <optional>
 
 #include "client/async_engine.hpp"
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
+#include "client/framing.hpp"
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
-#include "http/response_writer.hpp"
-#include "http/scgi.hpp"
-#include "net/event_loop.hpp"
 #include "net/socket.hpp"
 
 namespace callwire {
@@ -33,11 +30,9 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::string url_text;
   detail::ClientUrl url;
   ClientOptions options;
-  std::string authorization;  // "Basic ..." or empty
   std::unique_ptr<net::TlsContext> tls;
+  std::unique_ptr<detail::ClientFraming> framing;  // HTTP or SCGI: heads and answer parsers
   detail::ClientSettings settings;
-  std::vector<http::Header> extra_headers;  // views into options.headers
-  Buffer fixed_head;  // the request head but its framing: the same for every call
 
   std::unique_ptr<detail::ConnectionPool> pool;  // made by create(): it needs the settings
 
@@ -56,17 +51,6 @@ struct CALLWIRE_LOCAL Client::Impl {
   }
   Result<Value> call_sync(std::string_view method, std::span<const Value> params,
                           const CallOptions& call);
-  // What every request's head says (the extra fields aside).
-  http::RequestHead fixed_head_fields() const {
-    http::RequestHead head;
-    head.path = url.path;
-    head.host = url.host;
-    head.port = url.port;
-    head.tls = url.tls;
-    head.accept_gzip = options.accept_gzip;
-    head.authorization = authorization;
-    return head;
-  }
   AsyncEngine& engine();
 };
 
@@ -103,46 +87,17 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   }
   Buffer& head_bytes = c.head_scratch();
   head_bytes.clear();
-  auto remaining_ms = [&deadline] {
+  detail::RequestFacts facts;
+  facts.body_size = body_size;
+  facts.gzipped = gzipped;
+  std::vector<http::Header> call_headers;
+  for (const auto& [name, value] : call.headers) call_headers.push_back({name, value});
+  facts.headers = call_headers;
+  if (options.send_timeout) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    return std::clamp<int64_t>(left.count(), 0, 999999999);
-  };
-  if (url.scgi) {
-    std::vector<http::Header> extra = extra_headers;
-    for (const auto& [name, value] : call.headers) extra.push_back({name, value});
-    if (!authorization.empty()) extra.push_back({"Authorization", authorization});
-    std::string timeout;
-    if (options.send_timeout) {
-      timeout = std::to_string(remaining_ms());
-      extra.push_back({"X-Callwire-Timeout", timeout});
-    }
-    http::ScgiRequestHead head;
-    head.content_length = body_size;
-    head.uri = url.path;
-    head.gzip = gzipped;
-    head.accept_gzip = options.accept_gzip;
-    head.extra = extra;
-    if (Status s = http::append_scgi_request_head(head_bytes, head); !s) return s.error();
-  } else if (call.headers.empty()) {
-    head_bytes.append(fixed_head.view());  // built once by create()
-  } else {
-    std::vector<http::Header> extra = extra_headers;
-    for (const auto& [name, value] : call.headers) extra.push_back({name, value});
-    http::RequestHead head = fixed_head_fields();
-    head.extra = extra;
-    if (Status s = http::append_request_head_fixed(head_bytes, head); !s) return s.error();
+    facts.timeout_ms = std::clamp<int64_t>(left.count(), 0, 999999999);
   }
-  if (!url.scgi) {
-    if (options.send_timeout) {
-      // After the fixed fields, before the framing: every field line ends with CRLF, and the
-      // value is digits only, so it needs no check.
-      char line[48];
-      int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
-                            static_cast<long long>(remaining_ms()));
-      head_bytes.append(line, static_cast<size_t>(n));
-    }
-    http::append_request_framing(head_bytes, body_size, gzipped);
-  }
+  if (Status s = framing->append_head(head_bytes, facts); !s) return s.error();
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
     std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
@@ -192,26 +147,25 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
   std::string user = o.user.empty() ? impl->url.user : o.user;
   std::string password = o.user.empty() ? impl->url.password : o.password;
+  std::string authorization;
   if (!user.empty()) {
     auto value = http::make_basic_auth(user, password);
     if (!value) return value.error();
-    impl->authorization = std::move(*value);
+    authorization = std::move(*value);
   }
   if (impl->url.tls) {
     auto tls = net::TlsContext::client(o.verify_peer, o.ca_file);
     if (!tls) return tls.error();
     impl->tls = std::move(*tls);
   }
-  for (const auto& [name, value] : o.headers) impl->extra_headers.push_back({name, value});
-  // The head's fixed part, once (its check also refuses bad extra fields now rather than at
-  // every call).
-  {
-    http::RequestHead head = impl->fixed_head_fields();
-    head.extra = impl->extra_headers;
-    if (Status s = http::append_request_head_fixed(impl->fixed_head, head); !s) return s.error();
-  }
+  std::vector<std::pair<std::string, std::string>> headers(o.headers.begin(), o.headers.end());
+  auto framing = detail::make_client_framing(impl->url, o.accept_gzip, std::move(authorization),
+                                             std::move(headers));
+  if (!framing) return framing.error();
+  impl->framing = std::move(*framing);
   detail::ClientSettings& s = impl->settings;
   s.url = &impl->url;
+  s.framing = impl->framing.get();
   s.tls = impl->tls.get();
   s.response_limits.max_body = o.max_response_size;
   s.reader_limits = o.reader_limits;

@@ -16,37 +16,12 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 
-// The parsers have the same calls; this puts them behind AnswerParser (one virtual call per
-// read, not per byte).
-template <class Parser>
-class AnswerParserOf final : public AnswerParser {
- public:
-  explicit AnswerParserOf(const http::ResponseLimits& limits) : parser_(limits) {}
-  http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) override {
-    return parser_.parse(input, chunked_body);
-  }
-  http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) override {
-    return parser_.parse_eof(input, chunked_body);
-  }
-  void reset() noexcept override { parser_.reset(); }
-  bool headers_complete() const noexcept override { return parser_.headers_complete(); }
-  const http::Response& response() const noexcept override { return parser_.response(); }
-  std::string_view error() const noexcept override { return parser_.error(); }
-
- private:
-  Parser parser_;
-};
-
-std::unique_ptr<AnswerParser> make_answer_parser(const ClientSettings& settings) {
-  if (settings.url->scgi)
-    return std::make_unique<AnswerParserOf<http::ScgiResponseParser>>(settings.response_limits);
-  return std::make_unique<AnswerParserOf<http::ResponseParser>>(settings.response_limits);
-}
-
 }  // namespace
 
 ClientConnection::ClientConnection(const ClientSettings& settings)
-    : settings_(settings), parser_(make_answer_parser(settings)), reader_(settings.reader_limits) {}
+    : settings_(settings),
+      parser_(settings.framing->make_answer_parser(settings.response_limits)),
+      reader_(settings.reader_limits) {}
 
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;

@@ -13,8 +13,8 @@
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
+#include "client/framing.hpp"
 #include "http/response_parser.hpp"
-#include "http/scgi.hpp"
 #include "net/address.hpp"
 #include "net/stream.hpp"
 #include "net/tls.hpp"
@@ -26,24 +26,11 @@ struct ClientUrl;
 /// What a connection needs to know, shared by every connection of a client.
 struct ClientSettings {
   const ClientUrl* url = nullptr;
+  const ClientFraming* framing = nullptr;  ///< HTTP or SCGI: request heads, answer parsers
   net::TlsContext* tls = nullptr;  ///< set for https
   http::ResponseLimits response_limits;
   xml::ReaderLimits reader_limits;
   size_t max_response_size = 0;
-};
-
-/// How one answer is framed on the wire: HTTP/1.1 (a connection carries call after call) or
-/// SCGI (a CGI response; the server closes after it). The connection reads through this and
-/// never asks which.
-class AnswerParser {
- public:
-  virtual ~AnswerParser() = default;
-  virtual http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) = 0;
-  virtual http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) = 0;
-  virtual void reset() noexcept = 0;
-  virtual bool headers_complete() const noexcept = 0;
-  virtual const http::Response& response() const noexcept = 0;
-  virtual std::string_view error() const noexcept = 0;
 };
 
 /// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.

@@ -1,0 +1,158 @@
+#include "client/framing.hpp"
+
+#include <cstdio>
+
+#include "client/url.hpp"
+#include "http/response_writer.hpp"
+#include "http/scgi.hpp"
+
+namespace callwire::detail {
+
+namespace {
+
+// The parsers have the same calls; this puts them behind AnswerParser.
+template <class Parser>
+class AnswerParserOf final : public AnswerParser {
+ public:
+  explicit AnswerParserOf(const http::ResponseLimits& limits) : parser_(limits) {}
+  http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) override {
+    return parser_.parse(input, chunked_body);
+  }
+  http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) override {
+    return parser_.parse_eof(input, chunked_body);
+  }
+  void reset() noexcept override { parser_.reset(); }
+  bool headers_complete() const noexcept override { return parser_.headers_complete(); }
+  const http::Response& response() const noexcept override { return parser_.response(); }
+  std::string_view error() const noexcept override { return parser_.error(); }
+
+ private:
+  Parser parser_;
+};
+
+// What every request of a client says, owned.
+struct CommonFields {
+  bool accept_gzip = false;
+  std::string authorization;
+  std::vector<std::pair<std::string, std::string>> owned;
+  std::vector<http::Header> extra;  // views into `owned`
+
+  CommonFields(bool gzip, std::string auth, std::vector<std::pair<std::string, std::string>> h)
+      : accept_gzip(gzip), authorization(std::move(auth)), owned(std::move(h)) {
+    for (const auto& [name, value] : owned) extra.push_back({name, value});
+  }
+  // Moving keeps the strings where they are (the vector's storage moves whole): the views
+  // stay valid. A copy would point into the original, so there is none.
+  CommonFields(CommonFields&&) = default;
+  CommonFields(const CommonFields&) = delete;
+  // The client's extra fields, then the call's.
+  std::vector<http::Header> with(std::span<const http::Header> call) const {
+    std::vector<http::Header> all = extra;
+    all.insert(all.end(), call.begin(), call.end());
+    return all;
+  }
+};
+
+class HttpFraming final : public ClientFraming {
+ public:
+  HttpFraming(const ClientUrl& url, CommonFields common) : url_(url), common_(std::move(common)) {}
+
+  // The head's fixed part, once (its check also refuses bad extra fields at creation rather
+  // than at every call).
+  Status prepare() {
+    http::RequestHead head = fields();
+    head.extra = common_.extra;
+    return http::append_request_head_fixed(fixed_head_, head);
+  }
+
+  Status append_head(Buffer& out, const RequestFacts& facts) const override {
+    if (facts.headers.empty()) {
+      out.append(fixed_head_.view());
+    } else {
+      std::vector<http::Header> extra = common_.with(facts.headers);
+      http::RequestHead head = fields();
+      head.extra = extra;
+      if (Status s = http::append_request_head_fixed(out, head); !s) return s;
+    }
+    if (facts.timeout_ms) {
+      // After the fixed fields, before the framing: every field line ends with CRLF, and the
+      // value is digits only, so it needs no check.
+      char line[48];
+      int n = std::snprintf(line, sizeof line, "X-Callwire-Timeout: %lld\r\n",
+                            static_cast<long long>(*facts.timeout_ms));
+      out.append(line, static_cast<size_t>(n));
+    }
+    http::append_request_framing(out, facts.body_size, facts.gzipped);
+    return Status();
+  }
+  std::unique_ptr<AnswerParser> make_answer_parser(
+      const http::ResponseLimits& limits) const override {
+    return std::make_unique<AnswerParserOf<http::ResponseParser>>(limits);
+  }
+
+ private:
+  http::RequestHead fields() const {
+    http::RequestHead head;
+    head.path = url_.path;
+    head.host = url_.host;
+    head.port = url_.port;
+    head.tls = url_.tls;
+    head.accept_gzip = common_.accept_gzip;
+    head.authorization = common_.authorization;
+    return head;
+  }
+
+  const ClientUrl& url_;
+  CommonFields common_;
+  Buffer fixed_head_;
+};
+
+class ScgiFraming final : public ClientFraming {
+ public:
+  ScgiFraming(const ClientUrl& url, CommonFields common) : url_(url), common_(std::move(common)) {}
+
+  Status append_head(Buffer& out, const RequestFacts& facts) const override {
+    std::vector<http::Header> extra = common_.with(facts.headers);
+    if (!common_.authorization.empty()) extra.push_back({"Authorization", common_.authorization});
+    std::string timeout;
+    if (facts.timeout_ms) {
+      timeout = std::to_string(*facts.timeout_ms);
+      extra.push_back({"X-Callwire-Timeout", timeout});
+    }
+    http::ScgiRequestHead head;
+    head.content_length = facts.body_size;
+    head.uri = url_.path;
+    head.gzip = facts.gzipped;
+    head.accept_gzip = common_.accept_gzip;
+    head.extra = extra;
+    return http::append_scgi_request_head(out, head);
+  }
+  std::unique_ptr<AnswerParser> make_answer_parser(
+      const http::ResponseLimits& limits) const override {
+    return std::make_unique<AnswerParserOf<http::ScgiResponseParser>>(limits);
+  }
+
+ private:
+  const ClientUrl& url_;
+  CommonFields common_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ClientFraming>> make_client_framing(
+    const ClientUrl& url, bool accept_gzip, std::string authorization,
+    std::vector<std::pair<std::string, std::string>> headers) {
+  CommonFields common(accept_gzip, std::move(authorization), std::move(headers));
+  if (url.scgi) {
+    // Checked once here too, as for HTTP: a field SCGI cannot carry fails at creation.
+    auto framing = std::make_unique<ScgiFraming>(url, std::move(common));
+    Buffer probe;
+    if (Status s = framing->append_head(probe, {}); !s) return s.error();
+    return std::unique_ptr<ClientFraming>(std::move(framing));
+  }
+  auto framing = std::make_unique<HttpFraming>(url, std::move(common));
+  if (Status s = framing->prepare(); !s) return s.error();
+  return std::unique_ptr<ClientFraming>(std::move(framing));
+}
+
+}  // namespace callwire::detail

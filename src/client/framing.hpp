@@ -1,0 +1,62 @@
+// Internal: how a client's requests and answers look on the wire, HTTP/1.1 or SCGI. One object
+// per client, made from its URL and options, builds every request's head and makes the parser
+// of every answer; the connection and the call paths never ask which framing it is.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "callwire/error.hpp"
+#include "http/request_parser.hpp"
+#include "http/response_parser.hpp"
+
+namespace callwire::detail {
+
+struct ClientUrl;
+
+/// One answer's parser (ResponseParser's contract; a virtual call per read, not per byte).
+class AnswerParser {
+ public:
+  virtual ~AnswerParser() = default;
+  virtual http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) = 0;
+  virtual http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) = 0;
+  virtual void reset() noexcept = 0;
+  virtual bool headers_complete() const noexcept = 0;
+  virtual const http::Response& response() const noexcept = 0;
+  virtual std::string_view error() const noexcept = 0;
+};
+
+/// What one request's head says beyond what every request of the client says.
+struct RequestFacts {
+  uint64_t body_size = 0;
+  bool gzipped = false;                      ///< the body is gzip
+  std::span<const http::Header> headers;     ///< this call's extra fields
+  std::optional<int64_t> timeout_ms;         ///< sent as X-Callwire-Timeout
+};
+
+/// Thread-safety: const, shared by every thread that calls.
+class ClientFraming {
+ public:
+  virtual ~ClientFraming() = default;
+  /// Appends the head of a request (the body follows it). Errors: InvalidArgument for a
+  /// call's header field that cannot be sent (nothing appended then).
+  virtual Status append_head(Buffer& out, const RequestFacts& facts) const = 0;
+  virtual std::unique_ptr<AnswerParser> make_answer_parser(
+      const http::ResponseLimits& limits) const = 0;
+};
+
+/// The framing `url` names, with what every request says: gzip accepted, the Authorization
+/// value ("Basic ..." or empty), the extra header fields. Errors: InvalidArgument for a field
+/// that cannot be sent.
+Result<std::unique_ptr<ClientFraming>> make_client_framing(
+    const ClientUrl& url, bool accept_gzip, std::string authorization,
+    std::vector<std::pair<std::string, std::string>> headers);
+
+}  // namespace callwire::detail

@@ -286,24 +286,12 @@ int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
   for (size_t i = 0; i < variables_.size(); ++i) {
     std::string_view name = text(variables_[i].first), value = text(variables_[i].second);
     if (name == "SCGI") scgi = value == "1";
-    bool is_header = name.starts_with("HTTP_") && name.size() > 5;
-    if (!is_header && name != "CONTENT_TYPE" && name != "CONTENT_LENGTH") continue;
+    if (!is_cgi_header(name)) continue;
     if (header_of_.size() == limits_.max_headers) return 431;
-    // HTTP_USER_AGENT -> User-Agent: the field as a client would have named it.
-    std::string_view raw = is_header ? name.substr(5) : name;
     size_t start = names_.size();
-    bool word_start = true;
-    for (char c : raw) {
-      if (c == '_') {
-        names_.push_back('-');
-        word_start = true;
-      } else {
-        names_.push_back(!word_start && c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
-        word_start = false;
-      }
-    }
+    append_cgi_header_name(names_, name);
+    name_spans_.push_back({start, names_.size() - start});
     header_of_.push_back(i);
-    name_spans_.push_back({start, raw.size()});
   }
   if (!scgi) return 400;
   uint64_t length = 0;
@@ -371,6 +359,25 @@ ParseResult ScgiRequestParser::parse(std::string_view input, Buffer&) {
   state_ = State::Done;
   result_ = {ParseStatus::Complete, end, 0};
   return result_;
+}
+
+bool is_cgi_header(std::string_view variable) noexcept {
+  return (variable.starts_with("HTTP_") && variable.size() > 5) || variable == "CONTENT_TYPE" ||
+         variable == "CONTENT_LENGTH";
+}
+
+void append_cgi_header_name(std::string& out, std::string_view variable) {
+  std::string_view raw = variable.starts_with("HTTP_") ? variable.substr(5) : variable;
+  bool word_start = true;
+  for (char c : raw) {
+    if (c == '_') {
+      out.push_back('-');
+      word_start = true;
+    } else {
+      out.push_back(!word_start && c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
+      word_start = false;
+    }
+  }
 }
 
 std::string cgi_peer(std::string_view address, std::string_view port) {

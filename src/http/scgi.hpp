@@ -82,6 +82,12 @@ class ScgiRequestParser {
   Request request_;
 };
 
+/// Whether a CGI variable carries a request header field: HTTP_*, CONTENT_TYPE, CONTENT_LENGTH.
+bool is_cgi_header(std::string_view variable) noexcept;
+/// Appends the field name a CGI variable stands for, as a client would have written it
+/// (HTTP_USER_AGENT -> User-Agent, CONTENT_TYPE -> Content-Type).
+void append_cgi_header_name(std::string& out, std::string_view variable);
+
 /// The peer a CGI or SCGI request names: REMOTE_ADDR and REMOTE_PORT as "127.0.0.1:4711" or
 /// "[::1]:4711" (no port: the address alone); empty without an address.
 std::string cgi_peer(std::string_view address, std::string_view port);

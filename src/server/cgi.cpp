@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,40 +28,17 @@ namespace {
 struct CgiEnvironment {
   const char* const* env;
 
-  std::string_view get(std::string_view name) const {
+  std::optional<std::string_view> find(std::string_view name) const {
     for (const char* const* e = env; e && *e; ++e) {
       std::string_view entry(*e);
       if (entry.size() > name.size() && entry[name.size()] == '=' && entry.starts_with(name))
         return entry.substr(name.size() + 1);
     }
-    return {};
+    return std::nullopt;
   }
-  bool has(std::string_view name) const {
-    for (const char* const* e = env; e && *e; ++e) {
-      std::string_view entry(*e);
-      if (entry.size() >= name.size() + 1 && entry[name.size()] == '=' && entry.starts_with(name))
-        return true;
-    }
-    return false;
-  }
+  std::string_view get(std::string_view name) const { return find(name).value_or(""); }
+  bool has(std::string_view name) const { return find(name).has_value(); }
 };
-
-// HTTP_USER_AGENT -> User-Agent: the header fields as the client named them, give or take case
-// (which never matters: CallContext::header compares without it).
-std::string field_name(std::string_view meta) {
-  std::string name(meta);
-  bool start = true;
-  for (char& c : name) {
-    if (c == '_') {
-      c = '-';
-      start = true;
-    } else {
-      if (!start && c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-      start = false;
-    }
-  }
-  return name;
-}
 
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -142,9 +120,8 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
     size_t eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view name = entry.substr(0, eq);
-    if (name.starts_with("HTTP_")) names.push_back(field_name(name.substr(5)));
-    else if (name == "CONTENT_TYPE" || name == "CONTENT_LENGTH") names.push_back(field_name(name));
-    else continue;
+    if (!http::is_cgi_header(name)) continue;
+    http::append_cgi_header_name(names.emplace_back(), name);
     headers.push_back({{}, entry.substr(eq + 1)});
   }
   for (size_t i = 0; i < headers.size(); ++i) headers[i].name = names[i];

@@ -624,13 +624,11 @@ struct ReaderImpl {
     const unsigned char* start = lexer.position();
     std::string_view text;
     if (!lexer.try_unchecked_text(text)) return false;
-    if (text.size() <= limits.max_string_size + limits.max_string_size / 3 + 4) {
+    if (!base64_too_long(text.size())) {
       Value v;
-      char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
       size_t error_at = 0;
-      long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
+      long n = decode_base64(text, v, error_at);
       if (n >= 0 && size_t(n) <= limits.max_string_size && lexer.try_end()) {
-        ValueAccess::shrink_text(v, size_t(n));
         stack.push_back(std::move(v));
         return true;
       }
@@ -640,12 +638,10 @@ struct ReaderImpl {
   }
 
   bool base64_value(const Token& t, std::string_view text) {
-    if (text.size() > limits.max_string_size + limits.max_string_size / 3 + 4)
-      return limit(t, "base64 exceeds the size limit");
+    if (base64_too_long(text.size())) return limit(t, "base64 exceeds the size limit");
     Value v;
-    char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
     size_t error_at = 0;
-    long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
+    long n = decode_base64(text, v, error_at);
     if (n < 0) {
       Token at = t;
       return fail(at, error_at < text.size()
@@ -654,9 +650,20 @@ struct ReaderImpl {
                           : std::string("invalid base64: the text ends mid-quantum"));
     }
     if (size_t(n) > limits.max_string_size) return limit(t, "base64 exceeds the size limit");
-    ValueAccess::shrink_text(v, size_t(n));
     stack.push_back(std::move(v));
     return true;
+  }
+
+  // Base64 text that cannot decode to max_string_size bytes or fewer (even with white space).
+  bool base64_too_long(size_t n) const {
+    return n > limits.max_string_size + limits.max_string_size / 3 + 4;
+  }
+  // Decodes `text` into the bytes value `v`: its length, or -1 with `error_at` set.
+  static long decode_base64(std::string_view text, Value& v, size_t& error_at) {
+    char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
+    long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
+    if (n >= 0) ValueAccess::shrink_text(v, size_t(n));
+    return n;
   }
 
 };

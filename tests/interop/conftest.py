@@ -20,6 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import xmlrpc.client
 
 import pytest
 
@@ -154,3 +155,16 @@ def run(argv, timeout=RUN_TIMEOUT, **kwargs):
     """Runs a command-line program to completion (bounded), capturing text output."""
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, **kwargs)
+
+
+class TimedTransport(xmlrpc.client.Transport):
+    """Python's transport with a socket timeout (its own has none: a hang would be forever)."""
+
+    def __init__(self, timeout=10.0):
+        super().__init__()
+        self.timeout = timeout
+
+    def make_connection(self, host):
+        connection = super().make_connection(host)
+        connection.timeout = self.timeout
+        return connection

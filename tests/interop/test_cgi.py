@@ -19,7 +19,7 @@ import xmlrpc.client
 
 import pytest
 
-from conftest import STOP_TIMEOUT
+from conftest import STOP_TIMEOUT, TimedTransport
 
 HTTP_TIMEOUT = 10.0
 
@@ -98,17 +98,8 @@ def web(request, tmp_path_factory):
     server.stop()
 
 
-class TimedTransport(xmlrpc.client.Transport):
-    """Python's transport with a socket timeout (its own has none: a hang would be forever)."""
-
-    def make_connection(self, host):
-        connection = super().make_connection(host)
-        connection.timeout = HTTP_TIMEOUT
-        return connection
-
-
 def proxy(web):
-    return xmlrpc.client.ServerProxy(web.url, transport=TimedTransport())
+    return xmlrpc.client.ServerProxy(web.url, transport=TimedTransport(HTTP_TIMEOUT))
 
 
 def test_python_client_calls_through_lighttpd(web):

@@ -20,7 +20,7 @@ import xmlrpc.client
 
 import pytest
 
-from conftest import REPO, STOP_TIMEOUT, ServerProcess
+from conftest import REPO, STOP_TIMEOUT, ServerProcess, TimedTransport
 
 HTTP_TIMEOUT = 10.0
 # The example configuration, included as a user would include it.
@@ -98,13 +98,6 @@ http {{
         self.listener.close()
 
 
-class TimedTransport(xmlrpc.client.Transport):
-    def make_connection(self, host):
-        connection = super().make_connection(host)
-        connection.timeout = HTTP_TIMEOUT
-        return connection
-
-
 @pytest.fixture(scope="module")
 def backend(callwire_bin):
     server = ServerProcess([callwire_bin, "serve", "--threads", "2", "--scgi", "127.0.0.1:0",
@@ -122,7 +115,8 @@ def web(backend, tmp_path_factory):
 
 
 def proxy(web):
-    return xmlrpc.client.ServerProxy(web.url, transport=TimedTransport(), allow_none=True)
+    return xmlrpc.client.ServerProxy(web.url, transport=TimedTransport(HTTP_TIMEOUT),
+                                     allow_none=True)
 
 
 def test_calls_through_nginx(web):

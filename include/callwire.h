@@ -74,13 +74,15 @@ typedef enum cw_status {
   CW_OK = 0,
   CW_INVALID_ARGUMENT = 1,     /**< the API was used wrongly (a NULL, a bad option) */
   CW_NO_MEMORY = 2,            /**< an allocation failed */
-  CW_NOT_WELL_FORMED = 3,      /**< XML that is not well formed (fault -32700) */
+  CW_NOT_WELL_FORMED = 3,      /**< a document that is not well-formed XML or JSON (-32700) */
   CW_UNSUPPORTED_ENCODING = 4, /**< an encoding other than UTF-8, US-ASCII, ISO-8859-1 */
   CW_INVALID_CHARACTER = 5,    /**< bytes invalid for the encoding, or a forbidden character */
-  CW_NOT_XMLRPC = 6,           /**< well-formed XML that is not XML-RPC (fault -32600) */
+  CW_INVALID_REQUEST = 6,      /**< a well-formed document that is not a request or response
+                                    of its protocol, e.g. XML that is not XML-RPC (-32600) */
+  CW_NOT_XMLRPC = CW_INVALID_REQUEST, /**< CW_INVALID_REQUEST's first name */
   CW_LIMIT_EXCEEDED = 7,       /**< a size, depth or count limit was reached */
   CW_TYPE_MISMATCH = 8,        /**< a value accessed as a type it does not hold */
-  CW_UNREPRESENTABLE = 9,      /**< a value XML-RPC cannot carry (NaN, a control character) */
+  CW_UNREPRESENTABLE = 9,      /**< a value the protocol cannot carry (NaN, a control char) */
   CW_NOT_FOUND = 10,           /**< a struct member or an index that is not there */
   CW_TIMEOUT = 11,             /**< a deadline passed */
   CW_CONNECT_FAILED = 12,      /**< no connection could be made */

@@ -17,13 +17,15 @@ enum class Errc : int {
   Ok = 0,
   InvalidArgument = 1,      ///< the API was used wrongly (a bad option, a null where one is needed)
   NoMemory = 2,             ///< an allocation failed
-  NotWellFormed = 3,        ///< XML that is not well formed (fault -32700)
+  NotWellFormed = 3,        ///< a document that is not well-formed XML or JSON (fault -32700)
   UnsupportedEncoding = 4,  ///< an encoding other than UTF-8, US-ASCII, ISO-8859-1 (fault -32701)
   InvalidCharacter = 5,     ///< bytes invalid for the encoding, or a character XML forbids (-32702)
-  NotXmlRpc = 6,            ///< well-formed XML that is not XML-RPC (fault -32600)
+  InvalidRequest = 6,  ///< a well-formed document that is not a request or response of its
+                       ///< protocol (XML that is not XML-RPC; JSON that is not JSON-RPC): -32600
+  NotXmlRpc = InvalidRequest,  ///< InvalidRequest's first name, kept for existing code
   LimitExceeded = 7,        ///< a size, depth or count limit was reached (fault -32600)
   TypeMismatch = 8,         ///< a Value accessed as a type it does not hold
-  Unrepresentable = 9,      ///< a value that XML-RPC cannot carry (NaN, a control character)
+  Unrepresentable = 9,      ///< a value the protocol cannot carry (NaN, a control character)
   NotFound = 10,            ///< a struct member or an index that is not there
   // Transport outcomes, reported by clients and servers (fault code -32300 where one is sent).
   Timeout = 11,            ///< a deadline passed (connect, send or receive)

@@ -206,7 +206,7 @@ class CALLWIRE_API Registry {
   void freeze() noexcept;
   bool frozen() const noexcept;
 
-  struct Impl;  // src/server/registry_impl.hpp
+  struct Impl;  // src/dispatch/registry_impl.hpp
   Impl& impl() noexcept { return *impl_; }
   const Impl& impl() const noexcept { return *impl_; }
 

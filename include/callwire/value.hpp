@@ -60,7 +60,7 @@ struct CALLWIRE_API DateTime {
 
   /// Reads the forms real peers send: `19980717T14:08:55`, `1998-07-17T14:08:55`,
   /// `20180222T130252`, with an optional fraction `.123456` and an optional zone `Z`, `+0000`,
-  /// `+00:00` or `+00`. Errc::NotXmlRpc with a message on anything else.
+  /// `+00:00` or `+00`. Errc::InvalidRequest with a message on anything else.
   static Result<DateTime> parse(std::string_view text);
 
   /// The canonical text: `YYYYMMDDTHH:MM:SS[.f…][Z|±hh:mm]`, the fraction with

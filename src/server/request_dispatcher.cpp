@@ -1,7 +1,7 @@
 // The public face of the dispatcher: options in the public vocabulary, a deadline per call.
 #include "callwire/dispatch.hpp"
 
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 
 namespace callwire {
 
@@ -9,10 +9,10 @@ namespace {
 
 detail::DispatchOptions internal_options(const DispatcherOptions& o) {
   detail::DispatchOptions d;
-  d.limits = o.reader_limits;
-  d.dialect = detail::dialect_choice(o.dialect);
-  d.introspection = o.introspection;
-  d.max_multicall_calls = o.max_multicall_calls;
+  d.xml_rpc.limits = o.reader_limits;
+  d.xml_rpc.dialect = o.dialect;
+  d.core.introspection = o.introspection;
+  d.core.max_multicall_calls = o.max_multicall_calls;
   return d;
 }
 

@@ -126,12 +126,13 @@ Status Server::start() {
 
   core.request_limits.max_header_bytes = o.max_header_bytes;
   core.request_limits.max_body = o.max_body;
-  core.dispatch.limits = o.reader_limits;
-  core.dispatch.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
-  core.dispatch.dialect = detail::dialect_choice(o.dialect);
-  core.dispatch.introspection = o.introspection;
-  core.dispatch.max_multicall_calls = o.max_multicall_calls;
-  if (o.enable_shutdown) core.dispatch.on_shutdown = [this] { stop(); };
+  detail::XmlRpcOptions& xml_rpc = core.dispatch.xml_rpc;
+  xml_rpc.limits = o.reader_limits;
+  xml_rpc.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
+  xml_rpc.dialect = o.dialect;
+  core.dispatch.core.introspection = o.introspection;
+  core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
+  if (o.enable_shutdown) core.dispatch.core.on_shutdown = [this] { stop(); };
   if (o.authenticate) {
     auto challenge = http::make_basic_challenge(o.realm);
     if (!challenge) return challenge.error();

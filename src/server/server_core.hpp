@@ -13,7 +13,7 @@
 #include "http/request_parser.hpp"
 #include "net/fd.hpp"
 #include "net/tls.hpp"
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 #include "server/framing.hpp"
 #include "server/worker_pool.hpp"
 

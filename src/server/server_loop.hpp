@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/event_loop.hpp"
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 #include "server/server_core.hpp"
 
 namespace callwire::detail {

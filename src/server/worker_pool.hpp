@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "callwire/registry.hpp"
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 
 namespace callwire::detail {
 

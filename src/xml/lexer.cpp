@@ -209,7 +209,7 @@ bool Lexer::skip_misc_outside_root(bool before_root) {
     } else if (at("<?")) {
       if (!skip_pi()) return false;
     } else if (at("<!DOCTYPE")) {
-      return fail(Errc::NotXmlRpc, offset_of(pos_),
+      return fail(Errc::InvalidRequest, offset_of(pos_),
                   "DOCTYPE is not allowed in XML-RPC (no DTDs, no entity declarations)");
     } else if (*pos_ == '<' && before_root) {
       return true;

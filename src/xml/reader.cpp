@@ -128,7 +128,7 @@ struct ReaderImpl {
                  std::to_string(line) + ":" + std::to_string(column) + ": " + lexer.error_message());
   }
   bool fail(const Token& at, std::string message) {
-    return lexer.fail(Errc::NotXmlRpc, at.offset, std::move(message));
+    return lexer.fail(Errc::InvalidRequest, at.offset, std::move(message));
   }
   bool limit(const Token& at, std::string message) {
     return lexer.fail(Errc::LimitExceeded, at.offset, std::move(message));

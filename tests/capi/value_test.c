@@ -472,7 +472,7 @@ static void test_encode_decode(void) {
   CHECK(back == NULL && err.fault_code == -32700 && err.message[0] != '\0');
   CHECK_STATUS(cw_value_decode_response(
                    "<methodCall><methodName>a</methodName><params/></methodCall>", 60, &back, &err),
-               CW_NOT_XMLRPC);
+               CW_INVALID_REQUEST);
   CHECK_STATUS(cw_value_decode_response(NULL, 0, &back, NULL), CW_NOT_WELL_FORMED);
   CHECK(back == NULL);
   cw_value_free(a);

@@ -10,7 +10,7 @@
 
 #include "callwire/registry.hpp"
 #include "callwire/xml.hpp"
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ const Registry& registry() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static detail::Dispatcher* dispatcher = [] {
     detail::DispatchOptions options;
-    options.max_multicall_calls = 50;
+    options.core.max_multicall_calls = 50;
     return new detail::Dispatcher(registry(), options);
   }();
   std::string_view body(reinterpret_cast<const char*>(data), size);

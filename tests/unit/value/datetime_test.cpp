@@ -70,7 +70,7 @@ TEST(DateTime, RefusesWhatIsNotADateTime) {
     Result<DateTime> r = DateTime::parse(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {
-      EXPECT_EQ(r.error().code, Errc::NotXmlRpc);
+      EXPECT_EQ(r.error().code, Errc::InvalidRequest);
       EXPECT_NE(r.error().message.find("invalid dateTime"), std::string::npos);
     }
   }

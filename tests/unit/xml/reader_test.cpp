@@ -513,7 +513,7 @@ TEST(Reader, Encodings) {
 
 TEST(Reader, ErrorsSayLineAndColumn) {
   Error e = error_of("<methodCall>\n  <methodName>m</methodName>\n  <params><foo/></params>\n</methodCall>");
-  EXPECT_EQ(e.code, Errc::NotXmlRpc);
+  EXPECT_EQ(e.code, Errc::InvalidRequest);
   EXPECT_EQ(e.message.substr(0, 5), "3:11:") << e.message;
   // Columns count characters, not bytes.
   Error u = error_of("<methodCall><methodName>\xC3\xA9\xC3\xA9</methodName><x/></methodCall>");

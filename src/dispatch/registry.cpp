@@ -2,7 +2,7 @@
 #include "callwire/registry.hpp"
 
 #include "base/ascii.hpp"
-#include "server/registry_impl.hpp"
+#include "dispatch/registry_impl.hpp"
 
 namespace callwire {
 

@@ -1,4 +1,4 @@
-#include "server/signature.hpp"
+#include "dispatch/signature.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -10,7 +10,7 @@ const char* errc_name(Errc code) noexcept {
     case Errc::NotWellFormed: return "not well formed";
     case Errc::UnsupportedEncoding: return "unsupported encoding";
     case Errc::InvalidCharacter: return "invalid character";
-    case Errc::NotXmlRpc: return "not XML-RPC";
+    case Errc::InvalidRequest: return "invalid request";
     case Errc::LimitExceeded: return "limit exceeded";
     case Errc::TypeMismatch: return "type mismatch";
     case Errc::Unrepresentable: return "unrepresentable value";
@@ -33,7 +33,7 @@ int32_t errc_fault_code(Errc code) noexcept {
     case Errc::NotWellFormed: return fault_code::kParseError;
     case Errc::UnsupportedEncoding: return fault_code::kUnsupportedEncoding;
     case Errc::InvalidCharacter: return fault_code::kInvalidCharacter;
-    case Errc::NotXmlRpc:
+    case Errc::InvalidRequest:
     case Errc::LimitExceeded: return fault_code::kInvalidXmlRpc;
     case Errc::TypeMismatch: return fault_code::kInvalidParams;
     case Errc::Timeout:

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 #include "value/value_build.hpp"
 
 extern "C" {

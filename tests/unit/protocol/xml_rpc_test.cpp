@@ -1,6 +1,6 @@
 // The dispatcher, rule by rule (docs/server-dispatch.md): the fault mapping, signature checks,
 // the system methods, multicall's cap and latch, the output dialect, the counters.
-#include "server/dispatcher.hpp"
+#include "protocol/dispatcher.hpp"
 
 #include <gtest/gtest.h>
 
@@ -208,7 +208,7 @@ TEST(Dispatcher, ReadErrorsKeepTheirFaultCodeAndMessage) {
 TEST(Dispatcher, ReaderLimitsComeFromTheOptions) {
   Fixture f;
   DispatchOptions o;
-  o.limits.max_depth = 2;
+  o.xml_rpc.limits.max_depth = 2;
   Dispatcher d(f.registry, o);
   Value deep = Value::array({Value::array({Value::array()})});
   EXPECT_TRUE(is_fault(dispatch(d, call_document("echo", {deep})), -32600, "depth"));
@@ -367,7 +367,7 @@ TEST(Dispatcher, MethodHelpAndExist) {
 TEST(Dispatcher, IntrospectionOff) {
   Fixture f;
   DispatchOptions o;
-  o.introspection = false;
+  o.core.introspection = false;
   Dispatcher d(f.registry, o);
   for (const char* m :
        {"system.listMethods", "system.methodSignature", "system.methodHelp", "system.methodExist"})
@@ -408,7 +408,7 @@ TEST(Dispatcher, ShutdownOnlyWhenEnabled) {
   }
   int shutdowns = 0;
   DispatchOptions o;
-  o.on_shutdown = [&] { ++shutdowns; };
+  o.core.on_shutdown = [&] { ++shutdowns; };
   Dispatcher d(f.registry, o);
   EXPECT_TRUE(is_result(call(d, "system.shutdown"), Value(0)));
   EXPECT_TRUE(is_result(call(d, "system.shutdown", {"maintenance"}), Value(0)));
@@ -481,7 +481,7 @@ TEST(Dispatcher, MulticallRefusesMalformedEntries) {
 TEST(Dispatcher, MulticallIsCapped) {
   Fixture f;
   DispatchOptions o;
-  o.max_multicall_calls = 3;
+  o.core.max_multicall_calls = 3;
   Dispatcher d(f.registry, o);
   Value three = Value::array({entry("count"), entry("count"), entry("count")});
   EXPECT_TRUE(is_result(call(d, "system.multicall", {three}),
@@ -605,13 +605,13 @@ bool apache_output(const Reply& r) { return r.document.find("xmlns:ex=") != std:
 TEST(Dispatcher, DialectFixedByTheOptions) {
   Fixture f;
   DispatchOptions o;
-  o.dialect = DialectChoice::Apache;
+  o.xml_rpc.dialect = OutputDialect::Apache;
   Dispatcher apache(f.registry, o);
   Reply a = call(apache, "i8");
   EXPECT_NE(a.document.find("<ex:i8>1099511627776</ex:i8>"), std::string::npos) << a.document;
   EXPECT_TRUE(is_result(a, Value::i8(1LL << 40)));
   EXPECT_TRUE(apache_output(call(apache, "nope")));  // faults too
-  o.dialect = DialectChoice::I8;
+  o.xml_rpc.dialect = OutputDialect::I8;
   Dispatcher i8(f.registry, o);
   HeaderField agent[] = {{"User-Agent", "Apache XML RPC 3.1.3 (Sun HTTP Transport)"}};
   CallContext ctx("", "", agent);
@@ -660,7 +660,7 @@ const MethodStats* stats_of(const std::vector<MethodStats>& all, std::string_vie
 TEST(Dispatcher, CountsCallsFaultsAndTime) {
   Fixture f;
   DispatchOptions o;
-  o.on_shutdown = [] {};
+  o.core.on_shutdown = [] {};
   Dispatcher d(f.registry, o);
   call(d, "sample.add", {1, 2});
   call(d, "sample.add", {1, "x"});  // a signature fault

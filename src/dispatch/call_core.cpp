@@ -1,4 +1,4 @@
-#include "server/dispatcher.hpp"
+#include "dispatch/call_core.hpp"
 
 #include <chrono>
 #include <exception>
@@ -8,17 +8,23 @@
 #include <cxxabi.h>  // abi::__forced_unwind: thread cancellation must not be swallowed
 #endif
 
-#include "xml/result_writer.hpp"
-#include "xml/xml_chars.hpp"
-
 namespace callwire::detail {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A method name as shown in a fault: a peer may send a long one; cut it on a character boundary.
-std::string shown(std::string_view name) {
+}  // namespace
+
+Value multicall_fault_entry(Fault fault) {
+  Value v = Value::structure();
+  v.reserve(2);
+  v.set("faultCode", fault.code);
+  v.set("faultString", std::move(fault.string));
+  return v;
+}
+
+std::string shown_method_name(std::string_view name) {
   constexpr size_t kMax = 200;
   if (name.size() <= kMax) return std::string(name);
   size_t n = kMax;
@@ -26,16 +32,10 @@ std::string shown(std::string_view name) {
   return std::string(name.substr(0, n)) + "...";
 }
 
-Fault unknown_method(std::string_view name) {
-  return Fault{fault_code::kMethodNotFound, "unknown method '" + shown(name) + "'"};
-}
+namespace {
 
-Value fault_struct(Fault fault) {
-  Value v = Value::structure();
-  v.reserve(2);
-  v.set("faultCode", fault.code);
-  v.set("faultString", std::move(fault.string));
-  return v;
+Fault unknown_method(std::string_view name) {
+  return Fault{fault_code::kMethodNotFound, "unknown method '" + shown_method_name(name) + "'"};
 }
 
 Value one_element_array(Value v) {
@@ -58,39 +58,10 @@ Value spec(std::string_view url, int32_t version) {
 
 }  // namespace
 
-std::string xml_safe_text(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    uint32_t cp = *p;
-    size_t len = cp < 0x80 ? 1 : xml::chars::decode_utf8(p, end, cp);
-    if (len == 0 || !xml::chars::is_xml_char(cp)) {
-      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER: per bad byte, per bad character
-      p += len == 0 ? 1 : len;
-      continue;
-    }
-    out.append(reinterpret_cast<const char*>(p), len);
-    p += len;
-  }
-  return out;
-}
-
-namespace {
-
-// A fault document whatever the string holds.
-void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOptions& options) {
-  if (xml::write_fault(out, fault, options)) return;
-  xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options);
-}
-
-}  // namespace
-
 // ---- construction ----
 
-Dispatcher::Dispatcher(const Registry& registry, DispatchOptions options)
-    : registry_(registry.impl()), options_(std::move(options)), reader_(options_.limits) {
+CallCore::CallCore(const Registry& registry, CallCoreOptions options)
+    : registry_(registry.impl()), options_(std::move(options)) {
   if (!registry.frozen())
     throw Exception(Error(Errc::InvalidArgument, "the dispatcher needs a frozen registry"));
 
@@ -150,11 +121,11 @@ Dispatcher::Dispatcher(const Registry& registry, DispatchOptions options)
                     spec("http://xmlrpc-c.sourceforge.net/doc/libxmlrpc.html#extensiontype", 1));
 }
 
-Dispatcher::~Dispatcher() = default;
+CallCore::~CallCore() = default;
 
 // ---- lookup and counting ----
 
-bool Dispatcher::find(std::string_view name, Target& target) const noexcept {
+bool CallCore::find(std::string_view name, Target& target) const noexcept {
   uint32_t index = registry_.find(name);
   if (index != Registry::Impl::kNotFound) {
     target = Target{&registry_.methods[index], nullptr, index};
@@ -170,7 +141,7 @@ bool Dispatcher::find(std::string_view name, Target& target) const noexcept {
   return false;
 }
 
-void Dispatcher::count(uint32_t counter, bool fault, uint64_t nanos) noexcept {
+void CallCore::count(uint32_t counter, bool fault, uint64_t nanos) noexcept {
   Counters& c = counters_[counter];
   constexpr auto relaxed = std::memory_order_relaxed;
   c.calls.store(c.calls.load(relaxed) + 1, relaxed);
@@ -178,18 +149,18 @@ void Dispatcher::count(uint32_t counter, bool fault, uint64_t nanos) noexcept {
   c.nanos.store(c.nanos.load(relaxed) + nanos, relaxed);
 }
 
-void Dispatcher::count_fault(uint32_t counter) noexcept {
-  if (counter == kNoCounter) return;
+void CallCore::count_unsent(uint32_t counter) noexcept {
+  if (counter == CallOutcome::kNoCounter) return;
   Counters& c = counters_[counter];
   c.faults.store(c.faults.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
-std::string Dispatcher::counter_name(size_t index) const {
+std::string CallCore::counter_name(size_t index) const {
   if (index < registry_.methods.size()) return registry_.methods[index].name;
   return std::string(system_[index - registry_.methods.size()].name);
 }
 
-void Dispatcher::add_stats_to(std::vector<MethodStats>& sums) const {
+void CallCore::add_stats_to(std::vector<MethodStats>& sums) const {
   if (sums.size() < counter_count_) {
     size_t old = sums.size();
     sums.resize(counter_count_);
@@ -203,91 +174,29 @@ void Dispatcher::add_stats_to(std::vector<MethodStats>& sums) const {
   }
 }
 
-xml::WriterOptions Dispatcher::writer_options(const CallContext& ctx) const noexcept {
-  xml::WriterOptions w;
-  switch (options_.dialect) {
-    case DialectChoice::I8:
-      w.dialect = xml::Dialect::I8;
-      break;
-    case DialectChoice::Apache:
-      w.dialect = xml::Dialect::Apache;
-      break;
-    case DialectChoice::Auto: {
-      bool apache = reader_.last_used_prefixed_types() ||
-                    reader_.last_declared_apache_extensions() ||
-                    ctx.header("User-Agent").starts_with("Apache XML RPC");
-      w.dialect = apache ? xml::Dialect::Apache : xml::Dialect::I8;
-      break;
-    }
-  }
-  return w;
-}
-
 // ---- one request ----
 
-DispatchOutcome Dispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
-  const size_t start = out.size();
-  try {
-    CallContextAccess::clear_latch(ctx);
-    CallContextAccess::set_method(ctx, {});
-    multicall_ran_ = false;
-    entry_counters_.clear();
+CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ctx,
+                           ValueWriter* direct, Value& result, Fault& fault) {
+  CallContextAccess::clear_latch(ctx);
+  CallContextAccess::set_method(ctx, {});
+  multicall_ran_ = false;
+  entry_counters_.clear();
 
-    Status read = reader_.read_call(body, call_);
-    const xml::WriterOptions options = writer_options(ctx);
-    if (!read) {
-      write_fault_safely(out, Fault{read.error().fault_code, read.error().message}, options);
-      return DispatchOutcome{{}, true, read.error().fault_code};
-    }
-
-    Value result;
-    Fault fault;
-    uint32_t counter = kNoCounter;
-    // A typed handler writes its result straight into the response (no Value tree); anything
-    // else returns it. What a handler wrote and then failed or threw is taken back.
-    xml::ResultWriter direct(out, options);
-    CallContextAccess::offer_writer(ctx, &direct);
-    bool ok = invoke(call_.method_name, call_.params.as_array(), ctx, result, fault, counter);
-    const bool wrote = CallContextAccess::result_written(ctx);
-    CallContextAccess::offer_writer(ctx, nullptr);
-    if (ok && wrote) {
-      Status written = direct.finish();
-      if (written) return DispatchOutcome{call_.method_name, false, 0};
-      ok = false;
-      fault = Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
-                                                    " cannot be sent: " + written.error().message};
-      count_fault(counter);
-    } else {
-      direct.discard();
-    }
-    if (ok) {
-      Status written = xml::write_response(out, result, options);
-      if (!written && multicall_ran_) {
-        // A system.multicall result: one entry cannot be written; answer the others.
-        repair_multicall(result, options);
-        written = xml::write_response(out, result, options);
-      }
-      if (!written) {
-        ok = false;
-        fault =
-            Fault{fault_code::kInternalError, "the result of " + shown(call_.method_name) +
-                                                  " cannot be sent: " + written.error().message};
-        count_fault(counter);
-      }
-    }
-    if (!ok) write_fault_safely(out, fault, options);
-    return DispatchOutcome{call_.method_name, !ok, ok ? 0 : fault.code};
-  } catch (...) {  // std::bad_alloc: nothing else escapes invoke()
-    out.truncate(start);
-    throw;
-  }
+  CallOutcome outcome;
+  CallContextAccess::offer_writer(ctx, direct);
+  outcome.ok = invoke(name, params, ctx, result, fault, outcome.counter);
+  outcome.written = direct && CallContextAccess::result_written(ctx);
+  CallContextAccess::offer_writer(ctx, nullptr);
+  outcome.multicall = multicall_ran_;
+  return outcome;
 }
 
-bool Dispatcher::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
+bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
                         Fault& fault, uint32_t& counter) {
   Target target;
   if (!find(name, target)) {
-    counter = kNoCounter;
+    counter = CallOutcome::kNoCounter;
     fault = unknown_method(name);
     return false;
   }
@@ -307,7 +216,7 @@ bool Dispatcher::invoke(std::string_view name, Params params, CallContext& ctx, 
   return ok;
 }
 
-bool Dispatcher::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
+bool CallCore::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
                      Value& result, Fault& fault) {
   const std::vector<Signature>& signatures =
       target.method ? target.method->signatures : target.system->signatures;
@@ -339,18 +248,18 @@ bool Dispatcher::run(const Target& target, std::string_view name, Params params,
 
 // ---- system methods ----
 
-const MethodInfo& Dispatcher::info_of(const Target& target) const {
+const MethodInfo& CallCore::info_of(const Target& target) const {
   return target.method ? target.method->info : target.system->info;
 }
 
-Dispatcher::Target Dispatcher::introspected(Params params) const {
+CallCore::Target CallCore::introspected(Params params) const {
   std::string_view name = params[0].as_string();  // the signature made it a string
   Target target;
   if (!find(name, target)) throw FaultError(unknown_method(name));
   return target;
 }
 
-Value Dispatcher::signature_of(const Target& target) const {
+Value CallCore::signature_of(const Target& target) const {
   const MethodInfo& info = info_of(target);
   if (info.signatures.empty()) return Value("undef");
   Value out = Value::array();
@@ -359,7 +268,7 @@ Value Dispatcher::signature_of(const Target& target) const {
   return out;
 }
 
-Value Dispatcher::run_system(const SystemMethod& method, Params params, CallContext& ctx) {
+Value CallCore::run_system(const SystemMethod& method, Params params, CallContext& ctx) {
   switch (method.id) {
     case SystemId::ListMethods:
       return method_list_;
@@ -382,7 +291,7 @@ Value Dispatcher::run_system(const SystemMethod& method, Params params, CallCont
   throw FaultError(fault_code::kInternalError, "unhandled system method");
 }
 
-Value Dispatcher::multicall(Params params, CallContext& ctx) {
+Value CallCore::multicall(Params params, CallContext& ctx) {
   std::span<Value> calls = params[0].as_array();
   if (calls.size() > options_.max_multicall_calls)
     throw FaultError(fault_code::kInvalidXmlRpc,
@@ -398,7 +307,7 @@ Value Dispatcher::multicall(Params params, CallContext& ctx) {
   for (size_t i = 0; i < calls.size(); ++i) {
     Value result;
     Fault fault;
-    uint32_t counter = kNoCounter;
+    uint32_t counter = CallOutcome::kNoCounter;
     bool ok = false;
     Value& entry = calls[i];
     const Value* name = entry.is_struct() ? entry.find("methodName") : nullptr;
@@ -420,28 +329,10 @@ Value Dispatcher::multicall(Params params, CallContext& ctx) {
     } else {
       ok = invoke(name->as_string(), entry_params->as_array(), ctx, result, fault, counter);
     }
-    results.push_back(ok ? one_element_array(std::move(result)) : fault_struct(std::move(fault)));
+    results.push_back(ok ? one_element_array(std::move(result)) : multicall_fault_entry(std::move(fault)));
     entry_counters_.push_back(counter);
   }
   return results;
-}
-
-void Dispatcher::repair_multicall(Value& results, const xml::WriterOptions& options) {
-  std::span<Value> entries = results.as_array();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    scratch_.clear();
-    Status ok = xml::write_response(scratch_, entries[i], options);
-    if (ok) continue;
-    if (entries[i].is_struct()) {  // a fault whose string XML cannot carry
-      Value* string = entries[i].find("faultString");
-      *string = Value(xml_safe_text(string->as_string()));
-    } else {
-      entries[i] = fault_struct(
-          Fault{fault_code::kInternalError, "the result cannot be sent: " + ok.error().message});
-      if (i < entry_counters_.size()) count_fault(entry_counters_[i]);
-    }
-  }
-  scratch_ = Buffer();  // rare: do not keep a large result's worth of memory
 }
 
 }  // namespace callwire::detail

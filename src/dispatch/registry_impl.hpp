@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "callwire/registry.hpp"
-#include "server/signature.hpp"
+#include "dispatch/signature.hpp"
 
 namespace callwire {
 

@@ -1,6 +1,6 @@
 // Parameter checking against MethodInfo::signatures: which values each type name takes, the
 // conversions, and the messages.
-#include "server/signature.hpp"
+#include "dispatch/signature.hpp"
 
 #include <gtest/gtest.h>
 

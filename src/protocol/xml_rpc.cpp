@@ -1,0 +1,132 @@
+#include "protocol/xml_rpc.hpp"
+
+#include <utility>
+
+#include "xml/result_writer.hpp"
+#include "xml/xml_chars.hpp"
+
+namespace callwire::detail {
+
+std::string xml_safe_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    uint32_t cp = *p;
+    size_t len = cp < 0x80 ? 1 : xml::chars::decode_utf8(p, end, cp);
+    if (len == 0 || !xml::chars::is_xml_char(cp)) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER: per bad byte, per bad character
+      p += len == 0 ? 1 : len;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), len);
+    p += len;
+  }
+  return out;
+}
+
+namespace {
+
+// A fault document whatever the string holds.
+void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOptions& options) {
+  if (xml::write_fault(out, fault, options)) return;
+  xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options);
+}
+
+Fault unsendable(std::string_view method, const Error& why) {
+  return Fault{fault_code::kInternalError,
+               "the result of " + shown_method_name(method) + " cannot be sent: " + why.message};
+}
+
+}  // namespace
+
+xml::WriterOptions XmlRpcDispatcher::writer_options(const CallContext& ctx) const noexcept {
+  xml::WriterOptions w;
+  switch (dialect_) {
+    case OutputDialect::I8:
+      w.dialect = xml::Dialect::I8;
+      break;
+    case OutputDialect::Apache:
+      w.dialect = xml::Dialect::Apache;
+      break;
+    case OutputDialect::Auto: {
+      bool apache = reader_.last_used_prefixed_types() ||
+                    reader_.last_declared_apache_extensions() ||
+                    ctx.header("User-Agent").starts_with("Apache XML RPC");
+      w.dialect = apache ? xml::Dialect::Apache : xml::Dialect::I8;
+      break;
+    }
+  }
+  return w;
+}
+
+DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
+  const size_t start = out.size();
+  try {
+    Status read = reader_.read_call(body, call_);
+    const xml::WriterOptions options = writer_options(ctx);
+    if (!read) {
+      CallContextAccess::clear_latch(ctx);
+      CallContextAccess::set_method(ctx, {});
+      write_fault_safely(out, Fault{read.error().fault_code, read.error().message}, options);
+      return DispatchOutcome{{}, true, read.error().fault_code};
+    }
+
+    Value result;
+    Fault fault;
+    // A typed handler writes its result straight into the response (no Value tree); anything
+    // else returns it. What a handler wrote and then failed or threw is taken back.
+    xml::ResultWriter direct(out, options);
+    CallOutcome outcome =
+        core_.call(call_.method_name, call_.params.as_array(), ctx, &direct, result, fault);
+    bool ok = outcome.ok;
+    if (ok && outcome.written) {
+      Status written = direct.finish();
+      if (written) return DispatchOutcome{call_.method_name, false, 0};
+      ok = false;
+      fault = unsendable(call_.method_name, written.error());
+      core_.count_unsent(outcome.counter);
+    } else {
+      direct.discard();
+    }
+    if (ok) {
+      Status written = xml::write_response(out, result, options);
+      if (!written && outcome.multicall) {
+        // A system.multicall result: one entry cannot be written; answer the others.
+        repair_multicall(result, options);
+        written = xml::write_response(out, result, options);
+      }
+      if (!written) {
+        ok = false;
+        fault = unsendable(call_.method_name, written.error());
+        core_.count_unsent(outcome.counter);
+      }
+    }
+    if (!ok) write_fault_safely(out, fault, options);
+    return DispatchOutcome{call_.method_name, !ok, ok ? 0 : fault.code};
+  } catch (...) {  // std::bad_alloc: nothing else escapes the core
+    out.truncate(start);
+    throw;
+  }
+}
+
+void XmlRpcDispatcher::repair_multicall(Value& results, const xml::WriterOptions& options) {
+  std::span<Value> entries = results.as_array();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    scratch_.clear();
+    Status ok = xml::write_response(scratch_, entries[i], options);
+    if (ok) continue;
+    if (entries[i].is_struct()) {  // a fault whose string XML cannot carry
+      Value* string = entries[i].find("faultString");
+      *string = Value(xml_safe_text(string->as_string()));
+    } else {
+      entries[i] = multicall_fault_entry(
+          Fault{fault_code::kInternalError, "the result cannot be sent: " + ok.error().message});
+      core_.count_unsent(core_.multicall_entry_counter(i));
+    }
+  }
+  scratch_ = Buffer();  // rare: do not keep a large result's worth of memory
+}
+
+}  // namespace callwire::detail

@@ -1,0 +1,64 @@
+// Internal: XML-RPC's adapter to the dispatch core. A <methodCall> document in, one complete
+// <methodResponse> document out: read it, let the CallCore run the call, write the result or
+// the fault in the request's dialect. Everything XML about dispatch lives here: the dialect
+// choice (and the User-Agent sniffing it needs), typed results written straight into the
+// response, and what to do with a result XML cannot carry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "callwire/buffer.hpp"
+#include "callwire/dispatch.hpp"
+#include "callwire/message.hpp"
+#include "callwire/xml.hpp"
+#include "dispatch/call_core.hpp"
+
+namespace callwire::detail {
+
+/// What a handle() did, for logs and metrics.
+struct DispatchOutcome {
+  std::string_view
+      method;  ///< as called (empty when the body could not be read); valid until the next handle()
+  bool is_fault = false;   ///< the response is a fault
+  int32_t fault_code = 0;  ///< its code, when is_fault
+};
+
+struct XmlRpcOptions {
+  xml::ReaderLimits limits;
+  /// Auto: Apache when the request used a prefixed type name (`<ex:i8>`), declared Apache's
+  /// extensions namespace, or came with a User-Agent starting "Apache XML RPC"; else I8.
+  OutputDialect dialect = OutputDialect::Auto;
+};
+
+/// Answers XML-RPC documents through a CallCore. Not thread-safe: one per core, on its thread.
+/// Ownership: `core` is borrowed and must outlive the adapter.
+class XmlRpcDispatcher {
+ public:
+  XmlRpcDispatcher(CallCore& core, const XmlRpcOptions& options)
+      : core_(core), dialect_(options.dialect), reader_(options.limits) {}
+
+  /// Reads the <methodCall> in `body`, runs it, appends one complete <methodResponse> document
+  /// to `out` (a result or a fault, in every case). `ctx` carries what the transport knows;
+  /// its latch is cleared first and its method set for the handler. Never throws except
+  /// std::bad_alloc, and then `out` is as it was.
+  DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out);
+
+ private:
+  xml::WriterOptions writer_options(const CallContext& ctx) const noexcept;
+  // After a multicall result failed to write: replaces the entries that cannot be written.
+  void repair_multicall(Value& results, const xml::WriterOptions& options);
+
+  CallCore& core_;
+  OutputDialect dialect_;
+  xml::Reader reader_;
+  MethodCall call_;  // reused from call to call
+  Buffer scratch_;   // repair_multicall
+};
+
+/// `s` with every byte sequence that is not UTF-8 or not an XML character replaced by U+FFFD:
+/// a fault string that can always be written.
+std::string xml_safe_text(std::string_view s);
+
+}  // namespace callwire::detail

@@ -344,7 +344,8 @@ TEST(Decode, ErrorsAreStickyUntilReset) {
   EXPECT_FALSE(d.finish(""));
   d.reset();
   EXPECT_FALSE(d.failed());
-  Result<Decoded> r = d.decode(packet("fine"));
+  const std::string fine = packet("fine");  // the payload is a view into it
+  Result<Decoded> r = d.decode(fine);
   ASSERT_TRUE(r && r->packet);
   EXPECT_EQ(r->payload, "fine");
   EXPECT_TRUE(d.finish(""));

@@ -66,10 +66,9 @@ struct Decoded {
   /// Whether a whole packet was decoded; then `payload` is its payload (perhaps empty).
   bool packet = false;
   /// The payload, unescaped. Lives until the next decode, finish or reset call on the
-  /// decoder, and no longer than the input's bytes stay where they are: it points into the
-  /// input when the packet had no escapes and no NOP inside and came whole in one call or
-  /// over several whose unconsumed bytes were passed again (the usual case); else into the
-  /// decoder's own storage.
+  /// decoder, and no longer than the input's bytes stay where they are: when the packet has no
+  /// escape and no NOP inside (the usual case) it points into the input, however the packet
+  /// arrived; else into the decoder's own storage.
   std::string_view payload;
 };
 
@@ -103,12 +102,13 @@ class Decoder {
 
   /// Decodes from `input` (see the class comment for what it must hold) up to the end of the
   /// next whole packet. Returns how much it consumed and the packet, if one was complete;
-  /// without one, every whole control word and every payload byte has been taken in.
-  /// Errors: BadResponse for a byte other than ESC outside a packet, ESC END or ESC ESC
-  /// outside a packet, ESC PKT inside one, or ESC followed by anything but PKT, END, ESC, NOP
-  /// (as soon as the bytes seen cannot begin one); LimitExceeded as soon as a packet's payload
-  /// passes max_packet_bytes, before the rest of it arrives. Throws std::bad_alloc when its
-  /// storage cannot grow.
+  /// without one, it has examined every byte it was given (all but a partial control word,
+  /// and an unfinished packet's payload when it has no escape, are consumed). Errors: BadResponse
+  /// for a byte other than ESC outside a packet, ESC END or ESC ESC outside a packet, ESC PKT
+  /// inside one, or ESC followed by anything but PKT, END, ESC, NOP (as soon as the bytes seen
+  /// cannot begin one); LimitExceeded as soon as a packet's payload passes max_packet_bytes, before
+  /// the rest of it arrives; InvalidArgument when `input` is shorter than what the last call left
+  /// unconsumed (a caller's mistake). Throws std::bad_alloc when its storage cannot grow.
   Result<Decoded> decode(std::string_view input);
 
   /// The stream has ended; `rest` is what decode left unconsumed (empty when it took it all).

@@ -172,7 +172,8 @@ class CALLWIRE_API BatchWriter {
 
  private:
   void separate();
-  void undo(size_t mark);
+  // Counts an entry written, or takes back all of it from `mark` on.
+  Status settle(size_t mark, Status written);
 
   Buffer& out_;
   size_t count_ = 0;

@@ -159,21 +159,21 @@ struct ReaderImpl {
         if (depth == limits.max_depth)
           return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
         ++depth;
-        bool ok = type == od::json_type::array ? array(v, out) : object(v, out);
+        bool ok = container(v, type, out);
         --depth;
         return ok;
       }
-      case od::json_type::null: {
-        bool is_null = false;
-        if (auto e = v.is_null().get(is_null)) return syntax(e);
-        if (!is_null) return syntax(simdjson::N_ATOM_ERROR);
-        out = Value();
-        return true;
-      }
+      case od::json_type::null:
       case od::json_type::boolean: {
-        bool b;
-        if (auto e = v.get_bool().get(b)) return syntax(e);
-        out = Value(b);
+        // Read from the text, as numbers are: `nul` or `truex` are not JSON.
+        std::string_view atom = raw_token(v);
+        if (atom == "null") {
+          out = Value();
+        } else if (atom == "true" || atom == "false") {
+          out = Value(atom[0] == 't');
+        } else {
+          return syntax(simdjson::T_ATOM_ERROR);
+        }
         return true;
       }
       case od::json_type::number:
@@ -227,47 +227,52 @@ struct ReaderImpl {
     return syntax(simdjson::NUMBER_ERROR);
   }
 
+  // An array or an object (`json_type` says which), its values waiting on `stack` until it
+  // closes, then moved into `out` with one allocation of the exact size.
   template <class V>
-  bool array(V& v, Value& out) {
-    od::array arr;
-    if (auto e = v.get_array().get(arr)) return syntax(e);
+  bool container(V& v, od::json_type type, Value& out) {
     size_t base = stack.size();
-    for (auto item_result : arr) {
-      od::value item;
-      if (auto e = item_result.get(item)) return syntax(e);
-      if (!count_element()) return false;
-      Value element;
-      if (!value(item, element)) return false;
-      stack.push_back(std::move(element));
+    bool is_struct = type == od::json_type::object;
+    if (is_struct) {
+      od::object obj;
+      if (auto e = v.get_object().get(obj)) return syntax(e);
+      for (auto field_result : obj) {
+        od::field field;
+        std::string_view key;
+        if (auto e = std::move(field_result).get(field)) return syntax(e);
+        if (auto e = field.unescaped_key().get(key)) return syntax(e);
+        if (!check_string(key)) return false;
+        stack.emplace_back(key);
+        if (!element(field.value())) return false;
+      }
+    } else {
+      od::array arr;
+      if (auto e = v.get_array().get(arr)) return syntax(e);
+      for (auto item_result : arr) {
+        od::value item;
+        if (auto e = item_result.get(item)) return syntax(e);
+        if (!element(item)) return false;
+      }
     }
+    size_t count = stack.size() - base;
     out = Value();
-    ValueAccess::make_array(out, stack.data() + base, stack.size() - base);
+    if (is_struct) {
+      ValueAccess::make_struct(out, stack.data() + base, count / 2);
+      if (out.size() != count / 2)
+        soft_error(Errc::NotXmlRpc, kInvalidRequest, "an object repeats a member name");
+    } else {
+      ValueAccess::make_array(out, stack.data() + base, count);
+    }
     stack.resize(base);
     return true;
   }
 
-  template <class V>
-  bool object(V& v, Value& out) {
-    od::object obj;
-    if (auto e = v.get_object().get(obj)) return syntax(e);
-    size_t base = stack.size();
-    for (auto field_result : obj) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
-      stack.emplace_back(key);
-      Value member;
-      if (!value(field.value(), member)) return false;
-      stack.push_back(std::move(member));
-    }
-    size_t count = (stack.size() - base) / 2;
-    out = Value();
-    ValueAccess::make_struct(out, stack.data() + base, count);
-    stack.resize(base);
-    if (out.size() != count)
-      soft_error(Errc::NotXmlRpc, kInvalidRequest, "an object repeats a member name");
+  // One array element or member value, onto the stack.
+  bool element(od::value& v) {
+    if (!count_element()) return false;
+    Value item;
+    if (!value(v, item)) return false;
+    stack.push_back(std::move(item));
     return true;
   }
 
@@ -324,7 +329,7 @@ struct ReaderImpl {
       } else if (flag == &seen.params &&
                  (ft == od::json_type::array || ft == od::json_type::object)) {
         // The params array or object is not a value of its own: its members start at depth 0.
-        bool ok = ft == od::json_type::array ? array(fv, call.params) : object(fv, call.params);
+        bool ok = container(fv, ft, call.params);
         if (!ok) return false;
       } else if (flag == &seen.id && ft != od::json_type::array && ft != od::json_type::object &&
                  ft != od::json_type::boolean) {
@@ -362,10 +367,8 @@ struct ReaderImpl {
       int64_t n;
       bool fits;
       if (scan_number(text, n, fits) == Number::Invalid) return syntax(simdjson::NUMBER_ERROR);
-    } else {
-      bool is_null = false;
-      if (auto e = v.is_null().get(is_null)) return syntax(e);
-      if (!is_null) return syntax(simdjson::N_ATOM_ERROR);
+    } else if (text != "null") {
+      return syntax(simdjson::N_ATOM_ERROR);
     }
     out.assign(text);
     return true;

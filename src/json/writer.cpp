@@ -26,6 +26,23 @@ inline bool needs_care(uint64_t w) {
   return ((control | (quote - kOnes) | (backslash - kOnes)) & ~w & kHigh) != 0 || (w & kHigh) != 0;
 }
 
+// The letter after the backslash for each character a string escapes: `"`, `\`, the five C0
+// controls JSON names, and `u` (\u00XX) for the other controls.
+struct Escapes {
+  char letter[128];
+  constexpr Escapes() : letter() {
+    for (int c = 0; c < 0x20; ++c) letter[c] = 'u';
+    letter['\b'] = 'b';
+    letter['\f'] = 'f';
+    letter['\n'] = 'n';
+    letter['\r'] = 'r';
+    letter['\t'] = 't';
+    letter['"'] = '"';
+    letter['\\'] = '\\';
+  }
+};
+constexpr Escapes kEscapes;
+
 class JsonWriter {
  public:
   explicit JsonWriter(Buffer& out) : out_(out), mark_(out.size()) {}
@@ -95,34 +112,15 @@ class JsonWriter {
       unsigned char c = *p++;
       char* dst = out_.prepare(6);
       dst[0] = '\\';
-      switch (c) {
-        case '"':
-        case '\\':
-          dst[1] = char(c);
-          break;
-        case '\b':
-          dst[1] = 'b';
-          break;
-        case '\f':
-          dst[1] = 'f';
-          break;
-        case '\n':
-          dst[1] = 'n';
-          break;
-        case '\r':
-          dst[1] = 'r';
-          break;
-        case '\t':
-          dst[1] = 't';
-          break;
-        default:
-          std::memcpy(dst + 1, "u00", 3);
-          dst[4] = kHex[c >> 4];
-          dst[5] = kHex[c & 15];
-          out_.commit(6);
-          continue;
+      dst[1] = kEscapes.letter[c];
+      if (dst[1] != 'u') {
+        out_.commit(2);
+        continue;
       }
-      out_.commit(2);
+      std::memcpy(dst + 2, "00", 2);
+      dst[4] = kHex[c >> 4];
+      dst[5] = kHex[c & 15];
+      out_.commit(6);
     }
     out_.push_back('"');
     return true;
@@ -292,31 +290,26 @@ Status write_call(Buffer& out, std::string_view id, std::string_view method, con
 
 void BatchWriter::separate() { out_.push_back(count_ == 0 ? '[' : ','); }
 
-void BatchWriter::undo(size_t mark) { out_.truncate(mark); }
+Status BatchWriter::settle(size_t mark, Status written) {
+  if (written) {
+    ++count_;
+  } else {
+    out_.truncate(mark);  // the separator too
+  }
+  return written;
+}
 
 Status BatchWriter::result(std::string_view id, const Value& result) {
   size_t mark = out_.size();
   separate();
-  Status s = write_result(out_, id, result);
-  if (!s) {
-    undo(mark);
-    return s;
-  }
-  ++count_;
-  return s;
+  return settle(mark, write_result(out_, id, result));
 }
 
 Status BatchWriter::error(std::string_view id, int32_t code, std::string_view message,
                           const Value* data) {
   size_t mark = out_.size();
   separate();
-  Status s = write_error(out_, id, code, message, data);
-  if (!s) {
-    undo(mark);
-    return s;
-  }
-  ++count_;
-  return s;
+  return settle(mark, write_error(out_, id, code, message, data));
 }
 
 bool BatchWriter::finish() {

@@ -351,6 +351,9 @@ struct ReaderImpl {
       call.error = Error(Errc::NotXmlRpc, kInvalidRequest, "invalid request: " + invalid);
       if (!id_usable) call.id = kNullId;
     } else if (soft.code != Errc::Ok) {
+      // A repeated name in the params makes the request invalid, answered even without an id;
+      // a number no Value holds is invalid params, and a notification stays one.
+      if (soft.fault_code == kInvalidRequest && !id_usable) call.id = kNullId;
       call.error = std::move(soft);
     }
     return true;

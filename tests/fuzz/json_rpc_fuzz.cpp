@@ -33,10 +33,15 @@ namespace json = callwire::json;
 }
 
 void check_error(const Error& e, bool whole_document) {
+  using callwire::Errc;
   int32_t f = e.fault_code;
-  bool known = whole_document ? f == fault_code::kParseError || f == fault_code::kInvalidXmlRpc
-                              : f == fault_code::kInvalidXmlRpc || f == fault_code::kInvalidParams;
-  if (!known || e.message.empty() || callwire::errc_fault_code(e.code) != f)
+  bool invalid_request = f == fault_code::kInvalidXmlRpc &&
+                         (e.code == Errc::NotXmlRpc || e.code == Errc::LimitExceeded);
+  bool known =
+      whole_document
+          ? invalid_request || (f == fault_code::kParseError && e.code == Errc::NotWellFormed)
+          : invalid_request || (f == fault_code::kInvalidParams && e.code == Errc::Unrepresentable);
+  if (!known || e.message.empty())
     fail("a refusal with an unexpected code or no message",
          std::string(callwire::errc_name(e.code)) + " " + std::to_string(f) + " " + e.message);
 }

@@ -87,6 +87,7 @@ TEST(JsonRequest, InvalidRequests) {
            Case{R"({"jsonrpc": "2.0", "method": "m", "method": "n", "id": 3})", "3"},
            Case{R"({"jsonrpc": "2.0", "method": "m", "id": 3, "id": 4})", "null"},
            Case{R"({"jsonrpc": "2.0", "method": "m", "params": {"a": 1, "a": 2}, "id": 5})", "5"},
+           Case{R"({"jsonrpc": "2.0", "method": "m", "params": [{"a": 1, "a": 2}]})", "null"},
        }) {
     Call call = one(c.doc);
     EXPECT_FALSE(call.ok()) << c.doc;

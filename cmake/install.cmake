@@ -5,8 +5,8 @@ include(CMakePackageConfigHelpers)
 
 set(CALLWIRE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/callwire)
 
-# Two export sets, so that a consumer of the shared library needs no zlib or OpenSSL headers:
-# only the static library carries them to its consumers (callwireConfig.cmake.in).
+# Two export sets, so that a consumer of the shared library needs no zlib, OpenSSL or simdjson
+# headers: only the static library carries them to its consumers (callwireConfig.cmake.in).
 install(TARGETS callwire_shared EXPORT callwireTargets)
 install(TARGETS callwire EXPORT callwireStaticTargets)
 install(EXPORT callwireTargets NAMESPACE callwire:: DESTINATION ${CALLWIRE_CMAKE_DIR})

@@ -113,12 +113,13 @@ for linkage in shared static; do
   LD_LIBRARY_PATH="$libdir" run_consumer "$dir/sample_add" $linkage
   LD_LIBRARY_PATH="$libdir" run_consumer "$dir/sample_add_c" $linkage
 done
-# A machine with the shared library but without zlib's and OpenSSL's development files (their
-# find_package disabled stands in for their absence): the shared target still works, and asking
-# for the static one fails with a message that says why.
-step "find_package consumer without zlib and OpenSSL development files"
+# A machine with the shared library but without zlib's, OpenSSL's and simdjson's development files
+# (their find_package disabled stands in for their absence): the shared target still works, and
+# asking for the static one fails with a message that says why.
+step "find_package consumer without zlib, OpenSSL and simdjson development files"
 dir=$work/cmake-no-deps
-no_deps=(-DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON)
+no_deps=(-DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON
+         -DCMAKE_DISABLE_FIND_PACKAGE_simdjson=ON)
 quiet cmake -S "$here/cmake" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_PREFIX_PATH="$prefix" -DCALLWIRE_TARGET=callwire::callwire \
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "${no_deps[@]}"
@@ -127,9 +128,9 @@ run_consumer "$dir/sample_add" shared
 if cmake -S "$here/cmake" -B "$work/cmake-no-deps-static" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
      -DCMAKE_CXX_COMPILER="$CXX" -DCALLWIRE_TARGET=callwire::callwire_static \
      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "${no_deps[@]}" >"$work/no-deps-static.log" 2>&1; then
-  fail "the static component was found without zlib and OpenSSL"
+  fail "the static component was found without zlib, OpenSSL and simdjson"
 fi
-grep -q "needs zlib and OpenSSL" "$work/no-deps-static.log" \
+grep -q "needs zlib, OpenSSL 3 and simdjson" "$work/no-deps-static.log" \
   || { cat "$work/no-deps-static.log" >&2; fail "no reason given for the missing static target"; }
 
 step "install test passed"

@@ -1,0 +1,531 @@
+// The JSON-RPC reader: simdjson's On Demand API walked straight into Values. On Demand is
+// chosen over its DOM because it reads numbers lazily: an integer beyond 64 bits (which the
+// DOM refuses with the whole document) is then one request's invalid params, and the request's
+// id can still be read and answered.
+//
+// Every value of the document is walked, members the protocol ignores included: On Demand only
+// checks what is read, and a document with a bad atom anywhere must be a parse error. Two kinds
+// of failure: `hard` ones end the document (invalid JSON, a limit), `soft` ones (a repeated
+// member name, a number no Value holds) belong to the request they are in, so the walk goes on
+// with a nil in the value's place.
+#include <simdjson.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "callwire/json.hpp"
+#include "value/value_build.hpp"
+
+namespace callwire::json {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+constexpr int32_t kInvalidRequest = fault_code::kInvalidXmlRpc;
+
+std::string_view trim_right(std::string_view s) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+enum class Number : uint8_t { Invalid, Integer, Float };
+
+// JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked on `s`. For
+// an integer, `fits` says whether it is within int64 and `n` holds it then.
+Number scan_number(std::string_view s, int64_t& n, bool& fits) {
+  const char* p = s.data();
+  const char* end = p + s.size();
+  bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  if (p == end || *p < '0' || *p > '9') return Number::Invalid;
+  uint64_t magnitude = 0;
+  fits = true;
+  if (*p == '0') {
+    ++p;
+  } else {
+    for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+      unsigned d = unsigned(*p - '0');
+      if (magnitude > (UINT64_MAX - d) / 10) fits = false;
+      magnitude = magnitude * 10 + d;
+    }
+  }
+  bool fraction = false, exponent = false;
+  if (p < end && *p == '.') {
+    fraction = true;
+    const char* start = ++p;
+    while (p < end && *p >= '0' && *p <= '9') ++p;
+    if (p == start) return Number::Invalid;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    exponent = true;
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    const char* start = p;
+    while (p < end && *p >= '0' && *p <= '9') ++p;
+    if (p == start) return Number::Invalid;
+  }
+  if (p != end) return Number::Invalid;
+  if (fraction || exponent) return Number::Float;
+  constexpr uint64_t kLimit = uint64_t{1} << 63;
+  if (fits && (negative ? magnitude > kLimit : magnitude >= kLimit)) fits = false;
+  if (fits) n = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+  return Number::Integer;
+}
+
+// Where each of a request's four members stands while it is read.
+struct Seen {
+  bool jsonrpc = false, method = false, params = false, id = false;
+};
+
+}  // namespace
+
+struct ReaderImpl {
+  explicit ReaderImpl(JsonLimits l) : limits(l) {
+    if (limits.max_depth > JsonLimits::kMaxDepth) limits.max_depth = JsonLimits::kMaxDepth;
+  }
+
+  JsonLimits limits;
+  od::parser parser;
+  od::document doc;
+  std::unique_ptr<char[]> padded;  // read_request's copy of the document
+  size_t padded_capacity = 0;
+  std::string_view input;    // the document being read
+  std::vector<Value> stack;  // finished values waiting for their array or struct
+  bool started = false;      // simdjson has the document (a location can be asked for)
+  size_t elements = 0;
+  uint32_t depth = 0;
+  Error hard;  // ends the document
+  Error soft;  // the first one in the request being read
+
+  // ---- failures
+
+  bool syntax(simdjson::error_code e) {
+    std::string msg = "invalid JSON";
+    const char* at = nullptr;
+    if (started && !doc.current_location().get(at) && at >= input.data() &&
+        at <= input.data() + input.size())
+      msg += " near byte " + std::to_string(at - input.data());
+    msg += ": ";
+    msg += simdjson::error_message(e);
+    hard = Error(Errc::NotWellFormed, fault_code::kParseError, std::move(msg));
+    return false;
+  }
+  bool limit(std::string msg) {
+    hard = Error(Errc::LimitExceeded, kInvalidRequest, std::move(msg));
+    return false;
+  }
+  void soft_error(Errc code, int32_t fault, std::string msg) {
+    if (soft.code == Errc::Ok) soft = Error(code, fault, std::move(msg));
+  }
+
+  bool count_element() {
+    if (++elements > limits.max_elements)
+      return limit("more than " + std::to_string(limits.max_elements) +
+                   " array elements and object members in the document");
+    return true;
+  }
+  bool check_string(std::string_view s) {
+    if (s.size() > limits.max_string_size)
+      return limit("a string of " + std::to_string(s.size()) + " bytes, above the limit of " +
+                   std::to_string(limits.max_string_size));
+    return true;
+  }
+
+  // ---- values. V is od::value, or od::document at the root (its scalars have no od::value).
+
+  template <class V>
+  static std::string_view raw_token(V& v) {
+    std::string_view s;
+    if constexpr (std::is_same_v<V, od::document>) {
+      if (v.raw_json_token().get(s)) return {};
+    } else {
+      s = v.raw_json_token();
+    }
+    return trim_right(s);
+  }
+
+  template <class V>
+  bool value(V& v, Value& out) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    switch (type) {
+      case od::json_type::array:
+      case od::json_type::object: {
+        if (depth == limits.max_depth)
+          return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
+        ++depth;
+        bool ok = container(v, type, out);
+        --depth;
+        return ok;
+      }
+      case od::json_type::null:
+      case od::json_type::boolean: {
+        // Read from the text, as numbers are: `nul` or `truex` are not JSON.
+        std::string_view atom = raw_token(v);
+        if (atom == "null") {
+          out = Value();
+        } else if (atom == "true" || atom == "false") {
+          out = Value(atom[0] == 't');
+        } else {
+          return syntax(simdjson::T_ATOM_ERROR);
+        }
+        return true;
+      }
+      case od::json_type::number:
+        return number(v, out);
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto e = v.get_string().get(s)) return syntax(e);
+        if (!check_string(s)) return false;
+        out = Value(s);
+        return true;
+      }
+    }
+    return syntax(simdjson::INCORRECT_TYPE);
+  }
+
+  template <class V>
+  bool number(V& v, Value& out) {
+    std::string_view text = raw_token(v);
+    int64_t n = 0;
+    bool fits = false;
+    switch (scan_number(text, n, fits)) {
+      case Number::Invalid:
+        return syntax(simdjson::NUMBER_ERROR);
+      case Number::Integer:
+        if (!fits) {
+          soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
+                     "integer " + std::string(text.substr(0, 40)) +
+                         (text.size() > 40 ? "..." : "") + " is beyond 64 bits");
+          out = Value();
+        } else if (n >= INT32_MIN && n <= INT32_MAX) {
+          out = Value(int32_t(n));
+        } else {
+          out = Value::i8(n);
+        }
+        return true;
+      case Number::Float: {
+        double d;
+        // The grammar is right, so simdjson's only complaint can be the range (1e400); below
+        // it a number reads as zero.
+        if (v.get_double().get(d)) {
+          soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
+                     "number " + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") +
+                         " is beyond the range of a double");
+          out = Value();
+        } else {
+          out = Value(d);
+        }
+        return true;
+      }
+    }
+    return syntax(simdjson::NUMBER_ERROR);
+  }
+
+  // An array or an object (`json_type` says which), its values waiting on `stack` until it
+  // closes, then moved into `out` with one allocation of the exact size.
+  template <class V>
+  bool container(V& v, od::json_type type, Value& out) {
+    size_t base = stack.size();
+    bool is_struct = type == od::json_type::object;
+    if (is_struct) {
+      od::object obj;
+      if (auto e = v.get_object().get(obj)) return syntax(e);
+      for (auto field_result : obj) {
+        od::field field;
+        std::string_view key;
+        if (auto e = std::move(field_result).get(field)) return syntax(e);
+        if (auto e = field.unescaped_key().get(key)) return syntax(e);
+        if (!check_string(key)) return false;
+        stack.emplace_back(key);
+        if (!element(field.value())) return false;
+      }
+    } else {
+      od::array arr;
+      if (auto e = v.get_array().get(arr)) return syntax(e);
+      for (auto item_result : arr) {
+        od::value item;
+        if (auto e = item_result.get(item)) return syntax(e);
+        if (!element(item)) return false;
+      }
+    }
+    size_t count = stack.size() - base;
+    out = Value();
+    if (is_struct) {
+      ValueAccess::make_struct(out, stack.data() + base, count / 2);
+      if (out.size() != count / 2)
+        soft_error(Errc::InvalidRequest, kInvalidRequest, "an object repeats a member name");
+    } else {
+      ValueAccess::make_array(out, stack.data() + base, count);
+    }
+    stack.resize(base);
+    return true;
+  }
+
+  // One array element or member value, onto the stack.
+  bool element(od::value& v) {
+    if (!count_element()) return false;
+    Value item;
+    if (!value(v, item)) return false;
+    stack.push_back(std::move(item));
+    return true;
+  }
+
+  // ---- requests
+
+  // One request of the document into `call`.
+  template <class V>
+  bool request(V& v, Call& call) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    if (type != od::json_type::object) {
+      Value ignored;
+      if (!value(v, ignored)) return false;
+      call.id = kNullId;
+      call.error = Error(Errc::InvalidRequest, kInvalidRequest, "a request must be an object");
+      return true;
+    }
+    od::object obj;
+    if (auto e = v.get_object().get(obj)) return syntax(e);
+    Seen seen;
+    bool id_usable = false;
+    std::string invalid;  // why the request is invalid, when it is
+    auto refuse = [&](std::string why) {
+      if (invalid.empty()) invalid = std::move(why);
+    };
+    soft = Error();
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(field_result).get(field)) return syntax(e);
+      if (auto e = field.unescaped_key().get(key)) return syntax(e);
+      if (!count_element() || !check_string(key)) return false;
+      od::value fv = field.value();
+      od::json_type ft;
+      if (auto e = fv.type().get(ft)) return syntax(e);
+      bool* flag = key == "jsonrpc"  ? &seen.jsonrpc
+                   : key == "method" ? &seen.method
+                   : key == "params" ? &seen.params
+                   : key == "id"     ? &seen.id
+                                     : nullptr;
+      if (flag && *flag) {
+        refuse("member \"" + std::string(key) + "\" repeated");
+        if (flag == &seen.id) id_usable = false;
+      }
+      if (flag == &seen.jsonrpc && ft == od::json_type::string) {
+        std::string_view version;
+        if (auto e = fv.get_string().get(version)) return syntax(e);
+        if (version != "2.0") refuse("\"jsonrpc\" must be \"2.0\"");
+      } else if (flag == &seen.method && ft == od::json_type::string) {
+        std::string_view name;
+        if (auto e = fv.get_string().get(name)) return syntax(e);
+        if (!check_string(name)) return false;
+        call.method.assign(name);
+      } else if (flag == &seen.params &&
+                 (ft == od::json_type::array || ft == od::json_type::object)) {
+        // The params array or object is not a value of its own: its members start at depth 0.
+        bool ok = container(fv, ft, call.params);
+        if (!ok) return false;
+      } else if (flag == &seen.id && ft != od::json_type::array && ft != od::json_type::object &&
+                 ft != od::json_type::boolean) {
+        if (!id(fv, ft, call.id)) return false;
+        id_usable = !*flag;
+      } else {
+        Value ignored;
+        if (!value(fv, ignored)) return false;
+        if (flag == &seen.jsonrpc) refuse("\"jsonrpc\" must be \"2.0\"");
+        if (flag == &seen.method) refuse("\"method\" must be a string");
+        if (flag == &seen.params) refuse("\"params\" must be an array or an object");
+        if (flag == &seen.id) refuse("\"id\" must be a number, a string or null");
+      }
+      if (flag) *flag = true;
+    }
+    if (!seen.jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
+    if (!seen.method) refuse("no \"method\"");
+    if (!invalid.empty()) {
+      call.error = Error(Errc::InvalidRequest, kInvalidRequest, "invalid request: " + invalid);
+      if (!id_usable) call.id = kNullId;
+    } else if (soft.code != Errc::Ok) {
+      // A repeated name in the params makes the request invalid, answered even without an id;
+      // a number no Value holds is invalid params, and a notification stays one.
+      if (soft.fault_code == kInvalidRequest && !id_usable) call.id = kNullId;
+      call.error = std::move(soft);
+    }
+    return true;
+  }
+
+  // An id's JSON text, checked (a string's escapes, a number's grammar), kept as written.
+  bool id(od::value& v, od::json_type type, std::string& out) {
+    std::string_view text = raw_token(v);
+    if (type == od::json_type::string) {
+      std::string_view s;
+      if (auto e = v.get_string().get(s)) return syntax(e);
+      if (!check_string(s)) return false;
+    } else if (type == od::json_type::number) {
+      int64_t n;
+      bool fits;
+      if (scan_number(text, n, fits) == Number::Invalid) return syntax(simdjson::NUMBER_ERROR);
+    } else if (text != "null") {
+      return syntax(simdjson::N_ATOM_ERROR);
+    }
+    out.assign(text);
+    return true;
+  }
+
+  // A fresh Call at `calls[n]`, reusing what a previous document left there.
+  static Call& next_call(std::vector<Call>& calls, size_t n) {
+    if (n == calls.size()) return calls.emplace_back();
+    Call& c = calls[n];
+    c.id.clear();
+    c.method.clear();
+    c.params = Value();
+    c.error = Error();
+    return c;
+  }
+
+  bool document(Request& out) {
+    od::json_type type;
+    if (auto e = doc.type().get(type)) return syntax(e);
+    size_t n = 0;
+    if (type == od::json_type::array) {
+      out.batch = true;
+      od::array arr;
+      if (auto e = doc.get_array().get(arr)) return syntax(e);
+      for (auto item_result : arr) {
+        od::value item;
+        if (auto e = item_result.get(item)) return syntax(e);
+        if (n == limits.max_batch_size)
+          return limit("a batch of more than " + std::to_string(limits.max_batch_size) +
+                       " requests");
+        if (!count_element()) return false;
+        Call& call = next_call(out.calls, n++);
+        if (!request(item, call)) return false;
+        if (call.params.is_nil()) call.params = Value::array();
+      }
+      if (n == 0) {
+        hard = Error(Errc::InvalidRequest, kInvalidRequest, "an empty batch");
+        return false;
+      }
+    } else if (type == od::json_type::object) {
+      out.batch = false;
+      Call& call = next_call(out.calls, n++);
+      if (!request(doc, call)) return false;
+      if (call.params.is_nil()) call.params = Value::array();
+    } else {
+      Value ignored;
+      if (!root(ignored)) return false;
+      hard = Error(Errc::InvalidRequest, kInvalidRequest,
+                   "a request document must be an object or an array of them");
+      return false;
+    }
+    out.calls.resize(n);
+    return true;
+  }
+
+  // ---- the document as a whole
+
+  // Starts a document: limits, then simdjson's first pass (which checks UTF-8 and structure).
+  bool start(std::string_view padded_document) {
+    hard = Error();
+    soft = Error();
+    started = false;
+    elements = 0;
+    depth = 0;
+    stack.clear();
+    input = padded_document;
+    if (padded_document.size() > limits.max_document_size)
+      return limit("a document of " + std::to_string(padded_document.size()) +
+                   " bytes, above the limit of " + std::to_string(limits.max_document_size));
+    auto e = parser
+                 .iterate(padded_document.data(), padded_document.size(),
+                          padded_document.size() + kPadding)
+                 .get(doc);
+    if (e) return syntax(e);
+    started = true;
+    return true;
+  }
+
+  // A scalar at the root is read without moving simdjson's iterator past it (numbers are read
+  // from their text), so what follows it is checked here, before it is read: its token (which
+  // runs on over white space) must reach the end of the input.
+  bool lone_root_scalar() {
+    std::string_view token;
+    if (auto e = doc.raw_json_token().get(token)) return syntax(e);
+    if (token.data() + token.size() != input.data() + input.size())
+      return syntax(simdjson::TRAILING_CONTENT);
+    return true;
+  }
+
+  // The root value, and nothing but white space after it.
+  bool root(Value& out) {
+    od::json_type type;
+    if (auto e = doc.type().get(type)) return syntax(e);
+    if (type != od::json_type::array && type != od::json_type::object)
+      return lone_root_scalar() && value(doc, out);
+    return value(doc, out) && finish();
+  }
+
+  // Nothing but white space may follow an array or object at the root.
+  bool finish() {
+    // (simdjson 3.0's document has no at_end: a location means there is text left.)
+    const char* at;
+    if (!doc.current_location().get(at)) return syntax(simdjson::TRAILING_CONTENT);
+    return true;
+  }
+
+  std::string_view pad(std::string_view document) {
+    size_t need = document.size() + kPadding;
+    if (need > padded_capacity) {
+      padded.reset(new char[need]);
+      padded_capacity = need;
+    }
+    std::memcpy(padded.get(), document.data(), document.size());
+    std::memset(padded.get() + document.size(), 0, kPadding);
+    return {padded.get(), document.size()};
+  }
+};
+
+Reader::Reader(JsonLimits limits) : impl_(std::make_unique<ReaderImpl>(limits)) {}
+Reader::~Reader() = default;
+Reader::Reader(Reader&&) noexcept = default;
+Reader& Reader::operator=(Reader&&) noexcept = default;
+
+const JsonLimits& Reader::limits() const noexcept { return impl_->limits; }
+
+Status Reader::read_request(std::string_view document, Request& out) {
+  if (document.size() > impl_->limits.max_document_size) {
+    out.calls.clear();
+    impl_->start(document);  // reports the limit before the copy
+    return impl_->hard;
+  }
+  return read_request_padded(impl_->pad(document), out);
+}
+
+Status Reader::read_request_padded(std::string_view document, Request& out) {
+  ReaderImpl& r = *impl_;
+  if (!r.start(document) || !r.document(out) || !r.finish()) {
+    out.calls.clear();
+    out.batch = false;
+    return std::move(r.hard);
+  }
+  return {};
+}
+
+Result<Value> Reader::read_value(std::string_view document) {
+  ReaderImpl& r = *impl_;
+  if (document.size() > r.limits.max_document_size) {
+    r.start(document);
+    return std::move(r.hard);
+  }
+  Value out;
+  if (!r.start(r.pad(document)) || !r.root(out)) return std::move(r.hard);
+  if (r.soft.code != Errc::Ok) return std::move(r.soft);
+  return out;
+}
+
+}  // namespace callwire::json

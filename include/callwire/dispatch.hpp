@@ -13,6 +13,7 @@
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
+#include "callwire/json.hpp"
 #include "callwire/registry.hpp"
 #include "callwire/xml.hpp"
 
@@ -30,6 +31,7 @@ enum class OutputDialect : uint8_t {
 /// name means.
 struct DispatcherOptions {
   xml::ReaderLimits reader_limits;  ///< depth, elements, string and document sizes
+  json::JsonLimits json_limits;     ///< the same for JSON-RPC documents, and batch length
   OutputDialect dialect = OutputDialect::Auto;
   bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist
   size_t max_multicall_calls = 1000;  ///< calls in one system.multicall
@@ -63,6 +65,17 @@ class CALLWIRE_API RequestDispatcher {
   void dispatch(std::string_view request, Buffer& response, CallContext& context);
   /// The same with an empty context, into a new string.
   std::string dispatch(std::string_view request);
+
+  /// Answers `request` in the protocol its Content-Type names: JSON-RPC 2.0 for
+  /// `application/json` (parameters and case aside; also `application/json-rpc` and
+  /// `application/jsonrequest`), XML-RPC for anything else, an empty type included. Appends
+  /// the answer to `response` and returns its Content-Type ("text/xml", "application/json"),
+  /// or an empty view when there is no answer at all (a JSON-RPC notification, or a batch of
+  /// them: answer HTTP 204 with no body). JSON-RPC's errors: -32700 not JSON, -32600 not
+  /// JSON-RPC (or over a limit), then those of XML-RPC above, with each request's own id.
+  /// Never throws except std::bad_alloc (and then `response` is as it was).
+  std::string_view dispatch(std::string_view content_type, std::string_view request,
+                            Buffer& response, CallContext& context);
 
   /// Calls, faults and time per method since construction, as Server::method_stats().
   std::vector<MethodStats> stats() const;

@@ -24,6 +24,11 @@ Value multicall_fault_entry(Fault fault) {
   return v;
 }
 
+Fault unsendable_result(std::string_view method, const Error& why) {
+  return Fault{fault_code::kInternalError,
+               "the result of " + shown_method_name(method) + " cannot be sent: " + why.message};
+}
+
 std::string shown_method_name(std::string_view name) {
   constexpr size_t kMax = 200;
   if (name.size() <= kMax) return std::string(name);

@@ -152,6 +152,9 @@ class CallCore {
 /// A system.multicall entry for a call that failed: {faultCode, faultString}.
 Value multicall_fault_entry(Fault fault);
 
+/// The fault for a result the adapter's syntax cannot carry (-32603, naming the method).
+Fault unsendable_result(std::string_view method, const Error& why);
+
 /// A method name as shown in a fault message: cut after 200 bytes (on a character boundary)
 /// with "..." appended, since a peer may send a long one.
 std::string shown_method_name(std::string_view name);

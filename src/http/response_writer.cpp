@@ -62,6 +62,12 @@ const char* check_extra(std::span<const Header> extra,
 
 bool valid_status(int status) noexcept { return status >= 100 && status <= 999; }
 
+}  // namespace
+
+bool response_has_length(int status) noexcept { return status >= 200 && status != 204; }
+
+namespace {
+
 bool valid_response_head(const ResponseHead& head) noexcept {
   return valid_status(head.status) && syntax::is_field_value(head.content_type) &&
          syntax::is_field_value(head.date) && check_extra(head.extra, kResponseOwned) == nullptr;
@@ -80,9 +86,11 @@ void emit_response_head(Sink& out, const ResponseHead& head) noexcept {
     out.put(head.content_type);
     out.put("\r\n");
   }
-  out.put("Content-Length: ");
-  out.put(decimal(head.content_length, digits));
-  out.put("\r\n");
+  if (response_has_length(head.status)) {
+    out.put("Content-Length: ");
+    out.put(decimal(head.content_length, digits));
+    out.put("\r\n");
+  }
   if (head.gzip) out.put("Content-Encoding: gzip\r\n");
   if (head.close) out.put("Connection: close\r\n");
   if (!head.date.empty()) {

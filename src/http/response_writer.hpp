@@ -48,6 +48,10 @@ struct ResponseHead {
   std::span<const Header> extra;
 };
 
+/// Whether an answer with `status` carries Content-Length: not 1xx and not 204 (RFC 9110
+/// 8.6), whose answers have no body.
+bool response_has_length(int status) noexcept;
+
 /// Room a server should reserve before the body: enough for any head with no extra fields
 /// and a content type of up to 64 bytes. Bigger heads make place_response_head report
 /// kNoRoom, and the caller retries with a bigger gap.

@@ -398,11 +398,16 @@ std::string cgi_peer(std::string_view address, std::string_view port) {
 size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseHead& head) noexcept {
   char text[256];
   std::string_view reason = reason_phrase(head.status);
-  int n = std::snprintf(text, sizeof text,
-                        "Status: %d %.*s\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n%s\r\n",
-                        head.status, int(reason.size()), reason.data(),
+  std::string_view type_name = head.content_type.empty() ? "" : "Content-Type: ";
+  std::string_view type_end = head.content_type.empty() ? "" : "\r\n";
+  char length[48] = "";
+  if (response_has_length(head.status))
+    std::snprintf(length, sizeof length, "Content-Length: %zu\r\n", buf.size() - body_offset);
+  int n = std::snprintf(text, sizeof text, "Status: %d %.*s\r\n%.*s%.*s%.*s%s%s\r\n", head.status,
+                        int(reason.size()), reason.data(), int(type_name.size()), type_name.data(),
                         int(head.content_type.size()), head.content_type.data(),
-                        buf.size() - body_offset, head.gzip ? "Content-Encoding: gzip\r\n" : "");
+                        int(type_end.size()), type_end.data(), length,
+                        head.gzip ? "Content-Encoding: gzip\r\n" : "");
   if (n <= 0 || size_t(n) >= sizeof text || size_t(n) > body_offset) return kNoRoom;
   std::memcpy(buf.data() + body_offset - size_t(n), text, size_t(n));
   return body_offset - size_t(n);

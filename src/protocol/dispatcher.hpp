@@ -7,12 +7,26 @@
 #include <vector>
 
 #include "dispatch/call_core.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/outcome.hpp"
 #include "protocol/xml_rpc.hpp"
 
 namespace callwire::detail {
 
+enum class Protocol : uint8_t { XmlRpc, JsonRpc };
+
+/// The protocol a request's Content-Type names: JSON-RPC for `application/json` (and the
+/// older `application/json-rpc` and `application/jsonrequest`), whatever the parameters and
+/// the letters' case; XML-RPC for anything else, absent included (XML-RPC peers send text/xml,
+/// and some send nothing or something odd: they have always been answered).
+Protocol protocol_for_content_type(std::string_view content_type) noexcept;
+
+/// The Content-Type of an answer in `protocol`.
+std::string_view answer_content_type(Protocol protocol) noexcept;
+
 struct DispatchOptions {
   XmlRpcOptions xml_rpc;
+  JsonRpcOptions json_rpc;
   CallCoreOptions core;
 };
 
@@ -21,9 +35,16 @@ struct DispatchOptions {
 class Dispatcher {
  public:
   Dispatcher(const Registry& registry, DispatchOptions options)
-      : core_(registry, std::move(options.core)), xml_rpc_(core_, options.xml_rpc) {}
+      : core_(registry, std::move(options.core)),
+        xml_rpc_(core_, options.xml_rpc),
+        json_rpc_(core_, options.json_rpc) {}
 
-  /// Answers an XML-RPC request body (XmlRpcDispatcher::handle).
+  /// Answers a request body in `protocol` (XmlRpcDispatcher::handle, JsonRpcDispatcher::handle).
+  DispatchOutcome handle(Protocol protocol, std::string_view body, CallContext& ctx, Buffer& out) {
+    return protocol == Protocol::JsonRpc ? json_rpc_.handle(body, ctx, out)
+                                         : xml_rpc_.handle(body, ctx, out);
+  }
+  /// Answers an XML-RPC request body.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out) {
     return xml_rpc_.handle(body, ctx, out);
   }
@@ -33,6 +54,7 @@ class Dispatcher {
  private:
   CallCore core_;
   XmlRpcDispatcher xml_rpc_;
+  JsonRpcDispatcher json_rpc_;
 };
 
 }  // namespace callwire::detail

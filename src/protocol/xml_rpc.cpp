@@ -34,11 +34,6 @@ void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOption
   xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options);
 }
 
-Fault unsendable(std::string_view method, const Error& why) {
-  return Fault{fault_code::kInternalError,
-               "the result of " + shown_method_name(method) + " cannot be sent: " + why.message};
-}
-
 }  // namespace
 
 xml::WriterOptions XmlRpcDispatcher::writer_options(const CallContext& ctx) const noexcept {
@@ -85,7 +80,7 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
       Status written = direct.finish();
       if (written) return DispatchOutcome{call_.method_name, false, 0};
       ok = false;
-      fault = unsendable(call_.method_name, written.error());
+      fault = unsendable_result(call_.method_name, written.error());
       core_.count_unsent(outcome.counter);
     } else {
       direct.discard();
@@ -99,7 +94,7 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
       }
       if (!written) {
         ok = false;
-        fault = unsendable(call_.method_name, written.error());
+        fault = unsendable_result(call_.method_name, written.error());
         core_.count_unsent(outcome.counter);
       }
     }

@@ -5,7 +5,6 @@
 // response, and what to do with a result XML cannot carry.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,16 +13,9 @@
 #include "callwire/message.hpp"
 #include "callwire/xml.hpp"
 #include "dispatch/call_core.hpp"
+#include "protocol/outcome.hpp"
 
 namespace callwire::detail {
-
-/// What a handle() did, for logs and metrics.
-struct DispatchOutcome {
-  std::string_view
-      method;  ///< as called (empty when the body could not be read); valid until the next handle()
-  bool is_fault = false;   ///< the response is a fault
-  int32_t fault_code = 0;  ///< its code, when is_fault
-};
 
 struct XmlRpcOptions {
   xml::ReaderLimits limits;

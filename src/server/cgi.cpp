@@ -79,7 +79,7 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   RequestDispatcher dispatcher(registry, options.dispatch);
   if (cgi.get("REQUEST_METHOD") != "POST") {
     const http::Header allow{"Allow", "POST"};
-    return refuse(out_fd, 405, "XML-RPC calls are POST requests", {&allow, 1});
+    return refuse(out_fd, 405, "calls are POST requests", {&allow, 1});
   }
   if (!cgi.has("CONTENT_LENGTH")) return refuse(out_fd, 411, "CONTENT_LENGTH is required");
   std::string_view length_text = cgi.get("CONTENT_LENGTH");
@@ -131,9 +131,14 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   // server does): one write, no copy.
   Buffer response;
   response.append(std::string(http::kResponseHeadGap, ' '));
-  dispatcher.dispatch(request, response, context);
+  std::string_view type = dispatcher.dispatch(cgi.get("CONTENT_TYPE"), request, response, context);
   http::ResponseHead head;
-  head.content_type = "text/xml; charset=utf-8";
+  if (type.empty()) {  // JSON-RPC notifications only: no answer
+    head.status = 204;
+    head.content_type = {};
+  } else {
+    head.content_type = type == "text/xml" ? "text/xml; charset=utf-8" : type;
+  }
   size_t start = http::place_scgi_response_head(response, http::kResponseHeadGap, head);
   return write_all(out_fd, response.view().substr(start)) ? 0 : 1;
 }

@@ -312,6 +312,8 @@ void Connection::handle_request() {
     deadline = Clock::now() + limit;
   }
   if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
+  const Protocol protocol = protocol_for_content_type(request.find_header("Content-Type"));
+  answer_protocol_ = protocol;
 
   if (pool) {
     // The worker reads the request where it lies (in_ does not change while busy_), inflates
@@ -323,12 +325,13 @@ void Connection::handle_request() {
     job_request_bytes_ = body.size();
     job_started_ = Clock::now();
     const bool accept_gzip = request.accept_gzip;
-    pool->submit([this, body, gzipped, accept_gzip, deadline](Dispatcher& dispatcher) noexcept {
+    pool->submit([this, body, gzipped, accept_gzip, deadline, protocol](Dispatcher& dispatcher) noexcept {
       // Nothing may escape a worker thread: out of memory here drops this connection (on the
       // loop), as it would inline.
       job_failed_ = false;
       job_http_status_ = 0;
       job_gzipped_ = false;
+      job_no_answer_ = false;
       try {
         std::string_view call = body;
         if (gzipped) {
@@ -342,8 +345,9 @@ void Connection::handle_request() {
         }
         CallContext context(peer_, user_, headers_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-        DispatchOutcome outcome = dispatcher.handle(call, context, job_out_);
+        DispatchOutcome outcome = dispatcher.handle(protocol, call, context, job_out_);
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
+        job_no_answer_ = outcome.no_answer;
         job_method_.assign(outcome.method);
         job_response_bytes_ = job_out_.size();
         // Compressing is work of the same order as the call: the worker does it too.
@@ -364,11 +368,12 @@ void Connection::handle_request() {
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
   CallContext context(peer_, user_, headers_);
   CallContextAccess::set_deadline(context, deadline);
-  DispatchOutcome outcome = loop_.dispatcher().handle(body, context, out_);
+  DispatchOutcome outcome = loop_.dispatcher().handle(protocol, body, context, out_);
   size_t response_bytes = out_.size() - body_start;
-  finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_);
+  int status = finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_,
+                               outcome.no_answer);
   if (loop_.core().options.access_log)
-    log_access(outcome.method, 200, outcome.is_fault ? outcome.fault_code : 0, body.size(),
+    log_access(outcome.method, status, outcome.is_fault ? outcome.fault_code : 0, body.size(),
                response_bytes, started);
 }
 
@@ -393,8 +398,8 @@ bool Connection::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z)
   return http::gzip_compress(body, z) && z.size() < body.size();
 }
 
-void Connection::finish_response(size_t start, size_t body_start, BodyCoding coding,
-                                     bool keep_alive) {
+int Connection::finish_response(size_t start, size_t body_start, BodyCoding coding,
+                                bool keep_alive, bool no_answer) {
   Buffer& out = out_;
   bool gzipped = coding == BodyCoding::Gzipped;
   if (coding == BodyCoding::GzipIfAccepted) {
@@ -406,6 +411,13 @@ void Connection::finish_response(size_t start, size_t body_start, BodyCoding cod
     }
   }
   http::ResponseHead h;
+  if (no_answer) {
+    // JSON-RPC notifications only: nothing to say, and HTTP has a status for that.
+    h.status = 204;
+    h.content_type = {};
+  } else {
+    h.content_type = answer_content_type(answer_protocol_);
+  }
   h.gzip = gzipped;
   h.close = !keep_alive;
   h.date = loop_.http_date();
@@ -418,6 +430,7 @@ void Connection::finish_response(size_t start, size_t body_start, BodyCoding cod
     std::memmove(out.data() + start, out.data() + head_start, n);
     out.truncate(start + n);
   }
+  return h.status;
 }
 
 void Connection::resume_after_job() noexcept {
@@ -450,10 +463,11 @@ void Connection::job_done() {
   size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
   out_.append(job_out_.view());
-  finish_response(start, body_start, job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
-                  !close_after_write_);
+  int status = finish_response(start, body_start,
+                               job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
+                               !close_after_write_, job_no_answer_);
   if (loop_.core().options.access_log)
-    log_access(job_method_, 200, job_fault_code_, job_request_bytes_, job_response_bytes_,
+    log_access(job_method_, status, job_fault_code_, job_request_bytes_, job_response_bytes_,
                job_started_);
   next_request(job_consumed_);
   set_interest(EPOLLIN);

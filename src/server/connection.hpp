@@ -12,6 +12,7 @@
 #include "callwire/buffer.hpp"
 #include "callwire/registry.hpp"
 #include "http/request_parser.hpp"
+#include "protocol/dispatcher.hpp"
 #include "server/framing.hpp"
 #include "net/event_loop.hpp"
 #include "net/stream.hpp"
@@ -61,7 +62,9 @@ class Connection final : public net::Watcher {
   // Wraps the answer body at out_[body_start..] (after a kHeadRoom gap that starts at
   // `start`) with its HTTP head. GzipIfAccepted: gzips it first when the client accepts gzip
   // and it is worth it; Gzipped: a worker already did.
-  void finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive);
+  // No answer (JSON-RPC notifications only): 204 with no body. Returns the status sent.
+  int finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive,
+                      bool no_answer);
   // Gzips `body` into `z` when the options and the client ask for it and it comes out
   // smaller. Thread-safe (a worker calls it).
   bool gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const;
@@ -111,6 +114,7 @@ class Connection final : public net::Watcher {
   Buffer inflated_body_;       // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request
   bool served_any_ = false;    // a request was answered on this connection
+  Protocol answer_protocol_ = Protocol::XmlRpc;  // the current request's, for its answer
 
   Buffer out_;  // answers waiting to be sent, from out_sent_
   size_t out_sent_ = 0;
@@ -125,6 +129,7 @@ class Connection final : public net::Watcher {
   bool job_failed_ = false;        // the worker ran out of memory: no answer, drop the connection
   int job_http_status_ = 0;        // the worker refused the request with this HTTP status
   bool job_gzipped_ = false;       // the worker gzipped job_out_
+  bool job_no_answer_ = false;     // the worker's call needs no answer body (204)
   size_t job_response_bytes_ = 0;  // the answer's body before gzip
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;

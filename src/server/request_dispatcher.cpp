@@ -11,6 +11,7 @@ detail::DispatchOptions internal_options(const DispatcherOptions& o) {
   detail::DispatchOptions d;
   d.xml_rpc.limits = o.reader_limits;
   d.xml_rpc.dialect = o.dialect;
+  d.json_rpc.limits = o.json_limits;
   d.core.introspection = o.introspection;
   d.core.max_multicall_calls = o.max_multicall_calls;
   return d;
@@ -34,11 +35,19 @@ RequestDispatcher::RequestDispatcher(RequestDispatcher&&) noexcept = default;
 RequestDispatcher& RequestDispatcher::operator=(RequestDispatcher&&) noexcept = default;
 
 void RequestDispatcher::dispatch(std::string_view request, Buffer& response, CallContext& context) {
+  dispatch("text/xml", request, response, context);
+}
+
+std::string_view RequestDispatcher::dispatch(std::string_view content_type,
+                                             std::string_view request, Buffer& response,
+                                             CallContext& context) {
   auto deadline = std::chrono::steady_clock::time_point::max();
   if (impl_->call_timeout.count() > 0)
     deadline = std::chrono::steady_clock::now() + impl_->call_timeout;
   detail::CallContextAccess::set_deadline(context, deadline);
-  impl_->dispatcher.handle(request, context, response);
+  const detail::Protocol protocol = detail::protocol_for_content_type(content_type);
+  detail::DispatchOutcome outcome = impl_->dispatcher.handle(protocol, request, context, response);
+  return outcome.no_answer ? std::string_view() : detail::answer_content_type(protocol);
 }
 
 std::string RequestDispatcher::dispatch(std::string_view request) {

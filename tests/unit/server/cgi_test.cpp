@@ -86,6 +86,22 @@ TEST_F(CgiTest, AnswersACall) {
   EXPECT_EQ(result_of(r.output), Value(5));
 }
 
+TEST_F(CgiTest, AnswersJsonRpcByContentType) {
+  std::string body = R"({"jsonrpc":"2.0","method":"sample.add","params":[2,3],"id":"a"})";
+  CgiResult r = run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(body.size()),
+                               "CONTENT_TYPE=application/json"},
+                    body);
+  EXPECT_TRUE(r.output.starts_with("Status: 200 OK\r\nContent-Type: application/json\r\n"))
+      << r.output;
+  EXPECT_TRUE(r.output.ends_with("\r\n\r\n" R"({"jsonrpc":"2.0","result":5,"id":"a"})")) << r.output;
+
+  std::string note = R"({"jsonrpc":"2.0","method":"sample.add","params":[2,3]})";
+  r = run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(note.size()),
+                     "CONTENT_TYPE=application/json"},
+          note);
+  EXPECT_EQ(r.output, "Status: 204 No Content\r\n\r\n");
+}
+
 TEST_F(CgiTest, HandlersSeePeerUserAndHeaderFields) {
   std::string body = call_document("whoami", {});
   std::vector<std::string> env = post(body.size());

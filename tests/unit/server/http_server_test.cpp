@@ -660,6 +660,52 @@ TEST(HttpServer, WorkerPoolAnswersBeforeClosing) {
   }
 }
 
+// JSON-RPC on the same port and path as XML-RPC, chosen by Content-Type, inline and on the
+// worker pool: a JSON answer with its own type; 204 with no body for notifications only, and
+// the connection serves on.
+std::string json_post(std::string_view body) {
+  std::string r = "POST /RPC2 HTTP/1.1\r\nHost: localhost\r\n";
+  r += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size());
+  return r + "\r\n\r\n" + std::string(body);
+}
+
+TEST(HttpServer, JsonRpcBesideXmlRpcOnOnePort) {
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "worker pool" : "inline");
+    TestServer t(pool ? pool_options() : TestServer::base_options());
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.connected());
+    ASSERT_TRUE(s.send(json_post(R"({"jsonrpc":"2.0","method":"add","params":[2,3],"id":7})")));
+    std::string got = s.read_responses(1);
+    EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+    EXPECT_NE(got.find("Content-Type: application/json\r\n"), std::string::npos) << got;
+    EXPECT_TRUE(got.ends_with(R"({"jsonrpc":"2.0","result":5,"id":7})")) << got;
+
+    // A notification, pipelined with an XML-RPC call and a JSON batch.
+    ASSERT_TRUE(s.send(json_post(R"({"jsonrpc":"2.0","method":"add","params":[1,1]})") +
+                       post(call_xml("add", "<param><value><int>1</int></value></param>"
+                                            "<param><value><int>2</int></value></param>")) +
+                       json_post(R"([{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},)"
+                                 R"({"jsonrpc":"2.0","method":"nope","id":2}])")));
+    got = s.read_responses(3);
+    ASSERT_EQ(RawSocket::complete_responses(got), 3) << got;
+    size_t second = got.find("HTTP/1.1", 1), third = got.find("HTTP/1.1", second + 1);
+    std::string first_answer = got.substr(0, second);
+    EXPECT_EQ(status_line(first_answer), "HTTP/1.1 204 No Content");
+    EXPECT_EQ(first_answer.find("Content-Length"), std::string::npos) << first_answer;
+    EXPECT_EQ(first_answer.find("Content-Type"), std::string::npos) << first_answer;
+    std::string xml_answer = got.substr(second, third - second);
+    EXPECT_NE(xml_answer.find("Content-Type: text/xml"), std::string::npos);
+    EXPECT_NE(xml_answer.find("<int>3</int>"), std::string::npos);
+    std::string batch = got.substr(third);
+    EXPECT_TRUE(batch.ends_with(R"([{"jsonrpc":"2.0","result":3,"id":1},)"
+                                R"({"jsonrpc":"2.0","error":{"code":-32601,)"
+                                R"("message":"unknown method 'nope'"},"id":2}])"))
+        << batch;
+    EXPECT_FALSE(s.closed());
+  }
+}
+
 TEST(HttpServer, MethodStatsCountCallsAndFaults) {
   TestServer t;
   Client client(t.url());

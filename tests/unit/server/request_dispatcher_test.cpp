@@ -58,6 +58,32 @@ TEST(RequestDispatcher, AnswersCallsAndFaults) {
   EXPECT_EQ(stats[0].faults, 1u);
 }
 
+TEST(RequestDispatcher, TheContentTypeChoosesJsonRpc) {
+  Registry registry;
+  ASSERT_TRUE(registry.bind("sample.add", [](int a, int b) { return a + b; }));
+  RequestDispatcher dispatcher(registry);
+  Buffer out;
+  CallContext context;
+  EXPECT_EQ(dispatcher.dispatch("application/json; charset=utf-8",
+                                R"({"jsonrpc":"2.0","method":"sample.add","params":[5,3],"id":1})",
+                                out, context),
+            "application/json");
+  EXPECT_EQ(out.view(), R"({"jsonrpc":"2.0","result":8,"id":1})");
+
+  out.clear();  // a notification: no answer, and no type for it
+  EXPECT_EQ(dispatcher.dispatch("application/json",
+                                R"({"jsonrpc":"2.0","method":"sample.add","params":[5,3]})", out,
+                                context),
+            "");
+  EXPECT_EQ(out.size(), 0u);
+
+  out.clear();
+  EXPECT_EQ(dispatcher.dispatch("text/xml", call_document("sample.add", {1, 2}), out, context),
+            "text/xml");
+  EXPECT_EQ(read(std::string(out.view())).result, Value(3));
+  EXPECT_EQ(dispatcher.stats()[0].calls, 3u);  // one core counts both protocols
+}
+
 TEST(RequestDispatcher, AppendsToTheCallersBufferWithItsContext) {
   Registry registry;
   ASSERT_TRUE(registry.bind("whoami", [](CallContext& ctx) {

@@ -1,0 +1,98 @@
+#include "protocol/json_rpc.hpp"
+
+#include <span>
+#include <string>
+
+#include "protocol/xml_rpc.hpp"  // xml_safe_text: a fault string any syntax can carry
+
+namespace callwire::detail {
+
+namespace {
+
+// A refusal of the reader's (the document, or one request of it): the spec's short message,
+// with the reader's account of what was wrong as the error's data.
+Status write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id,
+                     const Error& error) {
+  const Value detail(error.message);
+  const char* message = json::standard_message(error.fault_code);
+  return batch ? batch->error(id, error.fault_code, message, &detail)
+               : json::write_error(out, id, error.fault_code, message, &detail);
+}
+
+Status write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id,
+                   const Fault& fault) {
+  Status written = batch ? batch->error(id, fault.code, fault.string)
+                         : json::write_error(out, id, fault.code, fault.string);
+  if (written) return written;
+  // A handler's fault string that is not UTF-8: say it with what can be said.
+  const std::string safe = xml_safe_text(fault.string);
+  return batch ? batch->error(id, fault.code, safe) : json::write_error(out, id, fault.code, safe);
+}
+
+}  // namespace
+
+DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
+  const size_t start = out.size();
+  try {
+    DispatchOutcome outcome;
+    Status read = reader_.read_request(body, request_);
+    if (!read) {
+      CallContextAccess::clear_latch(ctx);
+      CallContextAccess::set_method(ctx, {});
+      write_refusal(nullptr, out, json::kNullId, read.error());
+      outcome.is_fault = true;
+      outcome.fault_code = read.error().fault_code;
+      return outcome;
+    }
+    outcome.no_answer = true;
+    if (!request_.batch) {
+      answer(request_.calls.front(), ctx, nullptr, out, outcome);
+    } else {
+      json::BatchWriter batch(out);
+      for (json::Call& call : request_.calls) answer(call, ctx, &batch, out, outcome);
+      batch.finish();
+    }
+    if (!request_.calls.empty()) outcome.method = request_.calls.front().method;
+    return outcome;
+  } catch (...) {  // std::bad_alloc: nothing else escapes the core or the writers
+    out.truncate(start);
+    throw;
+  }
+}
+
+void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWriter* batch,
+                               Buffer& out, DispatchOutcome& outcome) {
+  const bool first = &call == &request_.calls.front();
+  if (!call.ok()) {
+    if (first) outcome.is_fault = true, outcome.fault_code = call.error.fault_code;
+    if (call.is_notification()) return;  // a notification's -32602: never answered
+    outcome.no_answer = false;
+    write_refusal(batch, out, call.id, call.error);
+    return;
+  }
+  Value result;
+  Fault fault;
+  CallOutcome done;
+  if (call.method.starts_with("rpc.")) {
+    fault = Fault{fault_code::kMethodNotFound, "method names beginning with 'rpc.' are reserved"};
+  } else {
+    // Named params reach the method as one struct parameter (XML-RPC's way of naming them).
+    std::span<Value> params = call.params.is_array() ? call.params.as_array()
+                                                     : std::span<Value>(&call.params, 1);
+    done = core_.call(call.method, params, ctx, nullptr, result, fault);
+  }
+  if (first) outcome.is_fault = !done.ok, outcome.fault_code = done.ok ? 0 : fault.code;
+  if (call.is_notification()) return;
+  outcome.no_answer = false;
+  if (done.ok) {
+    Status written = batch ? batch->result(call.id, result) : json::write_result(out, call.id, result);
+    if (written) return;
+    // A result JSON cannot carry (NaN, a string that is not UTF-8).
+    core_.count_unsent(done.counter);
+    fault = unsendable_result(call.method, written.error());
+    if (first) outcome.is_fault = true, outcome.fault_code = fault.code;
+  }
+  write_fault(batch, out, call.id, fault);
+}
+
+}  // namespace callwire::detail

@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
                     "Also serve SCGI (a web server's scgi_pass) on HOST:PORT (repeatable)");
   serve->add_option("--scgi-unix", serve_flags.scgi_unix_path,
                     "Also serve SCGI on this Unix socket");
+  serve->add_option("--pstream", serve_flags.pstream,
+                    "Also serve xmlrpc-c's packet stream on HOST:PORT (repeatable)");
+  serve->add_option("--pstream-unix", serve_flags.pstream_unix_path,
+                    "Also serve the packet stream on this Unix socket");
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");

@@ -52,6 +52,9 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.unix_path.empty()) options.listen.push_back("unix:" + flags.unix_path);
   for (const std::string& address : flags.scgi) options.listen.push_back("scgi://" + address);
   if (!flags.scgi_unix_path.empty()) options.listen.push_back("scgi+unix:" + flags.scgi_unix_path);
+  for (const std::string& address : flags.pstream) options.listen.push_back("pstream://" + address);
+  if (!flags.pstream_unix_path.empty())
+    options.listen.push_back("pstream+unix:" + flags.pstream_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;

@@ -15,6 +15,8 @@ struct ServeFlags {
   std::string unix_path;
   std::vector<std::string> scgi;  // HOST:PORT, SCGI (behind a web server's scgi_pass)
   std::string scgi_unix_path;
+  std::vector<std::string> pstream;  // HOST:PORT, xmlrpc-c's packet stream
+  std::string pstream_unix_path;
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;

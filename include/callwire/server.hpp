@@ -35,7 +35,10 @@ struct ServerOptions {
   /// Where to listen: "HOST:PORT" (an IPv4 address or name), "[IPV6]:PORT", ":PORT" (every
   /// IPv4 interface), or "unix:PATH". Port 0 picks a free port; read it back with port().
   /// "scgi://HOST:PORT" and "scgi+unix:PATH" speak SCGI instead of HTTP, for a web server in
-  /// front (nginx's scgi_pass; docs/http.md).
+  /// front (nginx's scgi_pass; docs/http.md). "pstream://HOST:PORT" and "pstream+unix:PATH"
+  /// speak xmlrpc-c's packet stream: XML-RPC without HTTP, one long-lived connection, calls
+  /// answered in order (docs/pstream.md); max_body caps a packet, and a server with
+  /// `authenticate` refuses to start with one (a packet carries no credentials).
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   /// Request paths served; any other gets 404. A query string is ignored.
   std::vector<std::string> paths = {"/RPC2", "/"};
@@ -147,7 +150,8 @@ class CALLWIRE_API Server {
   /// The bound port of listener `index` (in options.listen order); 0 for a Unix socket.
   uint16_t port(size_t index = 0) const;
   /// The URL of listener `index`: "http://127.0.0.1:40312/RPC2", "https://...",
-  /// "unix:/path" for a Unix socket, "scgi://..." or "scgi+unix:/path" for SCGI.
+  /// "unix:/path" for a Unix socket, "scgi://..." or "scgi+unix:/path" for SCGI,
+  /// "pstream://HOST:PORT" or "pstream+unix:/path" for the packet stream.
   std::string url(size_t index = 0) const;
   /// Calls, faults and time per method, summed over every thread.
   std::vector<MethodStats> method_stats() const;

@@ -193,6 +193,7 @@ void Connection::process_input() {
       break;
     }
     if (r.status == http::ParseStatus::Incomplete) {
+      request_start_ += r.consumed;  // what the framing is done with (a packet's escapes)
       if (framing_->headers_complete() && !head_checked_) {
         // Refused on its head alone: answer now, never read the body.
         if (refused_on_head(framing_->request())) break;
@@ -273,7 +274,7 @@ bool Connection::authorized(const http::Request& request) {
 
 void Connection::handle_request() {
   const http::Request& request = framing_->request();
-  if (!head_checked_ && refused_on_head(request)) return;
+  if (framing_->has_http_head() && !head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
   // tell; a user our own authentication accepted stays.
   if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);

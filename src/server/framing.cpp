@@ -1,6 +1,11 @@
 #include "server/framing.hpp"
 
+#include <cstring>
+
+#include "callwire/message.hpp"
+#include "callwire/xml.hpp"
 #include "http/scgi.hpp"
+#include "pstream/pstream.hpp"
 
 namespace callwire::detail {
 
@@ -52,14 +57,66 @@ class ScgiFraming final : public RequestFraming {
   http::ScgiRequestParser parser_;
 };
 
+// xmlrpc-c's packet stream: each packet's payload is a request body; answers go back as
+// packets. There is no head to check and no way to say what went wrong with the framing, so
+// a refusal closes the connection, except a packet over the size limit, whose caller is told
+// with a fault packet first.
+class PstreamFraming final : public RequestFraming {
+ public:
+  explicit PstreamFraming(const http::RequestLimits& limits)
+      : decoder_(limits.max_body), max_body_(limits.max_body) {
+    request_.method = "POST";
+  }
+  http::ParseResult parse(std::string_view input, Buffer&) override {
+    Result<pstream::Decoded> r = decoder_.decode(input);
+    if (!r) {
+      too_big_ = r.error().code == Errc::LimitExceeded;
+      return {http::ParseStatus::Error, 0, too_big_ ? 413 : 400};
+    }
+    if (!r->packet) return {http::ParseStatus::Incomplete, r->consumed, 0};
+    request_.body = r->payload;
+    request_.content_length = r->payload.size();
+    return {http::ParseStatus::Complete, r->consumed, 0};
+  }
+  // Between packets the decoder is where a stream starts; the payload's view is done with.
+  void reset() noexcept override { decoder_.reset(); }
+  bool headers_complete() const noexcept override { return false; }
+  const http::Request& request() const noexcept override { return request_; }
+  bool has_http_head() const noexcept override { return false; }
+  size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead&) override {
+    // ESC PKT into the gap before the body, then the body escaped in place and ESC END.
+    const size_t start = body_offset - pstream::kPacketStart.size();
+    std::memcpy(out.data() + start, pstream::kPacketStart.data(), pstream::kPacketStart.size());
+    pstream::end_packet(out, pstream::PacketMark{body_offset});
+    return start;
+  }
+  void append_error(Buffer& out, int status, std::span<const http::Header>,
+                    std::string_view) override {
+    if (status != 413 || !too_big_) return;  // framing lost: nothing can be said
+    Buffer fault;
+    xml::write_fault(fault, Fault{fault_code::kInvalidXmlRpc,
+                                  "the request exceeds the server's packet limit of " +
+                                      std::to_string(max_body_) + " bytes"});
+    pstream::append_packet(out, fault.view());
+  }
+
+ private:
+  pstream::Decoder decoder_;
+  size_t max_body_;
+  bool too_big_ = false;
+  http::Request request_;
+};
+
 }  // namespace
 
 std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits) {
   if (kind == FramingKind::Scgi) return std::make_unique<ScgiFraming>(limits);
+  if (kind == FramingKind::Pstream) return std::make_unique<PstreamFraming>(limits);
   return std::make_unique<HttpFraming>(limits);
 }
 
 std::string_view over_capacity_answer(FramingKind kind) noexcept {
+  if (kind == FramingKind::Pstream) return {};  // no status to say it with: just closed
   if (kind == FramingKind::Scgi)
     return "Status: 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
   return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"

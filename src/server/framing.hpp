@@ -1,6 +1,7 @@
-// Internal: how requests and answers are framed on a listener's connections, HTTP/1.1 or SCGI.
-// A connection (connection.hpp) reads, checks and answers through this and never asks
-// which; each framing is an I/O-free parser and writer from src/http.
+// Internal: how requests and answers are framed on a listener's connections: HTTP/1.1, SCGI
+// or xmlrpc-c's packet stream. A connection (connection.hpp) reads, checks and answers through
+// this and never asks which; each framing is an I/O-free parser and writer from src/http or
+// src/pstream.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +16,16 @@
 
 namespace callwire::detail {
 
-enum class FramingKind : uint8_t { Http, Scgi };
+enum class FramingKind : uint8_t { Http, Scgi, Pstream };
 
 class RequestFraming {
  public:
   virtual ~RequestFraming() = default;
 
-  // The request parser (RequestParser's contract; a virtual call per read, not per byte).
+  // The request parser (RequestParser's contract; a virtual call per read, not per byte),
+  // with one addition: Incomplete may report `consumed` bytes the framing is done with, which
+  // the connection drops before the next call (HTTP and SCGI report 0: they read a request
+  // again from its start; the packet stream consumes escaped bytes and NOPs as it goes).
   virtual http::ParseResult parse(std::string_view input, Buffer& chunked_body) = 0;
   virtual void reset() noexcept = 0;
   virtual bool headers_complete() const noexcept = 0;
@@ -37,8 +41,12 @@ class RequestFraming {
   /// and the user the gateway authenticated (REMOTE_USER); empty otherwise.
   virtual std::string gateway_peer() const { return {}; }
   virtual std::string_view gateway_user() const { return {}; }
+  /// Whether requests carry an HTTP head (method, path, credentials, codings) for the
+  /// connection to check; the packet stream's carry a body alone.
+  virtual bool has_http_head() const noexcept { return true; }
 };
 
+/// `limits.max_body` caps a packet's payload too.
 std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits);
 
 /// What a connection refused at the cap is sent before it is closed.

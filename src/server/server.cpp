@@ -68,12 +68,21 @@ Status check_options(const ServerOptions& o) {
 Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
   for (const std::string& spec : o.listen) {
-    // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass).
+    // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass),
+    // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream.
     std::string_view address = spec;
     detail::FramingKind framing = detail::FramingKind::Http;
     if (address.starts_with("scgi://") || address.starts_with("scgi+unix:")) {
       framing = detail::FramingKind::Scgi;
       address.remove_prefix(address.starts_with("scgi://") ? 7 : 5);
+    } else if (address.starts_with("pstream://") || address.starts_with("pstream+unix:")) {
+      // No credentials travel in a packet: a server that requires them cannot serve one.
+      if (o.authenticate)
+        return Error(Errc::InvalidArgument,
+                     spec + ": a packet stream carries no credentials; authentication needs "
+                            "HTTP or SCGI listeners");
+      framing = detail::FramingKind::Pstream;
+      address.remove_prefix(address.starts_with("pstream://") ? 10 : 8);
     }
     auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
@@ -203,11 +212,13 @@ std::string Server::url(size_t index) const {
   const detail::Listener& l = ls[index];
   const std::string& path = impl_->core.options.paths.front();
   const bool scgi = l.framing == detail::FramingKind::Scgi;
-  if (l.unix_socket) return (scgi ? "scgi+unix:" : "unix:") + l.unix_path;
+  const bool pstream = l.framing == detail::FramingKind::Pstream;
+  if (l.unix_socket) return (scgi ? "scgi+unix:" : pstream ? "pstream+unix:" : "unix:") + l.unix_path;
   std::string host = l.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  if (pstream) return "pstream://" + host + ":" + std::to_string(l.port);
   return (scgi ? "scgi://" : l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) +
          path;
 }

@@ -20,6 +20,8 @@ packages=(
   openssl                              # interop tests: a certificate made at test time
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
   lighttpd                             # interop tests: a web server running the CGI examples
+  python3-jsonrpclib-pelix             # interop tests: a Python JSON-RPC client library
+  libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
   "$@"

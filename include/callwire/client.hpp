@@ -104,7 +104,10 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
 /// An XML-RPC client for one server: "http://host:port/path", "https://...",
 /// "unix:/path/to/socket" (HTTP over a Unix-domain socket, path options.unix_path), or SCGI
 /// (rtorrent's protocol, one call per connection): "scgi://host:port[/path]" and
-/// "scgi+unix:/path/to/socket" (REQUEST_URI options.unix_path).
+/// "scgi+unix:/path/to/socket" (REQUEST_URI options.unix_path), or xmlrpc-c's packet stream
+/// (XML-RPC without HTTP, connections kept and reused): "pstream://host:port" and
+/// "pstream+unix:/path/to/socket"; it carries no header fields, credentials or gzip (create
+/// fails with InvalidArgument when the options ask for header fields or credentials).
 ///
 /// Errors, the same for every call: Errc::Fault (the server's fault: Error::fault_code and
 /// Error::message are its code and string), Timeout, ConnectFailed, ConnectionClosed (reset or

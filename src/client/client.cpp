@@ -31,7 +31,7 @@ struct CALLWIRE_LOCAL Client::Impl {
   detail::ClientUrl url;
   ClientOptions options;
   std::unique_ptr<net::TlsContext> tls;
-  std::unique_ptr<detail::ClientFraming> framing;  // HTTP or SCGI: heads and answer parsers
+  std::unique_ptr<detail::ClientFraming> framing;  // HTTP, SCGI or pstream: heads and answer parsers
   detail::ClientSettings settings;
 
   std::unique_ptr<detail::ConnectionPool> pool;  // made by create(): it needs the settings
@@ -76,7 +76,8 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
 
   bool gzipped = false;
   size_t body_size = out.size() - kRequestHeadRoom;
-  if (options.gzip_request_min_size && body_size >= options.gzip_request_min_size) {
+  if (options.gzip_request_min_size && body_size >= options.gzip_request_min_size &&
+      framing->can_gzip()) {
     Buffer z;
     if (http::gzip_compress(out.view().substr(kRequestHeadRoom), z) && z.size() < body_size) {
       out.truncate(kRequestHeadRoom);
@@ -101,11 +102,14 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   if (head_bytes.size() <= kRequestHeadRoom) {
     size_t start = kRequestHeadRoom - head_bytes.size();
     std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
+    framing->finish_request(out, kRequestHeadRoom);
     return start;
   }
   // A head longer than the room (many extra fields): one copy of the body.
+  const size_t body_offset = head_bytes.size();
   head_bytes.append(out.view().substr(kRequestHeadRoom));
   std::swap(out, head_bytes);
+  framing->finish_request(out, body_offset);
   return size_t{0};
 }
 

@@ -5,6 +5,7 @@
 #include "client/url.hpp"
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
+#include "pstream/pstream.hpp"
 
 namespace callwire::detail {
 
@@ -137,13 +138,94 @@ class ScgiFraming final : public ClientFraming {
   CommonFields common_;
 };
 
+// An answer that is one packet: its payload is the body of a 200 that keeps the connection.
+// The connection passes every byte received for this answer from its first; the decoder is
+// given those it has not consumed yet.
+class PacketAnswerParser final : public AnswerParser {
+ public:
+  explicit PacketAnswerParser(const http::ResponseLimits& limits)
+      : decoder_(limits.max_body) {
+    response_.status = 200;
+    response_.keep_alive = true;
+  }
+  http::ResponseParseResult parse(std::string_view input, Buffer&) override {
+    if (result_.status != http::ParseStatus::Incomplete) return result_;
+    Result<pstream::Decoded> r = decoder_.decode(input.substr(fed_));
+    if (!r) return fail(r.error());
+    fed_ += r->consumed;
+    if (r->packet) {
+      response_.body = r->payload;
+      result_ = {http::ParseStatus::Complete, fed_, http::ResponseError::None};
+    }
+    return result_;
+  }
+  http::ResponseParseResult parse_eof(std::string_view input, Buffer& unused) override {
+    if (input.empty() && result_.status == http::ParseStatus::Incomplete)
+      return result_ = {http::ParseStatus::Error, 0, http::ResponseError::NoResponse};
+    if (http::ResponseParseResult r = parse(input, unused); r.status != http::ParseStatus::Incomplete)
+      return r;
+    Status ended = decoder_.finish(input.substr(fed_));
+    return fail(ended ? Error(Errc::ConnectionClosed, "pstream: the stream ended before the answer")
+                      : ended.error());
+  }
+  void reset() noexcept override {
+    decoder_.reset();
+    fed_ = 0;
+    result_ = {};
+    response_.body = {};
+    error_.clear();
+  }
+  bool headers_complete() const noexcept override { return false; }
+  const http::Response& response() const noexcept override { return response_; }
+  std::string_view error() const noexcept override { return error_; }
+
+ private:
+  http::ResponseParseResult fail(const Error& e) {
+    error_ = e.message;
+    http::ResponseError kind = e.code == Errc::LimitExceeded      ? http::ResponseError::TooLarge
+                               : e.code == Errc::ConnectionClosed ? http::ResponseError::Truncated
+                                                                  : http::ResponseError::Malformed;
+    return result_ = {http::ParseStatus::Error, 0, kind};
+  }
+
+  pstream::Decoder decoder_;
+  size_t fed_ = 0;  // bytes of this answer's input the decoder has consumed
+  http::ResponseParseResult result_;
+  http::Response response_;
+  std::string error_;
+};
+
+// xmlrpc-c's packet stream: the request is one packet (ESC PKT, the body escaped, ESC END), the
+// answer another; nothing else travels, so no header field, credential or gzip.
+class PstreamFraming final : public ClientFraming {
+ public:
+  Status append_head(Buffer& out, const RequestFacts&) const override {
+    out.append(pstream::kPacketStart);
+    return Status();
+  }
+  void finish_request(Buffer& out, size_t body_offset) const override {
+    pstream::end_packet(out, pstream::PacketMark{body_offset});
+  }
+  bool can_gzip() const noexcept override { return false; }
+  std::unique_ptr<AnswerParser> make_answer_parser(
+      const http::ResponseLimits& limits) const override {
+    return std::make_unique<PacketAnswerParser>(limits);
+  }
+};
+
 }  // namespace
 
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, bool accept_gzip, std::string authorization,
     std::vector<std::pair<std::string, std::string>> headers) {
+  if (url.framing == UrlFraming::Pstream) {
+    if (!headers.empty() || !authorization.empty())
+      return Error(Errc::InvalidArgument,
+                   "a packet stream carries no header fields or credentials");
+    return std::unique_ptr<ClientFraming>(std::make_unique<PstreamFraming>());
+  }
   CommonFields common(accept_gzip, std::move(authorization), std::move(headers));
-  if (url.scgi) {
+  if (url.framing == UrlFraming::Scgi) {
     // Checked once here too, as for HTTP: a field SCGI cannot carry fails at creation.
     auto framing = std::make_unique<ScgiFraming>(url, std::move(common));
     Buffer probe;

@@ -1,4 +1,5 @@
-// Internal: how a client's requests and answers look on the wire, HTTP/1.1 or SCGI. One object
+// Internal: how a client's requests and answers look on the wire: HTTP/1.1, SCGI or xmlrpc-c's
+// packet stream. One object
 // per client, made from its URL and options, builds every request's head and makes the parser
 // of every answer; the connection and the call paths never ask which framing it is.
 #pragma once
@@ -50,6 +51,11 @@ class ClientFraming {
   virtual Status append_head(Buffer& out, const RequestFacts& facts) const = 0;
   virtual std::unique_ptr<AnswerParser> make_answer_parser(
       const http::ResponseLimits& limits) const = 0;
+  /// After the head is in place before the body at `body_offset`: whatever must follow the
+  /// body (the packet stream escapes it and ends the packet). Throws std::bad_alloc only.
+  virtual void finish_request(Buffer&, size_t /*body_offset*/) const {}
+  /// Whether a request body may be gzipped (the packet stream has no way to say so).
+  virtual bool can_gzip() const noexcept { return true; }
 };
 
 /// The framing `url` names, with what every request says: gzip accepted, the Authorization

@@ -1,6 +1,7 @@
 #include "client/url.hpp"
 
 #include <charconv>
+#include <utility>
 
 namespace callwire::detail {
 
@@ -37,10 +38,12 @@ Error bad(std::string_view url, const std::string& why) {
 
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path) {
   ClientUrl u;
-  if (url.starts_with("scgi+unix:")) {
-    auto unix_url = parse_client_url(url.substr(5), unix_http_path);
+  for (auto [prefix, framing] : {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
+                                  std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream}}) {
+    if (!url.starts_with(prefix)) continue;
+    auto unix_url = parse_client_url(url.substr(prefix.size() - 5), unix_http_path);
     if (!unix_url) return bad(url, "no socket path");
-    unix_url->scgi = true;
+    unix_url->framing = framing;
     return unix_url;
   }
   if (url.starts_with("unix:")) {
@@ -61,10 +64,14 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     u.tls = true;
     rest = url.substr(8);
   } else if (url.starts_with("scgi://")) {
-    u.scgi = true;
+    u.framing = UrlFraming::Scgi;
     rest = url.substr(7);
+  } else if (url.starts_with("pstream://")) {
+    u.framing = UrlFraming::Pstream;
+    rest = url.substr(10);
   } else {
-    return bad(url, "expected http://, https://, unix:, scgi:// or scgi+unix:");
+    return bad(url,
+               "expected http://, https://, unix:, scgi://, scgi+unix:, pstream:// or pstream+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
@@ -100,8 +107,12 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   }
   if (host.empty()) return bad(url, "no host");
   unsigned value = u.tls ? 443 : 80;
-  if (u.scgi && port.empty()) return bad(url, "an SCGI URL needs a port");
-  if (u.scgi && !u.user.empty()) return bad(url, "an SCGI URL has no user");
+  const bool gateway = u.framing != UrlFraming::Http;
+  const char* name = u.framing == UrlFraming::Scgi ? "an SCGI URL" : "a pstream URL";
+  if (gateway && port.empty()) return bad(url, std::string(name) + " needs a port");
+  if (gateway && !u.user.empty()) return bad(url, std::string(name) + " has no user");
+  if (u.framing == UrlFraming::Pstream && slash != std::string_view::npos && path != "/")
+    return bad(url, "a pstream URL has no path");
   if (!port.empty()) {
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)

@@ -1,6 +1,7 @@
 // Internal: the URLs a client accepts.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -9,9 +10,13 @@
 
 namespace callwire::detail {
 
+/// How requests and answers are framed: HTTP, SCGI (scgi://, scgi+unix:) or xmlrpc-c's packet
+/// stream (pstream://, pstream+unix:).
+enum class UrlFraming : uint8_t { Http, Scgi, Pstream };
+
 struct ClientUrl {
   bool tls = false;
-  bool scgi = false;       ///< SCGI framing (scgi://, scgi+unix:) instead of HTTP
+  UrlFraming framing = UrlFraming::Http;
   net::Endpoint endpoint;  ///< where to connect
   std::string host;        ///< for Host, SNI and the certificate check (no brackets)
   uint16_t port = 0;       ///< 0 for a Unix socket
@@ -24,7 +29,8 @@ struct ClientUrl {
 /// address or a bracketed IPv6 address; default ports 80 and 443; default path "/"), or
 /// "unix:/path/to/socket" (HTTP path `unix_http_path`); or SCGI: "scgi://host:port[/path]"
 /// (the port is required: SCGI has no default) and "scgi+unix:/path/to/socket" (REQUEST_URI
-/// `unix_http_path`). Errors: InvalidArgument naming the problem.
+/// `unix_http_path`); or the packet stream: "pstream://host:port" (port required, no path,
+/// no user) and "pstream+unix:/path/to/socket". Errors: InvalidArgument naming the problem.
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
 
 }  // namespace callwire::detail

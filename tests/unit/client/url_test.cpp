@@ -9,7 +9,7 @@ namespace {
 TEST(ClientUrl, Http) {
   ClientUrl u = parse_client_url("http://user:p%40ss@example.org:8080/RPC2?x#frag", "").value();
   EXPECT_FALSE(u.tls);
-  EXPECT_FALSE(u.scgi);
+  EXPECT_EQ(u.framing, UrlFraming::Http);
   EXPECT_EQ(u.host, "example.org");
   EXPECT_EQ(u.port, 8080);
   EXPECT_EQ(u.path, "/RPC2?x");
@@ -34,23 +34,36 @@ TEST(ClientUrl, UnixSockets) {
 
 TEST(ClientUrl, Scgi) {
   ClientUrl u = parse_client_url("scgi://127.0.0.1:5000", "").value();
-  EXPECT_TRUE(u.scgi);
+  EXPECT_EQ(u.framing, UrlFraming::Scgi);
   EXPECT_FALSE(u.tls);
   EXPECT_EQ(u.port, 5000);
   EXPECT_EQ(u.path, "/");
   EXPECT_EQ(parse_client_url("scgi://[::1]:5000/RPC2", "").value().path, "/RPC2");
   ClientUrl local = parse_client_url("scgi+unix:/run/rtorrent.sock", "").value();
-  EXPECT_TRUE(local.scgi);
+  EXPECT_EQ(local.framing, UrlFraming::Scgi);
   EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
   EXPECT_EQ(local.endpoint.path, "/run/rtorrent.sock");
   EXPECT_EQ(local.path, "/RPC2");
+}
+
+TEST(ClientUrl, Pstream) {
+  ClientUrl u = parse_client_url("pstream://127.0.0.1:8081", "").value();
+  EXPECT_EQ(u.framing, UrlFraming::Pstream);
+  EXPECT_EQ(u.endpoint.kind, net::Endpoint::Kind::Tcp);
+  EXPECT_EQ(u.port, 8081);
+  EXPECT_EQ(parse_client_url("pstream://[::1]:1/", "").value().port, 1);
+  ClientUrl local = parse_client_url("pstream+unix:/run/app.sock", "").value();
+  EXPECT_EQ(local.framing, UrlFraming::Pstream);
+  EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
+  EXPECT_EQ(local.endpoint.path, "/run/app.sock");
 }
 
 TEST(ClientUrl, RefusesWhatItCannotUse) {
   for (const char* bad :
        {"ftp://h/", "http://", "http://:80", "http://h:0", "http://h:65536", "http://h:x",
         "http://[::1", "http://[::1]x", "http://u:%zz@h/", "unix:", "scgi://h",
-        "scgi://u:p@h:1", "scgi+unix:", "nonsense"}) {
+        "scgi://u:p@h:1", "scgi+unix:", "pstream://h", "pstream://h:1/RPC2",
+        "pstream://u@h:1", "pstream+unix:", "nonsense"}) {
     Result<ClientUrl> u = parse_client_url(bad, "");
     EXPECT_FALSE(u) << bad;
     if (!u) {

@@ -4,9 +4,12 @@
 // closed, broken framing closed, and every other connection served on.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "callwire/client.hpp"
 #include "callwire/server.hpp"
 #include "callwire/xml.hpp"
 #include "http_test_util.hpp"
@@ -55,6 +58,8 @@ struct PstreamServer {
   explicit PstreamServer(ServerOptions o) : server(std::move(o)) {
     EXPECT_TRUE(server.registry().bind("add", [](int a, int b) { return a + b; }));
     EXPECT_TRUE(server.registry().bind("echo", [](std::string s) { return s; }));
+    EXPECT_TRUE(server.registry().bind(
+        "echo_bytes", [](std::vector<uint8_t> b) { return b; }));
     Status s = server.start();
     EXPECT_TRUE(s) << s.error().message;
   }
@@ -172,6 +177,78 @@ TEST(PstreamServer, ServesUnixSocketsAndRefusesAuthentication) {
   Status started = refused.start();
   ASSERT_FALSE(started);
   EXPECT_EQ(started.error().code, Errc::InvalidArgument);
+}
+
+// callwire's own client over the packet stream: kept connections, faults, a large value whose
+// bytes hold many 0x1B (escaped both ways), threads and async calls at once, Unix sockets.
+TEST(PstreamClient, CallsThroughTheClient) {
+  for (unsigned workers : {0u, 2u}) {
+    SCOPED_TRACE(workers ? "worker pool" : "inline");
+    PstreamServer t(PstreamServer::options(workers));
+    EXPECT_TRUE(t.server.registry().frozen());
+    Result<Client> made = Client::create(t.server.url(0));
+    ASSERT_TRUE(made) << made.error().message;
+    Client& client = *made;
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(client.call<int>("add", i, 1).value(), i + 1);
+
+    Result<int> fault = client.call<int>("nope");
+    ASSERT_FALSE(fault);
+    EXPECT_EQ(fault.error().code, Errc::Fault);
+    EXPECT_EQ(fault.error().fault_code, -32601);
+
+    std::vector<uint8_t> blob(4 << 20);
+    for (size_t i = 0; i < blob.size(); ++i) blob[i] = i % 3 == 0 ? 0x1B : uint8_t(i);
+    Result<Value> echoed = client.call("echo_bytes", {Value::bytes(blob)});
+    ASSERT_TRUE(echoed) << echoed.error().message;
+    std::span<const uint8_t> back = echoed->as_bytes();
+    EXPECT_TRUE(std::equal(back.begin(), back.end(), blob.begin(), blob.end()));
+
+    std::vector<std::thread> threads;
+    std::atomic<int> right{0};
+    for (int k = 0; k < 4; ++k)
+      threads.emplace_back([&, k] {
+        for (int i = 0; i < 50; ++i)
+          if (Result<int> r = client.call<int>("add", k, i); r && *r == k + i) ++right;
+      });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(right.load(), 200);
+    std::vector<std::future<Result<int>>> pending;
+    for (int i = 0; i < 20; ++i) pending.push_back(client.async_call<int>("add", i, i));
+    for (int i = 0; i < 20; ++i) {
+      Result<int> r = pending[size_t(i)].get();
+      ASSERT_TRUE(r) << r.error().message;
+      EXPECT_EQ(*r, 2 * i);
+    }
+  }
+}
+
+TEST(PstreamClient, ReconnectsAfterTheServerDropsAnIdleConnection) {
+  ServerOptions o = PstreamServer::options();
+  o.idle_timeout = std::chrono::milliseconds(100);
+  PstreamServer t(o);
+  Client client = Client::create(t.server.url(0)).value();
+  EXPECT_EQ(client.call<int>("add", 1, 1).value(), 2);
+  // A witness connection, idle from later on: once the server has closed it, it has closed the
+  // client's kept connection too.
+  RawSocket witness(t.server.port(0));
+  ASSERT_TRUE(witness.send(packet(call("add", {0, 0}))));
+  ASSERT_EQ(responses(read_packets(witness, 1)).size(), 1u);
+  witness.read_all(std::chrono::seconds(5));
+  ASSERT_TRUE(witness.closed());
+  EXPECT_EQ(client.call<int>("add", 2, 2).value(), 4);  // the stale connection is replaced
+}
+
+TEST(PstreamClient, RefusesWhatAPacketCannotCarry) {
+  ClientOptions with_auth;
+  with_auth.user = "ann";
+  with_auth.password = "secret";
+  Result<Client> c = Client::create("pstream://127.0.0.1:1", with_auth);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, Errc::InvalidArgument);
+  ClientOptions with_headers;
+  with_headers.headers = {{"X-Trace", "1"}};
+  EXPECT_FALSE(Client::create("pstream://127.0.0.1:1", with_headers));
+  EXPECT_TRUE(Client::create("pstream://127.0.0.1:1"));  // nothing is connected yet
 }
 
 }  // namespace

@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
   bool call_pretty = false;
   auto add_client_flags = [&](CLI::App* cmd) {
     cmd->add_option("URL", call_flags.url,
-                    "http://HOST:PORT/PATH, https://..., unix:PATH, scgi://HOST:PORT, scgi+unix:PATH, pstream://HOST:PORT, pstream+unix:PATH")
+                    "http://HOST:PORT/PATH, https://..., unix:PATH, scgi://HOST:PORT, "
+                    "scgi+unix:PATH, pstream://HOST:PORT, pstream+unix:PATH")
         ->required();
     cmd->add_option("--timeout", call_flags.timeout_seconds, "Seconds to wait for the answer")
         ->capture_default_str();

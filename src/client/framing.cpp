@@ -143,8 +143,7 @@ class ScgiFraming final : public ClientFraming {
 // given those it has not consumed yet.
 class PacketAnswerParser final : public AnswerParser {
  public:
-  explicit PacketAnswerParser(const http::ResponseLimits& limits)
-      : decoder_(limits.max_body) {
+  explicit PacketAnswerParser(const http::ResponseLimits& limits) : decoder_(limits.max_body) {
     response_.status = 200;
     response_.keep_alive = true;
   }
@@ -162,7 +161,8 @@ class PacketAnswerParser final : public AnswerParser {
   http::ResponseParseResult parse_eof(std::string_view input, Buffer& unused) override {
     if (input.empty() && result_.status == http::ParseStatus::Incomplete)
       return result_ = {http::ParseStatus::Error, 0, http::ResponseError::NoResponse};
-    if (http::ResponseParseResult r = parse(input, unused); r.status != http::ParseStatus::Incomplete)
+    if (http::ResponseParseResult r = parse(input, unused);
+        r.status != http::ParseStatus::Incomplete)
       return r;
     Status ended = decoder_.finish(input.substr(fed_));
     return fail(ended ? Error(Errc::ConnectionClosed, "pstream: the stream ended before the answer")

@@ -37,9 +37,9 @@ class AnswerParser {
 /// What one request's head says beyond what every request of the client says.
 struct RequestFacts {
   uint64_t body_size = 0;
-  bool gzipped = false;                      ///< the body is gzip
-  std::span<const http::Header> headers;     ///< this call's extra fields
-  std::optional<int64_t> timeout_ms;         ///< sent as X-Callwire-Timeout
+  bool gzipped = false;                   ///< the body is gzip
+  std::span<const http::Header> headers;  ///< this call's extra fields
+  std::optional<int64_t> timeout_ms;      ///< sent as X-Callwire-Timeout
 };
 
 /// Thread-safety: const, shared by every thread that calls.

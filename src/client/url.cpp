@@ -38,8 +38,9 @@ Error bad(std::string_view url, const std::string& why) {
 
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path) {
   ClientUrl u;
-  for (auto [prefix, framing] : {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
-                                  std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream}}) {
+  for (auto [prefix, framing] :
+       {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
+        std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream}}) {
     if (!url.starts_with(prefix)) continue;
     auto unix_url = parse_client_url(url.substr(prefix.size() - 5), unix_http_path);
     if (!unix_url) return bad(url, "no socket path");
@@ -70,12 +71,13 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     u.framing = UrlFraming::Pstream;
     rest = url.substr(10);
   } else {
-    return bad(url,
-               "expected http://, https://, unix:, scgi://, scgi+unix:, pstream:// or pstream+unix:");
+    return bad(
+        url, "expected http://, https://, unix:, scgi://, scgi+unix:, pstream:// or pstream+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
-  std::string_view path = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
+  std::string_view path =
+      slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
   if (path.front() != '/') path = "/";  // "http://host?x": a query without a path
   size_t hash = path.find('#');
   u.path = std::string(path.substr(0, hash));
@@ -86,8 +88,7 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     authority = authority.substr(at + 1);
     size_t colon = info.find(':');
     if (!percent_decode(info.substr(0, colon), u.user)) return bad(url, "bad %-escape in the user");
-    if (colon != std::string_view::npos &&
-        !percent_decode(info.substr(colon + 1), u.password))
+    if (colon != std::string_view::npos && !percent_decode(info.substr(colon + 1), u.password))
       return bad(url, "bad %-escape in the password");
   }
   std::string_view host, port;

@@ -198,7 +198,7 @@ CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ct
 }
 
 bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
-                        Fault& fault, uint32_t& counter) {
+                      Fault& fault, uint32_t& counter) {
   Target target;
   if (!find(name, target)) {
     counter = CallOutcome::kNoCounter;
@@ -222,7 +222,7 @@ bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Va
 }
 
 bool CallCore::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
-                     Value& result, Fault& fault) {
+                   Value& result, Fault& fault) {
   const std::vector<Signature>& signatures =
       target.method ? target.method->signatures : target.system->signatures;
   if (!signatures.empty() && !check_params(name, signatures, params, fault.string)) {
@@ -334,7 +334,8 @@ Value CallCore::multicall(Params params, CallContext& ctx) {
     } else {
       ok = invoke(name->as_string(), entry_params->as_array(), ctx, result, fault, counter);
     }
-    results.push_back(ok ? one_element_array(std::move(result)) : multicall_fault_entry(std::move(fault)));
+    results.push_back(ok ? one_element_array(std::move(result))
+                         : multicall_fault_entry(std::move(fault)));
     entry_counters_.push_back(counter);
   }
   return results;

@@ -49,8 +49,8 @@ struct CallContextAccess {
 /// What one CallCore::call did.
 struct CallOutcome {
   static constexpr uint32_t kNoCounter = UINT32_MAX;
-  bool ok = false;       ///< a result; else `fault` holds why not
-  bool written = false;  ///< (ok) the handler wrote its result through the offered writer
+  bool ok = false;         ///< a result; else `fault` holds why not
+  bool written = false;    ///< (ok) the handler wrote its result through the offered writer
   bool multicall = false;  ///< (ok) the call was system.multicall: the result holds its entries
   uint32_t counter = kNoCounter;  ///< the method's counter; kNoCounter for an unknown method
 };

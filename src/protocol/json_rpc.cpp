@@ -19,8 +19,7 @@ Status write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id,
                : json::write_error(out, id, error.fault_code, message, &detail);
 }
 
-Status write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id,
-                   const Fault& fault) {
+Status write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, const Fault& fault) {
   Status written = batch ? batch->error(id, fault.code, fault.string)
                          : json::write_error(out, id, fault.code, fault.string);
   if (written) return written;
@@ -77,15 +76,16 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
     fault = Fault{fault_code::kMethodNotFound, "method names beginning with 'rpc.' are reserved"};
   } else {
     // Named params reach the method as one struct parameter (XML-RPC's way of naming them).
-    std::span<Value> params = call.params.is_array() ? call.params.as_array()
-                                                     : std::span<Value>(&call.params, 1);
+    std::span<Value> params =
+        call.params.is_array() ? call.params.as_array() : std::span<Value>(&call.params, 1);
     done = core_.call(call.method, params, ctx, nullptr, result, fault);
   }
   if (first) outcome.is_fault = !done.ok, outcome.fault_code = done.ok ? 0 : fault.code;
   if (call.is_notification()) return;
   outcome.no_answer = false;
   if (done.ok) {
-    Status written = batch ? batch->result(call.id, result) : json::write_result(out, call.id, result);
+    Status written =
+        batch ? batch->result(call.id, result) : json::write_result(out, call.id, result);
     if (written) return;
     // A result JSON cannot carry (NaN, a string that is not UTF-8).
     core_.count_unsent(done.counter);

@@ -59,11 +59,10 @@ TEST(ClientUrl, Pstream) {
 }
 
 TEST(ClientUrl, RefusesWhatItCannotUse) {
-  for (const char* bad :
-       {"ftp://h/", "http://", "http://:80", "http://h:0", "http://h:65536", "http://h:x",
-        "http://[::1", "http://[::1]x", "http://u:%zz@h/", "unix:", "scgi://h",
-        "scgi://u:p@h:1", "scgi+unix:", "pstream://h", "pstream://h:1/RPC2",
-        "pstream://u@h:1", "pstream+unix:", "nonsense"}) {
+  for (const char* bad : {"ftp://h/", "http://", "http://:80", "http://h:0", "http://h:65536",
+                          "http://h:x", "http://[::1", "http://[::1]x", "http://u:%zz@h/",
+                          "unix:", "scgi://h", "scgi://u:p@h:1", "scgi+unix:", "pstream://h",
+                          "pstream://h:1/RPC2", "pstream://u@h:1", "pstream+unix:", "nonsense"}) {
     Result<ClientUrl> u = parse_client_url(bad, "");
     EXPECT_FALSE(u) << bad;
     if (!u) {

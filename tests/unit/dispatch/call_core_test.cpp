@@ -21,12 +21,10 @@ struct Fixture {
         "sample.add", [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); },
         MethodInfo{{{"int", "int", "int"}}, "Adds two integers."}));
     EXPECT_TRUE(registry.bind("typed.pair", [](int a) { return std::vector<int>{a, a + 1}; }));
-    EXPECT_TRUE(registry.add("fault", [](Params, CallContext&) -> Value {
-      throw FaultError(42, "no");
-    }));
-    EXPECT_TRUE(registry.add("method", [](Params, CallContext& ctx) {
-      return Value(std::string(ctx.method()));
-    }));
+    EXPECT_TRUE(
+        registry.add("fault", [](Params, CallContext&) -> Value { throw FaultError(42, "no"); }));
+    EXPECT_TRUE(registry.add(
+        "method", [](Params, CallContext& ctx) { return Value(std::string(ctx.method())); }));
     registry.freeze();
   }
 };
@@ -60,8 +58,7 @@ Call run(CallCore& core, std::string_view name, std::vector<Value> params,
          ValueWriter* direct = nullptr, CallContext* context = nullptr) {
   CallContext local;
   Call c;
-  c.outcome =
-      core.call(name, params, context ? *context : local, direct, c.result, c.fault);
+  c.outcome = core.call(name, params, context ? *context : local, direct, c.result, c.fault);
   return c;
 }
 

@@ -34,14 +34,12 @@ struct Fixture {
     ok(registry.add("update", [this](Params, CallContext&) { return Value(++updates); }));
     ok(registry.add("notify_hello", [this](Params, CallContext&) { return Value(++updates); }));
     ok(registry.add("notify_sum", [this](Params, CallContext&) { return Value(++updates); }));
-    ok(registry.add("get_data",
-                    [](Params, CallContext&) { return Value::array({"hello", 5}); }));
+    ok(registry.add("get_data", [](Params, CallContext&) { return Value::array({"hello", 5}); }));
     ok(registry.add("nan", [](Params, CallContext&) {
       return Value(std::numeric_limits<double>::quiet_NaN());
     }));
-    ok(registry.add("fault", [](Params, CallContext&) -> Value {
-      throw FaultError(-32000, "bad \xFF byte");
-    }));
+    ok(registry.add(
+        "fault", [](Params, CallContext&) -> Value { throw FaultError(-32000, "bad \xFF byte"); }));
     ok(registry.add(
         "sample.add", [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); },
         MethodInfo{{{"int", "int", "int"}}, "Adds two integers."}));
@@ -196,8 +194,8 @@ TEST(JsonRpc, SpecBatchOfNotificationsHasNoAnswer) {
 TEST(JsonRpc, IdsAreEchoedAsWritten) {
   Fixture f;
   Dispatcher d(f.registry, {});
-  for (std::string id : {"1", R"("abc")", "null", "1.5e3", "123456789012345678901234567890",
-                         R"("\u00e9")"}) {
+  for (std::string id :
+       {"1", R"("abc")", "null", "1.5e3", "123456789012345678901234567890", R"("\u00e9")"}) {
     // (A 30-digit id is no Value: the answer is checked as text only.)
     Answer a = post(d, R"({"jsonrpc":"2.0","method":"sum","params":[1],"id":)" + id + "}", false);
     EXPECT_EQ(a.text, R"({"jsonrpc":"2.0","result":1,"id":)" + id + "}");
@@ -207,8 +205,7 @@ TEST(JsonRpc, IdsAreEchoedAsWritten) {
 TEST(JsonRpc, ReservedRpcNamesAreNotFound) {
   Fixture f;
   Dispatcher d(f.registry, {});
-  expect_error(post(d, R"({"jsonrpc":"2.0","method":"rpc.discover","id":1})").value, "1",
-               -32601);
+  expect_error(post(d, R"({"jsonrpc":"2.0","method":"rpc.discover","id":1})").value, "1", -32601);
 }
 
 TEST(JsonRpc, TheCoreChecksSignaturesAsForXmlRpc) {

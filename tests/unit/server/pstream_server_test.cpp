@@ -58,8 +58,7 @@ struct PstreamServer {
   explicit PstreamServer(ServerOptions o) : server(std::move(o)) {
     EXPECT_TRUE(server.registry().bind("add", [](int a, int b) { return a + b; }));
     EXPECT_TRUE(server.registry().bind("echo", [](std::string s) { return s; }));
-    EXPECT_TRUE(server.registry().bind(
-        "echo_bytes", [](std::vector<uint8_t> b) { return b; }));
+    EXPECT_TRUE(server.registry().bind("echo_bytes", [](std::vector<uint8_t> b) { return b; }));
     Status s = server.start();
     EXPECT_TRUE(s) << s.error().message;
   }
@@ -143,7 +142,9 @@ TEST(PstreamServer, AnOversizedPacketIsToldAndClosedOthersServed) {
 
 TEST(PstreamServer, BrokenFramingClosesOnlyThatConnection) {
   PstreamServer t(PstreamServer::options());
-  for (std::string bad : {std::string("<methodCall/>"), std::string("\x1b" "END"),
+  for (std::string bad : {std::string("<methodCall/>"),
+                          std::string("\x1b"
+                                      "END"),
                           std::string("\x1bPKT\x1bPKT"), std::string("\x1bXYZ"),
                           packet(call("add", {1, 1})) + "junk"}) {
     RawSocket s(t.server.port(0));

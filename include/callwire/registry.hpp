@@ -136,6 +136,11 @@ struct MethodInfo {
   /// handler sees the declared type (docs/server-dispatch.md).
   std::vector<std::vector<std::string>> signatures;
   std::string help;
+  /// The parameters' names, in order, for callers that pass them by name (JSON-RPC's named
+  /// params map onto these positions; system.methodHelp lists them). Empty: by position only
+  /// (a by-name call then gets its struct as the one parameter). Names must be distinct and
+  /// not empty, and as many as the longest signature's parameters when signatures are given.
+  std::vector<std::string> parameter_names;
 };
 
 /// Calls, faults and time spent in one method, summed over every thread.
@@ -195,6 +200,13 @@ class CALLWIRE_API Registry {
   /// naming the fix.
   template <class F>
   Status bind(std::string name, F&& callable, std::string help = {});
+  /// The same, with the parameters' names (MethodInfo::parameter_names), one per parameter
+  /// of `callable` (a CallContext& not counted): `registry.bind("add", {"a", "b"}, fn)` takes
+  /// `{"a": 1, "b": 2}` from JSON-RPC as well as `[1, 2]`. InvalidArgument when the count
+  /// differs or a name is empty or repeated.
+  template <class F>
+  Status bind(std::string name, std::vector<std::string> parameter_names, F&& callable,
+              std::string help = {});
 
   /// True when `name` is registered (system methods excluded).
   bool contains(std::string_view name) const noexcept;

@@ -134,6 +134,14 @@ class CALLWIRE_API Server {
   Status bind(std::string name, F&& callable, std::string help = {}) {
     return registry().bind(std::move(name), std::forward<F>(callable), std::move(help));
   }
+  /// The same with the parameters' names, for callers that name them (JSON-RPC):
+  /// `server.bind("add", {"a", "b"}, [](int a, int b) { return a + b; })`.
+  template <class F>
+  Status bind(std::string name, std::vector<std::string> parameter_names, F&& callable,
+              std::string help = {}) {
+    return registry().bind(std::move(name), std::move(parameter_names),
+                           std::forward<F>(callable), std::move(help));
+  }
 
   /// Opens the listeners (so the ports are known on return) and starts the threads.
   /// Errors: InvalidArgument (a bad listen address, address in use, bad options), TlsError

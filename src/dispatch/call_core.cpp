@@ -1,5 +1,6 @@
 #include "dispatch/call_core.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -41,6 +42,17 @@ namespace {
 
 Fault unknown_method(std::string_view name) {
   return Fault{fault_code::kMethodNotFound, "unknown method '" + shown_method_name(name) + "'"};
+}
+
+// A method's help, and its parameters' names when it has them (for callers that name them).
+std::string help_text(const MethodInfo& info) {
+  if (info.parameter_names.empty()) return info.help;
+  std::string text = info.help;
+  if (!text.empty()) text += text.back() == '\n' ? "\n" : "\n\n";
+  text += "Parameters:";
+  for (size_t i = 0; i < info.parameter_names.size(); ++i)
+    text += (i ? ", " : " ") + info.parameter_names[i];
+  return text + ".";
 }
 
 Value one_element_array(Value v) {
@@ -182,7 +194,7 @@ void CallCore::add_stats_to(std::vector<MethodStats>& sums) const {
 // ---- one request ----
 
 CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ctx,
-                           ValueWriter* direct, Value& result, Fault& fault) {
+                           ValueWriter* direct, Value& result, Fault& fault, const CallForm& form) {
   CallContextAccess::clear_latch(ctx);
   CallContextAccess::set_method(ctx, {});
   multicall_ran_ = false;
@@ -190,7 +202,8 @@ CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ct
 
   CallOutcome outcome;
   CallContextAccess::offer_writer(ctx, direct);
-  outcome.ok = invoke(name, params, ctx, result, fault, outcome.counter);
+  outcome.ok = invoke(name, params, ctx, result, fault, outcome.counter, form);
+  named_params_.clear();
   outcome.written = direct && CallContextAccess::result_written(ctx);
   CallContextAccess::offer_writer(ctx, nullptr);
   outcome.multicall = multicall_ran_;
@@ -198,7 +211,7 @@ CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ct
 }
 
 bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
-                      Fault& fault, uint32_t& counter) {
+                      Fault& fault, uint32_t& counter, const CallForm& form) {
   Target target;
   if (!find(name, target)) {
     counter = CallOutcome::kNoCounter;
@@ -214,18 +227,47 @@ bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Va
     // took the time): the caller has given up or is about to. No deadline is max(): never.
     fault = Fault{fault_code::kTransportError, "deadline exceeded"};
   } else {
-    ok = run(target, name, params, ctx, result, fault);
+    ok = run(target, name, params, ctx, result, fault, form);
   }
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began);
   count(counter, !ok, uint64_t(nanos.count()));
   return ok;
 }
 
+bool CallCore::place_named(const Target& target, std::string_view name, Value& named,
+                           Fault& fault) {
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>& names =
+      target.method ? target.method->info.parameter_names : kNone;
+  named_params_.clear();
+  if (names.empty()) {  // no names: the struct is the one parameter
+    named_params_.push_back(std::move(named));
+    return true;
+  }
+  for (Member& m : named.members()) {
+    auto at = std::find(names.begin(), names.end(), m.name());
+    if (at == names.end()) {
+      fault = Fault{fault_code::kInvalidParams, shown_method_name(name) + " has no parameter '" +
+                                                    shown_method_name(m.name()) + "'"};
+      return false;
+    }
+    size_t index = size_t(at - names.begin());
+    if (named_params_.size() <= index) named_params_.resize(index + 1);
+    named_params_[index] = std::move(m.value());
+  }
+  return true;
+}
+
 bool CallCore::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
-                   Value& result, Fault& fault) {
+                   Value& result, Fault& fault, const CallForm& form) {
+  if (form.named) {
+    if (!place_named(target, name, *form.named, fault)) return false;
+    params = named_params_;
+  }
   const std::vector<Signature>& signatures =
       target.method ? target.method->signatures : target.system->signatures;
-  if (!signatures.empty() && !check_params(name, signatures, params, fault.string)) {
+  if (!signatures.empty() &&
+      !check_params(name, signatures, params, fault.string, form.text_for_bytes_and_times)) {
     fault.code = fault_code::kInvalidParams;
     return false;
   }
@@ -280,7 +322,7 @@ Value CallCore::run_system(const SystemMethod& method, Params params, CallContex
     case SystemId::MethodSignature:
       return signature_of(introspected(params));
     case SystemId::MethodHelp:
-      return Value(info_of(introspected(params)).help);
+      return Value(help_text(info_of(introspected(params))));
     case SystemId::MethodExist: {
       Target target;
       return Value(find(params[0].as_string(), target));
@@ -332,7 +374,7 @@ Value CallCore::multicall(Params params, CallContext& ctx) {
     } else if (name->as_string() == "system.multicall") {
       fault = Fault{fault_code::kInvalidXmlRpc, "system.multicall cannot be nested"};
     } else {
-      ok = invoke(name->as_string(), entry_params->as_array(), ctx, result, fault, counter);
+      ok = invoke(name->as_string(), entry_params->as_array(), ctx, result, fault, counter, {});
     }
     results.push_back(ok ? one_element_array(std::move(result))
                          : multicall_fault_entry(std::move(fault)));

@@ -46,6 +46,20 @@ struct CallContextAccess {
   static bool result_written(const CallContext& c) noexcept { return c.result_written_; }
 };
 
+/// How a call's parameters came, when not as XML-RPC's: by name, or from a protocol whose
+/// only text type stands for bytes and times too (JSON).
+struct CallForm {
+  /// Not null: the parameters by name, a struct (`params` is then ignored). A method bound
+  /// with parameter names (MethodInfo::parameter_names) gets them in its order: a missing
+  /// one is nil (so a trailing std::optional may be left out), an unknown name is -32602. A
+  /// method without names gets the struct as its one parameter. The struct's values are
+  /// moved out.
+  Value* named = nullptr;
+  /// A string where a signature wants base64 is decoded as base64, and one where it wants
+  /// dateTime.iso8601 is read as ISO 8601 (top-level parameters only).
+  bool text_for_bytes_and_times = false;
+};
+
 /// What one CallCore::call did.
 struct CallOutcome {
   static constexpr uint32_t kNoCounter = UINT32_MAX;
@@ -76,7 +90,7 @@ class CallCore {
   /// failure is a fault in `fault` (unknown method -32601, bad parameters -32602, deadline
   /// -32300, the handler's own fault or exception). Never throws except std::bad_alloc.
   CallOutcome call(std::string_view name, Params params, CallContext& ctx, ValueWriter* direct,
-                   Value& result, Fault& fault);
+                   Value& result, Fault& fault, const CallForm& form = {});
 
   /// The adapter could not send what call() answered for `counter` (a string the syntax
   /// cannot carry): counts a fault for it. kNoCounter is ignored.
@@ -126,9 +140,12 @@ class CallCore {
   // Runs one call (the request's, or a multicall entry): true with `result`, or false with
   // `fault`. Sets `counter` to the method's counter (kNoCounter for an unknown method).
   bool invoke(std::string_view name, Params params, CallContext& ctx, Value& result, Fault& fault,
-              uint32_t& counter);
+              uint32_t& counter, const CallForm& form);
   bool run(const Target& target, std::string_view name, Params params, CallContext& ctx,
-           Value& result, Fault& fault);
+           Value& result, Fault& fault, const CallForm& form);
+  // The named parameters in `form` as positions of `target` into named_params_; false with
+  // `fault` when a name is not the method's.
+  bool place_named(const Target& target, std::string_view name, Value& named, Fault& fault);
   Value run_system(const SystemMethod& method, Params params, CallContext& ctx);
   Value multicall(Params params, CallContext& ctx);
   Value signature_of(const Target& target) const;
@@ -147,6 +164,7 @@ class CallCore {
   Value capabilities_;                    // system.getCapabilities
   bool multicall_ran_ = false;            // the request is a system.multicall
   std::vector<uint32_t> entry_counters_;  // its entries' counters, in order
+  std::vector<Value> named_params_;       // a by-name call's parameters, placed
 };
 
 /// A system.multicall entry for a call that failed: {faultCode, faultString}.

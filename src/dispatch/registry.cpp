@@ -1,6 +1,8 @@
 // The method registry, and what a handler sees of its call.
 #include "callwire/registry.hpp"
 
+#include <algorithm>
+
 #include "base/ascii.hpp"
 #include "dispatch/registry_impl.hpp"
 
@@ -16,6 +18,29 @@ std::string_view CallContext::header(std::string_view name) const noexcept {
   const HeaderField* field = find_header(name);
   return field ? field->value : std::string_view();
 }
+
+namespace {
+
+Status check_parameter_names(const std::string& method, const MethodInfo& info) {
+  const std::vector<std::string>& names = info.parameter_names;
+  if (names.empty()) return {};
+  auto refuse = [&](const std::string& why) {
+    return Error(Errc::InvalidArgument, "cannot add method '" + method + "': " + why);
+  };
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty()) return refuse("parameter " + std::to_string(i + 1) + " has no name");
+    for (size_t k = 0; k < i; ++k)
+      if (names[k] == names[i]) return refuse("two parameters are named '" + names[i] + "'");
+  }
+  size_t longest = 0;
+  for (const auto& sig : info.signatures) longest = std::max(longest, sig.size() - 1);
+  if (!info.signatures.empty() && longest != names.size())
+    return refuse(std::to_string(names.size()) + " parameter names for " +
+                  std::to_string(longest) + " parameters");
+  return {};
+}
+
+}  // namespace
 
 Registry::Registry() : impl_(std::make_unique<Impl>()) {}
 Registry::~Registry() = default;
@@ -35,6 +60,7 @@ Status Registry::add(std::string name, Handler handler, MethodInfo info) {
   Result<std::vector<detail::Signature>> signatures =
       detail::parse_signatures(name, info.signatures);
   if (!signatures) return signatures.error();
+  if (Status names = check_parameter_names(name, info); !names) return names;
   if (impl.methods.size() >= Impl::kNotFound - 1)
     return Error(Errc::InvalidArgument, "too many methods");
 

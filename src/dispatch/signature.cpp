@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
+
+#include "base/base64.hpp"
 
 namespace callwire::detail {
 
@@ -10,7 +13,25 @@ namespace {
 constexpr int64_t kMaxExactDouble = int64_t{1} << 53;  // every integer up to it is a double
 
 // Whether `v` fits `slot`, converting it when `convert` (only once its signature matched).
-bool fits(Slot slot, Value& v, bool convert) {
+// A string that stands for bytes (text_types): decoded when `convert`, checked otherwise.
+bool fits_base64_text(Value& v, bool convert) {
+  std::string_view text = v.as_string();
+  std::vector<unsigned char> bytes(base64::max_decoded_size(text.size()));
+  size_t error_at = 0;
+  long n = base64::decode(text, bytes.data(), error_at);
+  if (n < 0) return false;
+  if (convert) v = Value::bytes(bytes.data(), size_t(n));
+  return true;
+}
+
+bool fits_datetime_text(Value& v, bool convert) {
+  Result<DateTime> t = DateTime::parse(v.as_string());
+  if (!t) return false;
+  if (convert) v = Value(*t);
+  return true;
+}
+
+bool fits(Slot slot, Value& v, bool convert, bool text_types) {
   switch (slot) {
     case Slot::Any:
       return true;
@@ -39,8 +60,10 @@ bool fits(Slot slot, Value& v, bool convert) {
     case Slot::String:
       return v.is_string();
     case Slot::DateTime:
+      if (text_types && v.is_string()) return fits_datetime_text(v, convert);
       return v.is_datetime();
     case Slot::Base64:
+      if (text_types && v.is_string()) return fits_base64_text(v, convert);
       return v.is_bytes();
     case Slot::Array:
       return v.is_array();
@@ -145,7 +168,10 @@ Result<std::vector<Signature>> parse_signatures(
 }
 
 bool check_params(std::string_view method, const std::vector<Signature>& signatures, Params params,
-                  std::string& message) {
+                  std::string& message, bool text_types) {
+  auto fits = [text_types](Slot slot, Value& v, bool convert) {
+    return detail::fits(slot, v, convert, text_types);
+  };
   // The usual case: one signature, or the first of several, takes the parameters.
   for (const Signature& sig : signatures) {
     if (sig.size() != params.size()) continue;

@@ -44,8 +44,10 @@ Result<std::vector<Signature>> parse_signatures(std::string_view method,
 /// Matches `params` against `signatures` (not empty), in order: the first that takes them
 /// wins, and its conversions are applied in place. When none does, returns false and sets
 /// `message` to what was wrong ("m: parameter 2 must be int, got string",
-/// "m takes 2 parameters, got 3"). Allocates only for the message.
+/// "m takes 2 parameters, got 3"). Allocates only for the message. `text_types`: a string
+/// fits a base64 slot when it is base64 (decoded into bytes) and a dateTime slot when it is
+/// ISO 8601 (read into a dateTime), for protocols with no such types (JSON).
 bool check_params(std::string_view method, const std::vector<Signature>& signatures, Params params,
-                  std::string& message);
+                  std::string& message, bool text_types = false);
 
 }  // namespace callwire::detail

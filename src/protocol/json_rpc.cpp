@@ -75,10 +75,13 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
   if (call.method.starts_with("rpc.")) {
     fault = Fault{fault_code::kMethodNotFound, "method names beginning with 'rpc.' are reserved"};
   } else {
-    // Named params reach the method as one struct parameter (XML-RPC's way of naming them).
-    std::span<Value> params =
-        call.params.is_array() ? call.params.as_array() : std::span<Value>(&call.params, 1);
-    done = core_.call(call.method, params, ctx, nullptr, result, fault);
+    // Named params go by the method's parameter names (or, without names, as one struct);
+    // strings stand for bytes and times where the signature wants them.
+    CallForm form;
+    form.named = call.params.is_struct() ? &call.params : nullptr;
+    form.text_for_bytes_and_times = true;
+    std::span<Value> params = form.named ? std::span<Value>() : call.params.as_array();
+    done = core_.call(call.method, params, ctx, nullptr, result, fault, form);
   }
   if (first) outcome.is_fault = !done.ok, outcome.fault_code = done.ok ? 0 : fault.code;
   if (call.is_notification()) return;

@@ -293,10 +293,12 @@ struct MakeBound<F, R, Context, std::tuple<P...>> {
                 "callwire::Convert<T>::to_value; specialise callwire::Convert<T> for it (see "
                 "callwire/convert.hpp)");
 
-  static Status add(Registry& registry, std::string name, F f, std::string help) {
+  static Status add(Registry& registry, std::string name, F f, std::string help,
+                    std::vector<std::string> parameter_names = {}) {
     MethodInfo info;
     info.signatures = deduced_signatures<AnswerType<R>, P...>();
     info.help = std::move(help);
+    info.parameter_names = std::move(parameter_names);
     std::string copy = name;
     return registry.add(std::move(name),
                         BoundHandler<F, R, Context, P...>{std::move(f), std::move(copy)},
@@ -310,6 +312,13 @@ namespace callwire {
 
 template <class F>
 Status Registry::bind(std::string name, F&& callable, std::string help) {
+  return bind(std::move(name), std::vector<std::string>{}, std::forward<F>(callable),
+              std::move(help));
+}
+
+template <class F>
+Status Registry::bind(std::string name, std::vector<std::string> parameter_names, F&& callable,
+                      std::string help) {
   using Fn = std::decay_t<F>;
   static_assert(detail::PlainCallable<Fn>,
                 "callwire::bind: needs a function, a function pointer or an object with one "
@@ -319,7 +328,8 @@ Status Registry::bind(std::string name, F&& callable, std::string help) {
   return detail::MakeBound<Fn, typename Sig::Return, Split::has_context,
                            typename Split::Params>::add(*this, std::move(name),
                                                         Fn(std::forward<F>(callable)),
-                                                        std::move(help));
+                                                        std::move(help),
+                                                        std::move(parameter_names));
 }
 
 }  // namespace callwire

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct Fixture {
         registry.add("fault", [](Params, CallContext&) -> Value { throw FaultError(42, "no"); }));
     EXPECT_TRUE(registry.add(
         "method", [](Params, CallContext& ctx) { return Value(std::string(ctx.method())); }));
+    EXPECT_TRUE(registry.bind("named", {"minuend", "subtrahend", "note"},
+                              [](int a, int b, std::optional<std::string> note) {
+                                return std::to_string(a - b) + (note ? " " + *note : "");
+                              }));
+    EXPECT_TRUE(registry.bind("blob.size", [](std::vector<uint8_t> b) { return int(b.size()); }));
+    EXPECT_TRUE(registry.bind("year", [](DateTime t) { return t.year; }));
     registry.freeze();
   }
 };
@@ -162,6 +169,67 @@ TEST(CallCore, UnsentResultsCountAsFaults) {
   EXPECT_EQ(stats[0].name, "sample.add");
   EXPECT_EQ(stats[0].calls, 1u);
   EXPECT_EQ(stats[0].faults, 1u);
+}
+
+Call run_named(CallCore& core, std::string_view name, Value named, bool text = false) {
+  CallContext ctx;
+  Call c;
+  CallForm form;
+  form.named = &named;
+  form.text_for_bytes_and_times = text;
+  c.outcome = core.call(name, {}, ctx, nullptr, c.result, c.fault, form);
+  return c;
+}
+
+TEST(CallCore, NamedParametersTakeTheirPlaces) {
+  Fixture f;
+  CallCore core(f.registry, {});
+  EXPECT_EQ(run_named(core, "named", Value::structure({{"subtrahend", 23}, {"minuend", 42}}))
+                .result.as_string(),
+            "19");
+  EXPECT_EQ(run_named(core, "named",
+                      Value::structure({{"note", "left"}, {"subtrahend", 2}, {"minuend", 5}}))
+                .result.as_string(),
+            "3 left");
+  Call missing = run_named(core, "named", Value::structure({{"minuend", 5}}));
+  EXPECT_EQ(missing.fault.code, fault_code::kInvalidParams);  // too few
+  Call unknown = run_named(core, "named", Value::structure({{"minuend", 5}, {"x", 1}}));
+  EXPECT_EQ(unknown.fault.code, fault_code::kInvalidParams);
+  EXPECT_EQ(unknown.fault.string, "named has no parameter 'x'");
+  EXPECT_EQ(calls_of(core, "named"), 4u);
+
+  // A method without names takes the struct as its one parameter.
+  Call whole = run_named(core, "method", Value::structure({{"a", 1}}));
+  EXPECT_EQ(whole.result.as_string(), "method");
+}
+
+TEST(CallCore, TextStandsForBytesAndTimesWhenTheProtocolHasNoSuchTypes) {
+  Fixture f;
+  CallCore core(f.registry, {});
+  CallContext ctx;
+  CallForm text;
+  text.text_for_bytes_and_times = true;
+  std::vector<Value> b64{Value("aGVsbG8=")};
+  Value result;
+  Fault fault;
+  ASSERT_TRUE(core.call("blob.size", b64, ctx, nullptr, result, fault, text).ok) << fault.string;
+  EXPECT_EQ(result.as_int(), 5);
+  std::vector<Value> when{Value("1998-07-17T14:08:55Z")};
+  ASSERT_TRUE(core.call("year", when, ctx, nullptr, result, fault, text).ok) << fault.string;
+  EXPECT_EQ(result.as_int(), 1998);
+  std::vector<Value> bad{Value("not base64!")};
+  EXPECT_FALSE(core.call("blob.size", bad, ctx, nullptr, result, fault, text).ok);
+  EXPECT_EQ(fault.code, fault_code::kInvalidParams);
+  // Without the form (XML-RPC), a string is no base64.
+  std::vector<Value> plain{Value("aGVsbG8=")};
+  EXPECT_FALSE(core.call("blob.size", plain, ctx, nullptr, result, fault).ok);
+}
+
+TEST(CallCore, MethodHelpListsParameterNames) {
+  Fixture f;
+  CallCore core(f.registry, {});
+  Call help = run(core, "system.methodHelp", {"named"});
+  EXPECT_EQ(help.result.as_string(), "Parameters: minuend, subtrahend, note.");
 }
 
 TEST(CallCore, ShownMethodNamesAreCutOnACharacterBoundary) {

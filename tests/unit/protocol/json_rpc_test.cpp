@@ -26,6 +26,9 @@ struct Fixture {
         return Value(p[0]["minuend"].as_int() - p[0]["subtrahend"].as_int());
       return Value(p[0].as_int() - p[1].as_int());
     }));
+    ok(registry.bind("named.subtract", {"minuend", "subtrahend"},
+                     [](int minuend, int subtrahend) { return minuend - subtrahend; }));
+    ok(registry.bind("blob.size", [](std::vector<uint8_t> b) { return int(b.size()); }));
     ok(registry.add("sum", [](Params p, CallContext&) {
       int total = 0;
       for (const Value& v : p) total += int(v.as_int());
@@ -115,6 +118,26 @@ TEST(JsonRpc, SpecNamedParametersReachTheMethodAsOneStruct) {
                             "params": {"minuend": 42, "subtrahend": 23}, "id": 4})")
                     .value,
                 "4", Value(19));
+}
+
+TEST(JsonRpc, NamedParametersByTheMethodsNames) {
+  Fixture f;
+  Dispatcher d(f.registry, {});
+  expect_result(post(d, R"({"jsonrpc": "2.0", "method": "named.subtract",
+                            "params": {"subtrahend": 23, "minuend": 42}, "id": 3})")
+                    .value,
+                "3", Value(19));
+  expect_result(
+      post(d, R"({"jsonrpc":"2.0","method":"named.subtract","params":[42,23],"id":4})").value,
+      "4", Value(19));
+  expect_error(post(d, R"({"jsonrpc":"2.0","method":"named.subtract",
+                          "params":{"minuend":1,"sub":2},"id":5})")
+                   .value,
+               "5", -32602);
+  // base64 text where the method takes bytes.
+  expect_result(
+      post(d, R"({"jsonrpc":"2.0","method":"blob.size","params":["aGVsbG8="],"id":6})").value,
+      "6", Value(5));
 }
 
 TEST(JsonRpc, SpecNotificationsRunButAreNotAnswered) {

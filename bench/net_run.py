@@ -17,6 +17,7 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
                and the exact response bytes callwire's server answers (captured through a
                proxy at the start of the run), written and read with no parsing: the floor
      callwire  cw_lat_client ↔ `callwire serve --threads 1`
+     callwire pstream  the same over xmlrpc-c's packet stream (`--pstream`): XML-RPC, no HTTP
      xmlrpc-c  xmlrpc_c_lat_client (libxmlrpc_client, curl) ↔ xmlrpc_c_server (Abyss, defaults)
      python    cw_lat_client ↔ Python's SimpleXMLRPCServer (bench/net/py_server.py)
    each unpinned and then with client and server pinned to one core (taskset -c 0): median,
@@ -81,7 +82,7 @@ class Server:
         self.url = None
         if wait_for_line:
             line = self._first_line(10.0)
-            m = re.match(r"listening on (http://([\d.]+):(\d+)(/\S*))", line)
+            m = re.match(r"listening on ((?:http|pstream)://([\d.]+):(\d+)(/\S*)?)", line)
             if not m:
                 self.stop()
                 raise RuntimeError(f"{self.command[0]}: expected 'listening on URL', got "
@@ -255,6 +256,8 @@ def latency_peers(b, files):
                 lambda s: [b["raw_lat_client"], f"{s.host}:{s.port}", req_file, resp_len]),
         "callwire": ([b["callwire"], "serve", "--threads", "1", "--listen", "127.0.0.1:0"],
                      lambda s: [b["cw_lat_client"], s.url]),
+        "callwire pstream": ([b["callwire"], "serve", "--threads", "1", "--pstream", "127.0.0.1:0"],
+                             lambda s: [b["cw_lat_client"], s.url]),
         "xmlrpc-c": ([b["xmlrpc_c_server"]],
                      lambda s: [b["xmlrpc_c_lat_client"], s.url]),
         "python": ([sys.executable, HERE / "net" / "py_server.py"],
@@ -602,6 +605,7 @@ def syscall_summary(per_call, limit=6):
 LAT_LABELS = {
     "raw": "raw TCP ping-pong of the same bytes (the floor)",
     "callwire": "callwire client ↔ callwire server (1 loop thread)",
+    "callwire pstream": "the same over the packet stream (no HTTP)",
     "xmlrpc-c": "xmlrpc-c client (curl) ↔ xmlrpc-c Abyss server (defaults)",
     "python": "callwire client ↔ Python SimpleXMLRPCServer (threading)",
 }

@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
                     "Also serve xmlrpc-c's packet stream on HOST:PORT (repeatable)");
   serve->add_option("--pstream-unix", serve_flags.pstream_unix_path,
                     "Also serve the packet stream on this Unix socket");
+  serve->add_option("--jsonl", serve_flags.jsonl,
+                    "Also serve newline-delimited JSON-RPC on HOST:PORT (repeatable)");
+  serve->add_option("--jsonl-unix", serve_flags.jsonl_unix_path,
+                    "Also serve newline-delimited JSON-RPC on this Unix socket");
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");

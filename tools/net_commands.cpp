@@ -55,6 +55,8 @@ int run_serve(const ServeFlags& flags) {
   for (const std::string& address : flags.pstream) options.listen.push_back("pstream://" + address);
   if (!flags.pstream_unix_path.empty())
     options.listen.push_back("pstream+unix:" + flags.pstream_unix_path);
+  for (const std::string& address : flags.jsonl) options.listen.push_back("jsonl://" + address);
+  if (!flags.jsonl_unix_path.empty()) options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;

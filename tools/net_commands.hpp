@@ -17,6 +17,8 @@ struct ServeFlags {
   std::string scgi_unix_path;
   std::vector<std::string> pstream;  // HOST:PORT, xmlrpc-c's packet stream
   std::string pstream_unix_path;
+  std::vector<std::string> jsonl;  // HOST:PORT, newline-delimited JSON-RPC
+  std::string jsonl_unix_path;
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;

@@ -39,6 +39,9 @@ struct ServerOptions {
   /// speak xmlrpc-c's packet stream: XML-RPC without HTTP, one long-lived connection, calls
   /// answered in order (docs/pstream.md); max_body caps a packet, and a server with
   /// `authenticate` refuses to start with one (a packet carries no credentials).
+  /// "jsonl://HOST:PORT" and "jsonl+unix:PATH" speak newline-delimited JSON-RPC: each line a
+  /// request document, each answer a line (none for notifications only); max_body caps a
+  /// line; no credentials either (docs/json-rpc.md).
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   /// Request paths served; any other gets 404. A query string is ignored.
   std::vector<std::string> paths = {"/RPC2", "/"};
@@ -159,7 +162,8 @@ class CALLWIRE_API Server {
   uint16_t port(size_t index = 0) const;
   /// The URL of listener `index`: "http://127.0.0.1:40312/RPC2", "https://...",
   /// "unix:/path" for a Unix socket, "scgi://..." or "scgi+unix:/path" for SCGI,
-  /// "pstream://HOST:PORT" or "pstream+unix:/path" for the packet stream.
+  /// "pstream://HOST:PORT" or "pstream+unix:/path" for the packet stream, "jsonl://..." or
+  /// "jsonl+unix:/path" for JSON lines.
   std::string url(size_t index = 0) const;
   /// Calls, faults and time per method, summed over every thread.
   std::vector<MethodStats> method_stats() const;

@@ -193,7 +193,12 @@ void Connection::process_input() {
       break;
     }
     if (r.status == http::ParseStatus::Incomplete) {
-      request_start_ += r.consumed;  // what the framing is done with (a packet's escapes)
+      if (r.consumed) {
+        // What the framing is done with (a packet's escapes, a blank line): drop it and look
+        // again, since more may be whole behind it.
+        request_start_ += r.consumed;
+        continue;
+      }
       if (framing_->headers_complete() && !head_checked_) {
         // Refused on its head alone: answer now, never read the body.
         if (refused_on_head(framing_->request())) break;
@@ -313,7 +318,9 @@ void Connection::handle_request() {
     deadline = Clock::now() + limit;
   }
   if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
-  const Protocol protocol = protocol_for_content_type(request.find_header("Content-Type"));
+  const Protocol protocol = framing_->json_only()
+                                ? Protocol::JsonRpc
+                                : protocol_for_content_type(request.find_header("Content-Type"));
   answer_protocol_ = protocol;
 
   if (pool) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/xml.hpp"
 #include "http/scgi.hpp"
@@ -107,16 +108,71 @@ class PstreamFraming final : public RequestFraming {
   http::Request request_;
 };
 
+// Newline-delimited JSON-RPC (as IPC peers speak it): each line is a request document, each
+// answer a line; a document of notifications only is answered with nothing. The JSON writer
+// never writes a raw newline (it escapes them in strings), so an answer is always one line.
+// A line over max_body is answered with a -32600 error line, then the connection closes.
+class JsonLinesFraming final : public RequestFraming {
+ public:
+  explicit JsonLinesFraming(const http::RequestLimits& limits) : max_body_(limits.max_body) {
+    request_.method = "POST";
+  }
+  http::ParseResult parse(std::string_view input, Buffer&) override {
+    // Only the bytes not searched yet: a long line arriving in pieces is scanned once.
+    const void* nl = std::memchr(input.data() + scanned_, '\n', input.size() - scanned_);
+    if (!nl) {
+      scanned_ = input.size();
+      if (input.size() > max_body_) return {http::ParseStatus::Error, 0, 413};
+      return {http::ParseStatus::Incomplete, 0, 0};
+    }
+    size_t end = size_t(static_cast<const char*>(nl) - input.data());
+    if (end > max_body_) return {http::ParseStatus::Error, 0, 413};
+    std::string_view line = input.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) {
+      scanned_ = 0;  // a blank line (a keep-alive): dropped, and the input starts after it
+      return {http::ParseStatus::Incomplete, end + 1, 0};
+    }
+    request_.body = line;
+    request_.content_length = line.size();
+    return {http::ParseStatus::Complete, end + 1, 0};
+  }
+  void reset() noexcept override { scanned_ = 0; }
+  bool headers_complete() const noexcept override { return false; }
+  const http::Request& request() const noexcept override { return request_; }
+  bool has_http_head() const noexcept override { return false; }
+  bool json_only() const noexcept override { return true; }
+  size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
+    if (head.status != 204) out.append("\n", 1);  // 204: notifications only, nothing to say
+    return body_offset;
+  }
+  void append_error(Buffer& out, int status, std::span<const http::Header>,
+                    std::string_view) override {
+    if (status != 413) return;
+    json::write_error(out, json::kNullId, fault_code::kInvalidXmlRpc,
+                      "the request exceeds the server's limit of " + std::to_string(max_body_) +
+                          " bytes");
+    out.append("\n", 1);
+  }
+
+ private:
+  size_t max_body_;
+  size_t scanned_ = 0;  // bytes of the current line searched for its end
+  http::Request request_;
+};
+
 }  // namespace
 
 std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits) {
   if (kind == FramingKind::Scgi) return std::make_unique<ScgiFraming>(limits);
   if (kind == FramingKind::Pstream) return std::make_unique<PstreamFraming>(limits);
+  if (kind == FramingKind::JsonLines) return std::make_unique<JsonLinesFraming>(limits);
   return std::make_unique<HttpFraming>(limits);
 }
 
 std::string_view over_capacity_answer(FramingKind kind) noexcept {
-  if (kind == FramingKind::Pstream) return {};  // no status to say it with: just closed
+  if (kind == FramingKind::Pstream || kind == FramingKind::JsonLines)
+    return {};  // no status to say it with: just closed
   if (kind == FramingKind::Scgi)
     return "Status: 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
   return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"

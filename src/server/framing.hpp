@@ -1,5 +1,5 @@
-// Internal: how requests and answers are framed on a listener's connections: HTTP/1.1, SCGI
-// or xmlrpc-c's packet stream. A connection (connection.hpp) reads, checks and answers through
+// Internal: how requests and answers are framed on a listener's connections: HTTP/1.1, SCGI,
+// xmlrpc-c's packet stream, or newline-delimited JSON-RPC. A connection (connection.hpp) reads, checks and answers through
 // this and never asks which; each framing is an I/O-free parser and writer from src/http or
 // src/pstream.
 #pragma once
@@ -16,7 +16,7 @@
 
 namespace callwire::detail {
 
-enum class FramingKind : uint8_t { Http, Scgi, Pstream };
+enum class FramingKind : uint8_t { Http, Scgi, Pstream, JsonLines };
 
 class RequestFraming {
  public:
@@ -42,8 +42,11 @@ class RequestFraming {
   virtual std::string gateway_peer() const { return {}; }
   virtual std::string_view gateway_user() const { return {}; }
   /// Whether requests carry an HTTP head (method, path, credentials, codings) for the
-  /// connection to check; the packet stream's carry a body alone.
+  /// connection to check; the packet stream's and JSON lines carry a body alone.
   virtual bool has_http_head() const noexcept { return true; }
+  /// Whether every request is JSON-RPC whatever it says (JSON lines); else the Content-Type
+  /// decides.
+  virtual bool json_only() const noexcept { return false; }
 };
 
 /// `limits.max_body` caps a packet's payload too.

@@ -69,7 +69,8 @@ Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
   for (const std::string& spec : o.listen) {
     // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass),
-    // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream.
+    // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream,
+    // "jsonl://HOST:PORT" and "jsonl+unix:PATH" for newline-delimited JSON-RPC.
     std::string_view address = spec;
     detail::FramingKind framing = detail::FramingKind::Http;
     if (address.starts_with("scgi://") || address.starts_with("scgi+unix:")) {
@@ -83,6 +84,13 @@ Status Server::Impl::open_listeners() {
                             "HTTP or SCGI listeners");
       framing = detail::FramingKind::Pstream;
       address.remove_prefix(address.starts_with("pstream://") ? 10 : 8);
+    } else if (address.starts_with("jsonl://") || address.starts_with("jsonl+unix:")) {
+      if (o.authenticate)
+        return Error(Errc::InvalidArgument,
+                     spec + ": JSON lines carry no credentials; authentication needs HTTP or "
+                            "SCGI listeners");
+      framing = detail::FramingKind::JsonLines;
+      address.remove_prefix(address.starts_with("jsonl://") ? 8 : 6);
     }
     auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
@@ -213,12 +221,19 @@ std::string Server::url(size_t index) const {
   const std::string& path = impl_->core.options.paths.front();
   const bool scgi = l.framing == detail::FramingKind::Scgi;
   const bool pstream = l.framing == detail::FramingKind::Pstream;
-  if (l.unix_socket) return (scgi ? "scgi+unix:" : pstream ? "pstream+unix:" : "unix:") + l.unix_path;
+  const bool jsonl = l.framing == detail::FramingKind::JsonLines;
+  if (l.unix_socket)
+    return (scgi      ? "scgi+unix:"
+            : pstream ? "pstream+unix:"
+            : jsonl   ? "jsonl+unix:"
+                      : "unix:") +
+           l.unix_path;
   std::string host = l.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  if (pstream) return "pstream://" + host + ":" + std::to_string(l.port);
+  if (pstream || jsonl)
+    return (pstream ? "pstream://" : "jsonl://") + host + ":" + std::to_string(l.port);
   return (scgi ? "scgi://" : l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) +
          path;
 }

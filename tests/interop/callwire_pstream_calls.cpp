@@ -49,13 +49,15 @@ int main(int argc, char** argv) {
     blob[i] = i % 3 == 0 ? 0x1B : uint8_t(i * 7);
     escapes += blob[i] == 0x1B;
   }
-  if (Result<Value> r = client.call("echo", {Value::bytes(blob)}); r && r->is_bytes()) {
-    std::span<const uint8_t> back = r->as_bytes();
+  // echo answers its parameters as an array.
+  Result<Value> r = client.call("echo", {Value::bytes(blob)});
+  if (r && r->is_array() && r->size() == 1 && (*r)[0].is_bytes()) {
+    std::span<const uint8_t> back = (*r)[0].as_bytes();
     bool same = std::equal(back.begin(), back.end(), blob.begin(), blob.end());
     std::printf("echo base64 %s %zu bytes %zu ESC\n", same ? "identical" : "different", back.size(),
                 escapes);
   } else {
-    fail("echo base64: " + (r ? std::string("not bytes") : r.error().message));
+    fail("echo base64: " + (r ? std::string("not an array of bytes") : r.error().message));
   }
 
   int right = 0;

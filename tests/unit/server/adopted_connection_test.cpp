@@ -12,43 +12,16 @@
 
 #include "callwire/server.hpp"
 #include "callwire/xml.hpp"
-#include "http_test_util.hpp"
-#include "pstream/pstream.hpp"
+#include "pstream_test_util.hpp"
 
 namespace callwire {
 namespace {
 
+using testing::call;
+using testing::packet;
 using testing::RawSocket;
-
-std::string packet(std::string_view payload) {
-  Buffer b;
-  pstream::append_packet(b, payload);
-  return std::string(b.view());
-}
-
-std::string call(std::string_view method, std::vector<Value> params) {
-  Buffer b;
-  EXPECT_TRUE(xml::write_call(b, method, params));
-  return std::string(b.view());
-}
-
-std::vector<MethodResponse> responses(std::string_view bytes) {
-  pstream::Decoder decoder(1 << 24);
-  xml::Reader reader;
-  std::vector<MethodResponse> out;
-  for (;;) {
-    Result<pstream::Decoded> d = decoder.decode(bytes);
-    if (!d || !d->packet) return out;
-    Result<MethodResponse> r = reader.read_response(d->payload);
-    EXPECT_TRUE(r) << r.error().message;
-    if (r) out.push_back(std::move(*r));
-    bytes.remove_prefix(d->consumed);
-  }
-}
-
-std::string read_packets(RawSocket& s, size_t count) {
-  return s.read_until([count](const std::string& got) { return responses(got).size() >= count; });
-}
+using testing::read_packets;
+using testing::responses;
 
 // A connected pair: [0] for the test, [1] for the server.
 std::pair<int, int> socket_pair() {
@@ -60,6 +33,13 @@ std::pair<int, int> socket_pair() {
 void add_methods(Server& server) {
   EXPECT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
   EXPECT_TRUE(server.bind("peer", [](const CallContext& c) { return std::string(c.peer()); }));
+}
+
+// serve_connection on a thread of its own; the future has its Status.
+std::future<Status> serve_async(Server& server, int fd) {
+  return std::async(std::launch::async, [&server, fd] {
+    return server.serve_connection(fd, ConnectionFraming::Pstream);
+  });
 }
 
 ServerOptions options() {
@@ -204,9 +184,7 @@ TEST(ServeConnection, ServesUntilThePeerCloses) {
     Server server(o);
     add_methods(server);
     auto [mine, theirs] = socket_pair();
-    std::future<Status> served = std::async(std::launch::async, [&server, fd = theirs] {
-      return server.serve_connection(fd, ConnectionFraming::Pstream);
-    });
+    std::future<Status> served = serve_async(server, theirs);
     RawSocket peer(RawSocket::Adopt{mine});
     std::string calls;
     for (int i = 0; i < 50; ++i) calls += packet(call("add", {i, i}));
@@ -235,9 +213,7 @@ TEST(ServeConnection, ReturnsAfterBrokenFramingOrStop) {
     Server server;
     add_methods(server);
     auto [mine, theirs] = socket_pair();
-    std::future<Status> served = std::async(std::launch::async, [&server, fd = theirs] {
-      return server.serve_connection(fd, ConnectionFraming::Pstream);
-    });
+    std::future<Status> served = serve_async(server, theirs);
     RawSocket peer(RawSocket::Adopt{mine});
     ASSERT_TRUE(peer.send(packet(call("add", {1, 2})) + "not a packet"));
     std::string said = peer.read_all();
@@ -251,9 +227,7 @@ TEST(ServeConnection, ReturnsAfterBrokenFramingOrStop) {
     Server server;
     add_methods(server);
     auto [mine, theirs] = socket_pair();
-    std::future<Status> served = std::async(std::launch::async, [&server, fd = theirs] {
-      return server.serve_connection(fd, ConnectionFraming::Pstream);
-    });
+    std::future<Status> served = serve_async(server, theirs);
     RawSocket peer(RawSocket::Adopt{mine});
     ASSERT_TRUE(peer.send(packet(call("add", {1, 2}))));
     ASSERT_EQ(responses(read_packets(peer, 1)).size(), 1u);

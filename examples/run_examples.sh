@@ -14,6 +14,7 @@ if [[ $# -ne 1 ]]; then
 fi
 bin=$1/cpp
 cbin=$1/c
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/callwire-examples.XXXXXX")
 pids=()
 
@@ -152,6 +153,25 @@ run c_server_multicall 0 "$bin/multicall_client" "$url"
 grep -qxF -- "sample.add: fault -32602: sample.add: parameter 2 must be int, got string" \
   "$work/c_server_multicall.out" || fail "the C server did not check its signature"
 stop_server c_plain INT
+
+# ---- the packet stream: the inetd servers, run per connection by examples/inetd.py ----------
+for server in cpp c; do
+  [[ $server == cpp ]] && dir=$bin || dir=$cbin
+  start_server "inetd_$server" python3 "$here/inetd.py" "$dir/pstream_inetd_server"
+  [[ $url == pstream://127.0.0.1:* ]] || fail "inetd.py does not give a pstream URL: $url"
+  run "pstream_client_${server}_server" 0 "$bin/pstream_client" "$url"
+  expect_output "pstream_client_${server}_server" 12
+  run "c_pstream_client_${server}_server" 0 "$cbin/pstream_client" "$url"
+  expect_output "c_pstream_client_${server}_server" 12
+  # Each connection's server exited 0 when its client closed: stop_server checks inetd.py's
+  # status, which says so.
+  stop_server "inetd_$server" TERM
+done
+# Standard input that is no socket: the server says so and fails.
+run pstream_inetd_server_no_socket nonzero "$bin/pstream_inetd_server" </dev/null
+run c_pstream_inetd_server_no_socket nonzero "$cbin/pstream_inetd_server" </dev/null
+grep -q "not a stream socket" "$work/c_pstream_inetd_server_no_socket.err" ||
+  fail "the C inetd server did not say why: $(cat "$work/c_pstream_inetd_server_no_socket.err")"
 
 # ---- auth_tls_server with a throwaway certificate --------------------------------------------
 command -v openssl >/dev/null || fail "openssl is needed for the TLS example (scripts/setup.sh installs it)"

@@ -327,8 +327,10 @@ typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_da
 typedef struct cw_server_options {
   size_t struct_size;
   /** "HOST:PORT", "[IPV6]:PORT", ":PORT" (every IPv4 interface) or "unix:PATH"; SCGI (for a
-   *  web server in front) as "scgi://HOST:PORT" or "scgi+unix:PATH". Port 0 picks a free port
-   *  (read it back with cw_server_port). Default "127.0.0.1:8080". */
+   *  web server in front) as "scgi://HOST:PORT" or "scgi+unix:PATH"; xmlrpc-c's packet stream
+   *  (XML-RPC without HTTP, docs/pstream.md) as "pstream://HOST:PORT" or "pstream+unix:PATH".
+   *  Port 0 picks a free port (read it back with cw_server_port). Default "127.0.0.1:8080".
+   *  For several listeners: `listens` below. */
   const char* listen;
   unsigned threads;            /**< event loops; default one per core */
   unsigned handler_threads;    /**< 0: handlers run on the event loops (fastest); N: on a pool of
@@ -367,6 +369,11 @@ typedef struct cw_server_options {
   size_t max_buffer_memory;
   /** One connection's unsent answers; past it its pipelined requests wait. Default 1 MiB. */
   size_t max_pending_output;
+  /** Several listeners, each as `listen` takes it (NUL-terminated strings, copied), e.g.
+   *  {"127.0.0.1:0", "pstream://127.0.0.1:0"}. A count above 0 replaces `listen`; read each
+   *  back with cw_server_listener_port and cw_server_listener_url, by its index here. */
+  const char* const* listens;
+  size_t listen_count;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -447,6 +454,41 @@ CALLWIRE_API uint16_t cw_server_port(const cw_server* server);
  *  "unix:/path"), "" before cw_server_start has succeeded. Borrowed from the server: valid
  *  until cw_server_free. Thread-safe as cw_server_port. NULL server: "". */
 CALLWIRE_API const char* cw_server_url(const cw_server* server);
+
+/** The port and URL of listener `index` (cw_server_options.listens order; index 0 is what
+ *  cw_server_port and cw_server_url give): as those, and 0 or "" for an index beyond the
+ *  listeners. The URL is borrowed from the server (valid until cw_server_free). */
+CALLWIRE_API uint16_t cw_server_listener_port(const cw_server* server, size_t index);
+CALLWIRE_API const char* cw_server_listener_url(const cw_server* server, size_t index);
+
+/** How requests travel on a connection handed to the server (cw_server_adopt_connection,
+ *  cw_server_serve_connection), as a listener's URL scheme says it for its own. */
+typedef enum cw_framing {
+  CW_FRAMING_HTTP = 0,   /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
+  CW_FRAMING_SCGI = 1,   /**< SCGI, from a web server ("scgi://") */
+  CW_FRAMING_PSTREAM = 2 /**< xmlrpc-c's packet stream ("pstream://") */
+} cw_framing;
+
+/** Serves `fd`, a connected stream socket (TCP or Unix: socketpair(), an accept() of your
+ *  own, a parent process), as one more connection of the started server, until the peer
+ *  closes, a timeout or protocol error closes it, or the server stops; returns once handed
+ *  over. Ownership: `fd` passes to the server in every case (closed on an error); it is made
+ *  non-blocking and close-on-exec. Thread-safety: any thread (handlers too), after
+ *  cw_server_start. `error` may be NULL. CW_OK; CW_INVALID_ARGUMENT (NULL server, fd < 0 or
+ *  not a connected stream socket, an unknown framing, not started, CW_FRAMING_PSTREAM with an
+ *  authenticate callback); CW_LIMIT_EXCEEDED (max_connections open); CW_STOPPED; CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_server_adopt_connection(cw_server* server, int fd, cw_framing framing,
+                                                  cw_error* error);
+
+/** For a program started by inetd, systemd (Accept=yes) or socketexec with its connection as
+ *  standard input: instead of cw_server_start, serves `fd` alone (e.g. STDIN_FILENO; no
+ *  listener opened, `listen` unused, one event loop) on the calling thread until the
+ *  connection closes or cw_server_stop, then returns. The server is spent afterwards: free
+ *  it. Ownership of `fd` as cw_server_adopt_connection. CW_OK once the connection has closed
+ *  (whatever ended it); CW_INVALID_ARGUMENT (as cw_server_adopt_connection; the server
+ *  already started or served; bad options); CW_TLS_ERROR; CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_server_serve_connection(cw_server* server, int fd, cw_framing framing,
+                                                  cw_error* error);
 
 /* ---- inside a handler: what the call carries ----
  * Every cw_call function may be used only by the handler it was given to, during its run.

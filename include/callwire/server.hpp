@@ -30,6 +30,12 @@ struct AccessLogEntry {
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
 };
 
+/// How requests and answers travel on a connection handed to the server
+/// (Server::adopt_connection, Server::serve_connection), as the listeners' URL schemes choose
+/// it for theirs: HTTP/1.1 ("HOST:PORT"), SCGI ("scgi://") or xmlrpc-c's packet stream
+/// ("pstream://", docs/pstream.md).
+enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream };
+
 /// Everything a server can be told. Chainable setters are not needed: it is a plain struct.
 struct ServerOptions {
   /// Where to listen: "HOST:PORT" (an IPv4 address or name), "[IPV6]:PORT", ":PORT" (every
@@ -165,6 +171,30 @@ class CALLWIRE_API Server {
   /// "pstream://HOST:PORT" or "pstream+unix:/path" for the packet stream, "jsonl://..." or
   /// "jsonl+unix:/path" for JSON lines.
   std::string url(size_t index = 0) const;
+  /// Serves `fd`, a connected stream socket (TCP or Unix: from socketpair(), your own
+  /// accept(), a parent process), as one more connection of the running server: one of its
+  /// event loops answers the requests on it in `framing`, with the options' limits and
+  /// timeouts, until the peer closes, a timeout or refusal closes it, or the server stops.
+  /// HTTP over TCP speaks TLS when the server has a certificate, as its TCP listeners do.
+  /// Returns once the socket is handed over (xmlrpc-c's serverPstreamConn, without a thread
+  /// per connection).
+  /// Ownership: `fd` passes to the server in every case: on an error it is closed. It is made
+  /// non-blocking. Thread-safety: any thread (handlers too) once start() has succeeded.
+  /// Errors: InvalidArgument (fd < 0 or not a connected stream socket; the server not started;
+  /// a packet stream with `authenticate` set), LimitExceeded (max_connections open already),
+  /// Stopped (the server is stopping), NoMemory.
+  Status adopt_connection(int fd, ConnectionFraming framing);
+  /// The one-shot form, for a program started by inetd, systemd's Accept=yes sockets or
+  /// xmlrpc-c's socketexec with its connection as standard input: instead of start(), serves
+  /// `fd` alone (no listener is opened; options.listen is not used) on the calling thread with
+  /// one event loop (options.threads is not used; handler_threads is) until the connection
+  /// closes as above, or stop(), then returns. The server is spent afterwards, as after run().
+  /// Ownership: as adopt_connection. Thread-safety: the owner's thread; stop() from any.
+  /// Errors: InvalidArgument (as adopt_connection; the server already started or served; bad
+  /// options as start() checks them), TlsError, NoMemory. A connection that ends in a protocol
+  /// error or a timeout is no error of this call: it returns OK once it has closed.
+  Status serve_connection(int fd, ConnectionFraming framing);
+
   /// Calls, faults and time per method, summed over every thread.
   std::vector<MethodStats> method_stats() const;
 

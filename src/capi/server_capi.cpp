@@ -1,5 +1,7 @@
 // callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
 // cw_call, what a C handler sees of its call (a C++ Handler adapts it).
+#include <unistd.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -22,7 +24,7 @@ using namespace callwire::capi;
 
 struct cw_server {
   callwire::Server server;
-  std::string url;  // filled by start, so cw_server_url can hand out a C string
+  std::vector<std::string> urls;  // filled by start, so cw_server_url can hand out C strings
   // Set once start has finished: port and url may be polled from another thread while
   // cw_server_run starts (the listeners are being built until then).
   std::atomic<bool> ready{false};
@@ -117,6 +119,16 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
         return set_error(error, Errc::InvalidArgument, "cw_server_options: a NULL path");
       }
       out.paths.emplace_back(o->paths[i]);
+    }
+  }
+  if (CW_HAS_FIELD(o, cw_server_options, listen_count) && o->listen_count > 0) {
+    if (!o->listens)
+      return set_error(error, Errc::InvalidArgument, "cw_server_options: listens is NULL");
+    out.listen.clear();
+    for (size_t i = 0; i < o->listen_count; ++i) {
+      if (!o->listens[i])
+        return set_error(error, Errc::InvalidArgument, "cw_server_options: a NULL listen");
+      out.listen.emplace_back(o->listens[i]);
     }
   }
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
@@ -259,6 +271,44 @@ cw_status set_result(cw_call* call, Value&& v) {
   return CW_OK;
 }
 
+// By reference, as to_dialect.
+bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {
+  switch (enum_bits(f)) {
+    case CW_FRAMING_HTTP:
+      out = callwire::ConnectionFraming::Http;
+      return true;
+    case CW_FRAMING_SCGI:
+      out = callwire::ConnectionFraming::Scgi;
+      return true;
+    case CW_FRAMING_PSTREAM:
+      out = callwire::ConnectionFraming::Pstream;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Both take `fd` whatever happens: closed here when they refuse before the server has it.
+template <class Serve>
+cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, cw_error* error,
+                          Serve serve) {
+  clear_error(error);
+  callwire::ConnectionFraming f{};
+  if (!server || !to_framing(framing, f)) {
+    if (fd >= 0) ::close(fd);
+    return set_error(error, Errc::InvalidArgument,
+                     server ? "unknown cw_framing" : "server must not be NULL");
+  }
+  bool handed = false;
+  cw_status st = guard(error, [&] {
+    handed = true;
+    callwire::Status s = serve(server->server, fd, f);
+    return s ? CW_OK : set_error(error, s.error());
+  });
+  if (!handed && fd >= 0) ::close(fd);
+  return st;
+}
+
 }  // namespace
 
 extern "C" {
@@ -328,7 +378,8 @@ cw_status cw_server_start(cw_server* server, cw_error* error) {
   return guard(error, [&] {
     callwire::Status st = server->server.start();
     if (!st) return set_error(error, st.error());
-    server->url = server->server.url();
+    for (size_t i = 0; !server->server.url(i).empty(); ++i)
+      server->urls.push_back(server->server.url(i));
     server->ready.store(true, std::memory_order_release);
     return CW_OK;
   });
@@ -348,14 +399,34 @@ void cw_server_stop(cw_server* server) {
   if (server) server->server.stop();
 }
 
-uint16_t cw_server_port(const cw_server* server) {
+uint16_t cw_server_port(const cw_server* server) { return cw_server_listener_port(server, 0); }
+
+const char* cw_server_url(const cw_server* server) { return cw_server_listener_url(server, 0); }
+
+uint16_t cw_server_listener_port(const cw_server* server, size_t index) {
   if (!server || !server->ready.load(std::memory_order_acquire)) return 0;
-  return server->server.port();
+  return server->server.port(index);
 }
 
-const char* cw_server_url(const cw_server* server) {
+const char* cw_server_listener_url(const cw_server* server, size_t index) {
   if (!server || !server->ready.load(std::memory_order_acquire)) return "";
-  return server->url.c_str();
+  return index < server->urls.size() ? server->urls[index].c_str() : "";
+}
+
+cw_status cw_server_adopt_connection(cw_server* server, int fd, cw_framing framing,
+                                     cw_error* error) {
+  return hand_connection(server, fd, framing, error,
+                         [](callwire::Server& s, int fd, callwire::ConnectionFraming f) {
+                           return s.adopt_connection(fd, f);
+                         });
+}
+
+cw_status cw_server_serve_connection(cw_server* server, int fd, cw_framing framing,
+                                     cw_error* error) {
+  return hand_connection(server, fd, framing, error,
+                         [](callwire::Server& s, int fd, callwire::ConnectionFraming f) {
+                           return s.serve_connection(fd, f);
+                         });
 }
 
 // ---- cw_call ----

@@ -1,9 +1,12 @@
 #include "callwire/server.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <new>
 #include <thread>
 
 #include "http/basic_auth.hpp"
@@ -33,7 +36,12 @@ struct CALLWIRE_LOCAL Server::Impl {
   std::vector<std::thread> threads;
   std::atomic<bool> started{false};
   bool joined = false;
+  std::atomic<size_t> next_loop{0};  // adopt_connection hands sockets out round-robin
 
+  // What start() and serve_connection() share: the options checked, the core set up.
+  Status prepare(Server& server, bool with_listeners);
+  // Checks a socket handed to the server and readies it: whether it gets TLS, or the error.
+  Result<bool> ready_connection(int fd, ConnectionFraming framing);
   Status open_listeners();
   void close_listeners() noexcept;
 };
@@ -50,8 +58,8 @@ void raise_fd_limit(size_t wanted) noexcept {
   setrlimit(RLIMIT_NOFILE, &r);
 }
 
-Status check_options(const ServerOptions& o) {
-  if (o.listen.empty()) return Error(Errc::InvalidArgument, "no listen address");
+Status check_options(const ServerOptions& o, bool with_listeners) {
+  if (with_listeners && o.listen.empty()) return Error(Errc::InvalidArgument, "no listen address");
   if (o.paths.empty()) return Error(Errc::InvalidArgument, "no request path to serve");
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
   if (o.max_buffer_memory == 0) return Error(Errc::InvalidArgument, "max_buffer_memory is 0");
@@ -63,7 +71,44 @@ Status check_options(const ServerOptions& o) {
   return {};
 }
 
+detail::FramingKind framing_kind(ConnectionFraming f) {
+  switch (f) {
+    case ConnectionFraming::Scgi:
+      return detail::FramingKind::Scgi;
+    case ConnectionFraming::Pstream:
+      return detail::FramingKind::Pstream;
+    default:
+      return detail::FramingKind::Http;
+  }
+}
+
 }  // namespace
+
+Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
+  if (framing != ConnectionFraming::Http && framing != ConnectionFraming::Scgi &&
+      framing != ConnectionFraming::Pstream)
+    return Error(Errc::InvalidArgument, "unknown connection framing");
+  if (framing == ConnectionFraming::Pstream && core.options.authenticate)
+    return Error(Errc::InvalidArgument,
+                 "a packet stream carries no credentials; the server requires them");
+  int type = 0;
+  socklen_t type_length = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0 || type != SOCK_STREAM)
+    return Error(Errc::InvalidArgument,
+                 "descriptor " + std::to_string(fd) + " is not a stream socket");
+  sockaddr_storage peer{};
+  socklen_t peer_length = sizeof peer;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)
+    return Error(Errc::InvalidArgument,
+                 "descriptor " + std::to_string(fd) + " is not a connected socket");
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    return Error(Errc::InvalidArgument, "descriptor " + std::to_string(fd) + ": fcntl failed");
+  // As the listeners: TLS for HTTP over TCP when there is a certificate.
+  return core.tls && framing == ConnectionFraming::Http &&
+         (peer.ss_family == AF_INET || peer.ss_family == AF_INET6);
+}
 
 Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
@@ -134,12 +179,10 @@ Status Server::add_method(std::string name, Handler handler, MethodInfo info) {
   return impl_->core.registry.add(std::move(name), std::move(handler), std::move(info));
 }
 
-Status Server::start() {
-  Impl& m = *impl_;
-  if (m.started.load()) return Error(Errc::InvalidArgument, "the server was already started");
-  detail::ServerCore& core = m.core;
+Status Server::Impl::prepare(Server& server, bool with_listeners) {
+  if (started.load()) return Error(Errc::InvalidArgument, "the server was already started");
   const ServerOptions& o = core.options;
-  if (Status s = check_options(o); !s) return s;
+  if (Status s = check_options(o, with_listeners); !s) return s;
 
   core.request_limits.max_header_bytes = o.max_header_bytes;
   core.request_limits.max_body = o.max_body;
@@ -149,7 +192,7 @@ Status Server::start() {
   xml_rpc.dialect = o.dialect;
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
-  if (o.enable_shutdown) core.dispatch.core.on_shutdown = [this] { stop(); };
+  if (o.enable_shutdown) core.dispatch.core.on_shutdown = [&server] { server.stop(); };
   if (o.authenticate) {
     auto challenge = http::make_basic_challenge(o.realm);
     if (!challenge) return challenge.error();
@@ -162,7 +205,14 @@ Status Server::start() {
   }
   core.registry.freeze();
   raise_fd_limit(o.max_connections + 64);
+  return {};
+}
 
+Status Server::start() {
+  Impl& m = *impl_;
+  if (Status s = m.prepare(*this, true); !s) return s;
+  detail::ServerCore& core = m.core;
+  const ServerOptions& o = core.options;
   if (Status s = m.open_listeners(); !s) {
     m.close_listeners();
     core.listeners.clear();
@@ -184,6 +234,57 @@ Status Server::start() {
         std::make_unique<detail::WorkerPool>(o.handler_threads, core.registry, core.dispatch);
   m.started.store(true);
   for (auto& loop : m.loops) m.threads.emplace_back([l = loop.get()] { l->run(); });
+  return {};
+}
+
+Status Server::adopt_connection(int fd, ConnectionFraming framing) {
+  Impl& m = *impl_;
+  if (fd < 0) return Error(Errc::InvalidArgument, "a negative file descriptor");
+  net::UniqueFd owned(fd);
+  if (!m.started.load() || m.loops.empty())
+    return Error(Errc::InvalidArgument, "adopt_connection needs a started server");
+  if (m.core.stopping.load()) return Error(Errc::Stopped, "the server is stopping");
+  Result<bool> tls = m.ready_connection(fd, framing);
+  if (!tls) return tls.error();
+  if (m.core.connections.fetch_add(1) >= m.core.options.max_connections) {
+    m.core.connections.fetch_sub(1);
+    return Error(Errc::LimitExceeded, "max_connections are open already");
+  }
+  detail::ServerLoop& loop = *m.loops[m.next_loop.fetch_add(1) % m.loops.size()];
+  bool taken = false;
+  try {
+    taken = loop.adopt(owned, framing_kind(framing), *tls);
+  } catch (const std::bad_alloc&) {
+    m.core.connections.fetch_sub(1);
+    return Error(Errc::NoMemory, "out of memory");
+  }
+  if (taken) return {};
+  m.core.connections.fetch_sub(1);
+  return Error(Errc::Stopped, "the server has stopped");
+}
+
+Status Server::serve_connection(int fd, ConnectionFraming framing) {
+  Impl& m = *impl_;
+  if (fd < 0) return Error(Errc::InvalidArgument, "a negative file descriptor");
+  net::UniqueFd owned(fd);
+  if (Status s = m.prepare(*this, false); !s) return s;
+  detail::ServerCore& core = m.core;
+  Result<bool> tls = m.ready_connection(fd, framing);
+  if (!tls) return tls.error();
+  auto loop = detail::ServerLoop::create(core);
+  if (!loop) return loop.error();
+  detail::ServerLoop& l = **loop;
+  l.quit_when_idle();
+  core.connections.fetch_add(1);
+  l.adopt(owned, framing_kind(framing), *tls);  // a loop that has not run yet takes it
+  m.loops.push_back(std::move(*loop));
+  if (core.options.handler_threads)
+    core.pool = std::make_unique<detail::WorkerPool>(core.options.handler_threads, core.registry,
+                                                     core.dispatch);
+  // From here stop() reaches the loop; it notices a stop that came earlier when it starts.
+  m.started.store(true);
+  l.run();
+  wait();  // no thread to join: the pool, and the server marked spent
   return {};
 }
 

@@ -63,10 +63,12 @@ void ServerLoop::set_listening(bool on) noexcept {
 void ServerLoop::run() {
   set_listening(true);
   if (core_.stopping.load()) begin_stop();
-  if (!stop_seen_ || open_ > 0)
+  take_adopted();
+  if (open_ > 0 || !(stop_seen_ || quit_when_idle_))
     loop_->run(
         kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
   set_listening(false);
+  close_adoption();
 }
 
 void ServerLoop::accept_from(ListenerWatcher& watcher) {
@@ -101,26 +103,68 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       continue;
     }
     if (!listener.unix_socket) net::set_nodelay(fd);
-    net::Stream stream(std::move(owned));
-    if (listener.tls && !stream.start_tls(*core_.tls, true)) {
+    add_connection(net::Stream(std::move(owned)),
+                   net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
+                   listener.framing, listener.tls);
+  }
+}
+
+void ServerLoop::add_connection(net::Stream stream, std::string peer, FramingKind framing,
+                                bool tls) {
+  if (tls && !stream.start_tls(*core_.tls, true)) {
+    core_.connections.fetch_sub(1);
+    return;
+  }
+  Connection* c = nullptr;
+  try {
+    c = new Connection(*this, std::move(stream), std::move(peer), framing);
+  } catch (const std::bad_alloc&) {
+    core_.connections.fetch_sub(1);  // out of memory: refuse this one, serve the rest
+    return;
+  }
+  c->next = head_;
+  if (head_) head_->prev = c;
+  head_ = c;
+  ++open_;
+  if (!c->start()) c->close();
+}
+
+bool ServerLoop::adopt(net::UniqueFd& fd, FramingKind framing, bool tls) {
+  {
+    std::lock_guard lock(adopt_mutex_);
+    if (adoption_closed_) return false;
+    adopted_.push_back({std::move(fd), framing, tls});
+  }
+  loop_->wake();
+  return true;
+}
+
+void ServerLoop::take_adopted() {
+  std::vector<Adopted> list;
+  {
+    std::lock_guard lock(adopt_mutex_);
+    list.swap(adopted_);
+  }
+  for (Adopted& a : list) {
+    if (stop_seen_) {  // too late: closed unserved, as a listener stops accepting
       core_.connections.fetch_sub(1);
       continue;
     }
-    Connection* c = nullptr;
-    try {
-      c = new Connection(*this, std::move(stream),
-                             net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
-                             listener.framing);
-    } catch (const std::bad_alloc&) {
-      core_.connections.fetch_sub(1);  // out of memory: refuse this one, serve the rest
-      continue;
-    }
-    c->next = head_;
-    if (head_) head_->prev = c;
-    head_ = c;
-    ++open_;
-    if (!c->start()) c->close();
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    std::string peer = "unknown";
+    if (getpeername(a.fd.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0)
+      peer = net::format_peer(reinterpret_cast<sockaddr*>(&address), length);
+    if (address.ss_family == AF_INET || address.ss_family == AF_INET6) net::set_nodelay(a.fd.get());
+    add_connection(net::Stream(std::move(a.fd)), std::move(peer), a.framing, a.tls);
   }
+}
+
+void ServerLoop::close_adoption() noexcept {
+  std::lock_guard lock(adopt_mutex_);
+  adoption_closed_ = true;
+  core_.connections.fetch_sub(adopted_.size());
+  adopted_.clear();
 }
 
 void ServerLoop::destroy(Connection* c) {
@@ -134,7 +178,7 @@ void ServerLoop::destroy(Connection* c) {
   dead_ = c;
   --open_;
   core_.connections.fetch_sub(1);
-  if (stop_seen_) maybe_quit();
+  if (stop_seen_ || quit_when_idle_) maybe_quit();
 }
 
 void ServerLoop::on_tick() {
@@ -179,7 +223,10 @@ void ServerLoop::resume_finished() {
 }
 
 void ServerLoop::after_events(bool woken) {
-  if (woken) resume_finished();
+  if (woken) {
+    resume_finished();
+    take_adopted();
+  }
   reap();
   if (woken) {
     update_clock();

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "net/event_loop.hpp"
+#include "net/stream.hpp"
 #include "protocol/dispatcher.hpp"
 #include "server/server_core.hpp"
 
@@ -56,6 +58,13 @@ class ServerLoop {
   Buffer& scratch() noexcept { return scratch_; }
 
   void accept_from(ListenerWatcher& listener);
+  /// Any thread: queues `fd` (a connected socket, already counted in ServerCore::connections)
+  /// to become a connection of this loop with `framing`, over TLS when `tls`. Takes `fd`
+  /// only when it returns true; false once the loop has ended. Throws std::bad_alloc.
+  bool adopt(net::UniqueFd& fd, FramingKind framing, bool tls);
+  /// The loop ends when its last connection closes (Server::serve_connection), not only on
+  /// stop. Before run().
+  void quit_when_idle() noexcept { quit_when_idle_ = true; }
   /// Unlinks `connection` (it has closed its socket); it is deleted after the current batch
   /// of events, so a stale event for it in the same batch finds it still there, closed.
   void destroy(Connection* connection);
@@ -73,6 +82,13 @@ class ServerLoop {
   void maybe_quit();
   void update_clock() noexcept;
   void set_listening(bool on) noexcept;
+  // Makes `stream` a connection of this loop (counted in ServerCore::connections already;
+  // uncounted again if it cannot be).
+  void add_connection(net::Stream stream, std::string peer, FramingKind framing, bool tls);
+  // Turns the sockets adopt() queued into connections (or closes them when stopping).
+  void take_adopted();
+  // The loop has ended: adopt() refuses from now on, and what it queued is closed.
+  void close_adoption() noexcept;
 
   ServerCore& core_;
   std::unique_ptr<net::EventLoop> loop_;
@@ -83,6 +99,16 @@ class ServerLoop {
   // Connections whose worker job is done, linked by Connection::finished_next.
   std::mutex finished_mutex_;
   Connection* finished_ = nullptr;
+  // Sockets handed over by adopt(), taken on the loop's thread after a wake-up.
+  struct Adopted {
+    net::UniqueFd fd;
+    FramingKind framing;
+    bool tls;
+  };
+  std::mutex adopt_mutex_;
+  std::vector<Adopted> adopted_;
+  bool adoption_closed_ = false;  // under adopt_mutex_
+  bool quit_when_idle_ = false;
   size_t open_ = 0;
   Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then

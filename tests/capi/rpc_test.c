@@ -3,11 +3,14 @@
  * Basic auth, deadlines, asynchronous calls, multicall latching, stop from another thread,
  * options structs (zeroed, older, bad sizes), and the errors of misuse. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,7 +174,7 @@ static cw_server* start_server(const cw_server_options* options) {
   CHECK_STATUS(cw_server_add_method(server, "count", count_call, &counter_calls, "i:", NULL, &err),
                CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_OK);
-  if (strncmp(options->listen, "unix:", 5) != 0) {
+  if (options->listen && strncmp(options->listen, "unix:", 5) != 0) {
     CHECK(cw_server_port(server) != 0);
     CHECK(strncmp(cw_server_url(server), "http://127.0.0.1:", 17) == 0);
   }
@@ -1016,6 +1019,189 @@ static void test_registry_dispatch(void) {
   cw_registry_free(NULL);
 }
 
+/* ---- the packet stream: listeners, the client, connections handed over ---- */
+
+static const char kPstreamAddCall[] =
+    "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
+    "<param><value><int>5</int></value></param><param><value><int>7</int></value></param>"
+    "</params></methodCall>";
+
+/* Sends sample.add(5, 7) as a packet on `fd` and reads until the answer's packet ends (5 s at
+ * most): 1 when it holds 12. */
+static int pstream_add_roundtrip(int fd) {
+  char packet[512];
+  char got[4096];
+  size_t have = 0;
+  int len = snprintf(packet, sizeof packet, "\033PKT%s\033END", kPstreamAddCall);
+  if (len <= 0 || send(fd, packet, (size_t)len, 0) != len) return 0;
+  while (have < sizeof got - 1) {
+    struct pollfd p;
+    ssize_t n;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    if (poll(&p, 1, 5000) <= 0) return 0;
+    n = recv(fd, got + have, sizeof got - 1 - have, 0);
+    if (n <= 0) return 0;
+    have += (size_t)n;
+    got[have] = '\0';
+    if (have >= 8 && memcmp(got + have - 4, "\033END", 4) == 0)
+      return strncmp(got, "\033PKT", 4) == 0 && strstr(got, "<int>12</int>") != NULL;
+  }
+  return 0;
+}
+
+/* 1 when the peer of `fd` has closed (a read gives EOF within 5 s). */
+static int peer_closed(int fd) {
+  char sink[256];
+  struct pollfd p;
+  p.fd = fd;
+  p.events = POLLIN;
+  p.revents = 0;
+  for (;;) {
+    ssize_t n;
+    if (poll(&p, 1, 5000) <= 0) return 0;
+    n = recv(fd, sink, sizeof sink, 0);
+    if (n == 0) return 1;
+    if (n < 0) return 0;
+  }
+}
+
+static void test_pstream_and_several_listeners(void) {
+  char unix_path[64];
+  char unix_url[80];
+  const char* listens[3];
+  cw_server_options so;
+  cw_server* server;
+  cw_client* client;
+  cw_value* result = NULL;
+  cw_error err;
+  int32_t n = 0;
+
+  snprintf(unix_path, sizeof unix_path, "/tmp/callwire-capi-pstream-%ld", (long)getpid());
+  snprintf(unix_url, sizeof unix_url, "pstream+unix:%s", unix_path);
+  listens[0] = "127.0.0.1:0";
+  listens[1] = "pstream://127.0.0.1:0";
+  listens[2] = unix_url;
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:1"; /* replaced by listens */
+  so.listens = listens;
+  so.listen_count = 3;
+  server = start_server(&so);
+  if (!server) return;
+  CHECK(strncmp(cw_server_listener_url(server, 0), "http://127.0.0.1:", 17) == 0);
+  CHECK(strcmp(cw_server_listener_url(server, 0), cw_server_url(server)) == 0);
+  CHECK(cw_server_listener_port(server, 0) == cw_server_port(server));
+  CHECK(strncmp(cw_server_listener_url(server, 1), "pstream://127.0.0.1:", 20) == 0);
+  CHECK(cw_server_listener_port(server, 1) != 0);
+  CHECK(cw_server_listener_port(server, 1) != cw_server_port(server));
+  CHECK(strcmp(cw_server_listener_url(server, 2), unix_url) == 0);
+  CHECK(cw_server_listener_port(server, 2) == 0);
+  CHECK(strcmp(cw_server_listener_url(server, 3), "") == 0);
+  CHECK(cw_server_listener_port(server, 3) == 0);
+  CHECK(strcmp(cw_server_listener_url(NULL, 0), "") == 0);
+
+  /* The C client over the packet stream, TCP and Unix, and over HTTP to the same server. */
+  client = make_client(cw_server_listener_url(server, 1), NULL);
+  CHECK_STATUS(call_ints(client, "sample.add", 5, 7, 2, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 12);
+  cw_value_free(result);
+  expect_fault(client, "fault", NULL, 42, "the answer is a fault");
+  expect_fault(client, "no.such.method", NULL, -32601, "no.such.method");
+  CHECK_STATUS(call_ints(client, "sample.add", 1, 2, 2, &result, &err), CW_OK); /* same conn */
+  cw_value_free(result);
+  cw_client_free(client);
+  client = make_client(unix_url, NULL);
+  CHECK_STATUS(call_ints(client, "sample.add", 2, 2, 2, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 4);
+  cw_value_free(result);
+  cw_client_free(client);
+  client = make_client(cw_server_url(server), NULL);
+  CHECK_STATUS(call_ints(client, "sample.add", 3, 3, 2, &result, &err), CW_OK);
+  cw_value_free(result);
+  cw_client_free(client);
+  cw_server_free(server);
+
+  /* The list is checked. */
+  server = NULL;
+  so.listens = NULL;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  CHECK(server == NULL);
+  listens[1] = NULL;
+  so.listens = listens;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "listen") != NULL);
+}
+
+struct serve_args {
+  cw_server* server;
+  int fd;
+};
+
+static void* serve_one_connection(void* arg) {
+  struct serve_args* a = (struct serve_args*)arg;
+  cw_error err;
+  cw_status* st = (cw_status*)malloc(sizeof(cw_status));
+  *st = cw_server_serve_connection(a->server, a->fd, CW_FRAMING_PSTREAM, &err);
+  return st;
+}
+
+static void test_adopt_and_serve_connection(void) {
+  cw_server_options so;
+  cw_server* server;
+  cw_error err;
+  int fds[2];
+  pthread_t thread;
+  void* ret = NULL;
+  struct serve_args args;
+
+  /* Into a started server. */
+  server = start_server(NULL);
+  if (!server) return;
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  CHECK_STATUS(cw_server_adopt_connection(server, fds[1], CW_FRAMING_PSTREAM, &err), CW_OK);
+  CHECK(pstream_add_roundtrip(fds[0]));
+  CHECK(pstream_add_roundtrip(fds[0])); /* the same connection again */
+  close(fds[0]);
+  /* Refusals take the descriptor all the same. */
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  CHECK_STATUS(cw_server_adopt_connection(server, fds[1], (cw_framing)7, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK(fcntl(fds[1], F_GETFD) == -1);
+  CHECK(peer_closed(fds[0]));
+  close(fds[0]);
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  CHECK_STATUS(cw_server_adopt_connection(NULL, fds[1], CW_FRAMING_PSTREAM, &err),
+               CW_INVALID_ARGUMENT);
+  CHECK(fcntl(fds[1], F_GETFD) == -1);
+  close(fds[0]);
+  CHECK_STATUS(cw_server_adopt_connection(server, -1, CW_FRAMING_HTTP, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_serve_connection(server, -1, CW_FRAMING_HTTP, &err), CW_INVALID_ARGUMENT);
+  cw_server_free(server);
+
+  /* inetd's form: served on another thread here, until we close. */
+  cw_server_options_init(&so);
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii", NULL, &err),
+               CW_OK);
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  args.server = server;
+  args.fd = fds[1];
+  CHECK(pthread_create(&thread, NULL, serve_one_connection, &args) == 0);
+  CHECK(pstream_add_roundtrip(fds[0]));
+  CHECK(pstream_add_roundtrip(fds[0]));
+  shutdown(fds[0], SHUT_WR);
+  CHECK(pthread_join(thread, &ret) == 0);
+  CHECK(ret != NULL && *(cw_status*)ret == CW_OK);
+  free(ret);
+  CHECK(peer_closed(fds[0]));
+  close(fds[0]);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT); /* spent */
+  cw_server_free(server);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -1030,6 +1216,8 @@ int main(int argc, char** argv) {
       TEST(test_run_and_stop_from_another_thread),
       TEST(test_options_and_misuse),
       TEST(test_registry_dispatch),
+      TEST(test_pstream_and_several_listeners),
+      TEST(test_adopt_and_serve_connection),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -1,10 +1,12 @@
 // libFuzzer driver for the whole server path a peer can reach: bytes over a real (Unix)
 // socket into a running Server — HTTP or SCGI parsing, 100-continue, gzip, pipelining,
 // dispatch, answers, closing. Each input (raw bytes: the seeds are plain requests) goes to the
-// SCGI listener when it starts with a digit (an SCGI request's netstring length) and to the
-// HTTP one otherwise, in up to three pieces cut where a hash of the input says, then the client
-// half-closes; the server must answer and close within three seconds (no hang), never crash
-// (ASan, UBSan), and leak nothing.
+// SCGI listener when it starts with a digit (an SCGI request's netstring length), to the
+// packet stream when it starts with 0x1B (ESC, as every packet does: to the pstream listener,
+// or through one end of a socketpair handed to Server::adopt_connection, as a hash bit of the
+// input says), and to the HTTP one otherwise, in up to three pieces cut where a hash of the
+// input says, then the client half-closes; the server must answer and close within three seconds
+// (no hang), never crash (ASan, UBSan), and leak nothing.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -33,12 +35,18 @@ const std::string& socket_dir() {
   }();
   return dir;
 }
-std::string socket_path(bool scgi) { return socket_dir() + (scgi ? "/scgi.sock" : "/s.sock"); }
+enum class Kind { Http, Scgi, Pstream };
+std::string socket_path(Kind kind) {
+  return socket_dir() + (kind == Kind::Scgi      ? "/scgi.sock"
+                         : kind == Kind::Pstream ? "/ps.sock"
+                                                 : "/s.sock");
+}
 
 Server& server() {
   static Server* s = [] {
     ServerOptions o;
-    o.listen = {"unix:" + socket_path(false), "scgi+unix:" + socket_path(true)};
+    o.listen = {"unix:" + socket_path(Kind::Http), "scgi+unix:" + socket_path(Kind::Scgi),
+                "pstream+unix:" + socket_path(Kind::Pstream)};
     o.threads = 1;
     o.max_body = 64 * 1024;
     o.max_header_bytes = 4096;
@@ -74,17 +82,28 @@ bool send_all(int fd, const uint8_t* p, size_t n) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   server();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  const bool scgi = size > 0 && data[0] >= '0' && data[0] <= '9';
-  std::strncpy(a.sun_path, socket_path(scgi).c_str(), sizeof a.sun_path - 1);
-  int rc;
-  while ((rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a)) != 0 && errno == EINTR) {
-  }
-  if (rc != 0 && errno != EISCONN) abort();
   uint32_t hash = 2166136261u;  // FNV-1a: the same input is always cut the same way
   for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
+  const Kind kind = size == 0                          ? Kind::Http
+                    : data[0] >= '0' && data[0] <= '9' ? Kind::Scgi
+                    : data[0] == 0x1B                  ? Kind::Pstream
+                                                       : Kind::Http;
+  int fd = -1;
+  if (kind == Kind::Pstream && (hash & 0x80000000u)) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) abort();
+    if (!server().adopt_connection(pair[1], ConnectionFraming::Pstream)) abort();
+    fd = pair[0];
+  } else {
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, socket_path(kind).c_str(), sizeof a.sun_path - 1);
+    int rc;
+    while ((rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0 && errno != EISCONN) abort();
+  }
   size_t first = size ? hash % (size + 1) : 0, second = size ? (hash >> 16) % (size + 1) : 0;
   if (second < first) std::swap(first, second);
   if (send_all(fd, data, first) && send_all(fd, data + first, second - first))

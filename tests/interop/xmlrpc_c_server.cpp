@@ -27,49 +27,7 @@
 #include <xmlrpc-c/registry.hpp>
 #include <xmlrpc-c/server_abyss.hpp>
 
-namespace {
-
-class AddMethod : public xmlrpc_c::method {
- public:
-  AddMethod() {
-    _signature = "i:ii";
-    _help = "Adds two 32-bit integers.";
-  }
-  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
-    int a = params.getInt(0);
-    int b = params.getInt(1);
-    params.verifyEnd(2);
-    *result = xmlrpc_c::value_int(a + b);
-  }
-};
-
-class EchoMethod : public xmlrpc_c::method {
- public:
-  EchoMethod() {
-    _signature = "?";  // any parameters
-    _help = "Returns its parameters as an array.";
-  }
-  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
-    std::vector<xmlrpc_c::value> items;
-    for (unsigned i = 0; i < params.size(); ++i) items.push_back(params[i]);
-    *result = xmlrpc_c::value_array(items);
-  }
-};
-
-class FaultMethod : public xmlrpc_c::method {
- public:
-  FaultMethod() {
-    _signature = "i:";
-    _help = "Always answers fault 42.";
-  }
-  void execute(const xmlrpc_c::paramList&, xmlrpc_c::value*) override {
-    throw xmlrpc_c::fault("the fault you asked for", static_cast<xmlrpc_c::fault::code_t>(42));
-  }
-};
-
-extern "C" void on_term(int) { _exit(0); }
-
-}  // namespace
+#include "xmlrpc_c_peer.hpp"
 
 int main(int argc, char** argv) {
   bool apache = false;
@@ -82,31 +40,21 @@ int main(int argc, char** argv) {
     }
   }
 
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(fd, 64) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::perror("xmlrpc_c_server: socket");
-    return 1;
-  }
+  uint16_t port = 0;
+  int fd = interop::listen_on_loopback("xmlrpc_c_server", port);
+  if (fd < 0) return 1;
 
   try {
     xmlrpc_c::registry registry;
     if (apache) registry.setDialect(xmlrpc_dialect_apache);
-    registry.addMethod("sample.add", xmlrpc_c::methodPtr(new AddMethod));
-    registry.addMethod("echo", xmlrpc_c::methodPtr(new EchoMethod));
-    registry.addMethod("sample.fault", xmlrpc_c::methodPtr(new FaultMethod));
+    interop::add_methods(registry);
 
     xmlrpc_c::serverAbyss server(
         xmlrpc_c::serverAbyss::constrOpt().registryP(&registry).socketFd(fd).serverOwnsSignals(
             false));  // Abyss's own SIGTERM handler would print and exit non-zero
     std::signal(SIGPIPE, SIG_IGN);
-    std::signal(SIGTERM, on_term);
-    std::printf("listening on http://127.0.0.1:%u/RPC2\n", unsigned(ntohs(addr.sin_port)));
+    std::signal(SIGTERM, interop::exit_on_term);
+    std::printf("listening on http://127.0.0.1:%u/RPC2\n", unsigned(port));
     std::fflush(stdout);
     server.run();
   } catch (const std::exception& e) {

@@ -47,6 +47,11 @@ class RawSocket {
     std::strncpy(a.sun_path, unix_path.c_str(), sizeof a.sun_path - 1);
     ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   }
+  /// Takes `connected_fd`, one end of a socketpair() or any connected socket.
+  struct Adopt {
+    int fd;
+  };
+  explicit RawSocket(Adopt a) : fd_(a.fd), ok_(a.fd >= 0) {}
   ~RawSocket() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -55,6 +60,8 @@ class RawSocket {
 
   bool connected() const { return ok_; }
   int fd() const { return fd_; }
+  /// Closes the sending direction (the peer reads EOF) and keeps reading.
+  void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
 
   bool send(std::string_view bytes) {
     while (!bytes.empty()) {

@@ -12,47 +12,18 @@
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
 #include "callwire/xml.hpp"
-#include "http_test_util.hpp"
-#include "pstream/pstream.hpp"
+#include "pstream_test_util.hpp"
 
 namespace callwire {
 namespace {
 
+using testing::call;
+using testing::packet;
 using testing::RawSocket;
+using testing::read_packets;
+using testing::responses;
 
 const std::string kNop = "\x1bNOP";
-
-std::string packet(std::string_view payload) {
-  Buffer b;
-  pstream::append_packet(b, payload);
-  return std::string(b.view());
-}
-
-std::string call(std::string_view method, std::vector<Value> params) {
-  Buffer b;
-  EXPECT_TRUE(xml::write_call(b, method, params));
-  return std::string(b.view());
-}
-
-// The answers in `bytes`, decoded and read; stops at the first incomplete one.
-std::vector<MethodResponse> responses(std::string_view bytes) {
-  pstream::Decoder decoder(1 << 24);
-  xml::Reader reader;
-  std::vector<MethodResponse> out;
-  for (;;) {
-    Result<pstream::Decoded> d = decoder.decode(bytes);
-    EXPECT_TRUE(d) << d.error().message;
-    if (!d || !d->packet) return out;
-    Result<MethodResponse> r = reader.read_response(d->payload);
-    EXPECT_TRUE(r) << r.error().message;
-    if (r) out.push_back(std::move(*r));
-    bytes.remove_prefix(d->consumed);
-  }
-}
-
-std::string read_packets(RawSocket& s, size_t count) {
-  return s.read_until([count](const std::string& got) { return responses(got).size() >= count; });
-}
 
 struct PstreamServer {
   explicit PstreamServer(ServerOptions o) : server(std::move(o)) {

@@ -466,7 +466,8 @@ CALLWIRE_API const char* cw_server_listener_url(const cw_server* server, size_t 
 typedef enum cw_framing {
   CW_FRAMING_HTTP = 0,   /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
   CW_FRAMING_SCGI = 1,   /**< SCGI, from a web server ("scgi://") */
-  CW_FRAMING_PSTREAM = 2 /**< xmlrpc-c's packet stream ("pstream://") */
+  CW_FRAMING_PSTREAM = 2,   /**< xmlrpc-c's packet stream ("pstream://") */
+  CW_FRAMING_JSON_LINES = 3 /**< newline-delimited JSON-RPC ("jsonl://") */
 } cw_framing;
 
 /** Serves `fd`, a connected stream socket (TCP or Unix: socketpair(), an accept() of your

@@ -283,6 +283,9 @@ bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {
     case CW_FRAMING_PSTREAM:
       out = callwire::ConnectionFraming::Pstream;
       return true;
+    case CW_FRAMING_JSON_LINES:
+      out = callwire::ConnectionFraming::JsonLines;
+      return true;
     default:
       return false;
   }

@@ -77,6 +77,8 @@ detail::FramingKind framing_kind(ConnectionFraming f) {
       return detail::FramingKind::Scgi;
     case ConnectionFraming::Pstream:
       return detail::FramingKind::Pstream;
+    case ConnectionFraming::JsonLines:
+      return detail::FramingKind::JsonLines;
     default:
       return detail::FramingKind::Http;
   }
@@ -86,11 +88,12 @@ detail::FramingKind framing_kind(ConnectionFraming f) {
 
 Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
   if (framing != ConnectionFraming::Http && framing != ConnectionFraming::Scgi &&
-      framing != ConnectionFraming::Pstream)
+      framing != ConnectionFraming::Pstream && framing != ConnectionFraming::JsonLines)
     return Error(Errc::InvalidArgument, "unknown connection framing");
-  if (framing == ConnectionFraming::Pstream && core.options.authenticate)
+  if ((framing == ConnectionFraming::Pstream || framing == ConnectionFraming::JsonLines) &&
+      core.options.authenticate)
     return Error(Errc::InvalidArgument,
-                 "a packet stream carries no credentials; the server requires them");
+                 "a packet stream or JSON lines carry no credentials; the server requires them");
   int type = 0;
   socklen_t type_length = sizeof type;
   if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0 || type != SOCK_STREAM)

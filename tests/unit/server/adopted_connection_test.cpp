@@ -79,7 +79,7 @@ TEST(AdoptedConnection, ServesASocketPairInARunningServer) {
   }
 }
 
-TEST(AdoptedConnection, SpeaksHttpAndScgiToo) {
+TEST(AdoptedConnection, SpeaksHttpScgiAndJsonLinesToo) {
   Server server(options());
   add_methods(server);
   ASSERT_TRUE(server.start());
@@ -103,6 +103,13 @@ TEST(AdoptedConnection, SpeaksHttpAndScgiToo) {
       scgi.read_until([](const std::string& s) { return s.find("</methodResponse>") != s.npos; });
   EXPECT_TRUE(said.starts_with("Status: 200")) << said;
   EXPECT_NE(said.find("<int>9</int>"), std::string::npos) << said;
+
+  auto [mine3, theirs3] = socket_pair();
+  ASSERT_TRUE(server.adopt_connection(theirs3, ConnectionFraming::JsonLines));
+  RawSocket jsonl(RawSocket::Adopt{mine3});
+  ASSERT_TRUE(jsonl.send(R"({"jsonrpc":"2.0","method":"add","params":[6,7],"id":1})" "\n"));
+  said = jsonl.read_until([](const std::string& s) { return s.find('\n') != s.npos; });
+  EXPECT_EQ(said, R"({"jsonrpc":"2.0","result":13,"id":1})" "\n");
 }
 
 TEST(AdoptedConnection, BrokenFramingClosesOnlyThatConnection) {

@@ -427,6 +427,181 @@ struct ReaderImpl {
     return true;
   }
 
+  // ---- responses
+
+  bool malformed(size_t index, bool batch, std::string why) {
+    std::string where =
+        batch ? "response " + std::to_string(index + 1) + " of the batch" : "the response";
+    hard = Error(Errc::InvalidRequest, kInvalidRequest, where + ": " + std::move(why));
+    return false;
+  }
+
+  // The "error" object of a response into `r`; `why` says what is wrong with it, if anything.
+  bool error_object(od::value& v, Response& r, std::string& why) {
+    od::object obj;
+    if (auto e = v.get_object().get(obj)) return syntax(e);
+    bool code = false, message = false, data = false;
+    int64_t code_value = 0;
+    std::string message_text;
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(field_result).get(field)) return syntax(e);
+      if (auto e = field.unescaped_key().get(key)) return syntax(e);
+      if (!count_element() || !check_string(key)) return false;
+      od::value fv = field.value();
+      od::json_type ft;
+      if (auto e = fv.type().get(ft)) return syntax(e);
+      bool* flag = key == "code"      ? &code
+                   : key == "message" ? &message
+                   : key == "data"    ? &data
+                                      : nullptr;
+      if (flag && *flag && why.empty()) why = "\"error\" repeats \"" + std::string(key) + "\"";
+      if (flag == &code && ft == od::json_type::number) {
+        bool fits = false;
+        Number kind = scan_number(raw_token(fv), code_value, fits);
+        if (kind == Number::Invalid) return syntax(simdjson::NUMBER_ERROR);
+        if ((kind != Number::Integer || !fits || code_value < INT32_MIN ||
+             code_value > INT32_MAX) &&
+            why.empty())
+          why = "the error's \"code\" must be an integer within 32 bits";
+      } else if (flag == &message && ft == od::json_type::string) {
+        std::string_view text;
+        if (auto e = fv.get_string().get(text)) return syntax(e);
+        if (!check_string(text)) return false;
+        message_text.assign(text);
+      } else if (flag == &data) {
+        Value d;
+        if (!value(fv, d)) return false;
+        r.data = std::move(d);
+      } else {
+        Value ignored;
+        if (!value(fv, ignored)) return false;
+        if (why.empty() && flag == &code) why = "the error's \"code\" must be an integer";
+        if (why.empty() && flag == &message) why = "the error's \"message\" must be a string";
+      }
+      if (flag) *flag = true;
+    }
+    if (why.empty() && !code) why = "the error has no \"code\"";
+    if (why.empty() && !message) why = "the error has no \"message\"";
+    r.error = Error(Errc::Fault, static_cast<int32_t>(code_value), std::move(message_text));
+    return true;
+  }
+
+  // One response of the document into `r`.
+  template <class V>
+  bool response(V& v, Response& r, size_t index, bool batch) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    if (type != od::json_type::object) {
+      Value ignored;
+      if (!value(v, ignored)) return false;
+      return malformed(index, batch, "not an object");
+    }
+    od::object obj;
+    if (auto e = v.get_object().get(obj)) return syntax(e);
+    bool jsonrpc = false, result = false, error = false, id = false;
+    std::string why;  // what is wrong with the response, when something is
+    auto refuse = [&](std::string reason) {
+      if (why.empty()) why = std::move(reason);
+    };
+    soft = Error();
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(field_result).get(field)) return syntax(e);
+      if (auto e = field.unescaped_key().get(key)) return syntax(e);
+      if (!count_element() || !check_string(key)) return false;
+      od::value fv = field.value();
+      od::json_type ft;
+      if (auto e = fv.type().get(ft)) return syntax(e);
+      bool* flag = key == "jsonrpc"  ? &jsonrpc
+                   : key == "result" ? &result
+                   : key == "error"  ? &error
+                   : key == "id"     ? &id
+                                     : nullptr;
+      if (flag && *flag) refuse("member \"" + std::string(key) + "\" repeated");
+      if (flag == &jsonrpc && ft == od::json_type::string) {
+        std::string_view version;
+        if (auto e = fv.get_string().get(version)) return syntax(e);
+        if (version != "2.0") refuse("\"jsonrpc\" must be \"2.0\"");
+      } else if (flag == &result) {
+        if (!value(fv, r.result)) return false;
+      } else if (flag == &error && ft == od::json_type::object) {
+        std::string bad;
+        if (!error_object(fv, r, bad)) return false;
+        if (!bad.empty()) refuse(std::move(bad));
+      } else if (flag == &id && ft != od::json_type::array && ft != od::json_type::object &&
+                 ft != od::json_type::boolean) {
+        if (!this->id(fv, ft, r.id)) return false;
+      } else {
+        Value ignored;
+        if (!value(fv, ignored)) return false;
+        if (flag == &jsonrpc) refuse("\"jsonrpc\" must be \"2.0\"");
+        if (flag == &error) refuse("\"error\" must be an object");
+        if (flag == &id) refuse("\"id\" must be a number, a string or null");
+      }
+      if (flag) *flag = true;
+    }
+    if (!jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
+    if (!id) refuse("no \"id\"");
+    if (result && error) refuse("both \"result\" and \"error\"");
+    if (!result && !error) refuse("neither \"result\" nor \"error\"");
+    if (!why.empty()) return malformed(index, batch, std::move(why));
+    if (soft.code != Errc::Ok) {
+      r.error = std::move(soft);
+      r.result = Value();
+      r.data.reset();
+    }
+    return true;
+  }
+
+  static Response& next_response(std::vector<Response>& responses, size_t n) {
+    if (n == responses.size()) return responses.emplace_back();
+    Response& r = responses[n];
+    r.id.clear();
+    r.result = Value();
+    r.error = Error();
+    r.data.reset();
+    return r;
+  }
+
+  bool response_document(Responses& out) {
+    od::json_type type;
+    if (auto e = doc.type().get(type)) return syntax(e);
+    size_t n = 0;
+    if (type == od::json_type::array) {
+      out.batch = true;
+      od::array arr;
+      if (auto e = doc.get_array().get(arr)) return syntax(e);
+      for (auto item_result : arr) {
+        od::value item;
+        if (auto e = item_result.get(item)) return syntax(e);
+        if (n == limits.max_batch_size)
+          return limit("a batch of more than " + std::to_string(limits.max_batch_size) +
+                       " responses");
+        if (!count_element()) return false;
+        size_t index = n;
+        if (!response(item, next_response(out.responses, n++), index, true)) return false;
+      }
+      if (n == 0) {
+        hard = Error(Errc::InvalidRequest, kInvalidRequest, "an empty batch");
+        return false;
+      }
+    } else if (type == od::json_type::object) {
+      out.batch = false;
+      if (!response(doc, next_response(out.responses, n++), 0, false)) return false;
+    } else {
+      Value ignored;
+      if (!root(ignored)) return false;
+      hard = Error(Errc::InvalidRequest, kInvalidRequest,
+                   "a response document must be an object or an array of them");
+      return false;
+    }
+    out.responses.resize(n);
+    return true;
+  }
+
   // ---- the document as a whole
 
   // Starts a document: limits, then simdjson's first pass (which checks UTF-8 and structure).
@@ -510,6 +685,19 @@ Status Reader::read_request_padded(std::string_view document, Request& out) {
   ReaderImpl& r = *impl_;
   if (!r.start(document) || !r.document(out) || !r.finish()) {
     out.calls.clear();
+    out.batch = false;
+    return std::move(r.hard);
+  }
+  return {};
+}
+
+Status Reader::read_response(std::string_view document, Responses& out) {
+  ReaderImpl& r = *impl_;
+  bool ok = document.size() > r.limits.max_document_size
+                ? r.start(document)  // reports the limit before the copy
+                : r.start(r.pad(document)) && r.response_document(out) && r.finish();
+  if (!ok) {
+    out.responses.clear();
     out.batch = false;
     return std::move(r.hard);
   }

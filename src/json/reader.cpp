@@ -276,6 +276,24 @@ struct ReaderImpl {
     return true;
   }
 
+  // Walks an object's members: `on_member(key, value, type)`, each counted and its name
+  // checked first; stops at the first that returns false.
+  template <class OnMember>
+  bool members(od::object& obj, OnMember on_member) {
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(field_result).get(field)) return syntax(e);
+      if (auto e = field.unescaped_key().get(key)) return syntax(e);
+      if (!count_element() || !check_string(key)) return false;
+      od::value fv = field.value();
+      od::json_type ft;
+      if (auto e = fv.type().get(ft)) return syntax(e);
+      if (!on_member(key, fv, ft)) return false;
+    }
+    return true;
+  }
+
   // ---- requests
 
   // One request of the document into `call`.
@@ -299,15 +317,7 @@ struct ReaderImpl {
       if (invalid.empty()) invalid = std::move(why);
     };
     soft = Error();
-    for (auto field_result : obj) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
-      od::value fv = field.value();
-      od::json_type ft;
-      if (auto e = fv.type().get(ft)) return syntax(e);
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
       bool* flag = key == "jsonrpc"  ? &seen.jsonrpc
                    : key == "method" ? &seen.method
                    : key == "params" ? &seen.params
@@ -344,7 +354,9 @@ struct ReaderImpl {
         if (flag == &seen.id) refuse("\"id\" must be a number, a string or null");
       }
       if (flag) *flag = true;
-    }
+      return true;
+    });
+    if (!walked) return false;
     if (!seen.jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
     if (!seen.method) refuse("no \"method\"");
     if (!invalid.empty()) {
@@ -388,43 +400,55 @@ struct ReaderImpl {
     return c;
   }
 
-  bool document(Request& out) {
+  // A document of one entry (an object) or a batch of them (an array): `read_one(value, n,
+  // in_batch)` reads entry n; returns how many there were, in `count`. `what` names the entries
+  // ("request", "response") in errors.
+  template <class ReadOne>
+  bool entries(bool& batch, size_t& count, std::string_view what, ReadOne read_one) {
     od::json_type type;
     if (auto e = doc.type().get(type)) return syntax(e);
     size_t n = 0;
     if (type == od::json_type::array) {
-      out.batch = true;
+      batch = true;
       od::array arr;
       if (auto e = doc.get_array().get(arr)) return syntax(e);
       for (auto item_result : arr) {
         od::value item;
         if (auto e = item_result.get(item)) return syntax(e);
         if (n == limits.max_batch_size)
-          return limit("a batch of more than " + std::to_string(limits.max_batch_size) +
-                       " requests");
+          return limit("a batch of more than " + std::to_string(limits.max_batch_size) + " " +
+                       std::string(what) + "s");
         if (!count_element()) return false;
-        Call& call = next_call(out.calls, n++);
-        if (!request(item, call)) return false;
-        if (call.params.is_nil()) call.params = Value::array();
+        if (!read_one(item, n++, true)) return false;
       }
       if (n == 0) {
         hard = Error(Errc::InvalidRequest, kInvalidRequest, "an empty batch");
         return false;
       }
     } else if (type == od::json_type::object) {
-      out.batch = false;
-      Call& call = next_call(out.calls, n++);
-      if (!request(doc, call)) return false;
-      if (call.params.is_nil()) call.params = Value::array();
+      batch = false;
+      if (!read_one(doc, n++, false)) return false;
     } else {
       Value ignored;
       if (!root(ignored)) return false;
       hard = Error(Errc::InvalidRequest, kInvalidRequest,
-                   "a request document must be an object or an array of them");
+                   "a " + std::string(what) + " document must be an object or an array of them");
       return false;
     }
-    out.calls.resize(n);
+    count = n;
     return true;
+  }
+
+  bool document(Request& out) {
+    size_t n = 0;
+    bool ok = entries(out.batch, n, "request", [&](auto& v, size_t i, bool) {
+      Call& call = next_call(out.calls, i);
+      if (!request(v, call)) return false;
+      if (call.params.is_nil()) call.params = Value::array();
+      return true;
+    });
+    if (ok) out.calls.resize(n);
+    return ok;
   }
 
   // ---- responses
@@ -443,15 +467,7 @@ struct ReaderImpl {
     bool code = false, message = false, data = false;
     int64_t code_value = 0;
     std::string message_text;
-    for (auto field_result : obj) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
-      od::value fv = field.value();
-      od::json_type ft;
-      if (auto e = fv.type().get(ft)) return syntax(e);
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
       bool* flag = key == "code"      ? &code
                    : key == "message" ? &message
                    : key == "data"    ? &data
@@ -481,7 +497,9 @@ struct ReaderImpl {
         if (why.empty() && flag == &message) why = "the error's \"message\" must be a string";
       }
       if (flag) *flag = true;
-    }
+      return true;
+    });
+    if (!walked) return false;
     if (why.empty() && !code) why = "the error has no \"code\"";
     if (why.empty() && !message) why = "the error has no \"message\"";
     r.error = Error(Errc::Fault, static_cast<int32_t>(code_value), std::move(message_text));
@@ -506,15 +524,7 @@ struct ReaderImpl {
       if (why.empty()) why = std::move(reason);
     };
     soft = Error();
-    for (auto field_result : obj) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
-      od::value fv = field.value();
-      od::json_type ft;
-      if (auto e = fv.type().get(ft)) return syntax(e);
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
       bool* flag = key == "jsonrpc"  ? &jsonrpc
                    : key == "result" ? &result
                    : key == "error"  ? &error
@@ -542,7 +552,9 @@ struct ReaderImpl {
         if (flag == &id) refuse("\"id\" must be a number, a string or null");
       }
       if (flag) *flag = true;
-    }
+      return true;
+    });
+    if (!walked) return false;
     if (!jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
     if (!id) refuse("no \"id\"");
     if (result && error) refuse("both \"result\" and \"error\"");
@@ -567,39 +579,12 @@ struct ReaderImpl {
   }
 
   bool response_document(Responses& out) {
-    od::json_type type;
-    if (auto e = doc.type().get(type)) return syntax(e);
     size_t n = 0;
-    if (type == od::json_type::array) {
-      out.batch = true;
-      od::array arr;
-      if (auto e = doc.get_array().get(arr)) return syntax(e);
-      for (auto item_result : arr) {
-        od::value item;
-        if (auto e = item_result.get(item)) return syntax(e);
-        if (n == limits.max_batch_size)
-          return limit("a batch of more than " + std::to_string(limits.max_batch_size) +
-                       " responses");
-        if (!count_element()) return false;
-        size_t index = n;
-        if (!response(item, next_response(out.responses, n++), index, true)) return false;
-      }
-      if (n == 0) {
-        hard = Error(Errc::InvalidRequest, kInvalidRequest, "an empty batch");
-        return false;
-      }
-    } else if (type == od::json_type::object) {
-      out.batch = false;
-      if (!response(doc, next_response(out.responses, n++), 0, false)) return false;
-    } else {
-      Value ignored;
-      if (!root(ignored)) return false;
-      hard = Error(Errc::InvalidRequest, kInvalidRequest,
-                   "a response document must be an object or an array of them");
-      return false;
-    }
-    out.responses.resize(n);
-    return true;
+    bool ok = entries(out.batch, n, "response", [&](auto& v, size_t i, bool in_batch) {
+      return response(v, next_response(out.responses, i), i, in_batch);
+    });
+    if (ok) out.responses.resize(n);
+    return ok;
   }
 
   // ---- the document as a whole

@@ -103,6 +103,34 @@ int run_encode(const std::string& path, callwire::xml::Dialect dialect) {
   return write_output(out.view());
 }
 
+// CLI11 splits an argument written "[a,b]" into two values of a list option; a call's
+// parameter such as the JSON array '[1,2]' must stay whole. Such arguments after "call" get a
+// marker (a byte no parameter holds: 0x1F) that CLI11 does not see through; unprotect() takes
+// it off again.
+constexpr char kWhole = '\x1f';
+
+std::vector<std::string> protect(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool in_call = false;
+  for (int i = argc - 1; i >= 1; --i) {  // CLI11 takes them last first
+    std::string a = argv[i];
+    args.push_back(std::move(a));
+  }
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    if (!in_call && *it == "call")
+      in_call = true;
+    else if (in_call && it->size() >= 2 && it->front() == '[' && it->back() == ']')
+      it->insert(it->begin(), kWhole);
+  }
+  return args;
+}
+
+std::vector<std::string> unprotect(std::vector<std::string> params) {
+  for (std::string& p : params)
+    if (!p.empty() && p.front() == kWhole) p.erase(0, 1);
+  return params;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,11 +235,20 @@ int main(int argc, char** argv) {
   call->add_option("METHOD", call_method, "The method's name")->required();
   call->add_option("PARAM", call_params,
                    "i/N I/N s/TEXT h/HEX b/t|f d/N n/ t/DATETIME array/(...) struct/{k:v,...} "
-                   "or a bare word (a string)");
+                   "or a bare word (a string); with --json-rpc, one JSON value each");
   call->add_option("--dialect", call_flags.dialect, "How to send i8 and nil: i8 or apache")
       ->check(CLI::IsMember({"i8", "apache"}))
       ->capture_default_str();
-  call->add_flag("--pretty", call_pretty, "Indent the JSON by two spaces");
+  bool call_notify = false;
+  auto* pretty_flag = call->add_flag("--pretty", call_pretty, "Indent the JSON by two spaces");
+  auto* json_flag = call->add_flag(
+      "--json-rpc", call_flags.json_rpc,
+      "Speak JSON-RPC 2.0 (as a jsonrpc+http:// URL does): each PARAM is one JSON value (2, "
+      "'\"text\"', '[1,2]', '{\"a\":null}'); the result is printed as plain JSON");
+  pretty_flag->excludes(json_flag);
+  call->add_flag("--notify", call_notify,
+                 "Send a notification (JSON-RPC: no answer is awaited beyond the HTTP status; "
+                 "XML-RPC: the call is made and its result dropped); print nothing");
   // Parameters may start with '-' (i/-5 does not, but a bare word might).
   call->positionals_at_end();
 
@@ -219,7 +256,8 @@ int main(int argc, char** argv) {
   add_client_flags(list);
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = protect(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);  // prints help, the version, or the error with a hint
     return code == 0 ? 0 : kUsage;
@@ -229,7 +267,8 @@ int main(int argc, char** argv) {
     if (decode->parsed()) return run_decode(decode_path, max_size, pretty);
     if (serve->parsed()) return callwire::tool::run_serve(serve_flags);
     if (call->parsed())
-      return callwire::tool::run_call(call_flags, call_method, call_params, call_pretty);
+      return callwire::tool::run_call(call_flags, call_method, unprotect(call_params), call_pretty,
+                                      call_notify);
     if (list->parsed()) return callwire::tool::run_list(call_flags);
     return run_encode(encode_path, dialect == "apache" ? callwire::xml::Dialect::Apache
                                                        : callwire::xml::Dialect::I8);

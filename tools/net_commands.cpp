@@ -6,6 +6,7 @@
 
 #include "call_params.hpp"
 #include "callwire/client.hpp"
+#include "callwire/json.hpp"
 #include "callwire/server.hpp"
 #include "demo_methods.hpp"
 #include "json_form.hpp"
@@ -41,6 +42,7 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.ca_file = flags.ca_file;
   options.verify_peer = !flags.insecure;
   options.accept_gzip = flags.gzip;
+  if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
   return Client::create(flags.url, std::move(options));
 }
 
@@ -101,20 +103,51 @@ int run_serve(const ServeFlags& flags) {
   return 0;
 }
 
+namespace {
+
+// Each argument one JSON value, read as a JSON-RPC server reads params.
+Result<std::vector<Value>> json_params(const std::vector<std::string>& args) {
+  json::Reader reader;
+  std::vector<Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto v = reader.read_value(args[i]);
+    if (!v)
+      return Error(Errc::InvalidArgument, "parameter " + std::to_string(i + 1) + " (" + args[i] +
+                                              "): not a JSON value (" + v.error().message +
+                                              "; quote a string as '\"text\"')");
+    values.push_back(std::move(*v));
+  }
+  return values;
+}
+
+}  // namespace
+
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty) {
-  auto values = call_params::parse_params(params);
+             const std::vector<std::string>& params, bool pretty, bool notify) {
+  auto client = make_client(flags);
+  if (!client) return print_error(client.error());
+  const bool json = client->protocol() == Protocol::JsonRpc;
+  auto values = json ? json_params(params) : call_params::parse_params(params);
   if (!values) {
     std::fprintf(stderr, "callwire: %s\n", values.error().message.c_str());
     return kFailed;
   }
-  auto client = make_client(flags);
-  if (!client) return print_error(client.error());
+  if (notify) {
+    Status sent = client->notify(method, *values);
+    return sent ? 0 : print_error(sent.error());
+  }
   auto result = client->call(method, *values);
   if (!result) return print_error(result.error());
-  std::string json =
-      json_form::to_json(*result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
-  std::printf("%s\n", json.c_str());
+  std::string text;
+  if (json) {
+    Buffer out;
+    if (Status s = json::write_value(out, *result); !s) return print_error(s.error());
+    text = std::string(out.view());
+  } else {
+    text =
+        json_form::to_json(*result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
+  }
+  std::printf("%s\n", text.c_str());
   return 0;
 }
 

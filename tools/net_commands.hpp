@@ -41,14 +41,18 @@ struct ClientSettingsFlags {
   std::string ca_file;
   bool insecure = false;
   bool gzip = false;
+  bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
 };
 
 /// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first
 /// line on stdout is "listening on URL".
 int run_serve(const ServeFlags& flags);
-/// Calls METHOD with parameters in xmlrpc-c's syntax; prints the result's JSON form.
+/// Calls METHOD with parameters in xmlrpc-c's syntax; prints the result's JSON form. With
+/// JSON-RPC (--json-rpc or a jsonrpc+ URL) each parameter is one JSON value (`2`, `"text"`,
+/// `[1,2]`, `{"a":null}`) and the result is printed as plain JSON; `notify` sends a
+/// notification instead and prints nothing.
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty);
+             const std::vector<std::string>& params, bool pretty, bool notify);
 /// Prints every method with its signatures and help, through introspection.
 int run_list(const ClientSettingsFlags& flags);
 

@@ -1,4 +1,4 @@
-// callwire: the XML-RPC over HTTP(S) client.
+// callwire: the XML-RPC and JSON-RPC 2.0 client.
 #pragma once
 
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "callwire/convert.hpp"
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
+#include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
@@ -43,6 +44,14 @@ struct ClientOptions {
   bool accept_gzip = false;
   /// Gzip request bodies at least this large (the server must accept gzip); 0: never.
   size_t gzip_request_min_size = 0;
+  /// The protocol spoken: XML-RPC (text/xml), or JSON-RPC 2.0 (application/json: each call
+  /// `{"jsonrpc":"2.0","method":…,"params":[…],"id":N}` with N from a per-client counter). A
+  /// `jsonrpc+http://`, `jsonrpc+https://` or `jsonrpc+unix:` URL sets JsonRpc whatever this
+  /// says. JSON-RPC travels over HTTP and SCGI (CONTENT_TYPE says which); create refuses it
+  /// for a packet stream (InvalidArgument).
+  Protocol protocol = Protocol::XmlRpc;
+  /// Limits on a JSON-RPC response (as on the requests a server reads).
+  json::JsonLimits json_limits;
   /// How i8 and nil are written in calls; Apache for Apache XML-RPC servers.
   xml::Dialect dialect = xml::Dialect::I8;
   /// Connections kept open between calls, and open at once for asynchronous calls.
@@ -101,7 +110,59 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
 }
 }  // namespace detail
 
-/// An XML-RPC client for one server: "http://host:port/path", "https://...",
+class Client;
+
+/// Calls and notifications sent together: for JSON-RPC one batch (a JSON array, one HTTP
+/// request), for XML-RPC one system.multicall (the notifications go in it as calls whose
+/// results are dropped). Made by Client::batch(); `client.batch().call("a", {1}).notify("log",
+/// {"x"}).call("b").send()` gives one result per call in the order the calls were added,
+/// whatever the order of the server's answers (JSON-RPC answers are matched by id).
+///
+/// Ownership: borrows the Client, which must outlive it; owns copies of the params.
+/// Thread-safety: one thread at a time (the Client itself may be shared). send() may be called
+/// again: it sends the same entries again (with new ids).
+class CALLWIRE_API Batch {
+ public:
+  /// Adds a call; its result is the n-th of send()'s, n counting the calls added before it.
+  Batch& call(std::string_view method, std::span<const Value> params);
+  Batch& call(std::string_view method, std::initializer_list<Value> params = {}) {
+    return call(method, std::span<const Value>(params.begin(), params.size()));
+  }
+  /// Adds a notification (JSON-RPC: a request without id, which gets no answer).
+  Batch& notify(std::string_view method, std::span<const Value> params);
+  Batch& notify(std::string_view method, std::initializer_list<Value> params = {}) {
+    return notify(method, std::span<const Value>(params.begin(), params.size()));
+  }
+  /// Calls added (the results send() returns).
+  size_t calls() const noexcept { return calls_; }
+  /// Entries added, notifications included.
+  size_t size() const noexcept { return entries_.size(); }
+
+  /// Sends everything as one request (nothing at all when the batch is empty) and returns one
+  /// CallResult per call, in the order added: a Value, or Errc::Fault (the server's error for
+  /// that call: fault_code and message), BadResponse (the server's answer has no entry for
+  /// that call; a JSON-RPC error with id null, as a server gives when it cannot read the
+  /// batch, is taken as every unanswered call's), or, for JSON-RPC, Unrepresentable (a result
+  /// holding a number beyond 64 bits). Errors of the whole: those of Client::call, and
+  /// BadResponse when the answer is not JSON-RPC, or holds an id matching no call of the
+  /// batch, or (XML-RPC) not one entry per call. A JSON-RPC batch of notifications only
+  /// succeeds on an HTTP 204 or a 200.
+  Result<std::vector<CallResult>> send(const CallOptions& options = {});
+
+ private:
+  friend class Client;
+  struct Entry {
+    MethodCall call;
+    bool notification = false;
+  };
+  explicit Batch(Client& client) noexcept : client_(&client) {}
+
+  Client* client_;
+  std::vector<Entry> entries_;
+  size_t calls_ = 0;
+};
+
+/// An XML-RPC or JSON-RPC 2.0 client for one server: "http://host:port/path", "https://...",
 /// "unix:/path/to/socket" (HTTP over a Unix-domain socket, path options.unix_path), or SCGI
 /// (rtorrent's protocol, one call per connection): "scgi://host:port[/path]" and
 /// "scgi+unix:/path/to/socket" (REQUEST_URI options.unix_path), or xmlrpc-c's packet stream
@@ -109,10 +170,18 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
 /// "pstream+unix:/path/to/socket"; it carries no header fields, credentials or gzip (create
 /// fails with InvalidArgument when the options ask for header fields or credentials).
 ///
+/// JSON-RPC 2.0 (options.protocol, or the URLs "jsonrpc+http://...", "jsonrpc+https://..." and
+/// "jsonrpc+unix:/path", which are HTTP): the same calls, typed ones included, send
+/// positional params; the answer's id must be the call's, else BadResponse. A JSON-RPC error
+/// answer is Errc::Fault with fault_code its "code" and message its "message"; its "data" is
+/// not kept (Error carries no Value: read the answer with json::Reader::read_response to get
+/// it). A result holding a number no Value holds (beyond 64 bits) is Unrepresentable. Over
+/// HTTP, a JSON-RPC error sent with a status other than 200 is still read as the fault.
+///
 /// Errors, the same for every call: Errc::Fault (the server's fault: Error::fault_code and
 /// Error::message are its code and string), Timeout, ConnectFailed, ConnectionClosed (reset or
 /// closed before the answer), HttpStatus (message "HTTP 404 Not Found"), BadResponse (not
-/// HTTP, not gzip, not an XML-RPC response), LimitExceeded (response too large), TlsError,
+/// HTTP, not gzip, not a response of the protocol), LimitExceeded (response too large), TlsError,
 /// Unrepresentable (a parameter XML-RPC cannot carry), InvalidArgument (a bad header).
 ///
 /// Ownership: owns its connections. Thread-safety: every call may come from any thread at
@@ -243,6 +312,24 @@ class CALLWIRE_API Client {
         options);
   }
 
+  /// Sends a notification: a call whose result nobody waits for. JSON-RPC: a request without
+  /// id; an HTTP 204, or a 200 (with an empty body, or any body that is not a JSON-RPC error),
+  /// is success; a JSON-RPC error answered anyway (a server that could not read it) is
+  /// Errc::Fault. XML-RPC has no notifications: the call is made, and its result is dropped
+  /// (a fault is still returned). Errors: those of call().
+  Status notify(std::string_view method, std::span<const Value> params,
+                const CallOptions& options = {});
+  Status notify(std::string_view method, std::initializer_list<Value> params = {},
+                const CallOptions& options = {}) {
+    return notify(method, std::span<const Value>(params.begin(), params.size()), options);
+  }
+
+  /// A batch of calls and notifications for this client to send at once (see Batch).
+  Batch batch() noexcept { return Batch(*this); }
+
+  /// The protocol this client speaks (options.protocol, or JsonRpc for a jsonrpc+ URL).
+  Protocol protocol() const noexcept;
+
   /// Sends the calls as one system.multicall and returns one result per call, in order.
   /// Accepts servers that answer each entry with a bare result instead of a one-element
   /// array (supervisord). Errors: those of call(), and BadResponse when the answer is not
@@ -279,6 +366,10 @@ class CALLWIRE_API Client {
   // Runs `task` on the I/O thread (starting it if need be); on the calling thread, now,
   // when the I/O thread cannot be started.
   void run_on_io_thread(std::function<void()> task);
+
+  friend class Batch;
+  Result<std::vector<CallResult>> send_batch(std::span<const Batch::Entry> entries,
+                                             const CallOptions& options);
 
   CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;

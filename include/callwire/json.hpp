@@ -35,6 +35,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +99,30 @@ struct Request {
   std::vector<Call> calls;  ///< in document order; one when !batch
 };
 
+/// One response of a document, decoded. A plain struct.
+struct Response {
+  /// The id exactly as it was written (`1`, `"abc"`, `null`: JSON text), as Call::id. A server
+  /// answers `null` when it could not read the request's id.
+  std::string id;
+  Value result;  ///< meaningful when ok()
+  /// Ok: a result. Errc::Fault: an error response (fault_code is its "code", message its
+  /// "message"; its "data", if any, is `data`). Errc::Unrepresentable: the result or the data
+  /// holds a number no Value holds (beyond 64 bits or a double's range); Errc::InvalidRequest:
+  /// an object in them repeats a member name. Those two concern this response only: the
+  /// others of a batch are read as usual.
+  Error error;
+  std::optional<Value> data;  ///< an error's "data" member; empty when it had none
+
+  bool ok() const noexcept { return error.code == Errc::Ok; }
+  bool is_fault() const noexcept { return error.code == Errc::Fault; }
+};
+
+/// A response document, decoded: one response, or a batch of them.
+struct Responses {
+  bool batch = false;               ///< the document was an array
+  std::vector<Response> responses;  ///< in document order (a server may answer in any order)
+};
+
 /// Reads JSON-RPC 2.0 request documents (and plain JSON values) on simdjson, straight into
 /// values, with limits.
 ///
@@ -123,6 +149,18 @@ class CALLWIRE_API Reader {
   /// The same without the copy: `document` must have kPadding readable bytes after its end
   /// (their contents do not matter).
   Status read_request_padded(std::string_view document, Request& out);
+
+  /// Reads a response document (one response object, or a batch array of them) into `out`,
+  /// reusing its storage; copies the document as read_request does. A response must be an
+  /// object with "jsonrpc": "2.0", an "id" (a number, a string or null), and exactly one of
+  /// "result" (any value) and "error" (an object with an integer "code" within 32 bits, a string
+  /// "message" and an optional "data" of any value); other members are ignored. Limits as for
+  /// requests (a result or data value counts from itself as depth 1; max_batch_size bounds the
+  /// responses of a batch). On an error `out` holds no responses. Errors: NotWellFormed
+  /// (invalid JSON), InvalidRequest (an empty batch, a document that is neither object nor
+  /// array, or any response of it malformed as above: the message names which and why),
+  /// LimitExceeded.
+  Status read_response(std::string_view document, Responses& out);
 
   /// One JSON value (any type at the root), mapped as described at the top of this header.
   Result<Value> read_value(std::string_view document);
@@ -153,6 +191,11 @@ CALLWIRE_API Status write_error(Buffer& out, std::string_view id, int32_t code,
 /// (a notification). `params` must be an array or a struct (else Errc::InvalidArgument).
 CALLWIRE_API Status write_call(Buffer& out, std::string_view id, std::string_view method,
                                const Value& params);
+
+/// A request with positional params given as a span (the client's call path: no array to build).
+/// Errors: as the writers above.
+CALLWIRE_API Status write_call(Buffer& out, std::string_view id, std::string_view method,
+                               std::span<const Value> params);
 
 /// The answer to a batch: the responses written one by one into one array. Nothing at all is
 /// written when no response was (every request a notification): the answer then has no body.

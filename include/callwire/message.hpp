@@ -8,6 +8,11 @@
 
 namespace callwire {
 
+/// The wire protocol of a call: XML-RPC or JSON-RPC 2.0. A client speaks one
+/// (ClientOptions::protocol); a callwire server answers both on one port, by the request's
+/// Content-Type.
+enum class Protocol : uint8_t { XmlRpc, JsonRpc };
+
 /// A method call: a name and its parameters. `params` is always an array.
 struct MethodCall {
   std::string method_name;

@@ -1,9 +1,12 @@
 #include "callwire/client.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <charconv>
 #include <mutex>
 #include <optional>
 
+#include "callwire/json.hpp"
 #include "client/async_engine.hpp"
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
@@ -24,6 +27,13 @@ using detail::ClientConnection;
 // Room before the XML for the request head, written once the body's length is known.
 constexpr size_t kRequestHeadRoom = 512;
 
+Value array_of(std::span<const Value> items) {
+  Value a = Value::array();
+  a.reserve(items.size());
+  for (const Value& v : items) a.push_back(v);
+  return a;
+}
+
 }  // namespace
 
 struct CALLWIRE_LOCAL Client::Impl {
@@ -42,10 +52,23 @@ struct CALLWIRE_LOCAL Client::Impl {
   ~Impl();
   std::unique_ptr<ClientConnection> take() { return pool->take(); }
   void give_back(std::unique_ptr<ClientConnection> c) { pool->give_back(std::move(c)); }
-  // Writes the whole HTTP request for the call into c.request(); returns where it starts.
-  Result<size_t> build_request(ClientConnection& c, std::string_view method,
-                               std::span<const Value> params, const CallOptions& call,
+  std::atomic<uint64_t> next_id{1};  // JSON-RPC ids
+
+  bool json() const noexcept { return settings.protocol == Protocol::JsonRpc; }
+  // Writes the whole request into c.request(), its body by `write_body(Buffer&) -> Status`;
+  // returns where it starts.
+  template <class WriteBody>
+  Result<size_t> build_request(ClientConnection& c, WriteBody write_body, const CallOptions& call,
                                Clock::time_point deadline);
+  // The request of one call (`notification`: JSON-RPC's, without id), and what its answer
+  // must be.
+  Result<size_t> build_call(ClientConnection& c, std::string_view method,
+                            std::span<const Value> params, const CallOptions& call,
+                            Clock::time_point deadline, bool notification = false);
+  // Sends the request built in `c` and waits for its answer; `batch_out`: a JSON-RPC batch's
+  // results go there.
+  Result<Value> exchange(std::unique_ptr<ClientConnection> c, size_t offset,
+                         Clock::time_point deadline, std::vector<CallResult>* batch_out = nullptr);
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
@@ -63,16 +86,14 @@ AsyncEngine& Client::Impl::engine() {
   return *async;
 }
 
-Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view method,
-                                           std::span<const Value> params, const CallOptions& call,
-                                           Clock::time_point deadline) {
+template <class WriteBody>
+Result<size_t> Client::Impl::build_request(ClientConnection& c, WriteBody write_body,
+                                           const CallOptions& call, Clock::time_point deadline) {
   Buffer& out = c.request();
   out.clear();
   out.prepare(kRequestHeadRoom + 256);
   out.commit(kRequestHeadRoom);
-  xml::WriterOptions writer;
-  writer.dialect = options.dialect;
-  if (Status s = xml::write_call(out, method, params, writer); !s) return s.error();
+  if (Status s = write_body(out); !s) return s.error();
 
   bool gzipped = false;
   size_t body_size = out.size() - kRequestHeadRoom;
@@ -113,17 +134,49 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, std::string_view
   return size_t{0};
 }
 
+Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view method,
+                                        std::span<const Value> params, const CallOptions& call,
+                                        Clock::time_point deadline, bool notification) {
+  if (!json()) {
+    return build_request(
+        c,
+        [&](Buffer& out) {
+          xml::WriterOptions writer;
+          writer.dialect = options.dialect;
+          return xml::write_call(out, method, params, writer);
+        },
+        call, deadline);
+  }
+  uint64_t id = notification ? 0 : next_id.fetch_add(1, std::memory_order_relaxed);
+  c.expect_json(id, notification ? 0 : 1, false);
+  return build_request(
+      c,
+      [&](Buffer& out) {
+        char text[24];
+        size_t n =
+            notification ? 0 : size_t(std::to_chars(text, text + sizeof text, id).ptr - text);
+        return json::write_call(out, std::string_view(text, n), method, params);
+      },
+      call, deadline);
+}
+
 Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const Value> params,
                                       const CallOptions& call) {
   Clock::time_point deadline = deadline_of(call);
   std::unique_ptr<ClientConnection> c = take();
-  auto offset = build_request(*c, method, params, call, deadline);
+  auto offset = build_call(*c, method, params, call, deadline);
   if (!offset) {
     give_back(std::move(c));
     return offset.error();
   }
+  return exchange(std::move(c), *offset, deadline);
+}
+
+Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t offset,
+                                     Clock::time_point deadline,
+                                     std::vector<CallResult>* batch_out) {
   for (int attempt = 0;; ++attempt) {
-    c->begin(*offset, deadline);
+    c->begin(offset, deadline);
     for (;;) {
       ClientConnection::Wait w = c->step();
       if (w == ClientConnection::Wait::None) break;
@@ -136,6 +189,7 @@ Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const V
     break;
   }
   Result<Value> result = std::move(c->result());
+  if (result && batch_out) *batch_out = std::move(c->batch_results());
   give_back(std::move(c));
   return result;
 }
@@ -163,8 +217,10 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
     impl->tls = std::move(*tls);
   }
   std::vector<std::pair<std::string, std::string>> headers(o.headers.begin(), o.headers.end());
-  auto framing = detail::make_client_framing(impl->url, o.accept_gzip, std::move(authorization),
-                                             std::move(headers));
+  const Protocol protocol = impl->url.json_rpc ? Protocol::JsonRpc : o.protocol;
+  auto framing = detail::make_client_framing(
+      impl->url, protocol == Protocol::JsonRpc ? "application/json" : "text/xml", o.accept_gzip,
+      std::move(authorization), std::move(headers));
   if (!framing) return framing.error();
   impl->framing = std::move(*framing);
   detail::ClientSettings& s = impl->settings;
@@ -173,6 +229,8 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   s.tls = impl->tls.get();
   s.response_limits.max_body = o.max_response_size;
   s.reader_limits = o.reader_limits;
+  s.json_limits = o.json_limits;
+  s.protocol = protocol;
   s.max_response_size = o.max_response_size;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));
@@ -191,6 +249,96 @@ Client::~Client() = default;
 
 const std::string& Client::url() const noexcept { return impl_->url_text; }
 
+Protocol Client::protocol() const noexcept { return impl_->settings.protocol; }
+
+Status Client::notify(std::string_view method, std::span<const Value> params,
+                      const CallOptions& options) {
+  Impl& m = *impl_;
+  if (!m.json()) {
+    auto r = m.call_sync(method, params, options);  // XML-RPC has no notifications
+    if (!r) return r.error();
+    return Status();
+  }
+  Clock::time_point deadline = m.deadline_of(options);
+  std::unique_ptr<ClientConnection> c = m.take();
+  auto offset = m.build_call(*c, method, params, options, deadline, true);
+  if (!offset) {
+    m.give_back(std::move(c));
+    return offset.error();
+  }
+  auto r = m.exchange(std::move(c), *offset, deadline);
+  if (!r) return r.error();
+  return Status();
+}
+
+Batch& Batch::call(std::string_view method, std::span<const Value> params) {
+  entries_.push_back({MethodCall{std::string(method), array_of(params)}, false});
+  ++calls_;
+  return *this;
+}
+
+Batch& Batch::notify(std::string_view method, std::span<const Value> params) {
+  entries_.push_back({MethodCall{std::string(method), array_of(params)}, true});
+  return *this;
+}
+
+Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
+  return client_->send_batch(entries_, options);
+}
+
+Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry> entries,
+                                                   const CallOptions& options) {
+  if (entries.empty()) return std::vector<CallResult>();
+  Impl& m = *impl_;
+  if (!m.json()) {
+    // One system.multicall; the notifications' results are dropped.
+    std::vector<MethodCall> calls;
+    calls.reserve(entries.size());
+    for (const Batch::Entry& e : entries) calls.push_back(e.call);
+    auto all = multicall(calls, options);
+    if (!all) return all.error();
+    std::vector<CallResult> out;
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (!entries[i].notification) out.push_back(std::move((*all)[i]));
+    return out;
+  }
+  size_t calls = 0;
+  for (const Batch::Entry& e : entries) calls += !e.notification;
+  const uint64_t first = m.next_id.fetch_add(calls, std::memory_order_relaxed);
+  Clock::time_point deadline = m.deadline_of(options);
+  std::unique_ptr<ClientConnection> c = m.take();
+  c->expect_json(first, calls, true);
+  auto offset = m.build_request(
+      *c,
+      [&](Buffer& out) -> Status {
+        uint64_t id = first;
+        char text[24];
+        for (size_t i = 0; i < entries.size(); ++i) {
+          out.push_back(i == 0 ? '[' : ',');
+          size_t n = entries[i].notification
+                         ? 0
+                         : size_t(std::to_chars(text, text + sizeof text, id++).ptr - text);
+          if (Status s = json::write_call(out, std::string_view(text, n),
+                                          entries[i].call.method_name, entries[i].call.params);
+              !s)
+            return Error(s.error().code, "batch entry " + std::to_string(i + 1) + " (" +
+                                             entries[i].call.method_name +
+                                             "): " + s.error().message);
+        }
+        out.push_back(']');
+        return Status();
+      },
+      options, deadline);
+  if (!offset) {
+    m.give_back(std::move(c));
+    return offset.error();
+  }
+  std::vector<CallResult> out;
+  auto r = m.exchange(std::move(c), *offset, deadline, calls ? &out : nullptr);
+  if (!r) return r.error();
+  return out;
+}
+
 Result<Value> Client::call(std::string_view method, std::span<const Value> params,
                            const CallOptions& options) {
   return impl_->call_sync(method, params, options);
@@ -202,7 +350,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   AsyncEngine::Call call;
   call.deadline = m.deadline_of(options);
   call.connection = m.take();
-  auto offset = m.build_request(*call.connection, method, params, options, call.deadline);
+  auto offset = m.build_call(*call.connection, method, params, options, call.deadline);
   if (!offset) {
     m.give_back(std::move(call.connection));
     // As documented: `done` runs on the I/O thread, even for an error found here.

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 
 #include "client/url.hpp"
@@ -229,14 +230,25 @@ ClientConnection::Wait ClientConnection::receive() {
   }
 }
 
+namespace {
+
+Error http_status_error(const http::Response& response) {
+  std::string message = "HTTP " + std::to_string(response.status);
+  if (!response.reason.empty()) message += " " + std::string(response.reason);
+  Error e(Errc::HttpStatus, message);
+  e.fault_code = response.status;  // the status, for callers that branch on it
+  return e;
+}
+
+}  // namespace
+
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
   bool keep = response.keep_alive && !trailing_bytes;
-  if (response.status != 200) {
-    std::string message = "HTTP " + std::to_string(response.status);
-    if (!response.reason.empty()) message += " " + std::string(response.reason);
-    Error e(Errc::HttpStatus, message);
-    e.fault_code = response.status;  // the status, for callers that branch on it
-    done(std::move(e), keep);
+  const bool json = settings_.protocol == Protocol::JsonRpc;
+  // A JSON-RPC server may send its error object with a status other than 200 (and a
+  // notification's answer is a 204): the body decides, once inflated.
+  if (response.status != 200 && !json) {
+    done(http_status_error(response), keep);
     return;
   }
   std::string_view body = response.body;
@@ -257,6 +269,10 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
          false);
     return;
   }
+  if (json) {
+    decode_json(response, body, keep);
+    return;
+  }
   auto parsed = reader_.read_response(body);
   if (!parsed) {
     done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message), keep);
@@ -268,6 +284,79 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     return;
   }
   done(std::move(parsed->result), keep);
+}
+
+void ClientConnection::decode_json(const http::Response& response, std::string_view body,
+                                   bool keep) {
+  const bool success_status = response.status == 200 || response.status == 204;
+  const bool notification = json_calls_ == 0;
+  if (body.empty()) {
+    if (!success_status) return done(http_status_error(response), keep);
+    if (notification) return done(Value(), keep);
+    return done(Error(Errc::BadResponse, "HTTP " + std::to_string(response.status) +
+                                             " without a body: no JSON-RPC response"),
+                keep);
+  }
+  if (!json_reader_) json_reader_ = std::make_unique<json::Reader>(settings_.json_limits);
+  Status read = json_reader_->read_response(body, json_answer_);
+  if (!read) {
+    if (!success_status) return done(http_status_error(response), keep);
+    if (notification) return done(Value(), keep);  // whatever it says, it is no error object
+    return done(Error(Errc::BadResponse, "the response is not JSON-RPC: " + read.error().message),
+                keep);
+  }
+  std::vector<json::Response>& answers = json_answer_.responses;
+  if (notification) {
+    // No answer is due; a server that could not read the notification may still say so.
+    for (json::Response& r : answers)
+      if (r.is_fault()) return done(std::move(r.error), keep);
+    return done(Value(), keep);
+  }
+  if (json_batch_) return decode_json_batch(keep);
+  if (json_answer_.batch)
+    return done(Error(Errc::BadResponse, "a batch answer to a single call"), false);
+  json::Response& r = answers[0];
+  // An error with id null: the server could not read the call, the only one on this
+  // connection.
+  if (r.id != std::to_string(json_first_id_) && !(r.is_fault() && r.id == json::kNullId))
+    return done(
+        Error(Errc::BadResponse, "the answer's id " + r.id.substr(0, 40) +
+                                     " is not the call's id " + std::to_string(json_first_id_)),
+        false);
+  if (!r.ok()) return done(std::move(r.error), keep);
+  done(std::move(r.result), keep);
+}
+
+void ClientConnection::decode_json_batch(bool keep) {
+  batch_results_.assign(json_calls_,
+                        Error(Errc::BadResponse, "the batch's answer has none for this call"));
+  std::vector<bool> answered(json_calls_, false);
+  std::optional<Error> unread;  // an error with id null: for every call left unanswered
+  for (json::Response& r : json_answer_.responses) {
+    if (r.id == json::kNullId && r.is_fault()) {
+      if (!unread) unread = std::move(r.error);
+      continue;
+    }
+    // Ours are decimal integers from json_first_id_ on: the index is the id's offset.
+    uint64_t id = 0;
+    auto [end, ec] = std::from_chars(r.id.data(), r.id.data() + r.id.size(), id);
+    size_t index = id - json_first_id_;
+    if (ec != std::errc() || end != r.id.data() + r.id.size() || id < json_first_id_ ||
+        index >= json_calls_ || r.id != std::to_string(id) || answered[index]) {
+      batch_results_.clear();
+      return done(Error(Errc::BadResponse, "the batch's answer has id " + r.id.substr(0, 40) +
+                                               (ec == std::errc() && index < json_calls_
+                                                    ? " twice"
+                                                    : ", which no call of the batch has")),
+                  false);
+    }
+    answered[index] = true;
+    batch_results_[index] = r.ok() ? Result<Value>(std::move(r.result)) : std::move(r.error);
+  }
+  if (unread)
+    for (size_t i = 0; i < json_calls_; ++i)
+      if (!answered[i]) batch_results_[i] = *unread;
+  done(Value(), keep);
 }
 
 void ClientConnection::done(Result<Value> result, bool reusable) {

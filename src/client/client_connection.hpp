@@ -11,6 +11,8 @@
 
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
+#include "callwire/json.hpp"
+#include "callwire/message.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 #include "client/framing.hpp"
@@ -30,7 +32,9 @@ struct ClientSettings {
   net::TlsContext* tls = nullptr;  ///< set for https
   http::ResponseLimits response_limits;
   xml::ReaderLimits reader_limits;
+  json::JsonLimits json_limits;
   size_t max_response_size = 0;
+  Protocol protocol = Protocol::XmlRpc;
 };
 
 /// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.
@@ -53,6 +57,18 @@ class ClientConnection {
   /// deadline, so a call costs one send and one recv (a Want* result then means the timeout
   /// expired: poll for what is left). Without it (the event loop) the socket never blocks.
   void begin(size_t offset, std::optional<Clock::time_point> blocking_until = std::nullopt);
+  /// JSON-RPC: what the answer to the request in request() must be, kept until the next
+  /// expect_json (a retry on a fresh connection expects the same). `calls` requests with ids
+  /// first_id, first_id + 1, ... in that order; `batch`: the request was an array (results
+  /// then in batch_results(), result() a nil Value when the exchange succeeded). No calls:
+  /// notifications only, answered by a 204 or a 200.
+  void expect_json(uint64_t first_id, size_t calls, bool batch) noexcept {
+    json_first_id_ = first_id;
+    json_calls_ = calls;
+    json_batch_ = batch;
+  }
+  /// After a JSON-RPC batch exchange: one result per call, in request order.
+  std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
   /// Resolves the server's name now, on the calling thread, when the connection is not open
   /// (begin() would otherwise do it): the asynchronous path calls it before handing the
   /// exchange to its I/O thread, which must never block on a name lookup.
@@ -89,6 +105,9 @@ class ClientConnection {
   Wait receive();
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
+  void decode_json(const http::Response& response, std::string_view body, bool keep);
+  // Matches a JSON-RPC batch's answers to its calls by id.
+  void decode_json_batch(bool keep);
   void done(Result<Value> result, bool reusable);
 
   const ClientSettings& settings_;
@@ -112,6 +131,12 @@ class ClientConnection {
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;
   xml::Reader reader_;
+  std::unique_ptr<json::Reader> json_reader_;  // made at the first JSON-RPC answer
+  json::Responses json_answer_;
+  uint64_t json_first_id_ = 0;
+  size_t json_calls_ = 0;
+  bool json_batch_ = false;
+  std::vector<Result<Value>> batch_results_;
   Result<Value> result_{Value()};
   bool reusable_ = false;
   bool stale_ = false;

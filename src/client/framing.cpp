@@ -33,13 +33,15 @@ class AnswerParserOf final : public AnswerParser {
 
 // What every request of a client says, owned.
 struct CommonFields {
+  std::string_view content_type;  // static storage
   bool accept_gzip = false;
   std::string authorization;
   std::vector<std::pair<std::string, std::string>> owned;
   std::vector<http::Header> extra;  // views into `owned`
 
-  CommonFields(bool gzip, std::string auth, std::vector<std::pair<std::string, std::string>> h)
-      : accept_gzip(gzip), authorization(std::move(auth)), owned(std::move(h)) {
+  CommonFields(std::string_view type, bool gzip, std::string auth,
+               std::vector<std::pair<std::string, std::string>> h)
+      : content_type(type), accept_gzip(gzip), authorization(std::move(auth)), owned(std::move(h)) {
     for (const auto& [name, value] : owned) extra.push_back({name, value});
   }
   // Moving keeps the strings where they are (the vector's storage moves whole): the views
@@ -98,6 +100,7 @@ class HttpFraming final : public ClientFraming {
     head.host = url_.host;
     head.port = url_.port;
     head.tls = url_.tls;
+    head.content_type = common_.content_type;
     head.accept_gzip = common_.accept_gzip;
     head.authorization = common_.authorization;
     return head;
@@ -123,6 +126,7 @@ class ScgiFraming final : public ClientFraming {
     http::ScgiRequestHead head;
     head.content_length = facts.body_size;
     head.uri = url_.path;
+    head.content_type = common_.content_type;
     head.gzip = facts.gzipped;
     head.accept_gzip = common_.accept_gzip;
     head.extra = extra;
@@ -216,15 +220,17 @@ class PstreamFraming final : public ClientFraming {
 }  // namespace
 
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
-    const ClientUrl& url, bool accept_gzip, std::string authorization,
-    std::vector<std::pair<std::string, std::string>> headers) {
+    const ClientUrl& url, std::string_view content_type, bool accept_gzip,
+    std::string authorization, std::vector<std::pair<std::string, std::string>> headers) {
   if (url.framing == UrlFraming::Pstream) {
     if (!headers.empty() || !authorization.empty())
       return Error(Errc::InvalidArgument,
                    "a packet stream carries no header fields or credentials");
+    if (content_type != "text/xml")
+      return Error(Errc::InvalidArgument, "a packet stream carries XML-RPC only, not JSON-RPC");
     return std::unique_ptr<ClientFraming>(std::make_unique<PstreamFraming>());
   }
-  CommonFields common(accept_gzip, std::move(authorization), std::move(headers));
+  CommonFields common(content_type, accept_gzip, std::move(authorization), std::move(headers));
   if (url.framing == UrlFraming::Scgi) {
     // Checked once here too, as for HTTP: a field SCGI cannot carry fails at creation.
     auto framing = std::make_unique<ScgiFraming>(url, std::move(common));

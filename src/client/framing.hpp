@@ -58,11 +58,13 @@ class ClientFraming {
   virtual bool can_gzip() const noexcept { return true; }
 };
 
-/// The framing `url` names, with what every request says: gzip accepted, the Authorization
-/// value ("Basic ..." or empty), the extra header fields. Errors: InvalidArgument for a field
-/// that cannot be sent.
+/// The framing `url` names, with what every request says: its Content-Type (static storage:
+/// "text/xml" or "application/json"; a packet stream carries none, and refuses any other than
+/// text/xml), gzip accepted, the Authorization value ("Basic ..." or empty), the extra header
+/// fields. Errors: InvalidArgument for a field that cannot be sent, or JSON over a packet
+/// stream.
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
-    const ClientUrl& url, bool accept_gzip, std::string authorization,
-    std::vector<std::pair<std::string, std::string>> headers);
+    const ClientUrl& url, std::string_view content_type, bool accept_gzip,
+    std::string authorization, std::vector<std::pair<std::string, std::string>> headers);
 
 }  // namespace callwire::detail

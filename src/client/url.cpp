@@ -38,6 +38,14 @@ Error bad(std::string_view url, const std::string& why) {
 
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path) {
   ClientUrl u;
+  if (url.starts_with("jsonrpc+")) {
+    std::string_view http = url.substr(8);
+    if (!http.starts_with("http://") && !http.starts_with("https://") && !http.starts_with("unix:"))
+      return bad(url, "expected jsonrpc+http://, jsonrpc+https:// or jsonrpc+unix:");
+    auto json_url = parse_client_url(http, unix_http_path);
+    if (json_url) json_url->json_rpc = true;
+    return json_url;
+  }
   for (auto [prefix, framing] :
        {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
         std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream}}) {
@@ -72,7 +80,9 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     rest = url.substr(10);
   } else {
     return bad(
-        url, "expected http://, https://, unix:, scgi://, scgi+unix:, pstream:// or pstream+unix:");
+        url,
+        "expected http://, https://, unix:, scgi://, scgi+unix:, pstream://, pstream+unix: or "
+        "jsonrpc+http://, jsonrpc+https://, jsonrpc+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);

@@ -23,6 +23,7 @@ struct ClientUrl {
   std::string path;        ///< origin-form, e.g. "/RPC2"
   std::string user;        ///< from "user:password@", percent-decoded
   std::string password;
+  bool json_rpc = false;  ///< a jsonrpc+ scheme: JSON-RPC over HTTP
 };
 
 /// Parses "http://[user:password@]host[:port][/path]", "https://..." (host a name, an IPv4
@@ -30,7 +31,9 @@ struct ClientUrl {
 /// "unix:/path/to/socket" (HTTP path `unix_http_path`); or SCGI: "scgi://host:port[/path]"
 /// (the port is required: SCGI has no default) and "scgi+unix:/path/to/socket" (REQUEST_URI
 /// `unix_http_path`); or the packet stream: "pstream://host:port" (port required, no path,
-/// no user) and "pstream+unix:/path/to/socket". Errors: InvalidArgument naming the problem.
+/// no user) and "pstream+unix:/path/to/socket"; or JSON-RPC over HTTP: "jsonrpc+http://...",
+/// "jsonrpc+https://..." and "jsonrpc+unix:/path" (json_rpc set). Errors: InvalidArgument naming
+/// the problem.
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
 
 }  // namespace callwire::detail

@@ -276,6 +276,24 @@ struct ReaderImpl {
     return true;
   }
 
+  // Walks an object's members: `on_member(key, value, type)`, each counted and its name
+  // checked first; stops at the first that returns false.
+  template <class OnMember>
+  bool members(od::object& obj, OnMember on_member) {
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(field_result).get(field)) return syntax(e);
+      if (auto e = field.unescaped_key().get(key)) return syntax(e);
+      if (!count_element() || !check_string(key)) return false;
+      od::value fv = field.value();
+      od::json_type ft;
+      if (auto e = fv.type().get(ft)) return syntax(e);
+      if (!on_member(key, fv, ft)) return false;
+    }
+    return true;
+  }
+
   // ---- requests
 
   // One request of the document into `call`.
@@ -299,15 +317,7 @@ struct ReaderImpl {
       if (invalid.empty()) invalid = std::move(why);
     };
     soft = Error();
-    for (auto field_result : obj) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
-      od::value fv = field.value();
-      od::json_type ft;
-      if (auto e = fv.type().get(ft)) return syntax(e);
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
       bool* flag = key == "jsonrpc"  ? &seen.jsonrpc
                    : key == "method" ? &seen.method
                    : key == "params" ? &seen.params
@@ -344,7 +354,9 @@ struct ReaderImpl {
         if (flag == &seen.id) refuse("\"id\" must be a number, a string or null");
       }
       if (flag) *flag = true;
-    }
+      return true;
+    });
+    if (!walked) return false;
     if (!seen.jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
     if (!seen.method) refuse("no \"method\"");
     if (!invalid.empty()) {
@@ -388,43 +400,191 @@ struct ReaderImpl {
     return c;
   }
 
-  bool document(Request& out) {
+  // A document of one entry (an object) or a batch of them (an array): `read_one(value, n,
+  // in_batch)` reads entry n; returns how many there were, in `count`. `what` names the entries
+  // ("request", "response") in errors.
+  template <class ReadOne>
+  bool entries(bool& batch, size_t& count, std::string_view what, ReadOne read_one) {
     od::json_type type;
     if (auto e = doc.type().get(type)) return syntax(e);
     size_t n = 0;
     if (type == od::json_type::array) {
-      out.batch = true;
+      batch = true;
       od::array arr;
       if (auto e = doc.get_array().get(arr)) return syntax(e);
       for (auto item_result : arr) {
         od::value item;
         if (auto e = item_result.get(item)) return syntax(e);
         if (n == limits.max_batch_size)
-          return limit("a batch of more than " + std::to_string(limits.max_batch_size) +
-                       " requests");
+          return limit("a batch of more than " + std::to_string(limits.max_batch_size) + " " +
+                       std::string(what) + "s");
         if (!count_element()) return false;
-        Call& call = next_call(out.calls, n++);
-        if (!request(item, call)) return false;
-        if (call.params.is_nil()) call.params = Value::array();
+        if (!read_one(item, n++, true)) return false;
       }
       if (n == 0) {
         hard = Error(Errc::InvalidRequest, kInvalidRequest, "an empty batch");
         return false;
       }
     } else if (type == od::json_type::object) {
-      out.batch = false;
-      Call& call = next_call(out.calls, n++);
-      if (!request(doc, call)) return false;
-      if (call.params.is_nil()) call.params = Value::array();
+      batch = false;
+      if (!read_one(doc, n++, false)) return false;
     } else {
       Value ignored;
       if (!root(ignored)) return false;
       hard = Error(Errc::InvalidRequest, kInvalidRequest,
-                   "a request document must be an object or an array of them");
+                   "a " + std::string(what) + " document must be an object or an array of them");
       return false;
     }
-    out.calls.resize(n);
+    count = n;
     return true;
+  }
+
+  bool document(Request& out) {
+    size_t n = 0;
+    bool ok = entries(out.batch, n, "request", [&](auto& v, size_t i, bool) {
+      Call& call = next_call(out.calls, i);
+      if (!request(v, call)) return false;
+      if (call.params.is_nil()) call.params = Value::array();
+      return true;
+    });
+    if (ok) out.calls.resize(n);
+    return ok;
+  }
+
+  // ---- responses
+
+  bool malformed(size_t index, bool batch, std::string why) {
+    std::string where =
+        batch ? "response " + std::to_string(index + 1) + " of the batch" : "the response";
+    hard = Error(Errc::InvalidRequest, kInvalidRequest, where + ": " + std::move(why));
+    return false;
+  }
+
+  // The "error" object of a response into `r`; `why` says what is wrong with it, if anything.
+  bool error_object(od::value& v, Response& r, std::string& why) {
+    od::object obj;
+    if (auto e = v.get_object().get(obj)) return syntax(e);
+    bool code = false, message = false, data = false;
+    int64_t code_value = 0;
+    std::string message_text;
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
+      bool* flag = key == "code"      ? &code
+                   : key == "message" ? &message
+                   : key == "data"    ? &data
+                                      : nullptr;
+      if (flag && *flag && why.empty()) why = "\"error\" repeats \"" + std::string(key) + "\"";
+      if (flag == &code && ft == od::json_type::number) {
+        bool fits = false;
+        Number kind = scan_number(raw_token(fv), code_value, fits);
+        if (kind == Number::Invalid) return syntax(simdjson::NUMBER_ERROR);
+        if ((kind != Number::Integer || !fits || code_value < INT32_MIN ||
+             code_value > INT32_MAX) &&
+            why.empty())
+          why = "the error's \"code\" must be an integer within 32 bits";
+      } else if (flag == &message && ft == od::json_type::string) {
+        std::string_view text;
+        if (auto e = fv.get_string().get(text)) return syntax(e);
+        if (!check_string(text)) return false;
+        message_text.assign(text);
+      } else if (flag == &data) {
+        Value d;
+        if (!value(fv, d)) return false;
+        r.data = std::move(d);
+      } else {
+        Value ignored;
+        if (!value(fv, ignored)) return false;
+        if (why.empty() && flag == &code) why = "the error's \"code\" must be an integer";
+        if (why.empty() && flag == &message) why = "the error's \"message\" must be a string";
+      }
+      if (flag) *flag = true;
+      return true;
+    });
+    if (!walked) return false;
+    if (why.empty() && !code) why = "the error has no \"code\"";
+    if (why.empty() && !message) why = "the error has no \"message\"";
+    r.error = Error(Errc::Fault, static_cast<int32_t>(code_value), std::move(message_text));
+    return true;
+  }
+
+  // One response of the document into `r`.
+  template <class V>
+  bool response(V& v, Response& r, size_t index, bool batch) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    if (type != od::json_type::object) {
+      Value ignored;
+      if (!value(v, ignored)) return false;
+      return malformed(index, batch, "not an object");
+    }
+    od::object obj;
+    if (auto e = v.get_object().get(obj)) return syntax(e);
+    bool jsonrpc = false, result = false, error = false, id = false;
+    std::string why;  // what is wrong with the response, when something is
+    auto refuse = [&](std::string reason) {
+      if (why.empty()) why = std::move(reason);
+    };
+    soft = Error();
+    bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
+      bool* flag = key == "jsonrpc"  ? &jsonrpc
+                   : key == "result" ? &result
+                   : key == "error"  ? &error
+                   : key == "id"     ? &id
+                                     : nullptr;
+      if (flag && *flag) refuse("member \"" + std::string(key) + "\" repeated");
+      if (flag == &jsonrpc && ft == od::json_type::string) {
+        std::string_view version;
+        if (auto e = fv.get_string().get(version)) return syntax(e);
+        if (version != "2.0") refuse("\"jsonrpc\" must be \"2.0\"");
+      } else if (flag == &result) {
+        if (!value(fv, r.result)) return false;
+      } else if (flag == &error && ft == od::json_type::object) {
+        std::string bad;
+        if (!error_object(fv, r, bad)) return false;
+        if (!bad.empty()) refuse(std::move(bad));
+      } else if (flag == &id && ft != od::json_type::array && ft != od::json_type::object &&
+                 ft != od::json_type::boolean) {
+        if (!this->id(fv, ft, r.id)) return false;
+      } else {
+        Value ignored;
+        if (!value(fv, ignored)) return false;
+        if (flag == &jsonrpc) refuse("\"jsonrpc\" must be \"2.0\"");
+        if (flag == &error) refuse("\"error\" must be an object");
+        if (flag == &id) refuse("\"id\" must be a number, a string or null");
+      }
+      if (flag) *flag = true;
+      return true;
+    });
+    if (!walked) return false;
+    if (!jsonrpc) refuse("no \"jsonrpc\": \"2.0\"");
+    if (!id) refuse("no \"id\"");
+    if (result && error) refuse("both \"result\" and \"error\"");
+    if (!result && !error) refuse("neither \"result\" nor \"error\"");
+    if (!why.empty()) return malformed(index, batch, std::move(why));
+    if (soft.code != Errc::Ok) {
+      r.error = std::move(soft);
+      r.result = Value();
+      r.data.reset();
+    }
+    return true;
+  }
+
+  static Response& next_response(std::vector<Response>& responses, size_t n) {
+    if (n == responses.size()) return responses.emplace_back();
+    Response& r = responses[n];
+    r.id.clear();
+    r.result = Value();
+    r.error = Error();
+    r.data.reset();
+    return r;
+  }
+
+  bool response_document(Responses& out) {
+    size_t n = 0;
+    bool ok = entries(out.batch, n, "response", [&](auto& v, size_t i, bool in_batch) {
+      return response(v, next_response(out.responses, i), i, in_batch);
+    });
+    if (ok) out.responses.resize(n);
+    return ok;
   }
 
   // ---- the document as a whole
@@ -510,6 +670,19 @@ Status Reader::read_request_padded(std::string_view document, Request& out) {
   ReaderImpl& r = *impl_;
   if (!r.start(document) || !r.document(out) || !r.finish()) {
     out.calls.clear();
+    out.batch = false;
+    return std::move(r.hard);
+  }
+  return {};
+}
+
+Status Reader::read_response(std::string_view document, Responses& out) {
+  ReaderImpl& r = *impl_;
+  bool ok = document.size() > r.limits.max_document_size
+                ? r.start(document)  // reports the limit before the copy
+                : r.start(r.pad(document)) && r.response_document(out) && r.finish();
+  if (!ok) {
+    out.responses.clear();
     out.batch = false;
     return std::move(r.hard);
   }

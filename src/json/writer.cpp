@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "base/base64.hpp"
@@ -156,17 +157,8 @@ class JsonWriter {
       }
       case Type::DateTime:
         return datetime(v.as_datetime());
-      case Type::Array: {
-        out_.push_back('[');
-        bool first = true;
-        for (const Value& item : v.as_array()) {
-          if (!first) out_.push_back(',');
-          first = false;
-          if (!value(item)) return false;
-        }
-        out_.push_back(']');
-        return true;
-      }
+      case Type::Array:
+        return array(v.as_array());
       case Type::Struct: {
         out_.push_back('{');
         bool first = true;
@@ -182,6 +174,18 @@ class JsonWriter {
       }
     }
     return bad("a Value of unknown type");
+  }
+
+  bool array(std::span<const Value> items) {
+    out_.push_back('[');
+    bool first = true;
+    for (const Value& item : items) {
+      if (!first) out_.push_back(',');
+      first = false;
+      if (!value(item)) return false;
+    }
+    out_.push_back(']');
+    return true;
   }
 
   // ISO 8601's extended form: the canonical XML-RPC text (YYYYMMDDTHH:MM:SS...) with the date's
@@ -271,21 +275,37 @@ Status write_error(Buffer& out, std::string_view id, int32_t code, std::string_v
   return {};
 }
 
-Status write_call(Buffer& out, std::string_view id, std::string_view method, const Value& params) {
-  if (!params.is_array() && !params.is_struct())
-    return Error(Errc::InvalidArgument, "JSON-RPC params must be an array or a struct");
+namespace {
+
+// A request whose params `write_params` writes.
+template <class WriteParams>
+Status write_call_with(Buffer& out, std::string_view id, std::string_view method,
+                       WriteParams write_params) {
   JsonWriter w(out);
   w.raw(kVersion);
   w.raw("\"method\":");
   if (!w.string(method)) return w.fail();
   w.raw(",\"params\":");
-  if (!w.value(params)) return w.fail();
+  if (!write_params(w)) return w.fail();
   if (id.empty()) {
     w.raw("}");
   } else {
     w.id_and_close(id);
   }
   return {};
+}
+
+}  // namespace
+
+Status write_call(Buffer& out, std::string_view id, std::string_view method, const Value& params) {
+  if (!params.is_array() && !params.is_struct())
+    return Error(Errc::InvalidArgument, "JSON-RPC params must be an array or a struct");
+  return write_call_with(out, id, method, [&](JsonWriter& w) { return w.value(params); });
+}
+
+Status write_call(Buffer& out, std::string_view id, std::string_view method,
+                  std::span<const Value> params) {
+  return write_call_with(out, id, method, [&](JsonWriter& w) { return w.array(params); });
 }
 
 void BatchWriter::separate() { out_.push_back(count_ == 0 ? '[' : ','); }

@@ -13,7 +13,8 @@
 
 namespace callwire::detail {
 
-enum class Protocol : uint8_t { XmlRpc, JsonRpc };
+/// The public one (callwire/message.hpp): what a client speaks and a request is in.
+using Protocol = callwire::Protocol;
 
 /// The protocol a request's Content-Type names: JSON-RPC for `application/json` (and the
 /// older `application/json-rpc` and `application/jsonrequest`), whatever the parameters and

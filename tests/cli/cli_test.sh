@@ -153,6 +153,42 @@ run --help
 expect_rc 0 "--help"
 expect_match "$out" 'decode' "--help"
 
+# --- call against `callwire serve` on a free port, XML-RPC and JSON-RPC
+# The server's first line is its URL; reading it from a FIFO waits exactly until it is up.
+mkfifo "$tmp/listening"
+"$bin" serve --listen 127.0.0.1:0 --threads 1 >"$tmp/listening" 2>"$tmp/serve.err" &
+server_pid=$!
+exec 3<"$tmp/listening"
+read -r -t 30 _ _ url <&3 || fail "serve: no 'listening on URL' line"
+run call "$url" sample.add i/2 i/3
+expect_rc 0 "call XML-RPC"
+expect_eq "$out" "5" "call XML-RPC"
+run call --json-rpc "$url" sample.add 2 3
+expect_rc 0 "call --json-rpc"
+expect_eq "$out" "5" "call --json-rpc"
+run call "jsonrpc+$url" echo '"t\u00e9"' '[1,{"a":null}]' 1.5 2147483648 true
+expect_rc 0 "call jsonrpc+URL"
+expect_eq "$out" '["té",[1,{"a":null}],1.5,2147483648,true]' "call jsonrpc+URL: plain JSON out"
+run call --json-rpc "$url" sample.add 2 hello
+expect_rc 2 "call --json-rpc: a bare word is no JSON"
+expect_match "$err" "parameter 2 \(hello\): not a JSON value" "call --json-rpc: bad param"
+run call --json-rpc "$url" sample.add 2 '"x"'
+expect_rc 1 "call --json-rpc: fault"
+expect_match "$err" '^fault -32602: ' "call --json-rpc: fault on stderr"
+run call --json-rpc "$url" no.such.method
+expect_rc 1 "call --json-rpc: unknown method"
+expect_match "$err" '^fault -32601: ' "call --json-rpc: unknown method"
+run call --json-rpc --notify "$url" sample.add 1 1
+expect_rc 0 "call --json-rpc --notify"
+expect_eq "$out" "" "call --json-rpc --notify prints nothing"
+run call --notify "$url" sample.add i/1 i/1
+expect_rc 0 "call --notify (XML-RPC)"
+run call --json-rpc --pretty "$url" sample.add 1 1
+expect_rc 2 "--pretty with --json-rpc"
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null
+exec 3<&-
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1

@@ -32,6 +32,25 @@ TEST(ClientUrl, UnixSockets) {
   EXPECT_EQ(parse_client_url("unix:///run/app.sock", "/api").value().path, "/api");
 }
 
+TEST(ClientUrl, JsonRpcOverHttp) {
+  ClientUrl u = parse_client_url("jsonrpc+http://h:81/api", "").value();
+  EXPECT_TRUE(u.json_rpc);
+  EXPECT_EQ(u.framing, UrlFraming::Http);
+  EXPECT_EQ(u.port, 81);
+  EXPECT_EQ(u.path, "/api");
+  ClientUrl s = parse_client_url("jsonrpc+https://h", "").value();
+  EXPECT_TRUE(s.json_rpc);
+  EXPECT_TRUE(s.tls);
+  ClientUrl x = parse_client_url("jsonrpc+unix:/run/a.sock", "/json").value();
+  EXPECT_TRUE(x.json_rpc);
+  EXPECT_EQ(x.endpoint.kind, net::Endpoint::Kind::Unix);
+  EXPECT_EQ(x.path, "/json");
+  EXPECT_FALSE(parse_client_url("http://h", "").value().json_rpc);
+  for (const char* bad : {"jsonrpc+scgi://h:1", "jsonrpc+pstream://h:1", "jsonrpc+", "jsonrpc:h",
+                          "jsonrpc+http://", "jsonrpc+unix:"})
+    EXPECT_EQ(parse_client_url(bad, "").error().code, Errc::InvalidArgument) << bad;
+}
+
 TEST(ClientUrl, Scgi) {
   ClientUrl u = parse_client_url("scgi://127.0.0.1:5000", "").value();
   EXPECT_EQ(u.framing, UrlFraming::Scgi);

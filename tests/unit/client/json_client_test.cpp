@@ -1,0 +1,404 @@
+// The client speaking JSON-RPC 2.0: against callwire's own server (which answers JSON-RPC by
+// Content-Type on the same port), over HTTP, a Unix socket and SCGI; and against raw-socket
+// servers that answer wrongly (ids that do not match, batches out of order or short).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <string>
+
+#include "callwire/client.hpp"
+#include "callwire/registry.hpp"
+#include "callwire/server.hpp"
+#include "fake_server.hpp"
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A callwire server with a few methods, on `listen` (port 0).
+struct JsonServer {
+  explicit JsonServer(std::string listen = "127.0.0.1:0", size_t gzip_min_size = 0) {
+    ServerOptions so;
+    so.listen = {std::move(listen)};
+    so.threads = 2;
+    so.gzip_min_size = gzip_min_size;
+    server = std::make_unique<Server>(so);
+    server->bind("add", [](int a, int b) { return a + b; });
+    server->bind("echo", [](std::string s) { return s; });
+    server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); });
+    server->add_method("count", [this](Params, CallContext&) { return Value(++counted); });
+    server->add_method("same", [](Params p, CallContext&) { return p[0]; });
+    server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); });
+    EXPECT_TRUE(server->start());
+  }
+  std::string url() const { return server->url(); }
+  std::string json_url() const { return "jsonrpc+" + server->url(); }
+
+  std::atomic<int> counted{0};
+  std::unique_ptr<Server> server;
+};
+
+ClientOptions json_options() {
+  ClientOptions o;
+  o.protocol = Protocol::JsonRpc;
+  o.timeout = 5s;
+  return o;
+}
+
+TEST(JsonClient, CallsFaultsAndTypedCalls) {
+  JsonServer s;
+  for (bool by_scheme : {true, false}) {
+    SCOPED_TRACE(by_scheme ? "jsonrpc+http://" : "options.protocol");
+    Client client = by_scheme ? Client(s.json_url()) : Client(s.url(), json_options());
+    EXPECT_EQ(client.protocol(), Protocol::JsonRpc);
+    auto r = client.call("add", {Value(2), Value(3)});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, Value(5));
+    EXPECT_EQ(client.call<int>("add", 40, 2).value(), 42);
+    EXPECT_EQ(client.call<std::string>("echo", "h\u00e9\n\"").value(), "h\u00e9\n\"");
+    auto typed = client.call<std::string>("add", 1, 1);
+    ASSERT_FALSE(typed);
+    EXPECT_EQ(typed.error().code, Errc::TypeMismatch);
+    auto fault = client.call("boom");
+    ASSERT_FALSE(fault);
+    EXPECT_EQ(fault.error().code, Errc::Fault);
+    EXPECT_EQ(fault.error().fault_code, 42);
+    EXPECT_EQ(fault.error().message, "boom");
+    auto missing = client.call("nope", {Value(1)});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code, Errc::Fault);
+    EXPECT_EQ(missing.error().fault_code, -32601);
+    EXPECT_EQ(client.call("add", {Value(1)}).error().fault_code, -32602);
+    // i8, nil, doubles and structs make the round trip (JSON has no bytes: they come back as
+    // base64 text).
+    Value v = Value::structure({{"i8", Value::i8(int64_t{1} << 40)},
+                                {"nil", Value()},
+                                {"d", Value(0.1)},
+                                {"a", Value::array({true, "x"})}});
+    Client echo_all(s.json_url());
+    EXPECT_EQ(echo_all.call("same", {v}).value(), v);
+  }
+}
+
+TEST(JsonClient, AsyncCallsTakeTheSamePath) {
+  JsonServer s;
+  ClientOptions o = json_options();
+  o.max_connections = 3;
+  Client client(s.json_url(), o);
+  std::vector<std::future<Result<Value>>> futures;
+  for (int i = 0; i < 50; ++i) futures.push_back(client.async_call("add", {Value(i), Value(1)}));
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(futures[i].get().value(), Value(i + 1));
+  EXPECT_EQ(client.async_call<int>("add", 2, 2).get().value(), 4);
+  EXPECT_EQ(client.async_call("boom", {}).get().error().fault_code, 42);
+  std::promise<Result<int>> done;
+  client.async_call<int>([&](Result<int> r) { done.set_value(std::move(r)); }, "add", 5, 6);
+  EXPECT_EQ(done.get_future().get().value(), 11);
+}
+
+TEST(JsonClient, Notifications) {
+  JsonServer s;
+  Client client(s.json_url());
+  for (int i = 0; i < 3; ++i) {
+    Status n = client.notify("count");
+    ASSERT_TRUE(n) << n.error().message;
+  }
+  // Unknown methods and bad params are not answered either: a notification never fails on
+  // the server's side.
+  EXPECT_TRUE(client.notify("nope", {Value(1)}));
+  EXPECT_TRUE(client.notify("add", {Value("x")}));
+  // The server answers each notification (204) once its handler has run.
+  EXPECT_EQ(client.call<int>("seen").value(), 3);
+}
+
+TEST(JsonClient, Batches) {
+  JsonServer s;
+  Client client(s.json_url());
+  Batch batch = client.batch();
+  batch.call("add", {Value(1), Value(2)})
+      .notify("count")
+      .call("boom")
+      .call("nope")
+      .notify("count")
+      .call("echo", {Value("x")});
+  EXPECT_EQ(batch.calls(), 4u);
+  EXPECT_EQ(batch.size(), 6u);
+  for (int round = 1; round <= 2; ++round) {
+    auto r = batch.send();
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r->size(), 4u);
+    EXPECT_EQ((*r)[0].value(), Value(3));
+    EXPECT_EQ((*r)[1].error().code, Errc::Fault);
+    EXPECT_EQ((*r)[1].error().fault_code, 42);
+    EXPECT_EQ((*r)[2].error().fault_code, -32601);
+    EXPECT_EQ((*r)[3].value(), Value("x"));
+    EXPECT_EQ(client.call<int>("seen").value(), 2 * round);
+  }
+  // Notifications only: no answer body (204), success and no results.
+  auto quiet = client.batch().notify("count").notify("count").send();
+  ASSERT_TRUE(quiet) << quiet.error().message;
+  EXPECT_TRUE(quiet->empty());
+  EXPECT_EQ(client.call<int>("seen").value(), 6);
+  // Nothing at all: nothing sent.
+  EXPECT_TRUE(client.batch().send().value().empty());
+  // A parameter JSON cannot carry fails the whole batch before anything is sent.
+  auto nan = client.batch().call("add").call("same", {Value(std::nan(""))}).send();
+  ASSERT_FALSE(nan);
+  EXPECT_EQ(nan.error().code, Errc::Unrepresentable);
+  EXPECT_NE(nan.error().message.find("batch entry 2 (same)"), std::string::npos);
+}
+
+TEST(JsonClient, XmlRpcClientsMapNotifyAndBatch) {
+  JsonServer s;
+  Client client(s.url());
+  EXPECT_EQ(client.protocol(), Protocol::XmlRpc);
+  ASSERT_TRUE(client.notify("count"));  // a call whose result is dropped
+  EXPECT_EQ(client.notify("boom").error().fault_code, 42);
+  auto r = client.batch().call("add", {Value(1), Value(2)}).notify("count").call("nope").send();
+  ASSERT_TRUE(r) << r.error().message;  // system.multicall
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].value(), Value(3));
+  EXPECT_EQ((*r)[1].error().fault_code, -32601);
+  EXPECT_EQ(client.call<int>("seen").value(), 2);
+}
+
+TEST(JsonClient, GzipBothWays) {
+  JsonServer s("127.0.0.1:0", 1);
+  ClientOptions o = json_options();
+  o.accept_gzip = true;
+  o.gzip_request_min_size = 1;
+  Client client(s.url(), o);
+  std::string big(100000, 'z');
+  EXPECT_EQ(client.call<std::string>("echo", big).value(), big);
+  auto b = client.batch().call("echo", {Value(big)}).call("add", {Value(1), Value(1)}).send();
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ((*b)[0].value(), Value(big));
+}
+
+TEST(JsonClient, UnixSocketAndScgi) {
+  std::string path = "/tmp/callwire-json-client-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  {
+    JsonServer s("unix:" + path);
+    Client client("jsonrpc+unix:" + path);
+    EXPECT_EQ(client.call<int>("add", 1, 2).value(), 3);
+    EXPECT_TRUE(client.notify("count"));
+  }
+  ::unlink(path.c_str());
+  // SCGI carries CONTENT_TYPE: JSON-RPC travels over it too.
+  JsonServer scgi("scgi://127.0.0.1:0");
+  Client client(scgi.url(), json_options());
+  EXPECT_EQ(client.call<int>("add", 2, 3).value(), 5);
+  EXPECT_EQ(client.call("boom").error().fault_code, 42);
+  EXPECT_TRUE(client.notify("count"));
+  auto b = client.batch().call("add", {Value(1), Value(1)}).call("nope").send();
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ((*b)[0].value(), Value(2));
+  EXPECT_EQ((*b)[1].error().fault_code, -32601);
+}
+
+TEST(JsonClient, PacketStreamsRefuseJson) {
+  auto c = Client::create("pstream://127.0.0.1:1", json_options());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, Errc::InvalidArgument);
+  EXPECT_TRUE(Client::create("pstream://127.0.0.1:1"));
+}
+
+// A server that answers every request with `answer(request)`.
+struct Answering {
+  explicit Answering(std::function<std::string(const std::string&)> answer)
+      : server([answer = std::move(answer)](int fd) {
+          for (std::string req; !(req = FakeServer::read_request(fd)).empty();)
+            FakeServer::send_all(fd, answer(req));
+        }) {}
+  std::string url() const { return "jsonrpc+" + server.url(); }
+  FakeServer server;
+};
+
+std::string json_answer(std::string_view body, std::string_view status = "200 OK") {
+  return "HTTP/1.1 " + std::string(status) +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + std::string(body);
+}
+
+// The id of the n-th (from 0) call in a request we sent: `"id":N`.
+std::string nth_id(const std::string& request, int n) {
+  size_t at = 0;
+  for (int i = 0; i <= n; ++i) at = request.find("\"id\":", at) + 5;
+  return request.substr(at, request.find('}', at) - at);
+}
+
+TEST(JsonClient, TheAnswersIdMustBeTheCalls) {
+  ClientOptions o;
+  o.timeout = 2s;
+  {
+    std::string sent;
+    Answering peer([&](const std::string& req) {
+      sent = req;
+      return json_answer(R"({"jsonrpc":"2.0","result":1,"id":999})");
+    });
+    auto r = Client(peer.url(), o).call("m");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::BadResponse);
+    EXPECT_NE(r.error().message.find("999"), std::string::npos) << r.error().message;
+    EXPECT_NE(sent.find("Content-Type: application/json\r\n"), std::string::npos) << sent;
+    EXPECT_NE(sent.find(R"({"jsonrpc":"2.0","method":"m","params":[],"id":)"), std::string::npos)
+        << sent;
+  }
+  struct Case {
+    const char* name;
+    std::function<std::string(const std::string&)> answer;
+    Errc code;
+    int32_t fault;
+  };
+  Case cases[] = {
+      {"echoed id",
+       [](const std::string& q) {
+         return json_answer(R"({"jsonrpc":"2.0","result":7,"id":)" + nth_id(q, 0) + "}");
+       },
+       Errc::Ok, 0},
+      {"id as a string",
+       [](const std::string& q) {
+         return json_answer(R"({"jsonrpc":"2.0","result":7,"id":")" + nth_id(q, 0) + "\"}");
+       },
+       Errc::BadResponse, 0},
+      {"a batch",
+       [](const std::string& q) {
+         return json_answer(R"([{"jsonrpc":"2.0","result":7,"id":)" + nth_id(q, 0) + "}]");
+       },
+       Errc::BadResponse, 0},
+      {"an error with id null",
+       [](const std::string&) {
+         return json_answer(R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},)"
+                            R"("id":null})");
+       },
+       Errc::Fault, -32700},
+      {"a result with id null",
+       [](const std::string&) { return json_answer(R"({"jsonrpc":"2.0","result":7,"id":null})"); },
+       Errc::BadResponse, 0},
+      {"an error sent with 500",
+       [](const std::string& q) {
+         return json_answer(R"({"jsonrpc":"2.0","error":{"code":-32000,"message":"down"},"id":)" +
+                                nth_id(q, 0) + "}",
+                            "500 Internal Server Error");
+       },
+       Errc::Fault, -32000},
+      {"HTML with 500",
+       [](const std::string&) {
+         return json_answer("<html>oops</html>", "500 Internal Server Error");
+       },
+       Errc::HttpStatus, 500},
+      {"no body", [](const std::string&) { return std::string("HTTP/1.1 204 No Content\r\n\r\n"); },
+       Errc::BadResponse, 0},
+      {"XML",
+       [](const std::string&) { return json_answer("<?xml version=\"1.0\"?><methodResponse/>"); },
+       Errc::BadResponse, 0},
+      {"JSON-RPC 1.0",
+       [](const std::string& q) {
+         return json_answer(R"({"result":7,"error":null,"id":)" + nth_id(q, 0) + "}");
+       },
+       Errc::BadResponse, 0},
+  };
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Answering peer(c.answer);
+    Client client(peer.url(), o);
+    for (int i = 0; i < 2; ++i) {  // a second call: the connection is still usable, or replaced
+      auto r = client.call("m");
+      if (c.code == Errc::Ok) {
+        ASSERT_TRUE(r) << r.error().message;
+        EXPECT_EQ(*r, Value(7));
+        continue;
+      }
+      ASSERT_FALSE(r);
+      EXPECT_EQ(r.error().code, c.code) << r.error().message;
+      if (c.fault) {
+        EXPECT_EQ(r.error().fault_code, c.fault);
+      }
+    }
+  }
+}
+
+TEST(JsonClient, BatchAnswersAreMatchedById) {
+  ClientOptions o;
+  o.timeout = 2s;
+  auto result = [](const std::string& id, int v) {
+    return R"({"jsonrpc":"2.0","result":)" + std::to_string(v) + R"(,"id":)" + id + "}";
+  };
+  {  // reversed, an error inside
+    Answering peer([&](const std::string& q) {
+      return json_answer("[" + result(nth_id(q, 2), 3) + "," +
+                         R"({"jsonrpc":"2.0","error":{"code":5,"message":"five"},"id":)" +
+                         nth_id(q, 1) + "}," + result(nth_id(q, 0), 1) + "]");
+    });
+    Client client(peer.url(), o);
+    auto r = client.batch().call("a").call("b").notify("n").call("c").send();
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r->size(), 3u);
+    EXPECT_EQ((*r)[0].value(), Value(1));
+    EXPECT_EQ((*r)[1].error().fault_code, 5);
+    EXPECT_EQ((*r)[1].error().message, "five");
+    EXPECT_EQ((*r)[2].value(), Value(3));
+  }
+  {  // one answer missing: that call alone is BadResponse
+    Answering peer(
+        [&](const std::string& q) { return json_answer("[" + result(nth_id(q, 1), 2) + "]"); });
+    auto r = Client(peer.url(), o).batch().call("a").call("b").send();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ((*r)[0].error().code, Errc::BadResponse);
+    EXPECT_EQ((*r)[1].value(), Value(2));
+  }
+  {  // a server that cannot read batches answers one error with id null: every call's
+    Answering peer([&](const std::string&) {
+      return json_answer(
+          R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"no batches"},"id":null})");
+    });
+    auto r = Client(peer.url(), o).batch().call("a").call("b").send();
+    ASSERT_TRUE(r) << r.error().message;
+    for (auto& one : *r) EXPECT_EQ(one.error().fault_code, -32600);
+  }
+  for (const char* bad : {"unknown", "twice"}) {  // the whole batch is BadResponse
+    SCOPED_TRACE(bad);
+    Answering peer([&](const std::string& q) {
+      std::string second = std::string(bad) == "twice" ? nth_id(q, 0) : "12345678";
+      return json_answer("[" + result(nth_id(q, 0), 1) + "," + result(second, 2) + "]");
+    });
+    auto r = Client(peer.url(), o).batch().call("a").call("b").send();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::BadResponse) << r.error().message;
+  }
+}
+
+TEST(JsonClient, NotificationAnswers) {
+  ClientOptions o;
+  o.timeout = 2s;
+  for (const char* answer :
+       {"HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}) {
+    Answering peer([&](const std::string&) { return std::string(answer); });
+    Status s = Client(peer.url(), o).notify("n", {Value(1)});
+    EXPECT_TRUE(s) << answer << ": " << s.error().message;
+  }
+  Answering parse_error([](const std::string&) {
+    return json_answer(
+        R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null})");
+  });
+  EXPECT_EQ(Client(parse_error.url(), o).notify("n").error().fault_code, -32700);
+  Answering missing([](const std::string&) {
+    return std::string("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+  });
+  EXPECT_EQ(Client(missing.url(), o).notify("n").error().code, Errc::HttpStatus);
+  std::string sent;
+  Answering quiet([&](const std::string& q) {
+    sent = q;
+    return std::string("HTTP/1.1 204 No Content\r\n\r\n");
+  });
+  ASSERT_TRUE(Client(quiet.url(), o).notify("n", {Value(1)}));
+  EXPECT_TRUE(sent.ends_with(R"({"jsonrpc":"2.0","method":"n","params":[1]})")) << sent;
+}
+
+}  // namespace
+}  // namespace callwire

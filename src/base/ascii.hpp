@@ -26,6 +26,14 @@ inline uint64_t load8(const char* p) noexcept {
 }
 }  // namespace detail
 
+/// `s` without the spaces and tabs around it (HTTP's optional white space).
+inline std::string_view trim_ows(std::string_view s) noexcept {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return s.substr(b, e - b);
+}
+
 /// ASCII case-insensitive equality, eight bytes at a time (header names and values are
 /// compared on every request).
 inline bool iequals(std::string_view a, std::string_view b) noexcept {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/ascii.hpp"
+
 namespace callwire::http::syntax {
 
 inline char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? char(c + 32) : c; }
@@ -114,12 +116,7 @@ inline bool is_field_value(std::string_view s) noexcept {
   return value_bytes_ok(s.data(), s.size());
 }
 
-inline std::string_view trim_ows(std::string_view s) noexcept {
-  size_t b = 0, e = s.size();
-  while (b < e && is_ows(s[b])) ++b;
-  while (e > b && is_ows(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
+using base::trim_ows;
 
 /// Calls f(element) for each comma-separated element, trimmed, empty ones skipped.
 template <typename F>

@@ -5,9 +5,7 @@
 namespace callwire::detail {
 
 Protocol protocol_for_content_type(std::string_view content_type) noexcept {
-  std::string_view media = content_type.substr(0, content_type.find(';'));
-  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
-  while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
+  std::string_view media = base::trim_ows(content_type.substr(0, content_type.find(';')));
   for (std::string_view json :
        {"application/json", "application/json-rpc", "application/jsonrequest"})
     if (base::iequals(media, json)) return Protocol::JsonRpc;

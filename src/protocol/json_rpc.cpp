@@ -61,9 +61,15 @@ DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ct
 
 void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWriter* batch,
                                Buffer& out, DispatchOutcome& outcome) {
+  // The outcome reports the first request's: its fault code, or 0.
   const bool first = &call == &request_.calls.front();
+  auto note = [&](int32_t fault_code) {
+    if (!first) return;
+    outcome.is_fault = fault_code != 0;
+    outcome.fault_code = fault_code;
+  };
   if (!call.ok()) {
-    if (first) outcome.is_fault = true, outcome.fault_code = call.error.fault_code;
+    note(call.error.fault_code);
     if (call.is_notification()) return;  // a notification's -32602: never answered
     outcome.no_answer = false;
     write_refusal(batch, out, call.id, call.error);
@@ -83,7 +89,7 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
     std::span<Value> params = form.named ? std::span<Value>() : call.params.as_array();
     done = core_.call(call.method, params, ctx, nullptr, result, fault, form);
   }
-  if (first) outcome.is_fault = !done.ok, outcome.fault_code = done.ok ? 0 : fault.code;
+  note(done.ok ? 0 : fault.code);
   if (call.is_notification()) return;
   outcome.no_answer = false;
   if (done.ok) {
@@ -93,7 +99,7 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
     // A result JSON cannot carry (NaN, a string that is not UTF-8).
     core_.count_unsent(done.counter);
     fault = unsendable_result(call.method, written.error());
-    if (first) outcome.is_fault = true, outcome.fault_code = fault.code;
+    note(fault.code);
   }
   write_fault(batch, out, call.id, fault);
 }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/ascii.hpp"
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/xml.hpp"
@@ -129,7 +130,7 @@ class JsonLinesFraming final : public RequestFraming {
     if (end > max_body_) return {http::ParseStatus::Error, 0, 413};
     std::string_view line = input.substr(0, end);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) {
+    if (base::trim_ows(line).empty()) {
       scanned_ = 0;  // a blank line (a keep-alive): dropped, and the input starts after it
       return {http::ParseStatus::Incomplete, end + 1, 0};
     }

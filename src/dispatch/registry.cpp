@@ -47,7 +47,7 @@ Registry::~Registry() = default;
 
 Status Registry::add(std::string name, Handler handler, MethodInfo info) {
   Impl& impl = *impl_;
-  if (impl.frozen)
+  if (impl.frozen.load(std::memory_order_acquire))
     return Error(Errc::InvalidArgument, "cannot add method '" + name + "': the registry is frozen");
   if (name.empty()) return Error(Errc::InvalidArgument, "a method name cannot be empty");
   if (name.starts_with("system."))
@@ -89,7 +89,9 @@ std::vector<std::string> Registry::names() const {
 
 size_t Registry::size() const noexcept { return impl_->methods.size(); }
 
-void Registry::freeze() noexcept { impl_->frozen = true; }
-bool Registry::frozen() const noexcept { return impl_->frozen; }
+void Registry::freeze() noexcept { impl_->frozen.store(true, std::memory_order_release); }
+bool Registry::frozen() const noexcept {
+  return impl_->frozen.load(std::memory_order_acquire);
+}
 
 }  // namespace callwire

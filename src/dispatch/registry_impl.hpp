@@ -1,6 +1,7 @@
 // Internal: what a Registry holds, for the dispatcher.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,7 +40,9 @@ struct CALLWIRE_LOCAL Registry::Impl {
 
   std::vector<Method> methods;  // registration order; an index never changes
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> index;
-  bool frozen = false;
+  // Atomic because several servers or C dispatchers sharing one registry may each freeze it
+  // from their own thread; the methods were all added before, so nothing else races.
+  std::atomic<bool> frozen{false};
 };
 
 }  // namespace callwire

@@ -947,9 +947,13 @@ static void dispatch(cw_registry* registry, const char* request, cw_value** resu
   cw_free(response);
 }
 
+/* Lined up so that their first calls, each building a dispatcher, overlap. */
+static pthread_barrier_t dispatch_start;
+
 static void* dispatch_many(void* arg) {
   cw_registry* registry = (cw_registry*)arg;
   int i;
+  pthread_barrier_wait(&dispatch_start);
   for (i = 0; i < 200; ++i) {
     cw_value* result = NULL;
     int32_t fault = 0, n = 0;
@@ -1001,8 +1005,10 @@ static void test_registry_dispatch(void) {
   /* Read-only once dispatching; any number of threads may dispatch at once. */
   CHECK_STATUS(cw_registry_add_method(registry, "late", sample_add, NULL, NULL, NULL, &err),
                CW_INVALID_ARGUMENT);
+  pthread_barrier_init(&dispatch_start, NULL, 3);
   for (i = 0; i < 3; ++i) pthread_create(&threads[i], NULL, dispatch_many, registry);
   for (i = 0; i < 3; ++i) pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&dispatch_start);
 
   CHECK_STATUS(cw_registry_dispatch(NULL, kAddCall, 3, &response, NULL, &err), CW_INVALID_ARGUMENT);
   CHECK_STATUS(cw_registry_dispatch(registry, NULL, 3, &response, NULL, &err), CW_INVALID_ARGUMENT);

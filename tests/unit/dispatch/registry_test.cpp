@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 namespace callwire {
 namespace {
@@ -68,6 +69,19 @@ TEST(Registry, FrozenRefusesAdds) {
   EXPECT_TRUE(r.frozen());
   expect_refused(r, "n", nothing, {}, "frozen");
   EXPECT_TRUE(r.contains("m"));
+}
+
+// Several servers (or C dispatchers) sharing one registry each freeze it from their own
+// thread; under TSan this caught a plain bool.
+TEST(Registry, FreezingFromSeveralThreadsIsNotARace) {
+  Registry r;
+  ASSERT_TRUE(r.add("m", nothing));
+  std::thread a([&] { r.freeze(); });
+  std::thread b([&] { r.freeze(); });
+  a.join();
+  b.join();
+  EXPECT_TRUE(r.frozen());
+  EXPECT_FALSE(r.add("late", nothing));
 }
 
 TEST(CallContext, HeadersAreCaseInsensitiveFirstMatch) {

@@ -108,6 +108,17 @@ typename TypedResult<R>::type convert_result(std::string_view method, Result<Val
                  join_path(std::string(method) + ": result", out.error().message));
   }
 }
+// Reads a typed call's result straight out of the answer (Convert<R>::read).
+template <class R>
+struct ResultSink final : ValueSink {
+  R value{};
+  std::optional<Error> conversion_error;  // what read_value said, document errors included
+  Status read(ValueReader& reader) override {
+    Status s = read_value(reader, value);
+    if (!s) conversion_error = s.error();
+    return s;
+  }
+};
 }  // namespace detail
 
 class Client;
@@ -208,6 +219,13 @@ class CALLWIRE_API Client {
   /// Starts a call and returns at once; the future becomes ready with its result.
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,
                                         const CallOptions& options = {});
+  /// Calls `method` and hands its result to `sink` as the answer is read, with no Value tree
+  /// built in between (XML-RPC; a JSON-RPC answer is read into a Value first, and the sink
+  /// reads that through a TreeReader). What call<R> uses for types with Convert<R>::read.
+  /// Errors: those of call(); BadResponse for a malformed answer, also when the sink met the
+  /// fault first; otherwise the sink's own error as it returned it.
+  Status call_reading(std::string_view method, std::span<const Value> params, ValueSink& sink,
+                      const CallOptions& options = {});
   /// Starts a call; `done` runs on the client's I/O thread with the result (keep it short;
   /// it must not wait for another call of this client), also when the call fails before
   /// anything is sent (a bad header: InvalidArgument). Only when the I/O thread cannot be
@@ -240,8 +258,19 @@ class CALLWIRE_API Client {
     check_result_type<R>();
     std::vector<Value> params;
     if (auto s = to_params(params, args...); !s) return s.error();
-    return detail::convert_result<R>(
-        method, call(method, std::span<const Value>(params.data(), params.size()), options));
+    std::span<const Value> param_span(params.data(), params.size());
+    if constexpr (!std::is_void_v<R> && Readable<R> && std::default_initializable<R>) {
+      // Strings, blobs, arrays, structs: decoded straight into R, no Value tree between.
+      detail::ResultSink<R> sink;
+      Status s = call_reading(method, param_span, sink, options);
+      if (!s && s.error().code != Errc::BadResponse && sink.conversion_error)
+        return Error(Errc::TypeMismatch,
+                     detail::join_path(std::string(method) + ": result", s.error().message));
+      if (!s) return s.error();
+      return std::move(sink.value);
+    } else {
+      return detail::convert_result<R>(method, call(method, param_span, options));
+    }
   }
 
   /// Starts a typed call and returns at once; the future becomes ready with its converted

@@ -11,6 +11,13 @@
 // writes the same value piece by piece straight into the message (a typed handler's result):
 // no Value tree is built. Every type below has one; write_value() uses it where there is one
 // and to_value where not, so a user type's write may simply call write_value for its members.
+// The same for reading, beside from_value:
+//   static Status read(ValueReader&, T&);               // callwire/value_reader.hpp
+// reads the value straight out of the message into T (a typed call's result): strings,
+// blobs, arrays and maps have one; read_value() uses it where there is one and from_value on
+// the value read whole where not (scalars, which cost no allocation either way). A user
+// struct's read is one call of read_struct() with a field() for each member. It must accept
+// exactly what from_value accepts, with the same errors.
 //
 // from_value never throws for a Value of the wrong type: it returns Errc::TypeMismatch with a
 // message of the form "must be int, got string", prefixed with the path to the offending part
@@ -64,6 +71,7 @@
 
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
+#include "callwire/value_reader.hpp"
 #include "callwire/value_writer.hpp"
 
 namespace callwire {
@@ -84,6 +92,12 @@ template <class T>
 concept ToValue = requires(const T& t) {
   { Convert<T>::type_name } -> std::convertible_to<std::string_view>;
   { Convert<T>::to_value(t) } -> std::same_as<Value>;
+};
+
+/// T has the reading fast path: Convert<T>::read.
+template <class T>
+concept Readable = requires(ValueReader& r, T& t) {
+  { Convert<T>::read(r, t) } -> std::same_as<Status>;
 };
 
 /// T has the fast path: Convert<T>::write.
@@ -120,6 +134,15 @@ inline Error type_error(std::string_view expected, const Value& got) {
   return Error(Errc::TypeMismatch, std::move(m));
 }
 
+/// The same for a value not (yet) read whole: only its type is known.
+inline Error type_error(std::string_view expected, Type got) {
+  std::string m = "must be ";
+  m += expected;
+  m += ", got ";
+  m += type_name(got);
+  return Error(Errc::TypeMismatch, std::move(m));
+}
+
 namespace detail {
 // Puts a path segment ("[2]", ".x", "parameter 1") in front of a from_value message.
 inline std::string join_path(std::string head, const std::string& message) {
@@ -151,6 +174,76 @@ Result<T> member_as(const Value& s, std::string_view name) {
   Result<T> r = Convert<T>::from_value(*v);
   if (!r) return detail::prefix_error(detail::member_path(name), r.error());
   return r;
+}
+
+/// Reads the value before `r` into `out`: with Convert<T>::read where there is one, else as
+/// Convert<T>::from_value of the value read whole. Errors: as from_value's, or the reader's.
+template <FromValue T>
+Status read_value(ValueReader& r, T& out) {
+  static_assert(!is_view_v<T>, "read_value: a view would point into a value that is gone");
+  if constexpr (Readable<T>) {
+    return Convert<T>::read(r, out);
+  } else {
+    Value v;
+    if (Status s = r.read(v); !s) return s;
+    Result<T> t = Convert<T>::from_value(v);
+    if (!t) return t.error();
+    out = std::move(*t);
+    return {};
+  }
+}
+
+/// One member for read_struct: its name and where its value goes.
+template <class T>
+struct Field {
+  std::string_view name;
+  T* target;
+};
+template <class T>
+Field<T> field(std::string_view name, T& target) {
+  return {name, &target};
+}
+
+namespace detail {
+template <class T>
+bool read_field(ValueReader& r, std::string_view name, Field<T>& f, bool& seen, Status& status) {
+  if (name != f.name) return false;
+  seen = true;
+  status = read_value(r, *f.target);
+  if (!status) status = prefix_error(member_path(f.name), status.error());
+  return true;
+}
+}  // namespace detail
+
+/// Reads a struct member by member into the fields given, in whatever order the members come:
+///   return read_struct(r, field("x", p.x), field("y", p.y));
+/// Members not asked for are skipped; of a repeated name the last counts, as in a Value.
+/// Errors: "must be struct, got int", ".x is missing" (Errc::NotFound), or a member's error
+/// with ".x" in front: those of from_value with member_as, though where several members are
+/// wrong, the first in the message is reported rather than the first asked for (and a
+/// repeated member is checked each time it comes).
+template <class... Ts>
+Status read_struct(ValueReader& r, Field<Ts>... fields) {
+  Result<Type> type = r.peek();
+  if (!type) return type.error();
+  if (*type != Type::Struct) return type_error("struct", *type);
+  if (Status s = r.enter_struct(); !s) return s;
+  bool seen[sizeof...(Ts) + 1] = {};  // + 1: no zero-length array for a struct of no fields
+  std::string_view name;
+  for (;;) {
+    Result<bool> more = r.next_member(name);
+    if (!more) return more.error();
+    if (!*more) break;
+    Status status;
+    size_t index = 0;
+    (detail::read_field(r, name, fields, seen[index++], status) || ...);
+    if (!status) return status;
+  }
+  size_t index = 0;
+  std::string_view missing;
+  ((missing.empty() && !seen[index] ? (void)(missing = fields.name) : (void)0, ++index), ...);
+  if (!missing.empty()) return Error(Errc::NotFound, detail::member_path(missing, " is missing"));
+  return {};
 }
 
 // ---- scalars
@@ -247,6 +340,12 @@ struct Convert<std::string> {
     if (auto s = v.try_as_string()) return std::string(*s);
     return type_error(type_name, v);
   }
+  static Status read(ValueReader& r, std::string& out) {
+    Result<Type> type = r.peek();
+    if (!type) return type.error();
+    if (*type != Type::String) return type_error(type_name, *type);
+    return r.read_string(out);
+  }
 };
 
 /// A view into the Value's text (see the ownership note at the top).
@@ -296,6 +395,7 @@ struct Convert<Value> {
   static Value to_value(const Value& v) { return v; }
   static void write(ValueWriter& w, const Value& v) { w.value(v); }
   static Result<Value> from_value(const Value& v) { return v; }
+  static Status read(ValueReader& r, Value& out) { return r.read(out); }
 };
 
 /// Bytes: base64 on the wire.
@@ -308,6 +408,12 @@ struct Convert<std::vector<uint8_t>> {
     if (!v.is_bytes()) return type_error(type_name, v);
     std::span<const uint8_t> b = v.as_bytes();
     return std::vector<uint8_t>(b.begin(), b.end());
+  }
+  static Status read(ValueReader& r, std::vector<uint8_t>& out) {
+    Result<Type> type = r.peek();
+    if (!type) return type.error();
+    if (*type != Type::Bytes) return type_error(type_name, *type);
+    return r.read_bytes(out);
   }
 };
 
@@ -402,6 +508,18 @@ struct Convert<std::optional<T>> {
     if (!r) return r.error();
     return std::optional<T>(std::move(*r));
   }
+  static Status read(ValueReader& r, std::optional<T>& out)
+    requires std::default_initializable<T>
+  {
+    Result<Type> type = r.peek();
+    if (!type) return type.error();
+    if (*type == Type::Nil) {
+      out.reset();
+      Value nil;
+      return r.read(nil);
+    }
+    return read_value(r, out.emplace());
+  }
 };
 
 /// An array of T. Element errors name the element from 0: "[2] must be int, got string".
@@ -431,6 +549,22 @@ struct Convert<std::vector<T, A>> {
       ++i;
     }
     return out;
+  }
+  static Status read(ValueReader& r, std::vector<T, A>& out)
+    requires std::default_initializable<T>
+  {
+    Result<Type> type = r.peek();
+    if (!type) return type.error();
+    if (*type != Type::Array) return type_error(type_name, *type);
+    if (Status s = r.enter_array(); !s) return s;
+    out.clear();
+    for (size_t i = 0;; ++i) {
+      Result<bool> more = r.next_element();
+      if (!more) return more.error();
+      if (!*more) return {};
+      if (Status s = read_value(r, out.emplace_back()); !s)
+        return detail::prefix_error("[" + std::to_string(i) + "]", s.error());
+    }
   }
 };
 
@@ -462,6 +596,25 @@ struct ConvertStringMap {
       out.emplace(std::string(m.name()), std::move(*r));
     }
     return out;
+  }
+  static Status read(ValueReader& r, Map& out)
+    requires std::default_initializable<Mapped>
+  {
+    Result<Type> type = r.peek();
+    if (!type) return type.error();
+    if (*type != Type::Struct) return callwire::type_error(type_name, *type);
+    if (Status s = r.enter_struct(); !s) return s;
+    out.clear();
+    std::string_view name;
+    for (;;) {
+      Result<bool> more = r.next_member(name);
+      if (!more) return more.error();
+      if (!*more) return {};
+      // A repeated name: the last value counts, as in a Value.
+      auto it = out.try_emplace(std::string(name)).first;
+      if (Status s = read_value(r, it->second); !s)
+        return prefix_error(member_path(it->first), s.error());
+    }
   }
 };
 }  // namespace detail

@@ -13,6 +13,7 @@
 #include "callwire/export.hpp"
 #include "callwire/message.hpp"
 #include "callwire/value.hpp"
+#include "callwire/value_reader.hpp"
 
 namespace callwire::xml {
 
@@ -56,6 +57,13 @@ class CALLWIRE_API Reader {
   Status read_call(std::string_view document, MethodCall& call);
   /// A `<methodResponse>` document: params or fault.
   Result<MethodResponse> read_response(std::string_view document);
+  /// A `<methodResponse>` document whose result goes to `sink` as it is read, with no Value
+  /// tree built (a typed call's result decoded straight into its C++ type): `response` says
+  /// whether it was a fault (then `response.fault` holds it) and its result stays nil. The
+  /// returned status is the document's; the sink's goes in `sink_status`, and when the sink
+  /// fails the rest of the document is not read.
+  Status read_response(std::string_view document, MethodResponse& response, ValueSink& sink,
+                       Status& sink_status);
   /// Either kind.
   Result<Message> read(std::string_view document);
 

@@ -72,8 +72,9 @@ struct CALLWIRE_LOCAL Client::Impl {
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
+  // `sink`: an XML-RPC result goes there as it is read (the Value returned is then nil).
   Result<Value> call_sync(std::string_view method, std::span<const Value> params,
-                          const CallOptions& call);
+                          const CallOptions& call, ValueSink* sink = nullptr);
   AsyncEngine& engine();
 };
 
@@ -161,7 +162,7 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
 }
 
 Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const Value> params,
-                                      const CallOptions& call) {
+                                      const CallOptions& call, ValueSink* sink) {
   Clock::time_point deadline = deadline_of(call);
   std::unique_ptr<ClientConnection> c = take();
   auto offset = build_call(*c, method, params, call, deadline);
@@ -169,6 +170,7 @@ Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const V
     give_back(std::move(c));
     return offset.error();
   }
+  c->set_result_sink(sink);
   return exchange(std::move(c), *offset, deadline);
 }
 
@@ -190,6 +192,7 @@ Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t
   }
   Result<Value> result = std::move(c->result());
   if (result && batch_out) *batch_out = std::move(c->batch_results());
+  c->set_result_sink(nullptr);
   give_back(std::move(c));
   return result;
 }
@@ -342,6 +345,19 @@ Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry>
 Result<Value> Client::call(std::string_view method, std::span<const Value> params,
                            const CallOptions& options) {
   return impl_->call_sync(method, params, options);
+}
+
+Status Client::call_reading(std::string_view method, std::span<const Value> params,
+                            ValueSink& sink, const CallOptions& options) {
+  if (impl_->json()) {  // the JSON reader builds a tree; the sink reads that
+    Result<Value> r = impl_->call_sync(method, params, options);
+    if (!r) return r.error();
+    TreeReader reader(*r);
+    return sink.read(reader);
+  }
+  Result<Value> r = impl_->call_sync(method, params, options, &sink);
+  if (!r) return r.error();
+  return Status();
 }
 
 void Client::async_call(std::string_view method, std::vector<Value> params,

@@ -273,6 +273,10 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     decode_json(response, body, keep);
     return;
   }
+  if (result_sink_) {
+    decode_into_sink(body, keep);
+    return;
+  }
   auto parsed = reader_.read_response(body);
   if (!parsed) {
     done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message), keep);
@@ -284,6 +288,21 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     return;
   }
   done(std::move(parsed->result), keep);
+}
+
+void ClientConnection::decode_into_sink(std::string_view body, bool keep) {
+  Status sink_status;
+  Status read = reader_.read_response(body, sunk_response_, *result_sink_, sink_status);
+  if (!read) {
+    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + read.error().message), keep);
+  } else if (sunk_response_.is_fault) {
+    Fault& fault = sunk_response_.fault;
+    done(Error(Errc::Fault, fault.code, std::move(fault.string)), keep);
+  } else if (!sink_status) {
+    done(sink_status.error(), keep);
+  } else {
+    done(Value(), keep);
+  }
 }
 
 void ClientConnection::decode_json(const http::Response& response, std::string_view body,

@@ -67,6 +67,9 @@ class ClientConnection {
     json_calls_ = calls;
     json_batch_ = batch;
   }
+  /// XML-RPC: the answer's result goes to `sink` as it is read (result() is then nil), until
+  /// set back to null; a JSON-RPC answer is decoded as ever.
+  void set_result_sink(ValueSink* sink) noexcept { result_sink_ = sink; }
   /// After a JSON-RPC batch exchange: one result per call, in request order.
   std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
   /// Resolves the server's name now, on the calling thread, when the connection is not open
@@ -105,6 +108,7 @@ class ClientConnection {
   Wait receive();
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
+  void decode_into_sink(std::string_view body, bool keep);
   void decode_json(const http::Response& response, std::string_view body, bool keep);
   // Matches a JSON-RPC batch's answers to its calls by id.
   void decode_json_batch(bool keep);
@@ -131,6 +135,8 @@ class ClientConnection {
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;
   xml::Reader reader_;
+  ValueSink* result_sink_ = nullptr;
+  MethodResponse sunk_response_;  // the envelope of an answer read into result_sink_
   std::unique_ptr<json::Reader> json_reader_;  // made at the first JSON-RPC answer
   json::Responses json_answer_;
   uint64_t json_first_id_ = 0;

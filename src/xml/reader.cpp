@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
+#include "callwire/value_reader.hpp"
 #include "base/base64.hpp"
 #include "value/value_build.hpp"
 #include "xml/lexer.hpp"
@@ -322,18 +323,34 @@ struct ReaderImpl {
     return value(t) && expect_end("param");
   }
 
-  bool method_response(const Token& root, MethodResponse& response) {
+  // With a `sink`, a result goes to it as it is read (pull_result), and response.result is
+  // nil; when the sink fails, its error goes in `sink_status` and reading stops there.
+  bool method_response(const Token& root, MethodResponse& response, ValueSink* sink = nullptr,
+                       Status* sink_status = nullptr) {
     if (root.self_closing) return fail(root, "empty <methodResponse>");
     Token t;
     if (!next_element(t, "methodResponse")) return false;
     if (t.kind == TokenKind::StartTag && t.name == "params" && !t.self_closing) {
-      if (!expect_start(t, "<param>", "params") || !param(t)) return false;
+      if (!expect_start(t, "<param>", "params")) return false;
+      if (sink) {
+        if (t.self_closing) return fail(t, "<param> without a <value>");
+        if (!expect_start(t, "<value>", "param") || !pull_result(t, *sink, *sink_status))
+          return false;
+        if (!*sink_status) return true;
+        if (!expect_end("param")) return false;
+      } else if (!param(t)) {
+        return false;
+      }
       if (!next_element(t, "params")) return false;
       if (t.kind != TokenKind::EndTag)
         return fail(t, "a methodResponse carries exactly one <param>");
       response.is_fault = false;
-      response.result = std::move(stack.back());
-      stack.pop_back();
+      if (sink) {
+        response.result = Value();
+      } else {
+        response.result = std::move(stack.back());
+        stack.pop_back();
+      }
     } else if (t.kind == TokenKind::StartTag && t.name == "fault" && !t.self_closing) {
       Token value_start;
       if (!expect_start(value_start, "<value>", "fault") || !value(value_start)) return false;
@@ -349,6 +366,10 @@ struct ReaderImpl {
     }
     return expect_end("methodResponse") && end_of_document();
   }
+
+  // The result value whose <value> start tag is `start`, handed to `sink` (defined below,
+  // after PullReader). False for a document error; the sink's own error goes in `status`.
+  bool pull_result(const Token& start, ValueSink& sink, Status& status);
 
   bool read_fault(const Token& at, const Value& v, Fault& out) {
     if (!v.is_struct()) return fail(at, "a fault must be a struct");
@@ -366,62 +387,83 @@ struct ReaderImpl {
 
   // ---- values ----
 
-  // Reads a value whose <value> start tag is `start`; pushes it on `stack`. Iterative: arrays
-  // and structs push a frame and continue with their first child.
+  // What follows a <value> start tag: the start tag of its type element, or, for an untyped
+  // value, its text with </value> already consumed (t.kind is then EndTag).
+  struct ValueHead {
+    Token t;
+    Kind kind = Kind::Unknown;
+    std::string_view text;
+  };
+
+  // Reads a value whose <value> start tag is `start`; pushes it on `stack`.
   bool value(const Token& start) {
     if (start.self_closing) {
       stack.emplace_back(std::string_view());
       return true;
     }
+    ValueHead head;
+    return value_head(head) && value_from(head);
+  }
+
+  // Just after a <value> start tag: reads the head of the value.
+  bool value_head(ValueHead& h) {
+    Token& t = h.t;
+    h.kind = Kind::Unknown;
+    h.text = {};
+    lexer.skip_space_before_element();  // indented documents
+    if (fast_type_tag(t, h.kind)) return true;  // the usual case: a type tag written plainly
+    if (lexer.try_start_any(t)) {
+      h.kind = classify(t.name, used_prefixed_types);
+      return true;
+    }
+    std::string_view& text = h.text;
+    size_t text_offset = lexer.offset_of(lexer.position());
+    bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
+    if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
+      t.kind = TokenKind::EndTag;
+      t.offset = text_offset;
+    } else if (!lexer.next(t)) {
+      return false;
+    }
+    if (!have_text && t.kind == TokenKind::Text) {  // decoded text, or white space
+      text = t.text;
+      text_offset = t.offset;
+      if (!lexer.next(t)) return false;
+    }
+    if (t.kind == TokenKind::StartTag && !all_space(text)) {
+      Token at;
+      at.offset = text_offset;
+      return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
+    }
+    if (t.kind == TokenKind::StartTag) h.kind = classify(t.name, used_prefixed_types);
+    return true;
+  }
+
+  // Reads the rest of the value whose head is `h`; pushes it on `stack`. Iterative: arrays
+  // and structs push a frame and continue with their first child. `depth_offset`: the
+  // containers the value is already inside, for the depth limit.
+  bool value_from(ValueHead& h, size_t depth_offset = 0) {
     const size_t frame_base = frames.size();
-    Token t;
+    Token& t = h.t;
     for (;;) {
-      // Just after a <value> start tag.
-      std::string_view text;
-      Kind kind = Kind::Unknown;
-      lexer.skip_space_before_element();  // indented documents
-      if (fast_type_tag(t, kind)) {
-        // the usual case: a type tag written plainly
-      } else if (lexer.try_start_any(t)) {
-        kind = classify(t.name, used_prefixed_types);
-      } else {
-        size_t text_offset = lexer.offset_of(lexer.position());
-        bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
-        if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
-          t.kind = TokenKind::EndTag;
-          t.offset = text_offset;
-        } else if (!lexer.next(t)) {
-          return false;
-        }
-        if (!have_text && t.kind == TokenKind::Text) {  // decoded text, or white space
-          text = t.text;
-          text_offset = t.offset;
-          if (!lexer.next(t)) return false;
-        }
-        if (t.kind == TokenKind::StartTag && !all_space(text)) {
-          Token at;
-          at.offset = text_offset;
-          return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
-        }
-        if (t.kind == TokenKind::StartTag) kind = classify(t.name, used_prefixed_types);
-      }
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
-        if (text.size() > limits.max_string_size)
+        if (h.text.size() > limits.max_string_size)
           return limit(t, "string exceeds the size limit");
-        stack.emplace_back(text);
+        stack.emplace_back(h.text);
       } else {
-        if (kind == Kind::Array || kind == Kind::Struct) {
-          if (frames.size() - frame_base >= limits.max_depth)
+        if (h.kind == Kind::Array || h.kind == Kind::Struct) {
+          if (frames.size() - frame_base + depth_offset >= limits.max_depth)
             return limit(t, "nesting depth exceeds the limit of " + std::to_string(limits.max_depth));
-          if (!container_start(t, kind)) return false;
+          if (!container_start(t, h.kind)) return false;
         } else {
-          if (!scalar(t, kind) || !expect_end("value")) return false;
+          if (!scalar(t, h.kind) || !expect_end("value")) return false;
         }
       }
       // A value is complete, or a container has opened: close containers as far as they end,
       // or go on with the next child.
       if (!container_next(frame_base, t)) return false;
       if (frames.size() == frame_base) return true;
+      if (!value_head(h)) return false;
     }
   }
 
@@ -552,7 +594,7 @@ struct ReaderImpl {
                          "> is refused: Java deserialization is unsafe (CVE-2016-5003)");
     if (kind == Kind::Unknown || kind == Kind::Array || kind == Kind::Struct)
       return fail(t, "unknown type <" + std::string(t.name) + ">");
-    if (kind == Kind::Base64 && !t.self_closing && base64_unchecked()) return true;
+    if (kind == Kind::Base64) return base64_value(t);
     std::string_view raw;
     if (!element_text(t, raw)) return false;
     std::string_view text = scalar::trim(raw);
@@ -601,7 +643,7 @@ struct ReaderImpl {
         return true;
       }
       case Kind::Base64:
-        return base64_value(t, raw);
+        break;  // read above
       case Kind::Nil:
         if (!text.empty()) return fail(t, "<nil/> must be empty");
         stack.emplace_back();
@@ -620,28 +662,28 @@ struct ReaderImpl {
   // none needing decoding, CR ignored as the XML rule CR LF -> LF would leave LF). Anything
   // else (a reference, CDATA, a comment, a bad character, a size over the limit, a wrong end
   // tag) goes back to the checked path, which reads it or reports it as before.
-  bool base64_unchecked() {
+  //
+  // `decode(text, error_at)` decodes into wherever the bytes go (a Value, a caller's vector):
+  // their count, or -1 with `error_at` set.
+  template <class Decode>
+  bool base64_unchecked(Decode&& decode) {
     const unsigned char* start = lexer.position();
     std::string_view text;
     if (!lexer.try_unchecked_text(text)) return false;
     if (!base64_too_long(text.size())) {
-      Value v;
       size_t error_at = 0;
-      long n = decode_base64(text, v, error_at);
-      if (n >= 0 && size_t(n) <= limits.max_string_size && lexer.try_end()) {
-        stack.push_back(std::move(v));
-        return true;
-      }
+      long n = decode(text, error_at);
+      if (n >= 0 && size_t(n) <= limits.max_string_size && lexer.try_end()) return true;
     }
     lexer.rewind(start);
     return false;
   }
 
-  bool base64_value(const Token& t, std::string_view text) {
+  template <class Decode>
+  bool base64_checked(const Token& t, std::string_view text, Decode&& decode) {
     if (base64_too_long(text.size())) return limit(t, "base64 exceeds the size limit");
-    Value v;
     size_t error_at = 0;
-    long n = decode_base64(text, v, error_at);
+    long n = decode(text, error_at);
     if (n < 0) {
       Token at = t;
       return fail(at, error_at < text.size()
@@ -650,6 +692,27 @@ struct ReaderImpl {
                           : std::string("invalid base64: the text ends mid-quantum"));
     }
     if (size_t(n) > limits.max_string_size) return limit(t, "base64 exceeds the size limit");
+    return true;
+  }
+
+  // The bytes of the <base64> element whose start tag is `t`, through `decode`.
+  template <class Decode>
+  bool base64_element(const Token& t, Decode&& decode) {
+    if (!t.self_closing && base64_unchecked(decode)) return true;
+    std::string_view raw;
+    return element_text(t, raw) && base64_checked(t, raw, decode);
+  }
+
+  bool base64_value(const Token& t) {
+    Value v;
+    auto into_value = [&v](std::string_view text, size_t& error_at) {
+      v = Value();  // make_text does not release what a first, failed try made
+      char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
+      long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
+      if (n >= 0) ValueAccess::shrink_text(v, size_t(n));
+      return n;
+    };
+    if (!base64_element(t, into_value)) return false;
     stack.push_back(std::move(v));
     return true;
   }
@@ -658,15 +721,284 @@ struct ReaderImpl {
   bool base64_too_long(size_t n) const {
     return n > limits.max_string_size + limits.max_string_size / 3 + 4;
   }
-  // Decodes `text` into the bytes value `v`: its length, or -1 with `error_at` set.
-  static long decode_base64(std::string_view text, Value& v, size_t& error_at) {
-    char* out = ValueAccess::make_text(v, Type::Bytes, base64::max_decoded_size(text.size()));
-    long n = base64::decode(text, reinterpret_cast<unsigned char*>(out), error_at);
-    if (n >= 0) ValueAccess::shrink_text(v, size_t(n));
-    return n;
+};
+
+// ---- reading a result without a tree ----
+
+namespace {
+
+// A ValueReader over the document ReaderImpl is reading, standing just after a <value> start
+// tag: each call reads on as far as it must, with the same checks and messages as the tree
+// path (ReaderImpl::value). Once the lexer has failed, every call returns its error.
+class PullReader final : public ValueReader {
+ public:
+  // `empty`: the <value/> start tag was self-closing (an empty string).
+  PullReader(ReaderImpl& r, bool empty) : r_(r), at_(At::Value), empty_(empty) {}
+
+  bool broken() const noexcept { return broken_; }
+
+  Result<Type> peek() override {
+    if (!head()) return failure().error();
+    if (head_.t.kind == TokenKind::EndTag) return Type::String;
+    switch (head_.kind) {
+      case Kind::Int: case Kind::I1: case Kind::I2: return Type::Int;
+      case Kind::I8: case Kind::BigInteger: return Type::I8;
+      case Kind::Boolean: return Type::Boolean;
+      case Kind::Double: case Kind::BigDecimal: return Type::Double;
+      case Kind::String: return Type::String;
+      case Kind::DateTime: return Type::DateTime;
+      case Kind::Base64: return Type::Bytes;
+      case Kind::Nil: return Type::Nil;
+      case Kind::Array: return Type::Array;
+      case Kind::Struct: return Type::Struct;
+      case Kind::Serializable: case Kind::Unknown: break;
+    }
+    r_.scalar(head_.t, head_.kind);  // refuses it with the tree path's message
+    broken_ = true;
+    return failure().error();
   }
 
+  Status read(Value& out) override {
+    if (!head()) return failure();
+    if (!r_.value_from(head_, frames_.size())) return stop();
+    out = std::move(r_.stack.back());
+    r_.stack.pop_back();
+    at_ = At::Nothing;
+    return {};
+  }
+
+  Status read_string(std::string& out) override {
+    Result<Type> type = peek();
+    if (!type) return type.error();
+    if (*type != Type::String) return misuse("read_string() needs a string", *type);
+    std::string_view text = head_.text;
+    if (head_.t.kind != TokenKind::EndTag && !r_.element_text(head_.t, text)) return stop();
+    if (text.size() > r_.limits.max_string_size) {
+      r_.limit(head_.t, "string exceeds the size limit");
+      return stop();
+    }
+    out.assign(text);
+    return end_of_value(head_.t.kind != TokenKind::EndTag);
+  }
+
+  Status read_bytes(std::vector<uint8_t>& out) override {
+    Result<Type> type = peek();
+    if (!type) return type.error();
+    if (*type != Type::Bytes) return misuse("read_bytes() needs base64", *type);
+    // resize zeroes what the decoder then overwrites: one memset pass, where a Value would
+    // cost a second block and a copy.
+    auto into_vector = [&out](std::string_view text, size_t& error_at) {
+      out.resize(base64::max_decoded_size(text.size()));
+      long n = base64::decode(text, out.data(), error_at);
+      if (n >= 0) out.resize(size_t(n));
+      return n;
+    };
+    if (!r_.base64_element(head_.t, into_vector)) return stop();
+    return end_of_value(true);
+  }
+
+  Status enter_array() override {
+    Result<Type> type = peek();
+    if (!type) return type.error();
+    if (*type != Type::Array) return misuse("enter_array() needs an array", *type);
+    if (!deeper()) return stop();
+    at_ = At::Nothing;
+    const Token& start = head_.t;
+    bool empty = start.self_closing;
+    if (!empty) {
+      Token t;
+      if (!r_.next_element(t, "array")) return stop();
+      if (t.kind == TokenKind::EndTag) {  // <array></array>
+        empty = true;
+      } else if (t.kind != TokenKind::StartTag || t.name != "data") {
+        r_.unexpected(t, "<data>");
+        return stop();
+      } else if (t.self_closing) {  // <data/>
+        if (!r_.expect_end("array")) return stop();
+        empty = true;
+      }
+    }
+    if (empty && !r_.expect_end("value")) return stop();
+    frames_.push_back({false, empty, false});
+    return {};
+  }
+
+  Result<bool> next_element() override {
+    if (broken_) return failure().error();
+    if (frames_.empty() || frames_.back().is_struct)
+      return Error(Errc::InvalidArgument, "next_element() outside an array");
+    if (Status skipped = skip_unread(); !skipped) return skipped.error();
+    Frame& f = frames_.back();
+    if (!f.ended) {
+      if (r_.lexer.try_start("<value>")) return element(false);
+      if (!r_.lexer.try_end()) {
+        Token t;
+        if (!r_.next_element(t, "data")) return stop().error();
+        if (t.kind == TokenKind::StartTag && t.name == "value") return element(t.self_closing);
+        if (t.kind != TokenKind::EndTag) {
+          r_.unexpected(t, "<value> or </data>");
+          return stop().error();
+        }
+      }
+      // </data> is consumed.
+      if (!r_.expect_end("array") || !r_.expect_end("value")) return stop().error();
+    }
+    frames_.pop_back();
+    return false;
+  }
+
+  Status enter_struct() override {
+    Result<Type> type = peek();
+    if (!type) return type.error();
+    if (*type != Type::Struct) return misuse("enter_struct() needs a struct", *type);
+    if (!deeper()) return stop();
+    at_ = At::Nothing;
+    bool empty = head_.t.self_closing;
+    if (empty && !r_.expect_end("value")) return stop();
+    frames_.push_back({true, empty, false});
+    return {};
+  }
+
+  Result<bool> next_member(std::string_view& name) override {
+    if (broken_) return failure().error();
+    if (frames_.empty() || !frames_.back().is_struct)
+      return Error(Errc::InvalidArgument, "next_member() outside a struct");
+    if (Status skipped = skip_unread(); !skipped) return skipped.error();
+    Frame& f = frames_.back();
+    if (!f.ended) {
+      if (f.in_member) {
+        if (!r_.expect_end("member")) return stop().error();
+        f.in_member = false;
+      }
+      bool member = r_.lexer.try_start("<member>");
+      if (!member && !r_.lexer.try_end()) {
+        Token t;
+        if (!r_.next_element(t, "struct")) return stop().error();
+        if (t.kind == TokenKind::StartTag && t.name == "member") {
+          if (t.self_closing) {
+            r_.fail(t, "empty <member>");
+            return stop().error();
+          }
+          member = true;
+        } else if (t.kind != TokenKind::EndTag) {
+          r_.unexpected(t, "<member> or </struct>");
+          return stop().error();
+        }
+      }
+      if (member) {
+        Token t;
+        if (!r_.expect_start(t, "<name>", "member") || !r_.element_text(t, name))
+          return stop().error();
+        if (name.size() > r_.limits.max_string_size) {
+          r_.limit(t, "member name exceeds the size limit");
+          return stop().error();
+        }
+        if (!r_.expect_start(t, "<value>", "member")) return stop().error();
+        f.in_member = true;
+        at_ = At::Value;
+        empty_ = t.self_closing;
+        return true;
+      }
+      // </struct> is consumed.
+      if (!r_.expect_end("value")) return stop().error();
+    }
+    frames_.pop_back();
+    return false;
+  }
+
+  // After the sink: skips whatever it left unread, so the document reads on to its end.
+  Status finish() {
+    for (;;) {
+      if (broken_) return failure();
+      if (Status skipped = skip_unread(); !skipped) return skipped;
+      if (frames_.empty()) return {};
+      std::string_view name;
+      Result<bool> more = frames_.back().is_struct ? next_member(name) : next_element();
+      if (!more) return more.error();
+    }
+  }
+
+ private:
+  enum class At : uint8_t {
+    Nothing,  // no value is before the reader (read, or inside a container before next_*)
+    Value,    // just after a <value> start tag
+    Head,     // its head read into head_
+  };
+  struct Frame {
+    bool is_struct;
+    bool ended;      // empty, or its end already consumed
+    bool in_member;  // struct: a member's value is before or behind the reader; </member> due
+  };
+
+  // Reads the head of the value before the reader, once.
+  bool head() {
+    if (broken_ || at_ == At::Nothing) return false;
+    if (at_ == At::Head) return true;
+    if (empty_) {
+      head_.t = Token();
+      head_.t.kind = TokenKind::EndTag;  // as an untyped empty text whose </value> is read
+      head_.kind = Kind::Unknown;
+      head_.text = {};
+    } else if (!r_.value_head(head_)) {
+      broken_ = true;
+      return false;
+    }
+    at_ = At::Head;
+    return true;
+  }
+  Status failure() const {
+    if (broken_) return r_.error();
+    return Error(Errc::InvalidArgument, "no value is before the reader");
+  }
+  // Marks the document failed (the lexer holds where and why) and returns its error.
+  Status stop() {
+    broken_ = true;
+    return r_.error();
+  }
+  Status misuse(const char* what, Type type) const {
+    return Error(Errc::InvalidArgument,
+                 std::string(what) + ", the value is " + callwire::type_name(type));
+  }
+  // After a scalar's end tag (`typed`: there was a type element): </value>.
+  Status end_of_value(bool typed) {
+    at_ = At::Nothing;
+    if (typed && !r_.expect_end("value")) return stop();
+    return {};
+  }
+  bool deeper() {
+    if (frames_.size() < r_.limits.max_depth) return true;
+    r_.limit(head_.t, "nesting depth exceeds the limit of " + std::to_string(r_.limits.max_depth));
+    return false;
+  }
+  Result<bool> element(bool empty) {
+    at_ = At::Value;
+    empty_ = empty;
+    return true;
+  }
+  Status skip_unread() {
+    if (at_ == At::Nothing) return {};
+    Value dropped;
+    return read(dropped);
+  }
+
+  ReaderImpl& r_;
+  At at_;
+  bool empty_;
+  bool broken_ = false;
+  ReaderImpl::ValueHead head_;
+  std::vector<Frame> frames_;
 };
+
+}  // namespace
+
+bool ReaderImpl::pull_result(const Token& start, ValueSink& sink, Status& status) {
+  PullReader pull(*this, start.self_closing);
+  status = sink.read(pull);
+  if (pull.broken()) return false;  // the document's error, whatever the sink made of it
+  if (!status) return true;
+  // Skipping what the sink left unread fails only where the document does.
+  return pull.finish().ok();
+}
 
 // ---- Reader ----
 
@@ -703,6 +1035,16 @@ Result<MethodResponse> Reader::read_response(std::string_view document) {
         if (root.name != "methodResponse") return r.unexpected(root, "<methodResponse>");
         return r.method_response(root, response);
       });
+}
+
+Status Reader::read_response(std::string_view document, MethodResponse& response, ValueSink& sink,
+                             Status& sink_status) {
+  sink_status = Status();
+  return impl_->run_into(document, response, [&](ReaderImpl& r, const Token& root,
+                                                MethodResponse& out) {
+    if (root.name != "methodResponse") return r.unexpected(root, "<methodResponse>");
+    return r.method_response(root, out, &sink, &sink_status);
+  });
 }
 
 Result<Message> Reader::read(std::string_view document) {

@@ -22,6 +22,7 @@
 #include "corpus_files.hpp"
 #include "json_form.hpp"
 #include "message_compare.hpp"
+#include "pull_compare.hpp"
 
 #ifndef CALLWIRE_CORPUS_DIR
 #error "CALLWIRE_CORPUS_DIR must name tests/corpus"
@@ -127,6 +128,17 @@ TEST_P(ValidCorpus, DecodesAsExpected) {
                           << describe_error(response.error());
     EXPECT_FALSE(first_difference(*response, got->response)) << "read_response differs from read";
     EXPECT_FALSE(reader.read_call(doc)) << "read_call accepted a methodResponse";
+  }
+}
+
+// Reading a response's result by pulling (a typed call's path) agrees with reading it whole.
+TEST_P(ValidCorpus, PullingAgreesWithTheTree) {
+  const CorpusFile& f = GetParam();
+  std::string doc = read_file(f.path);
+  xml::Reader reader;
+  for (const std::string& d : {doc, as_response(doc)}) {
+    auto diff = pull_difference(reader, d);
+    EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
   }
 }
 
@@ -331,6 +343,16 @@ TEST_P(InvalidCorpus, IsRefusedAsExpected) {
   // The kind-specific entry points refuse it too.
   EXPECT_FALSE(reader.read_call(doc)) << "read_call accepted what read refused";
   EXPECT_FALSE(reader.read_response(doc)) << "read_response accepted what read refused";
+}
+
+TEST_P(InvalidCorpus, PullingAgreesWithTheTree) {
+  const CorpusFile& f = GetParam();
+  std::string doc = read_file(f.path);
+  xml::Reader reader;
+  for (const std::string& d : {doc, as_response(doc)}) {
+    auto diff = pull_difference(reader, d);
+    EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, InvalidCorpus,

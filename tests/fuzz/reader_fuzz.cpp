@@ -4,7 +4,8 @@
 // matches its Errc, and a message; read_call/read_response agree with read. When the input is
 // accepted: write_message (both dialects) succeeds, its output is accepted again and decodes to
 // the same message (strict comparison: member order, int vs i8, doubles bit for bit). Any
-// violation prints what differs and traps.
+// violation prints what differs and traps. The pull path (read_response into a ValueSink, a
+// typed call's) must agree with the tree path on the document and on it made a response.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "message_compare.hpp"
+#include "pull_compare.hpp"
 
 namespace {
 
@@ -58,6 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static callwire::xml::Reader rereader;
 
   std::string_view doc(reinterpret_cast<const char*>(data), size);
+  for (const std::string& d : {std::string(doc), callwire::testing::as_response(doc)}) {
+    if (auto diff = callwire::testing::pull_difference(reader, d))
+      fail("the pull path differs from the tree path", *diff + "\ndocument: " + quote(d.substr(0, 2000)));
+  }
   auto got = reader.read(doc);
   auto call = reader.read_call(doc);
   auto response = reader.read_response(doc);

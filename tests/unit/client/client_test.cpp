@@ -122,6 +122,46 @@ TEST(Client, DistinctErrors) {
   EXPECT_EQ(testing::open_fds(), fds);
 }
 
+// A typed call reads its result straight from the answer: a document that breaks off or goes
+// wrong midway is still BadResponse (not a conversion error), and a fault is still a fault.
+TEST(Client, TypedResultsReadFromTheAnswerReportBrokenDocuments) {
+  struct Case {
+    const char* name;
+    std::string body;
+    Errc code;
+    const char* says;
+  };
+  const std::string head = "<methodResponse><params><param><value><array><data>";
+  std::vector<Case> cases = {
+      {"unclosed", head + "<value><string>a</string></value>", Errc::BadResponse, "not XML-RPC"},
+      {"bad element", head + "<value><string>a</string></value><value><string>b</value>",
+       Errc::BadResponse, "not XML-RPC"},
+      {"bad base64 late", head + "<value><string>a</string></value></data></array></value>"
+                                 "</param><param><value><int>1</int></value></param></params>"
+                                 "</methodResponse>",
+       Errc::BadResponse, "exactly one <param>"},
+      {"wrong type", head + "<value><int>1</int></value></data></array></value></param>"
+                             "</params></methodResponse>",
+       Errc::TypeMismatch, "x: result[0] must be string, got int"},
+      {"fault",
+       "<methodResponse><fault><value><struct><member><name>faultCode</name><value>"
+       "<int>4</int></value></member><member><name>faultString</name><value>"
+       "Too many params</value></member></struct></value></fault></methodResponse>",
+       Errc::Fault, "Too many params"},
+  };
+  for (const Case& c : cases) {
+    FakeServer server([&](int fd) {
+      FakeServer::read_request(fd);
+      FakeServer::send_all(fd, FakeServer::ok_response(c.body));
+    });
+    Result<std::vector<std::string>> r =
+        Client(server.url(), quick()).call<std::vector<std::string>>("x");
+    ASSERT_FALSE(r) << c.name;
+    EXPECT_EQ(r.error().code, c.code) << c.name << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find(c.says), std::string::npos) << c.name << ": " << r.error().message;
+  }
+}
+
 TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
   // Answers one request per connection, keep-alive advertised, then closes.
   FakeServer server([](int fd) {

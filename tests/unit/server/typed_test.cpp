@@ -49,6 +49,37 @@ struct callwire::Convert<demo::Point> {
 };
 
 namespace demo {
+// A type with the reading fast path (Convert::read through read_struct) beside from_value.
+struct Pulled {
+  int x = 0;
+  std::string label;
+  std::vector<std::string> tags;
+  bool operator==(const Pulled&) const = default;
+};
+}  // namespace demo
+
+template <>
+struct callwire::Convert<demo::Pulled> {
+  static constexpr std::string_view type_name = "struct";
+  static Value to_value(const demo::Pulled& p) {
+    return Value::structure({{"x", p.x}, {"label", p.label}, {"tags", Convert<std::vector<std::string>>::to_value(p.tags)}});
+  }
+  static Result<demo::Pulled> from_value(const Value& v) {
+    if (!v.is_struct()) return type_error(type_name, v);
+    auto x = member_as<int>(v, "x");
+    if (!x) return x.error();
+    auto label = member_as<std::string>(v, "label");
+    if (!label) return label.error();
+    auto tags = member_as<std::vector<std::string>>(v, "tags");
+    if (!tags) return tags.error();
+    return demo::Pulled{*x, std::move(*label), std::move(*tags)};
+  }
+  static Status read(ValueReader& r, demo::Pulled& p) {
+    return read_struct(r, field("x", p.x), field("label", p.label), field("tags", p.tags));
+  }
+};
+
+namespace demo {
 // A type with the fast path (Convert::write) beside to_value; `mode` makes write misbehave.
 struct Fast {
   enum Mode { Good, ThrowMidway, ForgetTheEnd, NotUtf8 };
@@ -288,6 +319,81 @@ TEST_F(TypedTest, ResultOfTheWrongTypeIsTypeMismatch) {
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().fault_code, fault_code::kMethodNotFound);
   EXPECT_THROW(client->call<int>("str").value(), Exception);
+}
+
+// call<R> for a type with Convert<R>::read decodes straight from the answer: the same values
+// and the same errors as from_value, in XML-RPC (pulled) and JSON-RPC (through a TreeReader).
+TEST_F(TypedTest, ResultsReadStraightFromTheAnswerMatchFromValue) {
+  const Value good = Value::structure(
+      {{"extra", Value::structure({{"deep", Value::array({1, 2})}})},
+       {"tags", Value::array({"a", "b&<c>"})},
+       {"label", "point"},
+       {"x", 7}});
+  ASSERT_TRUE(server.bind("good", [&] { return good; }));
+  ASSERT_TRUE(server.bind("list", [&] { return std::vector<Value>{good, good}; }));
+  ASSERT_TRUE(server.bind("missing", [] { return Value::structure({{"x", 1}, {"tags", Value::array()}}); }));
+  ASSERT_TRUE(server.bind("wrong", [&] {
+    Value v = good;
+    v.set("label", 5);
+    return std::vector<Value>{good, v};
+  }));
+  ASSERT_TRUE(server.bind("not_struct", [] { return 3; }));
+  ASSERT_TRUE(server.bind("bad_tag", [&] {
+    Value v = good;
+    v.set("tags", Value::array({"a", Value::i8(5)}));
+    return v;
+  }));
+  ASSERT_TRUE(server.bind("blob", [] { return std::vector<uint8_t>(100000, 0xA5); }));
+  ASSERT_TRUE(server.bind("fails", []() -> Result<demo::Pulled> {
+    return Error(Errc::Fault, 7, "no point");
+  }));
+  start();
+  ClientOptions json_options;
+  json_options.protocol = Protocol::JsonRpc;
+  Client json_client(server.url(), json_options);
+  for (Client* c : {&*client, &json_client}) {
+    SCOPED_TRACE(c == &json_client ? "JSON-RPC" : "XML-RPC");
+    const demo::Pulled expected{7, "point", {"a", "b&<c>"}};
+    EXPECT_EQ(c->call<demo::Pulled>("good").value(), expected);
+    EXPECT_EQ(c->call<std::vector<demo::Pulled>>("list").value(),
+              (std::vector<demo::Pulled>{expected, expected}));
+    auto message = [&]<class T>(const char* method, const Result<T>& result) {
+      EXPECT_FALSE(result) << method;
+      if (result) return std::string();
+      EXPECT_EQ(result.error().code, Errc::TypeMismatch) << method;
+      // The tree path (call + from_value) says the same.
+      Result<Value> raw = c->call(method);
+      EXPECT_TRUE(raw);
+      auto again = Convert<T>::from_value(*raw);
+      EXPECT_FALSE(again);
+      if (again) return result.error().message;
+      EXPECT_EQ(result.error().message, std::string(method) + ": result" +
+                                            (again.error().message[0] == '[' ||
+                                                     again.error().message[0] == '.'
+                                                 ? ""
+                                                 : " ") +
+                                            again.error().message);
+      return result.error().message;
+    };
+    EXPECT_EQ(message("missing", c->call<demo::Pulled>("missing")), "missing: result.label is missing");
+    EXPECT_EQ(message("wrong", c->call<std::vector<demo::Pulled>>("wrong")),
+              "wrong: result[1].label must be string, got int");
+    EXPECT_EQ(message("not_struct", c->call<demo::Pulled>("not_struct")),
+              "not_struct: result must be struct, got int");
+    // JSON has one kind of number, and carries bytes as base64 text.
+    const bool json = c == &json_client;
+    EXPECT_EQ(message("bad_tag", c->call<demo::Pulled>("bad_tag")),
+              json ? "bad_tag: result.tags[1] must be string, got int"
+                   : "bad_tag: result.tags[1] must be string, got i8");
+    if (!json)
+      EXPECT_EQ(c->call<std::vector<uint8_t>>("blob").value(), std::vector<uint8_t>(100000, 0xA5));
+    Result<demo::Pulled> fault = c->call<demo::Pulled>("fails");
+    ASSERT_FALSE(fault);
+    EXPECT_EQ(fault.error().code, Errc::Fault);
+    EXPECT_EQ(fault.error().fault_code, 7);
+    // The connection is sound after every one of those.
+    EXPECT_EQ(c->call<demo::Pulled>("good").value(), expected);
+  }
 }
 
 TEST_F(TypedTest, UnrepresentableArgumentIsAnErrorNotAThrow) {

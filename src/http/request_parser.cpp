@@ -67,10 +67,10 @@ void RequestParser::reset() noexcept {
   cur_ = {};
   chunked_ = ChunkedDecoder();
   empty_lines_ = 0;
-  method_ = target_ = host_ = authorization_ = content_encoding_ = {};
+  method_ = target_ = host_ = authorization_ = content_encoding_ = content_type_ = {};
   seen_te_ = false;
   te_chunked_only_ = true;
-  seen_host_ = seen_content_encoding_ = seen_authorization_ = false;
+  seen_host_ = seen_content_encoding_ = seen_content_type_ = seen_authorization_ = false;
   connection_close_ = connection_keep_alive_ = expect_continue_ = false;
   body_start_ = 0;
   body_length_ = 0;
@@ -216,56 +216,71 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
   fields_.push_back({begin, colon, value_off, value.size()});
   Span span{value_off, value.size()};
 
-  // The fields that matter have names of distinct lengths: one compare finds the candidate.
+  // The fields that matter have names of distinct lengths: the length picks the one name to
+  // compare, so a field pays one compare however many names the parser knows.
   switch (name.size()) {
-    case 4:   // host
-    case 6:   // expect
-    case 10:  // connection
-    case 13:  // authorization
-    case 14:  // content-length
-    case 15:  // accept-encoding
-    case 16:  // content-encoding
-    case 17:  // transfer-encoding
+    case 14:
+      if (!iequals(name, "content-length")) break;
+      if (request_.content_length) return 400;  // any repetition, even of the same value
+      if (value.empty()) return 400;
+      {
+        uint64_t n = 0;
+        for (char c : value) {
+          if (c < '0' || c > '9') return 400;
+          if (n > (UINT64_MAX - 9) / 10) return 400;
+          n = n * 10 + uint64_t(c - '0');
+        }
+        request_.content_length = n;
+      }
+      break;
+    case 17:
+      if (!iequals(name, "transfer-encoding")) break;
+      // Several fields form one list: `chunked` twice is not `chunked`.
+      if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
+      seen_te_ = true;
+      break;
+    case 4:
+      if (!iequals(name, "host")) break;
+      if (seen_host_) return 400;
+      seen_host_ = true;
+      host_ = span;
+      break;
+    case 10:
+      if (!iequals(name, "connection")) break;
+      for_each_element(value, [&](std::string_view token) {
+        if (iequals(token, "close")) connection_close_ = true;
+        if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
+      });
+      break;
+    case 6:
+      if (!iequals(name, "expect")) break;
+      if (iequals(value, "100-continue")) expect_continue_ = true;
+      break;
+    case 16:
+      if (!iequals(name, "content-encoding")) break;
+      if (seen_content_encoding_) return 400;
+      seen_content_encoding_ = true;
+      content_encoding_ = span;
+      request_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
+      break;
+    case 15:
+      if (!iequals(name, "accept-encoding")) break;
+      if (accepts_gzip(value)) request_.accept_gzip = true;
+      break;
+    case 12:
+      if (!iequals(name, "content-type")) break;
+      // The first one, as find_header gives: a repeated Content-Type is not refused.
+      if (!seen_content_type_) content_type_ = span;
+      seen_content_type_ = true;
+      break;
+    case 13:
+      if (!iequals(name, "authorization")) break;
+      if (seen_authorization_) return 400;
+      seen_authorization_ = true;
+      authorization_ = span;
       break;
     default:
-      return 0;
-  }
-  if (iequals(name, "content-length")) {
-    if (request_.content_length) return 400;  // any repetition, even of the same value
-    if (value.empty()) return 400;
-    uint64_t n = 0;
-    for (char c : value) {
-      if (c < '0' || c > '9') return 400;
-      if (n > (UINT64_MAX - 9) / 10) return 400;
-      n = n * 10 + uint64_t(c - '0');
-    }
-    request_.content_length = n;
-  } else if (iequals(name, "transfer-encoding")) {
-    // Several fields form one list: `chunked` twice is not `chunked`.
-    if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
-    seen_te_ = true;
-  } else if (iequals(name, "host")) {
-    if (seen_host_) return 400;
-    seen_host_ = true;
-    host_ = span;
-  } else if (iequals(name, "connection")) {
-    for_each_element(value, [&](std::string_view token) {
-      if (iequals(token, "close")) connection_close_ = true;
-      if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
-    });
-  } else if (iequals(name, "expect")) {
-    if (iequals(value, "100-continue")) expect_continue_ = true;
-  } else if (iequals(name, "content-encoding")) {
-    if (seen_content_encoding_) return 400;
-    seen_content_encoding_ = true;
-    content_encoding_ = span;
-    request_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
-  } else if (iequals(name, "accept-encoding")) {
-    if (accepts_gzip(value)) request_.accept_gzip = true;
-  } else if (iequals(name, "authorization")) {
-    if (seen_authorization_) return 400;
-    seen_authorization_ = true;
-    authorization_ = span;
+      break;
   }
   return 0;
 }
@@ -302,6 +317,7 @@ void RequestParser::set_head_views(std::string_view input) {
   request_.host = view(host_);
   request_.authorization = view(authorization_);
   request_.content_encoding = view(content_encoding_);
+  request_.content_type = view(content_type_);
   views_.clear();
   for (const FieldSpan& f : fields_)
     views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});

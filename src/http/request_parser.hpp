@@ -77,9 +77,9 @@ struct Header {
 /// What the server needs from one request. Once `RequestParser::headers_complete()`, the
 /// facts (version, content_length, chunked, keep_alive, expect_continue,
 /// content_encoding_gzip, accept_gzip) are valid, and so are the head's views (method,
-/// target, headers, host, authorization, content_encoding) into the input of the last
-/// `parse` call (so that a server can refuse a request on its head before its body arrives);
-/// `body` only after `parse` returned Complete.
+/// target, headers, host, authorization, content_encoding, content_type) into the input of
+/// the last `parse` call (so that a server can refuse a request on its head before its body
+/// arrives); `body` only after `parse` returned Complete.
 struct Request {
   std::string_view method;
   std::string_view target;
@@ -92,6 +92,9 @@ struct Request {
   bool content_encoding_gzip = false;  ///< Content-Encoding is `gzip` or `x-gzip`
   bool accept_gzip = false;            ///< Accept-Encoding lists gzip with q != 0
   std::string_view content_encoding;   ///< empty when absent
+  /// The first Content-Type field's value, empty when absent: kept while parsing because the
+  /// server picks the protocol by it on every request (find_header would walk the fields again).
+  std::string_view content_type;
   std::string_view authorization;      ///< empty when absent
   std::string_view host;               ///< empty when absent
   /// Content-Length: a view into the input; chunked: the decoded bytes appended to the
@@ -163,13 +166,14 @@ class RequestParser {
   Cursor cur_;  // the next unprocessed byte, how far the search for LF got, bytes examined
   int empty_lines_ = 0;
 
-  Span method_, target_, host_, authorization_, content_encoding_;
+  Span method_, target_, host_, authorization_, content_encoding_, content_type_;
   std::vector<FieldSpan> fields_;  // reserved to max_headers: never grows past it
   std::vector<Header> views_;      // idem
   bool seen_te_ = false;
   bool te_chunked_only_ = true;
   bool seen_host_ = false;
   bool seen_content_encoding_ = false;
+  bool seen_content_type_ = false;
   bool seen_authorization_ = false;
   bool connection_close_ = false;
   bool connection_keep_alive_ = false;

@@ -250,6 +250,7 @@ void ScgiRequestParser::reset() noexcept {
   names_.clear();
   name_spans_.clear();
   headers_.clear();
+  content_type_of_ = kNoVariable;
   input_ = {};
   request_ = {};
 }
@@ -292,6 +293,10 @@ int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
     append_cgi_header_name(names_, name);
     name_spans_.push_back({start, names_.size() - start});
     header_of_.push_back(i);
+    // Noted here, so that choosing the protocol needs no search of the fields per request.
+    if (content_type_of_ == kNoVariable &&
+        iequals(std::string_view(names_).substr(start), "Content-Type"))
+      content_type_of_ = i;
   }
   if (!scgi) return 400;
   uint64_t length = 0;
@@ -319,6 +324,8 @@ void ScgiRequestParser::make_views(std::string_view input) {
   if (r.target.empty()) r.target = variable("SCRIPT_NAME");
   r.version = variable("SERVER_PROTOCOL") == "HTTP/1.0" ? HttpVersion::Http10 : HttpVersion::Http11;
   r.keep_alive = false;
+  r.content_type = content_type_of_ == kNoVariable ? std::string_view()
+                                                   : view(variables_[content_type_of_].second);
   r.content_encoding = variable("HTTP_CONTENT_ENCODING");
   r.content_encoding_gzip = iequals(r.content_encoding, "gzip") || iequals(r.content_encoding, "x-gzip");
   r.accept_gzip = accepts_gzip(variable("HTTP_ACCEPT_ENCODING"));

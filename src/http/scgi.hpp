@@ -44,10 +44,11 @@ Status append_scgi_request_head(Buffer& out, const ScgiRequestHead& head);
 /// Response it gives never keeps the connection alive.
 /// One SCGI request, as http::Request: REQUEST_METHOD is the method, REQUEST_URI the target,
 /// the HTTP_* variables the header fields (HTTP_USER_AGENT as "User-Agent"), CONTENT_TYPE and
-/// CONTENT_LENGTH too; keep_alive is false. Refusals, as `http_status`: 400 for a malformed
-/// netstring, a first variable other than CONTENT_LENGTH, a bad length or SCGI missing;
-/// 431 for a netstring over max_header_bytes or more than max_headers variables; 413 for a
-/// body over max_body. Views point into the input of the last parse (the names of header
+/// CONTENT_LENGTH too; content_type is CONTENT_TYPE (the first variable that names the field,
+/// as find_header would find it); keep_alive is false. Refusals, as `http_status`: 400 for a
+/// malformed netstring, a first variable other than CONTENT_LENGTH, a bad length or SCGI
+/// missing; 431 for a netstring over max_header_bytes or more than max_headers variables; 413
+/// for a body over max_body. Views point into the input of the last parse (the names of header
 /// fields into the parser); ownership and thread-safety as RequestParser's.
 class ScgiRequestParser {
  public:
@@ -78,6 +79,9 @@ class ScgiRequestParser {
   std::string names_;                // the header fields' names, reserved: views stay valid
   std::vector<Span> name_spans_;     // into names_
   std::vector<Header> headers_;
+  // The variable Content-Type comes from (kNoVariable: none), found while the block is read.
+  static constexpr size_t kNoVariable = SIZE_MAX;
+  size_t content_type_of_ = kNoVariable;
   std::string_view input_;           // of the last parse, for variable()
   Request request_;
 };

@@ -22,8 +22,10 @@ using Protocol = callwire::Protocol;
 /// and some send nothing or something odd: they have always been answered).
 Protocol protocol_for_content_type(std::string_view content_type) noexcept;
 
-/// The Content-Type of an answer in `protocol`.
-std::string_view answer_content_type(Protocol protocol) noexcept;
+/// The Content-Type of an answer in `protocol` (inline: every answer asks).
+inline std::string_view answer_content_type(Protocol protocol) noexcept {
+  return protocol == Protocol::JsonRpc ? "application/json" : "text/xml";
+}
 
 struct DispatchOptions {
   XmlRpcOptions xml_rpc;

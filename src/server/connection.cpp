@@ -318,9 +318,9 @@ void Connection::handle_request() {
     deadline = Clock::now() + limit;
   }
   if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
-  const Protocol protocol = framing_->json_only()
-                                ? Protocol::JsonRpc
-                                : protocol_for_content_type(request.find_header("Content-Type"));
+  // The parsers keep Content-Type as they read the head: no second walk of the fields here.
+  const Protocol protocol =
+      framing_->json_only() ? Protocol::JsonRpc : protocol_for_content_type(request.content_type);
   answer_protocol_ = protocol;
 
   if (pool) {

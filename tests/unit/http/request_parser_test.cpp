@@ -18,7 +18,7 @@ struct Outcome {
   ParseStatus status = ParseStatus::Incomplete;
   size_t consumed = 0;
   int http_status = 0;
-  std::string method, target, body, host, authorization, content_encoding;
+  std::string method, target, body, host, authorization, content_encoding, content_type;
   HttpVersion version = HttpVersion::Http11;
   std::vector<std::pair<std::string, std::string>> headers;
   std::optional<uint64_t> content_length;
@@ -41,6 +41,9 @@ Outcome capture(const RequestParser& p, ParseResult r) {
   o.host = q.host;
   o.authorization = q.authorization;
   o.content_encoding = q.content_encoding;
+  o.content_type = q.content_type;
+  // Kept while parsing so the server need not search: it must be what a search finds.
+  EXPECT_EQ(q.content_type, q.find_header("Content-Type"));
   o.version = q.version;
   for (const Header& h : q.headers) o.headers.emplace_back(h.name, h.value);
   o.content_length = q.content_length;
@@ -344,6 +347,37 @@ TEST(RequestParser, ContentEncoding) {
                         "Content-Encoding: gzip\r\n\r\n")
                 .http_status,
             400);
+}
+
+TEST(RequestParser, ContentTypeKeptWhileParsing) {
+  // The name in any case, the value without the white space around it, the first of two.
+  std::string req =
+      "POST /RPC2 HTTP/1.1\r\nHost: h\r\ncontent-TYPE: \t application/json; charset=utf-8 \t\r\n"
+      "Content-Type: text/xml\r\nContent-Length: 2\r\n\r\n{}";
+  Outcome o = parse_whole(req);
+  ASSERT_EQ(o.status, ParseStatus::Complete);
+  EXPECT_EQ(o.content_type, "application/json; charset=utf-8");
+  expect_split_invariant(req, o);
+
+  EXPECT_EQ(parse_whole("POST / HTTP/1.1\r\nHost: h\r\nCONTENT-TYPE:text/xml\r\n\r\n").content_type,
+            "text/xml");
+  EXPECT_EQ(parse_whole("POST / HTTP/1.1\r\nHost: h\r\nContent-Type:  \r\n\r\n").content_type, "");
+  // Names of the same length are not taken for it.
+  EXPECT_EQ(parse_whole("POST / HTTP/1.1\r\nHost: h\r\nContent-Typo: x\r\n\r\n").content_type, "");
+
+  // Known with the head, before the body (as content_encoding), and gone after reset().
+  RequestParser p;
+  Buffer body;
+  std::string head =
+      "POST / HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+      "Content-Length: 5\r\n\r\n{";
+  ASSERT_EQ(p.parse(head, body).status, ParseStatus::Incomplete);
+  ASSERT_TRUE(p.headers_complete());
+  EXPECT_EQ(p.request().content_type, "application/json");
+  p.reset();
+  std::string bare = "POST / HTTP/1.1\r\nHost: h\r\n\r\n";
+  ASSERT_EQ(p.parse(bare, body).status, ParseStatus::Complete);
+  EXPECT_TRUE(p.request().content_type.empty());
 }
 
 TEST(RequestParser, HeaderValuesTrimmedAndFound) {

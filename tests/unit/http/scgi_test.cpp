@@ -214,7 +214,9 @@ ParsedRequest capture(const ScgiRequestParser& p, ParseResult r) {
   o.target = q.target;
   o.body = q.body;
   o.agent = q.find_header("user-agent");
-  o.content_type = q.find_header("Content-Type");
+  o.content_type = q.content_type;
+  // Kept while parsing so the server need not search: it must be what a search finds.
+  EXPECT_EQ(q.content_type, q.find_header("Content-Type"));
   o.host = q.host;
   o.remote = p.variable("REMOTE_ADDR");
   o.accept_gzip = q.accept_gzip;
@@ -259,6 +261,32 @@ TEST(ScgiRequestParser, ReadsWhatNginxSends) {
   EXPECT_TRUE(r.accept_gzip);
   EXPECT_FALSE(r.keep_alive);
   EXPECT_EQ(r.headers, 5u);  // Content-Length, Content-Type, Host, User-Agent, Accept-Encoding
+}
+
+TEST(ScgiRequestParser, KeepsContentTypeFromItsVariable) {
+  // CONTENT_TYPE is the field; an HTTP_CONTENT_TYPE after it names the same field and is
+  // not the one kept (the first, as find_header finds).
+  std::string json = netstring("CONTENT_LENGTH\0" "2\0" "SCGI\0" "1\0" "HTTP_X_A\0" "1\0"
+                               "CONTENT_TYPE\0" "application/json\0"
+                               "HTTP_CONTENT_TYPE\0" "text/plain\0"s) +
+                     "{}";
+  ParsedRequest r = parse_request_everywhere(json);
+  ASSERT_EQ(r.status, ParseStatus::Complete);
+  EXPECT_EQ(r.content_type, "application/json");
+
+  std::string none = netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1\0" "HTTP_X_A\0" "1\0"s);
+  r = parse_request_everywhere(none);
+  ASSERT_EQ(r.status, ParseStatus::Complete);
+  EXPECT_EQ(r.content_type, "");
+
+  // reset() forgets it: the next request has its own, or none.
+  ScgiRequestParser p;
+  Buffer unused;
+  ASSERT_EQ(p.parse(json, unused).status, ParseStatus::Complete);
+  EXPECT_EQ(p.request().content_type, "application/json");
+  p.reset();
+  ASSERT_EQ(p.parse(none, unused).status, ParseStatus::Complete);
+  EXPECT_TRUE(p.request().content_type.empty());
 }
 
 TEST(ScgiRequestParser, RefusesBadFramingWithTheRightStatus) {

@@ -55,20 +55,21 @@ class Lexer {
   // Fast paths for documents written the usual way (compact or indented, no comments or
   // attributes inside the structure). Each consumes exactly what it names and returns true, or
   // consumes nothing and returns false; the caller then falls back to next(), which handles
-  // every case and reports every error.
+  // every case and reports every error. They are forced inline: the reader calls them from
+  // many places (the tree path and the pull path), and out of line they cost a call per tag.
 
   /// `tag` ("<member>": a literal with its brackets), after optional white space.
   template <size_t N>
-  bool try_start(const char (&tag)[N]) {
+  [[gnu::always_inline]] bool try_start(const char (&tag)[N]) {
     return try_start_at(skip_space_from(pos_), tag);
   }
   /// `tag` right here, with nothing skipped.
   template <size_t N>
-  bool try_start_here(const char (&tag)[N]) {
+  [[gnu::always_inline]] bool try_start_here(const char (&tag)[N]) {
     return try_start_at(pos_, tag);
   }
   template <size_t N>
-  bool try_start_at(const unsigned char* p, const char (&tag)[N]) {
+  [[gnu::always_inline]] bool try_start_at(const unsigned char* p, const char (&tag)[N]) {
     constexpr size_t n = N - 1;
     if (size_t(end_ - p) < n || std::memcmp(p, tag, n) != 0 || elements_left_ == 0) return false;
     --elements_left_;
@@ -118,7 +119,7 @@ class Lexer {
     return true;
   }
   /// Character data that needs no decoding, up to an end tag (which is not consumed).
-  bool try_plain_text(std::string_view& text) {
+  [[gnu::always_inline]] bool try_plain_text(std::string_view& text) {
     const unsigned char* stop = pos_;
     for (;;) {
       stop = scan_until<'<', '&', ']'>(stop, end_);
@@ -239,7 +240,7 @@ class Lexer {
    public:
     bool empty() const { return size_ == 0; }
     std::string_view back() const { return data_[size_ - 1]; }
-    void push_back(std::string_view name) {
+    [[gnu::always_inline]] void push_back(std::string_view name) {
       if (size_ == capacity_) grow();
       data_[size_++] = name;
     }

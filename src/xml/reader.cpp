@@ -402,21 +402,24 @@ struct ReaderImpl {
       return true;
     }
     ValueHead head;
-    return value_head(head) && value_from(head);
+    return value_head(head) && value_from(head.t, head.kind, head.text);
   }
 
-  // Just after a <value> start tag: reads the head of the value.
-  bool value_head(ValueHead& h) {
-    Token& t = h.t;
-    h.kind = Kind::Unknown;
-    h.text = {};
+  bool value_head(ValueHead& h) { return value_head(h.t, h.kind, h.text); }
+
+  // Just after a <value> start tag: reads the head of the value: the type element's start
+  // tag `t` and its `kind`, or, for an untyped value, its `text` with </value> consumed
+  // (t.kind is then EndTag). Inlined into the value loop with the head in locals, as it was
+  // written before the pull path shared it: a call or a struct per value costs the tree path.
+  [[gnu::always_inline]] bool value_head(Token& t, Kind& kind, std::string_view& text) {
+    kind = Kind::Unknown;
+    text = {};
     lexer.skip_space_before_element();  // indented documents
-    if (fast_type_tag(t, h.kind)) return true;  // the usual case: a type tag written plainly
+    if (fast_type_tag(t, kind)) return true;  // the usual case: a type tag written plainly
     if (lexer.try_start_any(t)) {
-      h.kind = classify(t.name, used_prefixed_types);
+      kind = classify(t.name, used_prefixed_types);
       return true;
     }
-    std::string_view& text = h.text;
     size_t text_offset = lexer.offset_of(lexer.position());
     bool have_text = !lexer.at_markup() && lexer.try_plain_text(text);
     if (have_text && lexer.try_end()) {  // the fast path for <value>text</value>
@@ -435,43 +438,43 @@ struct ReaderImpl {
       at.offset = text_offset;
       return fail(at, "text '" + snippet(text) + "' beside an element in <value>");
     }
-    if (t.kind == TokenKind::StartTag) h.kind = classify(t.name, used_prefixed_types);
+    if (t.kind == TokenKind::StartTag) kind = classify(t.name, used_prefixed_types);
     return true;
   }
 
-  // Reads the rest of the value whose head is `h`; pushes it on `stack`. Iterative: arrays
-  // and structs push a frame and continue with their first child. `depth_offset`: the
+  // Reads the rest of the value whose head value_head read; pushes it on `stack`. Iterative:
+  // arrays and structs push a frame and continue with their first child. `depth_offset`: the
   // containers the value is already inside, for the depth limit.
-  bool value_from(ValueHead& h, size_t depth_offset = 0) {
+  bool value_from(Token t, Kind kind, std::string_view text, size_t depth_offset = 0) {
     const size_t frame_base = frames.size();
-    Token& t = h.t;
     for (;;) {
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
-        if (h.text.size() > limits.max_string_size)
+        if (text.size() > limits.max_string_size)
           return limit(t, "string exceeds the size limit");
-        stack.emplace_back(h.text);
+        stack.emplace_back(text);
       } else {
-        if (h.kind == Kind::Array || h.kind == Kind::Struct) {
+        if (kind == Kind::Array || kind == Kind::Struct) {
           if (frames.size() - frame_base + depth_offset >= limits.max_depth)
             return limit(t, "nesting depth exceeds the limit of " + std::to_string(limits.max_depth));
-          if (!container_start(t, h.kind)) return false;
+          if (!container_start(t, kind)) return false;
         } else {
-          if (!scalar(t, h.kind) || !expect_end("value")) return false;
+          if (!scalar(t, kind) || !expect_end("value")) return false;
         }
       }
       // A value is complete, or a container has opened: close containers as far as they end,
       // or go on with the next child.
       if (!container_next(frame_base, t)) return false;
       if (frames.size() == frame_base) return true;
-      if (!value_head(h)) return false;
+      if (!value_head(t, kind, text)) return false;
     }
   }
 
-  // The common type tags, recognised by their bytes without scanning a name.
-  bool fast_type_tag(Token& t, Kind& kind) {
+  // The common type tags, recognised by their bytes without scanning a name. Inlined (with
+  // `take`) into value_head: once per value.
+  [[gnu::always_inline]] bool fast_type_tag(Token& t, Kind& kind) {
     const unsigned char* p = lexer.position();
     if (!lexer.at_markup() || lexer.bytes_after(p) < 2) return false;
-    auto take = [&](const auto& tag, Kind k) {
+    auto take = [&](const auto& tag, Kind k) __attribute__((always_inline)) {
       if (!lexer.try_start_here(tag)) return false;
       kind = k;
       t.name = std::string_view(tag + 1, sizeof tag - 3);
@@ -577,7 +580,7 @@ struct ReaderImpl {
   }
 
   // Moves the innermost frame's children into one array or struct value.
-  void close_container(const Frame& f) {
+  [[gnu::always_inline]] void close_container(const Frame& f) {
     size_t count = stack.size() - f.base;
     Value v;
     if (f.is_struct) ValueAccess::make_struct(v, stack.data() + f.base, count / 2);
@@ -760,7 +763,7 @@ class PullReader final : public ValueReader {
 
   Status read(Value& out) override {
     if (!head()) return failure();
-    if (!r_.value_from(head_, frames_.size())) return stop();
+    if (!r_.value_from(head_.t, head_.kind, head_.text, frames_.size())) return stop();
     out = std::move(r_.stack.back());
     r_.stack.pop_back();
     at_ = At::Nothing;

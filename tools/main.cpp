@@ -182,6 +182,11 @@ int main(int argc, char** argv) {
                     "Also serve newline-delimited JSON-RPC on HOST:PORT (repeatable)");
   serve->add_option("--jsonl-unix", serve_flags.jsonl_unix_path,
                     "Also serve newline-delimited JSON-RPC on this Unix socket");
+  serve
+      ->add_option("--inetd", serve_flags.inetd,
+                   "Serve the connection on standard input alone, in this framing (inetd, "
+                   "systemd Accept=yes); nothing is written on stdout")
+      ->check(CLI::IsMember({"http", "scgi", "pstream", "jsonl"}));
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");

@@ -1,5 +1,7 @@
 #include "net_commands.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -90,6 +92,18 @@ int run_serve(const ServeFlags& flags) {
   for (auto& m : demo::demo_methods()) {
     if (Status s = server.add_method(m.name, std::move(m.handler), std::move(m.info)); !s)
       return print_error(s.error());
+  }
+  if (!flags.inetd.empty()) {
+    const ConnectionFraming framing = flags.inetd == "scgi"      ? ConnectionFraming::Scgi
+                                      : flags.inetd == "pstream" ? ConnectionFraming::Pstream
+                                      : flags.inetd == "jsonl"   ? ConnectionFraming::JsonLines
+                                                                 : ConnectionFraming::Http;
+    g_server = &server;
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    Status served = server.serve_connection(STDIN_FILENO, framing);
+    g_server = nullptr;
+    return served ? 0 : print_error(served.error());
   }
   if (Status s = server.start(); !s) return print_error(s.error());
   g_server = &server;

@@ -19,6 +19,9 @@ struct ServeFlags {
   std::string pstream_unix_path;
   std::vector<std::string> jsonl;  // HOST:PORT, newline-delimited JSON-RPC
   std::string jsonl_unix_path;
+  // http, scgi, pstream or jsonl: serve the connection on standard input alone (inetd,
+  // systemd's Accept=yes, xmlrpc-c's socketexec), print nothing on stdout, exit when it closes.
+  std::string inetd;
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;
@@ -45,7 +48,8 @@ struct ClientSettingsFlags {
 };
 
 /// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first
-/// line on stdout is "listening on URL".
+/// line on stdout is "listening on URL". With --inetd it serves standard input instead,
+/// writes nothing on stdout (the connection may be stdout too) and returns when it closes.
 int run_serve(const ServeFlags& flags);
 /// Calls METHOD with parameters in xmlrpc-c's syntax; prints the result's JSON form. With
 /// JSON-RPC (--json-rpc or a jsonrpc+ URL) each parameter is one JSON value (`2`, `"text"`,

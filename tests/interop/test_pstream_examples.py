@@ -1,12 +1,15 @@
 """The packet-stream examples (examples/c, examples/cpp): pstream_client in both languages
-against `callwire serve --pstream`, and pstream_inetd_server in both languages run as inetd
-runs it, with one end of a socketpair as standard input and output, spoken to in raw packets:
-calls answered in order, NOPs ignored, the server exiting 0 when the peer closes or breaks the
-framing."""
+against `callwire serve --pstream`, and pstream_inetd_server in both languages (and `callwire
+serve --inetd pstream`) run as inetd runs it, with one end of a socketpair as standard input
+and output, spoken to in raw packets: calls answered in order, NOPs ignored, the server
+exiting 0 when the peer closes or breaks the framing. `callwire serve --inetd http` under
+examples/inetd.py answers Python's xmlrpc.client."""
 
 import os
 import socket
 import subprocess
+import sys
+import xmlrpc.client
 
 import pytest
 
@@ -53,13 +56,17 @@ def test_client_against_callwire_serve(serve, language):
     assert (result.returncode, result.stdout) == (0, "12\n"), result.stderr
 
 
-@pytest.fixture(params=["c", "cpp"])
-def inetd_server(request):
-    """Starts the language's pstream_inetd_server on a socketpair; yields (our end, process)."""
-    path = example(f"PSTREAM_INETD_SERVER_{request.param.upper()}",
-                   f"build/release/examples/{request.param}/pstream_inetd_server")
+@pytest.fixture(params=["c", "cpp", "cli"])
+def inetd_server(request, callwire_bin):
+    """Starts the language's pstream_inetd_server (or `callwire serve --inetd pstream`) on a
+    socketpair; yields (our end, process)."""
+    if request.param == "cli":
+        command = [callwire_bin, "serve", "--inetd", "pstream"]
+    else:
+        command = [example(f"PSTREAM_INETD_SERVER_{request.param.upper()}",
+                           f"build/release/examples/{request.param}/pstream_inetd_server")]
     ours, theirs = socket.socketpair()
-    proc = subprocess.Popen([path], stdin=theirs, stdout=theirs, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(command, stdin=theirs, stdout=theirs, stderr=subprocess.PIPE)
     theirs.close()
     ours.settimeout(IO_TIMEOUT)
     yield ours, proc
@@ -97,3 +104,25 @@ def test_inetd_server_closes_on_broken_framing(inetd_server):
     assert data.count(END) <= 1
     sock.shutdown(socket.SHUT_WR)
     assert proc.wait(IO_TIMEOUT) == 0, proc.stderr.read()
+
+
+def test_cli_inetd_http_answers_python_over_a_real_socket(callwire_bin):
+    """`callwire serve --inetd http` as inetd runs it for each connection (examples/inetd.py):
+    Python's client makes calls on one kept-alive connection; the port then serves the next."""
+    inetd = subprocess.Popen([sys.executable, str(REPO / "examples" / "inetd.py"), callwire_bin,
+                              "serve", "--inetd", "http"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(inetd.stdout.readline().strip().rsplit(":", 1)[1])
+        for _ in range(2):  # one connection, then another: one server process each
+            proxy = xmlrpc.client.ServerProxy(f"http://127.0.0.1:{port}/RPC2")
+            assert proxy.sample.add(2, 3) == 5
+            assert proxy.sample.add(40, 2) == 42
+            with pytest.raises(xmlrpc.client.Fault):
+                proxy.no.such.method()
+            proxy("close")()
+    finally:
+        inetd.terminate()
+        out, err = inetd.communicate(timeout=IO_TIMEOUT)
+    assert inetd.returncode == 0, err
+    assert out.strip() == "stopped", out

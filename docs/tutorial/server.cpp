@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -15,6 +16,13 @@ namespace {
 callwire::Server* running = nullptr;  // for the signal handler
 extern "C" void on_signal(int) {
   if (running) running->stop();  // async-signal-safe
+}
+
+// bind returns a Status: a name bound twice, or a system.* name, is refused, not thrown.
+void must(const callwire::Status& bound) {
+  if (bound) return;
+  std::fprintf(stderr, "bind: %s\n", bound.error().message.c_str());
+  std::exit(1);
 }
 
 }  // namespace
@@ -47,25 +55,25 @@ int main(int argc, char** argv) {
   callwire::Server server(options);
 
   // The signature (int, int) -> int is deduced; a wrong argument is fault -32602.
-  server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+  must(server.bind("sample.add", [](int a, int b) { return a + b; }, "Adds two integers."));
 
   // Containers convert too: an array of doubles in, a double out.
-  server.bind(
+  must(server.bind(
       "stats.mean",
       [](const std::vector<double>& xs) {
         if (xs.empty()) throw callwire::FaultError(1, "stats.mean: no numbers");
         return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
       },
-      "The mean of an array of numbers; fault 1 when it is empty.");
+      "The mean of an array of numbers; fault 1 when it is empty."));
 
   // The call context comes first; it is not an XML-RPC parameter.
-  server.bind(
+  must(server.bind(
       "whoami",
       [](callwire::CallContext& ctx) {
         std::string who = ctx.user().empty() ? "anonymous" : std::string(ctx.user());
         return who + " from " + std::string(ctx.peer());
       },
-      "Who is calling, and from where.");
+      "Who is calling, and from where."));
 
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "start: %s\n", started.error().message.c_str());

@@ -67,12 +67,18 @@ int main(int argc, char** argv) {
   options.realm = "callwire example";
   callwire::Server server(options);
 
-  server.bind(
+  callwire::Status bound = server.bind(
       "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
   // The call context comes first and is not an XML-RPC parameter: auth.whoami takes none.
-  server.bind(
-      "auth.whoami", [](callwire::CallContext& ctx) { return std::string(ctx.user()); },
-      "The user name this call was authenticated as.");
+  if (bound) {
+    bound = server.bind(
+        "auth.whoami", [](callwire::CallContext& ctx) { return std::string(ctx.user()); },
+        "The user name this call was authenticated as.");
+  }
+  if (!bound) {
+    std::fprintf(stderr, "cannot bind: %s\n", bound.error().message.c_str());
+    return 1;
+  }
 
   // An unreadable certificate or key, or a key that does not match, is reported here.
   if (auto started = server.start(); !started) {

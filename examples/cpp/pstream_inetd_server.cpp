@@ -21,8 +21,12 @@ int main() {
   // enough. Limits and timeouts apply as for a listener's connections.
   options.idle_timeout = std::chrono::minutes(10);
   callwire::Server server(options);
-  server.bind(
-      "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+  if (auto bound = server.bind(
+          "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+      !bound) {
+    std::fprintf(stderr, "pstream_inetd_server: %s\n", bound.error().message.c_str());
+    return 1;
+  }
 
   callwire::Status served =
       server.serve_connection(STDIN_FILENO, callwire::ConnectionFraming::Pstream);

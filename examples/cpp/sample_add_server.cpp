@@ -42,8 +42,12 @@ int main(int argc, char** argv) {
 
   // The signature (int, int -> int) is deduced from the lambda: system.methodSignature shows
   // it, and a call with the wrong parameters gets a -32602 fault before the lambda runs.
-  server.bind(
-      "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+  if (auto bound = server.bind(
+          "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
+      !bound) {
+    std::fprintf(stderr, "cannot bind: %s\n", bound.error().message.c_str());
+    return 1;
+  }
 
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "cannot start: %s\n", started.error().message.c_str());

@@ -84,7 +84,7 @@ class CALLWIRE_API Exception : public std::runtime_error {
 /// Either a T or an Error, in the manner of std::expected. `if (result)` tests for success;
 /// `value()` throws callwire::Exception on an error; `error()` is valid only on failure.
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
@@ -110,7 +110,7 @@ class Result {
 };
 
 /// A Result without a value: success, or an Error.
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design

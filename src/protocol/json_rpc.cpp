@@ -11,21 +11,26 @@ namespace {
 
 // A refusal of the reader's (the document, or one request of it): the spec's short message,
 // with the reader's account of what was wrong as the error's data.
-Status write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id,
-                     const Error& error) {
-  const Value detail(error.message);
+void write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id, const Error& error) {
   const char* message = json::standard_message(error.fault_code);
-  return batch ? batch->error(id, error.fault_code, message, &detail)
-               : json::write_error(out, id, error.fault_code, message, &detail);
+  auto write = [&](const Value& detail) {
+    return batch ? batch->error(id, error.fault_code, message, &detail)
+                 : json::write_error(out, id, error.fault_code, message, &detail);
+  };
+  if (write(Value(error.message))) return;
+  // The account may quote input that is not UTF-8; made safe, it can be written.
+  static_cast<void>(write(Value(xml_safe_text(error.message))));
 }
 
-Status write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, const Fault& fault) {
+void write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, const Fault& fault) {
   Status written = batch ? batch->error(id, fault.code, fault.string)
                          : json::write_error(out, id, fault.code, fault.string);
-  if (written) return written;
-  // A handler's fault string that is not UTF-8: say it with what can be said.
+  if (written) return;
+  // A handler's fault string that is not UTF-8: say it with what can be said (which can be
+  // written: it is valid UTF-8).
   const std::string safe = xml_safe_text(fault.string);
-  return batch ? batch->error(id, fault.code, safe) : json::write_error(out, id, fault.code, safe);
+  static_cast<void>(batch ? batch->error(id, fault.code, safe)
+                          : json::write_error(out, id, fault.code, safe));
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ namespace {
 // A fault document whatever the string holds.
 void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOptions& options) {
   if (xml::write_fault(out, fault, options)) return;
-  xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options);
+  // Made safe, the string can be written.
+  static_cast<void>(xml::write_fault(out, Fault{fault.code, xml_safe_text(fault.string)}, options));
 }
 
 }  // namespace

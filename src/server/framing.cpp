@@ -27,7 +27,8 @@ class HttpFraming final : public RequestFraming {
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view date) override {
-    http::append_error_response(out, status, extra, date);
+    // The server's own status and fields: valid, so the answer is always appended.
+    static_cast<void>(http::append_error_response(out, status, extra, date));
   }
 
  private:
@@ -48,7 +49,7 @@ class ScgiFraming final : public RequestFraming {
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view) override {
-    http::append_scgi_error_response(out, status, extra);
+    static_cast<void>(http::append_scgi_error_response(out, status, extra));  // as for HTTP
   }
   std::string gateway_peer() const override {
     return http::cgi_peer(parser_.variable("REMOTE_ADDR"), parser_.variable("REMOTE_PORT"));
@@ -96,9 +97,9 @@ class PstreamFraming final : public RequestFraming {
                     std::string_view) override {
     if (status != 413 || !too_big_) return;  // framing lost: nothing can be said
     Buffer fault;
-    xml::write_fault(fault, Fault{fault_code::kInvalidXmlRpc,
-                                  "the request exceeds the server's packet limit of " +
-                                      std::to_string(max_body_) + " bytes"});
+    static_cast<void>(xml::write_fault(  // ASCII text: always written
+        fault, Fault{fault_code::kInvalidXmlRpc, "the request exceeds the server's packet limit of " +
+                                                     std::to_string(max_body_) + " bytes"}));
     pstream::append_packet(out, fault.view());
   }
 
@@ -150,9 +151,9 @@ class JsonLinesFraming final : public RequestFraming {
   void append_error(Buffer& out, int status, std::span<const http::Header>,
                     std::string_view) override {
     if (status != 413) return;
-    json::write_error(out, json::kNullId, fault_code::kInvalidXmlRpc,
-                      "the request exceeds the server's limit of " + std::to_string(max_body_) +
-                          " bytes");
+    static_cast<void>(json::write_error(  // ASCII text: always written
+        out, json::kNullId, fault_code::kInvalidXmlRpc,
+        "the request exceeds the server's limit of " + std::to_string(max_body_) + " bytes"));
     out.append("\n", 1);
   }
 

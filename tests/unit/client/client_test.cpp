@@ -244,7 +244,7 @@ TEST(Client, MulticallAcceptsWrappedAndBareResults) {
   o.listen = {"127.0.0.1:0"};
   o.threads = 1;
   Server server(o);
-  server.add_method("id", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; });
+  EXPECT_TRUE(server.add_method("id", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; }));
   ASSERT_TRUE(server.start());
   std::vector<MethodCall> ours = {{"id", Value::array({Value::array({Value(1)})})},
                                   {"missing", Value::array()},
@@ -262,11 +262,11 @@ TEST(Client, AsyncCallsShareAPoolOfConnections) {
   so.listen = {"127.0.0.1:0"};
   so.threads = 2;
   Server server(so);
-  server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); });
-  server.add_method("sleep", [](Params p, CallContext&) {
+  EXPECT_TRUE(server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
+  EXPECT_TRUE(server.add_method("sleep", [](Params p, CallContext&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
     return Value(true);
-  });
+  }));
   ASSERT_TRUE(server.start());
   ClientOptions o;
   o.max_connections = 4;
@@ -301,7 +301,7 @@ TEST(Client, OneClientSharedByManyThreads) {
   so.listen = {"127.0.0.1:0"};
   so.threads = 2;
   Server server(so);
-  server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); });
+  EXPECT_TRUE(server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
   ASSERT_TRUE(server.start());
   ClientOptions o;
   o.max_connections = 4;

@@ -27,12 +27,12 @@ struct JsonServer {
     so.threads = 2;
     so.gzip_min_size = gzip_min_size;
     server = std::make_unique<Server>(so);
-    server->bind("add", [](int a, int b) { return a + b; });
-    server->bind("echo", [](std::string s) { return s; });
-    server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); });
-    server->add_method("count", [this](Params, CallContext&) { return Value(++counted); });
-    server->add_method("same", [](Params p, CallContext&) { return p[0]; });
-    server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); });
+    EXPECT_TRUE(server->bind("add", [](int a, int b) { return a + b; }));
+    EXPECT_TRUE(server->bind("echo", [](std::string s) { return s; }));
+    EXPECT_TRUE(server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); }));
+    EXPECT_TRUE(server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
+    EXPECT_TRUE(server->add_method("same", [](Params p, CallContext&) { return p[0]; }));
+    EXPECT_TRUE(server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); }));
     EXPECT_TRUE(server->start());
   }
   std::string url() const { return server->url(); }

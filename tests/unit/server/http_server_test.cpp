@@ -30,24 +30,24 @@ Value add(Params p, CallContext&) { return p[0].as_int() + p[1].as_int(); }
 // A started server with `add`, `echo`, `whoami`, `sleep` (ms) and `big` (n bytes).
 struct TestServer {
   explicit TestServer(ServerOptions options = base_options()) : server(std::move(options)) {
-    server.add_method("add", add, {{{"int", "int", "int"}}, "Adds two integers."});
-    server.add_method("echo", [](Params p, CallContext&) {
+    EXPECT_TRUE(server.add_method("add", add, {{{"int", "int", "int"}}, "Adds two integers."}));
+    EXPECT_TRUE(server.add_method("echo", [](Params p, CallContext&) {
       Value a = Value::array();
       for (Value& v : p) a.push_back(std::move(v));
       return a;
-    });
-    server.add_method("whoami", [](Params, CallContext& c) {
+    }));
+    EXPECT_TRUE(server.add_method("whoami", [](Params, CallContext& c) {
       return Value::structure({{"user", Value(c.user())},
                                {"peer", Value(c.peer())},
                                {"agent", Value(c.header("user-agent"))}});
-    });
-    server.add_method("sleep", [](Params p, CallContext&) {
+    }));
+    EXPECT_TRUE(server.add_method("sleep", [](Params p, CallContext&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
       return Value(true);
-    });
-    server.add_method("big", [](Params p, CallContext&) {
+    }));
+    EXPECT_TRUE(server.add_method("big", [](Params p, CallContext&) {
       return Value(std::string(static_cast<size_t>(p[0].as_int()), 'x'));
-    });
+    }));
     Status s = server.start();
     EXPECT_TRUE(s) << s.error().message;
   }

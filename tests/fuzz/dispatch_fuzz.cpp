@@ -20,27 +20,32 @@ namespace {
 
 using namespace callwire;
 
+// A registration the driver depends on; refused, there is nothing to fuzz.
+void must(const Status& added) {
+  if (!added) abort();
+}
+
 const Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry;
-    reg->add("sample.add",
+    must(reg->add("sample.add",
              [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
-             {{{"int", "int", "int"}}, "Adds two integers."});
-    reg->add("echo", [](Params p, CallContext&) {
+             {{{"int", "int", "int"}}, "Adds two integers."}));
+    must(reg->add("echo", [](Params p, CallContext&) {
       Value a = Value::array();
       for (Value& v : p) a.push_back(std::move(v));
       return a;
-    });
-    reg->add("fail", [](Params p, CallContext& c) -> Value {
+    }));
+    must(reg->add("fail", [](Params p, CallContext& c) -> Value {
       if (p.size() > 1) c.latch_fault({1, "latched"});
       if (p.empty()) throw std::runtime_error("plain exception");
       throw FaultError(-1, std::string(p[0].try_as_string().value_or("fault")));
-    });
-    reg->add("first", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; },
-             {{{"any", "any"}, {"any"}}, ""});
-    reg->bind("named", {"a", "b"}, [](int a, std::optional<std::vector<uint8_t>> b) {
+    }));
+    must(reg->add("first", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; },
+             {{{"any", "any"}, {"any"}}, ""}));
+    must(reg->bind("named", {"a", "b"}, [](int a, std::optional<std::vector<uint8_t>> b) {
       return a + int(b ? b->size() : 0);
-    });
+    }));
     reg->freeze();
     return reg;
   }();

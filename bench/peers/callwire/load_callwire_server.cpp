@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "../common/data.hpp"
+#include "must.hpp"
 
 namespace {
 
@@ -27,11 +28,11 @@ int main() {
   callwire::ServerOptions options;
   options.listen = {"127.0.0.1:0"};
   callwire::Server server(options);
-  server.bind("sample.add", [](int a, int b) { return a + b; });
-  server.bind("get_blob", [&blob](int size) {
+  peers::must(server.bind("sample.add", [](int a, int b) { return a + b; }));
+  peers::must(server.bind("get_blob", [&blob](int size) {
     size_t n = size < 0 ? 0 : std::min(static_cast<size_t>(size), blob.size());
     return std::vector<uint8_t>(blob.begin(), blob.begin() + static_cast<ptrdiff_t>(n));
-  });
+  }));
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "load_callwire_server: %s\n", started.error().message.c_str());
     return 1;

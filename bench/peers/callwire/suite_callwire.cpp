@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "../common/suite.hpp"
+#include "must.hpp"
 
 using peers::Address;
 using peers::Date;
@@ -241,17 +242,17 @@ template <bool kGzip>
 class CallwirePeer {
  public:
   CallwirePeer() : server_(server_options()) {
-    server_.bind("get_answer", [](int n) { return peers::get_answer_direct(n); });
+    peers::must(server_.bind("get_answer", [](int n) { return peers::get_answer_direct(n); }));
     // As the other peers' servers do, the answers are written from the source data itself
     // (a view of the blob, a reference to the students), each copied once: into the reply.
-    server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::span<const uint8_t>> {
+    peers::must(server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::span<const uint8_t>> {
       const auto& source = peers::blob_source();
       if (size < 0 || static_cast<uint64_t>(size) > source.size())
         return callwire::Error(callwire::Errc::InvalidArgument, "too large");
       return std::span<const uint8_t>(source.data(), static_cast<size_t>(size));
-    });
-    server_.bind("get_structs",
-                 []() -> const std::vector<Student>& { return peers::students_source(); });
+    }));
+    peers::must(server_.bind("get_structs",
+                 []() -> const std::vector<Student>& { return peers::students_source(); }));
     if (auto started = server_.start(); !started) peers::wrong_answer("callwire", started.error().message);
     callwire::ClientOptions options;
     options.max_response_size = peers::kMessageLimit;

@@ -150,6 +150,13 @@ inline std::string join_path(std::string head, const std::string& message) {
   head += message;
   return head;
 }
+// The value before `r` is of type `wanted` (read nothing), or "must be <name>, got ...".
+inline Status expect_type(ValueReader& r, Type wanted, std::string_view name) {
+  Result<Type> type = r.peek();
+  if (!type) return type.error();
+  if (*type != wanted) return type_error(name, *type);
+  return {};
+}
 inline Error prefix_error(std::string head, const Error& e) {
   return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
 }
@@ -224,9 +231,7 @@ bool read_field(ValueReader& r, std::string_view name, Field<T>& f, bool& seen, 
 /// repeated member is checked each time it comes).
 template <class... Ts>
 Status read_struct(ValueReader& r, Field<Ts>... fields) {
-  Result<Type> type = r.peek();
-  if (!type) return type.error();
-  if (*type != Type::Struct) return type_error("struct", *type);
+  if (Status s = detail::expect_type(r, Type::Struct, "struct"); !s) return s;
   if (Status s = r.enter_struct(); !s) return s;
   bool seen[sizeof...(Ts) + 1] = {};  // + 1: no zero-length array for a struct of no fields
   std::string_view name;
@@ -341,9 +346,7 @@ struct Convert<std::string> {
     return type_error(type_name, v);
   }
   static Status read(ValueReader& r, std::string& out) {
-    Result<Type> type = r.peek();
-    if (!type) return type.error();
-    if (*type != Type::String) return type_error(type_name, *type);
+    if (Status s = detail::expect_type(r, Type::String, type_name); !s) return s;
     return r.read_string(out);
   }
 };
@@ -410,9 +413,7 @@ struct Convert<std::vector<uint8_t>> {
     return std::vector<uint8_t>(b.begin(), b.end());
   }
   static Status read(ValueReader& r, std::vector<uint8_t>& out) {
-    Result<Type> type = r.peek();
-    if (!type) return type.error();
-    if (*type != Type::Bytes) return type_error(type_name, *type);
+    if (Status s = detail::expect_type(r, Type::Bytes, type_name); !s) return s;
     return r.read_bytes(out);
   }
 };
@@ -553,9 +554,7 @@ struct Convert<std::vector<T, A>> {
   static Status read(ValueReader& r, std::vector<T, A>& out)
     requires std::default_initializable<T>
   {
-    Result<Type> type = r.peek();
-    if (!type) return type.error();
-    if (*type != Type::Array) return type_error(type_name, *type);
+    if (Status s = detail::expect_type(r, Type::Array, type_name); !s) return s;
     if (Status s = r.enter_array(); !s) return s;
     out.clear();
     for (size_t i = 0;; ++i) {
@@ -600,9 +599,7 @@ struct ConvertStringMap {
   static Status read(ValueReader& r, Map& out)
     requires std::default_initializable<Mapped>
   {
-    Result<Type> type = r.peek();
-    if (!type) return type.error();
-    if (*type != Type::Struct) return callwire::type_error(type_name, *type);
+    if (Status s = detail::expect_type(r, Type::Struct, type_name); !s) return s;
     if (Status s = r.enter_struct(); !s) return s;
     out.clear();
     std::string_view name;

@@ -385,8 +385,9 @@ TEST_F(TypedTest, ResultsReadStraightFromTheAnswerMatchFromValue) {
     EXPECT_EQ(message("bad_tag", c->call<demo::Pulled>("bad_tag")),
               json ? "bad_tag: result.tags[1] must be string, got int"
                    : "bad_tag: result.tags[1] must be string, got i8");
-    if (!json)
+    if (!json) {
       EXPECT_EQ(c->call<std::vector<uint8_t>>("blob").value(), std::vector<uint8_t>(100000, 0xA5));
+    }
     Result<demo::Pulled> fault = c->call<demo::Pulled>("fails");
     ASSERT_FALSE(fault);
     EXPECT_EQ(fault.error().code, Errc::Fault);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <sys/socket.h>
 
 #include "callwire/error.hpp"
 #include "net/address.hpp"
@@ -13,8 +14,10 @@ namespace callwire::net {
 
 /// A listening socket on `endpoint`. A Unix path left over by a dead server (nobody accepts
 /// on it) is replaced; one in use is an error. Errors: InvalidArgument with the system's
-/// reason (address in use, permission denied, ...).
-Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog = 1024);
+/// reason (address in use, permission denied, ...). The backlog defaults to the most the
+/// kernel allows (net.core.somaxconn caps it): a burst of connections waits there instead of
+/// being dropped while the server is busy.
+Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog = SOMAXCONN);
 
 /// Starts a non-blocking connect to `address`: the socket is connected, or connecting
 /// (wait until writable, then finish_connect). Errors: ConnectFailed with the reason.

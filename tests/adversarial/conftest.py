@@ -229,26 +229,45 @@ class Server:
             return status, headers, answer
 
 
-def open_raw(server, count, timeout=10.0):
-    """`count` plain TCP connections to the server, connected without waiting on each (a burst
-    of non-blocking connects, then one poll until all are up); left non-blocking."""
+def open_raw(server, count, timeout=10.0, wave=512):
+    """`count` plain TCP connections to the server, connected without waiting on each (bursts
+    of non-blocking connects, then one poll until all are up); left non-blocking.
+
+    The bursts come in waves, each sent once the server has taken the last one from its accept
+    queue: a burst larger than the kernel's queues would leave "connections" that only the
+    client knows of (a SYN cookie whose final ACK was dropped), which the server never sees
+    and so never counts against its cap."""
+    sockets = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(sockets) < count:
+            sockets += _connect_wave(server, min(wave, count - len(sockets)), deadline, count)
+            while (queued := accept_queue(server)) > 0:
+                assert time.monotonic() < deadline, f"{queued} connections never accepted"
+                time.sleep(0.002)
+        return sockets
+    except BaseException:
+        for s in sockets:
+            s.close()
+        raise
+
+
+def _connect_wave(server, count, deadline, total):
     sockets, pending = [], {}
     poller = select.epoll()
     try:
         for _ in range(count):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.setblocking(False)
+            sockets.append(s)
             err = s.connect_ex((server.host, server.port))
             if err not in (0, errno.EINPROGRESS):
-                s.close()
                 raise OSError(err, f"connect: {errno.errorcode.get(err, err)}")
-            sockets.append(s)
             pending[s.fileno()] = s
             poller.register(s.fileno(), select.EPOLLOUT)
-        deadline = time.monotonic() + timeout
         while pending:
             remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{len(pending)} of {count} connections not up in {timeout} s"
+            assert remaining > 0, f"{len(pending)} of {total} connections not up in time"
             for fd, _ in poller.poll(remaining):
                 s = pending.pop(fd)
                 poller.unregister(fd)
@@ -261,6 +280,18 @@ def open_raw(server, count, timeout=10.0):
         raise
     finally:
         poller.close()
+
+
+def accept_queue(server):
+    """Connections waiting in the server's accept queue (its listener's receive queue in
+    /proc/net/tcp, IPv4 loopback)."""
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].split(":")[1], 16) == server.port:
+                return int(fields[4].split(":")[1], 16)
+    raise AssertionError(f"no listener on port {server.port}")
 
 
 def unread_by_server(server, sockets):

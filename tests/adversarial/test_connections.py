@@ -88,7 +88,8 @@ def test_ten_thousand_connections(serve):
         attackers = [attack.track(s) for s in open_raw(server, count, timeout=20.0)]
         # Whoever is over the cap is answered at once; the held ones hear nothing.
         refused, closed_silently = 0, 0
-        deadline = time.monotonic() + 5.0
+        # Ends as soon as all are told; a sanitized server under load takes seconds.
+        deadline = time.monotonic() + 15.0
         undecided = set(attackers)
         poller = select.epoll()
         for s in attackers:

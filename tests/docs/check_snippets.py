@@ -1,16 +1,17 @@
-"""Checks that every ```cpp block of a Markdown file is a run of consecutive lines of one of
-the given source files, exactly as written there (docs/tutorial.md against docs/tutorial/).
+"""Checks that every ```cpp and ```c block of a Markdown file is a run of consecutive lines of
+one of the given source files, exactly as written there (docs/tutorial.md against
+docs/tutorial/, docs/migrating-from-xmlrpc-c.md against docs/migrating/).
 Usage: check_snippets.py DOC.md SOURCE...   Exits 1 naming each block that is not."""
 import sys
 
 
 def blocks(path):
-    """(first line number, lines) of each ```cpp block."""
+    """(first line number, lines) of each ```cpp or ```c block."""
     out, current, start = [], None, 0
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip("\n")
-            if current is None and line.strip() == "```cpp":
+            if current is None and line.strip() in ("```cpp", "```c"):
                 current, start = [], number + 1
             elif current is not None and line.strip() == "```":
                 out.append((start, current))
@@ -34,12 +35,12 @@ def main(argv):
     found = blocks(doc)
     bad = [(start, b) for start, b in found if not any(contains(t, b) for t in texts.values())]
     for start, b in bad:
-        print(f"{doc}:{start}: this cpp block is not lines of {' or '.join(sources)}:")
+        print(f"{doc}:{start}: this code block is not lines of {' or '.join(sources)}:")
         print("\n".join("    " + l for l in b[:5]))
     if not found:
-        print(f"{doc}: no cpp block")
+        print(f"{doc}: no code block")
         return 1
-    print(f"{len(found) - len(bad)} of {len(found)} cpp blocks match")
+    print(f"{len(found) - len(bad)} of {len(found)} code blocks match")
     return 1 if bad else 0
 
 

@@ -56,13 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef CALLWIRE_API
-#if defined(_WIN32)
-#define CALLWIRE_API
-#else
-#define CALLWIRE_API __attribute__((visibility("default")))
-#endif
-#endif
+#include "callwire/version.h" /* CALLWIRE_API, the version macros, callwire_version() */
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,7 +95,8 @@ CALLWIRE_API const char* cw_status_name(cw_status status);
 /** The details of a failure, filled by the functions that take a `cw_error*` (which may be
  *  NULL when the caller only wants the status). A plain struct on the caller's side: it needs
  *  no allocation (so it can report CW_NO_MEMORY) and no freeing. `message` is always
- *  NUL-terminated, truncated to fit. On success it is set to {CW_OK, 0, ""}. */
+ *  NUL-terminated valid UTF-8; one longer than 255 bytes keeps its start (what failed) and its
+ *  end (usually the cause), joined by " ... ". On success it is set to {CW_OK, 0, ""}. */
 typedef struct cw_error {
   cw_status status;
   int32_t fault_code; /**< the XML-RPC fault code: the peer's for CW_FAULT, else the interop

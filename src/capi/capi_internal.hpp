@@ -57,13 +57,39 @@ inline void clear_error(cw_error* error) noexcept {
   error->message[0] = '\0';
 }
 
+// Copies `message` into cw_error's fixed buffer. One that does not fit keeps its start (what
+// failed, where) and its end (usually the cause: "...: connection refused"), joined by " ... ",
+// each cut on a UTF-8 character boundary so the text stays valid UTF-8.
+template <size_t N>
+void copy_message(char (&out)[N], std::string_view message) noexcept {
+  static_assert(N > 64);
+  if (message.size() < N) {
+    std::memcpy(out, message.data(), message.size());
+    out[message.size()] = '\0';
+    return;
+  }
+  constexpr std::string_view kJoin = " ... ";
+  auto is_continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  size_t tail = (N - 1 - kJoin.size()) / 3;  // a third for the end, the rest for the start
+  size_t head = N - 1 - kJoin.size() - tail;
+  while (head > 0 && is_continuation(message[head])) --head;  // message[head] starts the cut
+  size_t tail_start = message.size() - tail;
+  while (tail_start < message.size() && is_continuation(message[tail_start])) ++tail_start;
+  char* p = out;
+  std::memcpy(p, message.data(), head);
+  p += head;
+  std::memcpy(p, kJoin.data(), kJoin.size());
+  p += kJoin.size();
+  std::memcpy(p, message.data() + tail_start, message.size() - tail_start);
+  p[message.size() - tail_start] = '\0';
+}
+
 inline cw_status set_error(cw_error* error, cw_status status, int32_t fault_code,
                            std::string_view message) noexcept {
   if (error) {
     error->status = status;
     error->fault_code = fault_code;
-    std::snprintf(error->message, sizeof error->message, "%.*s", static_cast<int>(message.size()),
-                  message.data());
+    copy_message(error->message, message);
   }
   return status;
 }

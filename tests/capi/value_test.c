@@ -2,6 +2,7 @@
  * NULL handling, copies and equality, encode/decode, and allocation-failure injection (each
  * allocation of a nested build fails in turn: CW_NO_MEMORY, nothing leaked under ASan). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,86 @@ static void test_status_names(void) {
   CHECK(strcmp(cw_status_name((cw_status)999), "unknown") == 0);
   CHECK(strcmp(cw_status_name((cw_status)-1), "unknown") == 0);
   CHECK(CW_STOPPED == 18);
+}
+
+/* The macros, the string and the running library agree (the library is this tree's). */
+static void test_version(void) {
+  char composed[32];
+  snprintf(composed, sizeof composed, "%d.%d.%d", CALLWIRE_VERSION_MAJOR, CALLWIRE_VERSION_MINOR,
+           CALLWIRE_VERSION_PATCH);
+  CHECK(strcmp(composed, CALLWIRE_VERSION_STRING) == 0);
+  CHECK(strcmp(callwire_version(), CALLWIRE_VERSION_STRING) == 0);
+  CHECK(CALLWIRE_VERSION_NUMBER == CALLWIRE_VERSION_AT(CALLWIRE_VERSION_MAJOR,
+                                                       CALLWIRE_VERSION_MINOR,
+                                                       CALLWIRE_VERSION_PATCH));
+  CHECK(CALLWIRE_VERSION_AT(0, 2, 0) > CALLWIRE_VERSION_AT(0, 1, 99));
+  CHECK(CALLWIRE_VERSION_AT(1, 0, 0) > CALLWIRE_VERSION_AT(0, 999, 999));
+}
+
+/* A fault document whose faultString is `text`, decoded: what cw_error.message keeps of it. */
+static void decode_fault_string(const char* text, cw_error* err) {
+  static const char head[] =
+      "<methodResponse><fault><value><struct><member><name>faultCode</name><value><int>7</int>"
+      "</value></member><member><name>faultString</name><value><string>";
+  static const char tail[] = "</string></value></member></struct></value></fault></methodResponse>";
+  char doc[2048];
+  cw_value* back = NULL;
+  snprintf(doc, sizeof doc, "%s%s%s", head, text, tail);
+  CHECK_STATUS(cw_value_decode_response(doc, strlen(doc), &back, err), CW_FAULT);
+  CHECK(back == NULL && err->fault_code == 7);
+}
+
+/* True when `s` is well-formed UTF-8 (no sequence cut short). */
+static int valid_utf8(const char* s) {
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    int extra = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : 3;
+    if ((*p & 0xC0) == 0x80) return 0;
+    ++p;
+    for (; extra > 0; --extra, ++p)
+      if ((*p & 0xC0) != 0x80) return 0;
+  }
+  return 1;
+}
+
+/* A message longer than cw_error holds keeps its start and its end (where the cause usually
+ * is), joined by " ... ", and stays valid UTF-8 whatever characters sit at the cuts. */
+static void test_long_error_messages(void) {
+  char text[1200];
+  cw_error err;
+  size_t n, i;
+  size_t message_len;
+
+  /* "where: " + 600 x's + ": THE CAUSE" */
+  n = (size_t)sprintf(text, "where: ");
+  for (i = 0; i < 600; ++i) text[n++] = 'x';
+  strcpy(text + n, ": THE CAUSE");
+  decode_fault_string(text, &err);
+  message_len = strlen(err.message);
+  CHECK(message_len < sizeof err.message);
+  CHECK(strncmp(err.message, "where: xxx", 10) == 0);
+  CHECK(strstr(err.message, " ... ") != NULL);
+  CHECK(message_len > 11 && strcmp(err.message + message_len - 11, ": THE CAUSE") == 0);
+
+  /* Two-, three- and four-byte characters everywhere: no cut inside one, at any offset. */
+  for (i = 0; i < 4; ++i) {
+    size_t k;
+    n = 0;
+    for (k = 0; k < i; ++k) text[n++] = 'a';
+    while (n < 1000) {
+      memcpy(text + n, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9); /* é € 😀 */
+      n += 9;
+    }
+    text[n] = '\0';
+    decode_fault_string(text, &err);
+    CHECK(strlen(err.message) < sizeof err.message && strlen(err.message) > 200);
+    CHECK(valid_utf8(err.message));
+    CHECK(strstr(err.message, " ... ") != NULL);
+  }
+
+  /* A message that fits is kept whole, with no marker. */
+  decode_fault_string("short and whole", &err);
+  CHECK(strcmp(err.message, "short and whole") == 0);
 }
 
 static void test_constant_time_equal(void) {
@@ -526,7 +607,7 @@ static void test_allocation_failure(void) {
 
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
-      TEST(test_status_names),       TEST(test_constant_time_equal), TEST(test_scalars),    TEST(test_strings_and_bytes),
+      TEST(test_status_names),       TEST(test_version),   TEST(test_long_error_messages), TEST(test_constant_time_equal), TEST(test_scalars),    TEST(test_strings_and_bytes),
       TEST(test_datetime),           TEST(test_arrays),     TEST(test_structs),
       TEST(test_null_handling),      TEST(test_copy_equal), TEST(test_encode_decode),
       TEST(test_allocation_failure),

@@ -18,7 +18,7 @@ CMAKE_FLAGS ?=
 # comes first on PATH may not have it.
 PYTHON3 ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers docs clean
+.PHONY: all setup build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers deb docs clean
 
 all: build
 
@@ -72,6 +72,15 @@ bench-peers: setup
 	  -DCALLWIRE_BENCH=ON -DCALLWIRE_TESTS=OFF -DCALLWIRE_EXAMPLES=OFF >/dev/null
 	@cmake --build build/bench-peers -j $(JOBS)
 	@$(PYTHON3) bench/peers_run.py build/bench-peers $(PEERS_ARGS)
+
+# The Debian packages (cmake/package.cmake) from a Release tree installed under /usr:
+# build/deb/packages/*.deb.
+deb: setup
+	@cmake -S . -B build/deb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  -DCALLWIRE_TESTS=OFF -DCALLWIRE_EXAMPLES=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/deb -j $(JOBS)
+	@cd build/deb && cpack -G DEB
+	@ls -1 build/deb/packages/*.deb
 
 # Doxyfile plus the version from CMakeLists.txt; warnings go to build/docs/warnings.log.
 docs: setup

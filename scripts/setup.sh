@@ -24,6 +24,7 @@ packages=(
   libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
+  dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
   "$@"
 )
 

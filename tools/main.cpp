@@ -16,13 +16,11 @@
 
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
+#include "callwire/version.h"
 #include "callwire/xml.hpp"
 #include "json_form.hpp"
 #include "net_commands.hpp"
 
-#ifndef CALLWIRE_VERSION
-#define CALLWIRE_VERSION "unknown"
-#endif
 
 namespace {
 
@@ -135,7 +133,7 @@ std::vector<std::string> unprotect(std::vector<std::string> params) {
 
 int main(int argc, char** argv) {
   CLI::App app("callwire: XML-RPC from the command line", "callwire");
-  app.set_version_flag("--version", "callwire " CALLWIRE_VERSION);
+  app.set_version_flag("--version", std::string("callwire ") + callwire_version());
   app.require_subcommand(1);
 
   std::string decode_path = "-";

@@ -3,6 +3,7 @@
  * checked. Exits 0 only on 3 + 5 = 8. */
 #include <callwire.h>
 #include <stdio.h>
+#include <string.h>
 
 static cw_status add(cw_call* call, void* user_data) {
   int32_t a, b;
@@ -42,6 +43,12 @@ int main(void) {
   cw_value_free(a);
   cw_client_free(client);
   cw_server_free(server);
-  if (ok) printf("C: 3 + 5 = 8\n");
+  /* The headers and the library that runs are the same version here. */
+  if (ok && strcmp(callwire_version(), CALLWIRE_VERSION_STRING) != 0) {
+    fprintf(stderr, "C consumer: library %s, headers %s\n", callwire_version(),
+            CALLWIRE_VERSION_STRING);
+    ok = 0;
+  }
+  if (ok) printf("C: 3 + 5 = 8 (callwire %s)\n", callwire_version());
   return ok ? 0 : 1;
 }

@@ -27,7 +27,6 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME callwire)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "The callwire authors")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "XML-RPC and JSON-RPC library for C and C++")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
@@ -45,25 +44,28 @@ set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 # packaged against the library get their Depends from it.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
-set(CPACK_COMPONENT_LIB_DESCRIPTION
-    "XML-RPC and JSON-RPC library for C and C++: the shared library\n"
-    "callwire speaks XML-RPC and JSON-RPC 2.0 over HTTP, HTTPS, SCGI, CGI and xmlrpc-c's\n"
-    "packet stream, as a server and as a client, with a C++ API and a C API.")
+# Descriptions: the first line is the synopsis, the rest the long description (one string:
+# a CMake list's semicolons would end up in the control file). No
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put it before each as a common synopsis.
+string(CONCAT CPACK_DEBIAN_LIB_DESCRIPTION
+  "XML-RPC and JSON-RPC library for C and C++: the shared library\n"
+  "callwire speaks XML-RPC and JSON-RPC 2.0 over HTTP, HTTPS, SCGI, CGI and xmlrpc-c's\n"
+  "packet stream, as a server and as a client, with a C++ API and a C API.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME ${CALLWIRE_DEB_DEV})
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "${CALLWIRE_DEB_LIB} (= ${PROJECT_VERSION}), zlib1g-dev, libssl-dev, libsimdjson-dev")
-set(CPACK_COMPONENT_DEV_DESCRIPTION
-    "XML-RPC and JSON-RPC library for C and C++: development files\n"
-    "Headers (C++ and C), the static library, and the files CMake's find_package and\n"
-    "pkg-config use to find callwire.")
+string(CONCAT CPACK_DEBIAN_DEV_DESCRIPTION
+  "XML-RPC and JSON-RPC library for C and C++: development files\n"
+  "Headers (C++ and C), the static library, and the files CMake's find_package and\n"
+  "pkg-config use to find callwire.")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME ${CALLWIRE_DEB_TOOLS})
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION net)
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION
-    "XML-RPC and JSON-RPC from the command line\n"
-    "callwire calls methods of XML-RPC and JSON-RPC servers, lists their methods, converts\n"
-    "documents to and from a JSON form, and runs a demonstration server.")
+string(CONCAT CPACK_DEBIAN_TOOLS_DESCRIPTION
+  "XML-RPC and JSON-RPC from the command line\n"
+  "callwire calls methods of XML-RPC and JSON-RPC servers, lists their methods, converts\n"
+  "documents to and from a JSON form, and runs a demonstration server.")
 
 include(CPack)

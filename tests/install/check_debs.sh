@@ -37,12 +37,18 @@ for package in "${expected[@]}"; do
   [ "$(field "$package" Architecture)" = "$arch" ] || fail "$package: Architecture"
   [ -n "$(field "$package" Maintainer)" ] || fail "$package: no Maintainer"
   [ -n "$(field "$package" Description)" ] || fail "$package: no Description"
+  # Its own synopsis (the first line), then a long description; nothing of CMake's lists.
+  grep -q ';' <<<"$(field "$package" Description)" && fail "$package: a ';' in its Description"
+  [ "$(field "$package" Description | wc -l)" -ge 2 ] || fail "$package: no long description"
   contents "$package" | grep -qx "/usr/share/doc/$package/copyright" \
     || fail "$package has no /usr/share/doc/$package/copyright"
   cmp -s <(dpkg-deb --fsys-tarfile "$(deb_of "$package")" |
            tar -xO "./usr/share/doc/$package/copyright") "$(dirname "$0")/../../LICENSE" \
     || fail "$package: its copyright file is not LICENSE"
 done
+
+[ "$(field "$lib" Description | head -n 1)" != "$(field "$dev" Description | head -n 1)" ] \
+  || fail "$lib and $dev have the same synopsis"
 
 # The library package: the shared library and its SONAME link, nothing to build with; its
 # dependencies found by dpkg-shlibdeps; a shlibs file for the packages built against it.

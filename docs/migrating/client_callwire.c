@@ -4,17 +4,14 @@
 
 int main(void) {
   cw_client* client = NULL;
-  cw_value *a = NULL, *b = NULL, *result = NULL;
-  const cw_value* params[2];
-  cw_error err = {CW_NO_MEMORY, 0, "out of memory"}; /* filled by whatever fails */
+  cw_value* result = NULL;
+  cw_error err;
   int32_t sum = 0;
   int failed = 1;
 
-  if (cw_client_new("http://127.0.0.1:8080/RPC2", NULL, &client, &err) == CW_OK &&
-      cw_value_new_int(5, &a) == CW_OK && cw_value_new_int(3, &b) == CW_OK) {
-    params[0] = a;
-    params[1] = b;
-    if (cw_client_call(client, "sample.add", params, 2, NULL, &result, &err) == CW_OK &&
+  if (cw_client_new("http://127.0.0.1:8080/RPC2", NULL, &client, &err) == CW_OK) {
+    const cw_arg params[] = {cw_arg_int(5), cw_arg_int(3)}; /* types checked by the compiler */
+    if (cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err) == CW_OK &&
         cw_value_get_int(result, &sum) == CW_OK)
       failed = 0;
   }
@@ -23,8 +20,6 @@ int main(void) {
   else
     printf("%d\n", (int)sum);
   cw_value_free(result); /* values are owned, not reference-counted: each is freed once */
-  cw_value_free(b);
-  cw_value_free(a);
   cw_client_free(client);
   return failed;
 }

@@ -14,6 +14,7 @@
 #include "callwire.h"
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
+#include "callwire/xml.hpp"
 
 // A handle is a Value and nothing else, so a Value inside an array or struct (or a handler's
 // parameter) can be handed out as a borrowed `const cw_value*` (a standard-layout struct is
@@ -38,6 +39,9 @@ cw_status make_handle(Value&& v, cw_value** out);
 // std::bad_alloc (inside guard()).
 void copy_out(std::string_view bytes, char** out, size_t* len_out);
 
+// `size` bytes that cw_free releases, from the same storage. Throws std::bad_alloc.
+void* alloc_out(size_t size);
+
 // A C caller may put any int in an enum; in C++ loading a value outside the enum's range is
 // undefined (UBSan's -fsanitize=enum says so), so enums from C are read as their bits.
 template <class E>
@@ -49,6 +53,55 @@ int enum_bits(const E& e) noexcept {
 }
 
 inline cw_status to_status(Errc code) noexcept { return static_cast<cw_status>(code); }
+
+// cw_datetime to DateTime: false for a field out of range or an unknown zone.
+inline bool from_c_datetime(const cw_datetime& c, DateTime& d) noexcept {
+  d.year = c.year;
+  d.month = c.month;
+  d.day = c.day;
+  d.hour = c.hour;
+  d.minute = c.minute;
+  d.second = c.second;
+  d.fraction_digits = c.fraction_digits;
+  d.nanosecond = c.nanosecond;
+  switch (enum_bits(c.zone)) {
+    case CW_ZONE_NONE:
+      d.zone = DateTime::Zone::None;
+      break;
+    case CW_ZONE_UTC:
+      d.zone = DateTime::Zone::Utc;
+      break;
+    case CW_ZONE_OFFSET:
+      d.zone = DateTime::Zone::Offset;
+      break;
+    default:
+      return false;
+  }
+  d.offset_minutes = c.offset_minutes;
+  return d.valid();
+}
+
+inline cw_datetime to_c_datetime(const DateTime& d) noexcept {
+  cw_datetime c;
+  std::memset(&c, 0, sizeof c);
+  c.year = d.year;
+  c.month = d.month;
+  c.day = d.day;
+  c.hour = d.hour;
+  c.minute = d.minute;
+  c.second = d.second;
+  c.fraction_digits = d.fraction_digits;
+  c.nanosecond = d.nanosecond;
+  c.zone = d.zone == DateTime::Zone::Utc      ? CW_ZONE_UTC
+           : d.zone == DateTime::Zone::Offset ? CW_ZONE_OFFSET
+                                              : CW_ZONE_NONE;
+  c.offset_minutes = d.offset_minutes;
+  return c;
+}
+
+// Builds the Value `arg` describes (src/capi/described_capi.cpp). `where` names it in error
+// messages ("params[1]"; empty for a value of its own).
+cw_status build_described(const cw_arg& arg, Value& out, std::string where, cw_error* error);
 
 inline void clear_error(cw_error* error) noexcept {
   if (!error) return;
@@ -135,6 +188,14 @@ bool options_size_ok(const Options* o, size_t first_version_size) noexcept {
 // True when the caller's struct reaches `field` (see options_size_ok).
 #define CW_HAS_FIELD(options, type, field) \
   ((options)->struct_size >= offsetof(type, field) + sizeof((options)->field))
+
+// The C reader limits over the C++ ones: zero keeps the default (the reader clamps the depth).
+inline void apply_reader_limits(const cw_reader_limits& c, xml::ReaderLimits& limits) noexcept {
+  if (c.max_document_size) limits.max_document_size = c.max_document_size;
+  if (c.max_depth) limits.max_depth = c.max_depth;
+  if (c.max_elements) limits.max_elements = c.max_elements;
+  if (c.max_string_size) limits.max_string_size = c.max_string_size;
+}
 
 // A NUL-terminated C string as a view; NULL is empty.
 inline std::string_view view(const char* s) noexcept { return s ? std::string_view(s) : ""; }

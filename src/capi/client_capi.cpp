@@ -68,6 +68,8 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
       return st;
     }
   }
+  if (CW_HAS_FIELD(o, cw_client_options, reader_limits))
+    apply_reader_limits(o->reader_limits, out.reader_limits);
   return CW_OK;
 }
 
@@ -105,6 +107,16 @@ cw_status prepare(const char* method, const cw_value* const* params, size_t para
     return st;
   }
   return to_call_options(options, call_options, error);
+}
+
+// The synchronous call itself, once the parameters are values: the result handed out.
+cw_status call_and_return(cw_client& client, const char* method, const std::vector<Value>& values,
+                          const callwire::CallOptions& call_options, cw_value** result_out,
+                          cw_error* error) {
+  callwire::Result<Value> r = client.client.call(
+      method, std::span<const Value>(values.data(), values.size()), call_options);
+  if (!r) return set_error(error, r.error());
+  return make_handle(std::move(*r), result_out);
 }
 
 }  // namespace
@@ -145,10 +157,29 @@ cw_status cw_client_call(cw_client* client, const char* method, const cw_value* 
     callwire::CallOptions call_options;
     cw_status st = prepare(method, params, param_count, options, values, call_options, error);
     if (st != CW_OK) return st;
-    callwire::Result<Value> r = client->client.call(
-        method, std::span<const Value>(values.data(), values.size()), call_options);
-    if (!r) return set_error(error, r.error());
-    return make_handle(std::move(*r), result_out);
+    return call_and_return(*client, method, values, call_options, result_out, error);
+  });
+}
+
+cw_status cw_client_call_args(cw_client* client, const char* method, const cw_arg* params,
+                              size_t param_count, const cw_call_options* options,
+                              cw_value** result_out, cw_error* error) {
+  clear_error(error);
+  if (!client || !result_out || !method || (!params && param_count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "client, method and result_out must not be NULL, nor params with "
+                     "param_count > 0");
+  }
+  return guard(error, [&] {
+    std::vector<Value> values(param_count);
+    for (size_t i = 0; i < param_count; ++i) {
+      cw_status st =
+          build_described(params[i], values[i], "params[" + std::to_string(i) + "]", error);
+      if (st != CW_OK) return st;
+    }
+    callwire::CallOptions call_options;
+    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    return call_and_return(*client, method, values, call_options, result_out, error);
   });
 }
 

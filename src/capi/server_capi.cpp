@@ -131,6 +131,10 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
       out.listen.emplace_back(o->listens[i]);
     }
   }
+  if (CW_HAS_FIELD(o, cw_server_options, max_header_bytes) && o->max_header_bytes)
+    out.max_header_bytes = o->max_header_bytes;
+  if (CW_HAS_FIELD(o, cw_server_options, reader_limits))
+    apply_reader_limits(o->reader_limits, out.reader_limits);
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {
@@ -557,6 +561,45 @@ cw_status cw_call_return_double(cw_call* call, double d) {
 cw_status cw_call_return_string(cw_call* call, const char* data, size_t len) {
   if (!call || (!data && len > 0)) return CW_INVALID_ARGUMENT;
   return guard([&] { return set_result(call, Value(std::string_view(data ? data : "", len))); });
+}
+
+cw_status cw_server_method_stats(const cw_server* server, cw_method_stats** stats_out,
+                                 size_t* count_out) {
+  if (!server || !stats_out || !count_out) return CW_INVALID_ARGUMENT;
+  return guard([&] {
+    std::vector<callwire::MethodStats> stats = server->server.method_stats();
+    // One block: the entries, then their names, so that one cw_free releases it all.
+    size_t bytes = stats.size() * sizeof(cw_method_stats);
+    for (const auto& m : stats) bytes += m.name.size() + 1;
+    char* block = static_cast<char*>(alloc_out(bytes > 0 ? bytes : 1));
+    auto* entries = reinterpret_cast<cw_method_stats*>(block);
+    char* names = block + stats.size() * sizeof(cw_method_stats);
+    for (size_t i = 0; i < stats.size(); ++i) {
+      std::memcpy(names, stats[i].name.c_str(), stats[i].name.size() + 1);
+      entries[i].name = names;
+      entries[i].calls = stats[i].calls;
+      entries[i].faults = stats[i].faults;
+      entries[i].total_ns = static_cast<uint64_t>(stats[i].total_time.count());
+      names += stats[i].name.size() + 1;
+    }
+    *stats_out = entries;
+    *count_out = stats.size();
+    return CW_OK;
+  });
+}
+
+cw_status cw_call_return_cstring(cw_call* call, const char* s) {
+  if (!s) return CW_INVALID_ARGUMENT;
+  return cw_call_return_string(call, s, std::strlen(s));
+}
+
+cw_status cw_call_return_arg(cw_call* call, cw_arg arg) {
+  if (!call) return CW_INVALID_ARGUMENT;
+  return guard([&] {
+    Value v;
+    if (cw_status st = build_described(arg, v, "result", nullptr)) return st;
+    return set_result(call, std::move(v));
+  });
 }
 
 cw_status cw_call_fault(cw_call* call, int32_t code, const char* message) {

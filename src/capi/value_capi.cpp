@@ -2,6 +2,7 @@
 // core never sees C; the shared pieces are in capi_internal.hpp.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
@@ -62,6 +63,8 @@ cw_status callwire::capi::make_handle(Value&& v, cw_value** out) {
   return CW_OK;
 }
 
+void* callwire::capi::alloc_out(size_t size) { return callwire::detail::value_alloc(size); }
+
 void callwire::capi::copy_out(std::string_view bytes, char** out, size_t* len_out) {
   char* copy = static_cast<char*>(callwire::detail::value_alloc(bytes.size() + 1));
   if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
@@ -113,29 +116,7 @@ cw_status cw_value_new_string(const char* data, size_t len, cw_value** out) {
 cw_status cw_value_new_datetime(const cw_datetime* dt, cw_value** out) {
   if (!out || !dt) return CW_INVALID_ARGUMENT;
   callwire::DateTime d;
-  d.year = dt->year;
-  d.month = dt->month;
-  d.day = dt->day;
-  d.hour = dt->hour;
-  d.minute = dt->minute;
-  d.second = dt->second;
-  d.fraction_digits = dt->fraction_digits;
-  d.nanosecond = dt->nanosecond;
-  switch (enum_bits(dt->zone)) {
-    case CW_ZONE_NONE:
-      d.zone = callwire::DateTime::Zone::None;
-      break;
-    case CW_ZONE_UTC:
-      d.zone = callwire::DateTime::Zone::Utc;
-      break;
-    case CW_ZONE_OFFSET:
-      d.zone = callwire::DateTime::Zone::Offset;
-      break;
-    default:
-      return CW_INVALID_ARGUMENT;
-  }
-  d.offset_minutes = dt->offset_minutes;
-  if (!d.valid()) return CW_INVALID_ARGUMENT;
+  if (!from_c_datetime(*dt, d)) return CW_INVALID_ARGUMENT;
   return guard([&] { return make_handle(Value(d), out); });
 }
 
@@ -217,25 +198,8 @@ cw_status cw_value_get_string(const cw_value* value, const char** data_out, size
 cw_status cw_value_get_datetime(const cw_value* value, cw_datetime* out) {
   if (!value || !out) return CW_INVALID_ARGUMENT;
   if (!value->value.is_datetime()) return CW_TYPE_MISMATCH;
-  return guard([&] {
-    callwire::DateTime d = value->value.as_datetime();
-    cw_datetime r;
-    std::memset(&r, 0, sizeof r);
-    r.year = d.year;
-    r.month = d.month;
-    r.day = d.day;
-    r.hour = d.hour;
-    r.minute = d.minute;
-    r.second = d.second;
-    r.fraction_digits = d.fraction_digits;
-    r.nanosecond = d.nanosecond;
-    r.zone = d.zone == callwire::DateTime::Zone::Utc      ? CW_ZONE_UTC
-             : d.zone == callwire::DateTime::Zone::Offset ? CW_ZONE_OFFSET
-                                                          : CW_ZONE_NONE;
-    r.offset_minutes = d.offset_minutes;
-    *out = r;
-    return CW_OK;
-  });
+  *out = to_c_datetime(value->value.as_datetime());
+  return CW_OK;
 }
 
 cw_status cw_value_get_bytes(const cw_value* value, const void** data_out, size_t* len_out) {
@@ -349,6 +313,67 @@ cw_status cw_value_decode_response(const char* xml, size_t len, cw_value** out, 
       return set_error(error, CW_FAULT, r->fault.code, r->fault.string.c_str());
     }
     return make_handle(std::move(r->result), out);
+  });
+}
+
+cw_status cw_encode_call(const char* method, const cw_value* const* params, size_t param_count,
+                         char** xml_out, size_t* len_out, cw_error* error) {
+  clear_error(error);
+  if (!method || !*method || !xml_out || (!params && param_count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "method (not empty) and xml_out must not be NULL, nor params with a count");
+  }
+  return guard(error, [&] {
+    std::vector<Value> values;
+    values.reserve(param_count);
+    for (size_t i = 0; i < param_count; ++i) {
+      if (!params[i])
+        return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
+      values.push_back(params[i]->value);
+    }
+    callwire::Buffer buffer;
+    callwire::Status st = callwire::xml::write_call(buffer, method, values);
+    if (!st) return set_error(error, st.error());
+    copy_out(buffer.view(), xml_out, len_out);
+    return CW_OK;
+  });
+}
+
+cw_status cw_decode_call(const char* xml, size_t len, char** method_out, cw_value** params_out,
+                         cw_error* error) {
+  clear_error(error);
+  if (!method_out || !params_out || (!xml && len > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "method_out and params_out must not be NULL, nor xml with len > 0");
+  }
+  return guard(error, [&] {
+    callwire::xml::Reader reader;
+    callwire::Result<callwire::MethodCall> r = reader.read_call(std::string_view(xml ? xml : "", len));
+    if (!r) return set_error(error, r.error());
+    cw_value* params = nullptr;
+    if (cw_status st = make_handle(std::move(r->params), &params)) return st;
+    try {
+      copy_out(r->method_name, method_out, nullptr);
+    } catch (...) {
+      cw_value_free(params);  // nothing allocated on failure
+      throw;
+    }
+    *params_out = params;
+    return CW_OK;
+  });
+}
+
+cw_status cw_encode_fault(int32_t code, const char* message, char** xml_out, size_t* len_out,
+                          cw_error* error) {
+  clear_error(error);
+  if (!xml_out) return set_error(error, Errc::InvalidArgument, "xml_out must not be NULL");
+  return guard(error, [&] {
+    callwire::Buffer buffer;
+    callwire::Status st =
+        callwire::xml::write_fault(buffer, callwire::Fault{code, std::string(view(message))});
+    if (!st) return set_error(error, st.error());
+    copy_out(buffer.view(), xml_out, len_out);
+    return CW_OK;
   });
 }
 

@@ -141,6 +141,34 @@ static int check_password(const char* user, size_t user_len, const char* passwor
          memcmp(password, "secret", 6) == 0;
 }
 
+/* person(name, age) -> {"name": name, "age": age, "tags": ["c", "api"]}, answered with a
+ * description (cw_call_return_arg); person("", ...) answers with a wrong description. */
+static cw_status person(cw_call* call, void* user_data) {
+  const char* name = NULL;
+  size_t name_len = 0;
+  int32_t age = 0;
+  cw_status st;
+  const cw_arg tags[] = {cw_arg_cstring("c"), cw_arg_cstring("api")};
+  cw_arg_member members[3];
+  (void)user_data;
+  if ((st = cw_call_param_string(call, 0, &name, &name_len)) ||
+      (st = cw_call_param_int(call, 1, &age)))
+    return st;
+  members[0].name = "name";
+  members[0].value = cw_arg_string(name_len ? name : NULL, name_len ? name_len : 1);
+  members[1].name = "age";
+  members[1].value = cw_arg_int(age);
+  members[2].name = "tags";
+  members[2].value = cw_arg_array(tags, 2);
+  return cw_call_return_arg(call, cw_arg_struct(members, 3));
+}
+
+/* greeting() -> "hello", with the NUL-terminated helper. */
+static cw_status greeting(cw_call* call, void* user_data) {
+  (void)user_data;
+  return cw_call_return_cstring(call, "hello");
+}
+
 /* ---- a server for the tests ---- */
 
 static cw_server* start_server(const cw_server_options* options) {
@@ -173,6 +201,8 @@ static cw_server* start_server(const cw_server_options* options) {
   CHECK_STATUS(cw_server_add_method(server, "login", login, NULL, NULL, NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "count", count_call, &counter_calls, "i:", NULL, &err),
                CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "person", person, NULL, "S:si", NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "greeting", greeting, NULL, "s:", NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_OK);
   if (options->listen && strncmp(options->listen, "unix:", 5) != 0) {
     CHECK(cw_server_port(server) != 0);
@@ -220,6 +250,153 @@ static void expect_fault(cw_client* client, const char* method, cw_value* param,
 }
 
 /* ---- tests ---- */
+
+/* Method statistics, the header and reader limits of a server, the reader limits of a client. */
+static void test_stats_and_limits(void) {
+  cw_server_options options;
+  cw_client_options client_options;
+  cw_server* server;
+  cw_client* client;
+  cw_value* result = NULL;
+  cw_method_stats* stats = NULL;
+  size_t count = 0, i;
+  int found = 0;
+  cw_error err;
+  char big[400];
+  cw_header header;
+  cw_call_options call_options;
+
+  cw_server_options_init(&options);
+  options.listen = "127.0.0.1:0";
+  options.max_header_bytes = 256;
+  options.reader_limits.max_depth = 2; /* arrays and structs nested in one parameter */
+  server = start_server(&options);
+  client = make_client(cw_server_url(server), NULL);
+
+  for (i = 0; i < 3; ++i) {
+    CHECK_STATUS(call_ints(client, "sample.add", 1, 2, 2, &result, &err), CW_OK);
+    cw_value_free(result);
+    result = NULL;
+  }
+  CHECK_STATUS(cw_client_call(client, "fault", NULL, 0, NULL, &result, &err), CW_FAULT);
+  CHECK_STATUS(cw_server_method_stats(server, &stats, &count), CW_OK);
+  for (i = 0; i < count; ++i) {
+    if (strcmp(stats[i].name, "sample.add") == 0) {
+      found |= 1;
+      CHECK(stats[i].calls == 3 && stats[i].faults == 0);
+    } else if (strcmp(stats[i].name, "fault") == 0) {
+      found |= 2;
+      CHECK(stats[i].calls == 1 && stats[i].faults == 1);
+    }
+  }
+  CHECK(found == 3);
+  cw_free(stats);
+  CHECK_STATUS(cw_server_method_stats(server, NULL, &count), CW_INVALID_ARGUMENT);
+
+  /* A header beyond max_header_bytes: 431. */
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  header.name = "X-Big";
+  header.value = big;
+  memset(&call_options, 0, sizeof call_options);
+  call_options.struct_size = sizeof call_options;
+  call_options.headers = &header;
+  call_options.header_count = 1;
+  CHECK_STATUS(cw_client_call(client, "greeting", NULL, 0, &call_options, &result, &err),
+               CW_HTTP_STATUS);
+  CHECK(err.fault_code == 431);
+
+  /* A parameter nested deeper than the reader allows: fault -32600. */
+  {
+    const cw_arg inner[] = {cw_arg_int(1)};
+    const cw_arg middle[] = {cw_arg_array(inner, 1)};
+    const cw_arg outer[] = {cw_arg_array(middle, 1)};
+    const cw_arg params[] = {cw_arg_array(outer, 1)}; /* three arrays deep */
+    CHECK_STATUS(cw_client_call_args(client, "echo", params, 1, NULL, &result, &err), CW_FAULT);
+    CHECK(err.fault_code == -32600);
+  }
+  cw_client_free(client);
+
+  /* A client whose answers may hold strings of 4 bytes at most. */
+  cw_client_options_init(&client_options);
+  client_options.reader_limits.max_string_size = 4;
+  client = make_client(cw_server_url(server), &client_options);
+  CHECK_STATUS(cw_client_call_args(client, "greeting", NULL, 0, NULL, &result, &err),
+               CW_BAD_RESPONSE); /* an answer the client refuses to read is a bad response */
+  CHECK(result == NULL && strstr(err.message, "exceeds the size limit") != NULL);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+/* Parameters described in place, a result described by the handler, read into variables. */
+static void test_described_calls(void) {
+  cw_server* server = start_server(NULL);
+  cw_client* client = make_client(cw_server_url(server), NULL);
+  cw_value* result = NULL;
+  cw_error err;
+  const char* name = NULL;
+  const char* tag = NULL;
+  size_t name_len = 0, tag_len = 0;
+  int32_t age = 0, sum = 0;
+  cw_out tags[2];
+  cw_out_member members[3];
+  cw_out whole;
+
+  {
+    const cw_arg params[] = {cw_arg_int(5), cw_arg_int(3)};
+    CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err),
+                 CW_OK);
+    CHECK_STATUS(cw_value_get_int(result, &sum), CW_OK);
+    CHECK(sum == 8);
+    cw_value_free(result);
+    result = NULL;
+  }
+  {
+    const cw_arg params[] = {cw_arg_cstring("Ada"), cw_arg_int(36)};
+    CHECK_STATUS(cw_client_call_args(client, "person", params, 2, NULL, &result, &err), CW_OK);
+    tags[0] = cw_out_skip();
+    tags[1] = cw_out_string(&tag, &tag_len);
+    members[0].name = "name";
+    members[0].value = cw_out_string(&name, &name_len);
+    members[0].optional = 0;
+    members[1].name = "age";
+    members[1].value = cw_out_int(&age);
+    members[1].optional = 0;
+    members[2].name = "tags";
+    members[2].value = cw_out_array(tags, 2);
+    members[2].optional = 0;
+    whole = cw_out_struct(members, 3);
+    CHECK_STATUS(cw_value_read(result, &whole, &err), CW_OK);
+    CHECK(name_len == 3 && memcmp(name, "Ada", 3) == 0 && age == 36);
+    CHECK(tag_len == 3 && memcmp(tag, "api", 3) == 0);
+    cw_value_free(result);
+    result = NULL;
+  }
+  /* A wrong description is refused before any I/O, naming the parameter. */
+  {
+    const cw_arg params[] = {cw_arg_int(1), cw_arg_cstring(NULL)};
+    CHECK_STATUS(cw_client_call_args(client, "person", params, 2, NULL, &result, &err),
+                 CW_INVALID_ARGUMENT);
+    CHECK(result == NULL && strcmp(err.message, "params[1]: a NULL string") == 0);
+    CHECK_STATUS(cw_client_call_args(client, "person", NULL, 1, NULL, &result, &err),
+                 CW_INVALID_ARGUMENT);
+    CHECK_STATUS(cw_client_call_args(client, NULL, params, 0, NULL, &result, &err),
+                 CW_INVALID_ARGUMENT);
+  }
+  /* A handler's wrong description: its status becomes the fault the handler returns. */
+  {
+    const cw_arg params[] = {cw_arg_cstring(""), cw_arg_int(1)};
+    CHECK_STATUS(cw_client_call_args(client, "person", params, 2, NULL, &result, &err),
+                 CW_FAULT);
+    CHECK(result == NULL);
+  }
+  CHECK_STATUS(cw_client_call_args(client, "greeting", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_string(result, &name, &name_len), CW_OK);
+  CHECK(name_len == 5 && memcmp(name, "hello", 5) == 0);
+  cw_value_free(result);
+  cw_client_free(client);
+  cw_server_free(server);
+}
 
 static void test_sync_calls(void) {
   cw_server* server = start_server(NULL);
@@ -1211,6 +1388,8 @@ static void test_adopt_and_serve_connection(void) {
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
+      TEST(test_described_calls),
+      TEST(test_stats_and_limits),
       TEST(test_introspection),
       TEST(test_context_headers_and_auth),
       TEST(test_deadlines_and_transport_errors),

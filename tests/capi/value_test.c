@@ -100,6 +100,66 @@ static void test_long_error_messages(void) {
   CHECK(strcmp(err.message, "short and whole") == 0);
 }
 
+/* A call and a fault through the codec alone, for transports of the caller's own. */
+static void test_encode_decode_calls(void) {
+  cw_value *a = NULL, *b = NULL, *params = NULL, *back = NULL;
+  const cw_value* item = NULL;
+  const cw_value* list[2];
+  char *xml = NULL, *method = NULL;
+  size_t len = 0, n = 0;
+  int32_t i = 0;
+  cw_error err;
+
+  CHECK_STATUS(cw_value_new_int(5, &a), CW_OK);
+  CHECK_STATUS(cw_value_new_cstring("three", &b), CW_OK);
+  list[0] = a;
+  list[1] = b;
+  CHECK_STATUS(cw_encode_call("sample.add", list, 2, &xml, &len, &err), CW_OK);
+  CHECK(xml != NULL && strlen(xml) == len && strstr(xml, "<methodName>sample.add</methodName>"));
+  CHECK_STATUS(cw_decode_call(xml, len, &method, &params, &err), CW_OK);
+  CHECK(strcmp(method, "sample.add") == 0);
+  CHECK_STATUS(cw_value_array_size(params, &n), CW_OK);
+  CHECK(n == 2);
+  CHECK_STATUS(cw_value_array_get(params, 0, &item), CW_OK);
+  CHECK_STATUS(cw_value_get_int(item, &i), CW_OK);
+  CHECK(i == 5);
+  CHECK_STATUS(cw_value_array_get(params, 1, &item), CW_OK);
+  CHECK(cw_value_equal(item, b) == 1);
+  cw_free(method);
+  cw_value_free(params);
+  method = NULL;
+  params = NULL;
+
+  /* A response where a call is expected, and malformed XML: nothing allocated. */
+  cw_free(xml);
+  CHECK_STATUS(cw_value_encode_response(a, &xml, &len, NULL), CW_OK);
+  CHECK_STATUS(cw_decode_call(xml, len, &method, &params, &err), CW_INVALID_REQUEST);
+  CHECK(method == NULL && params == NULL && err.fault_code == -32600);
+  CHECK_STATUS(cw_decode_call("<methodCall>", 12, &method, &params, &err), CW_NOT_WELL_FORMED);
+  CHECK(method == NULL && params == NULL);
+  cw_free(xml);
+  xml = NULL;
+
+  /* A fault, read back as one. */
+  CHECK_STATUS(cw_encode_fault(-32601, "no such method", &xml, &len, &err), CW_OK);
+  CHECK_STATUS(cw_value_decode_response(xml, len, &back, &err), CW_FAULT);
+  CHECK(back == NULL && err.fault_code == -32601 && strcmp(err.message, "no such method") == 0);
+  cw_free(xml);
+  xml = NULL;
+
+  /* What cannot be written, and misuse. */
+  CHECK_STATUS(cw_encode_call("", list, 2, &xml, &len, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_encode_call("m", NULL, 1, &xml, &len, &err), CW_INVALID_ARGUMENT);
+  list[1] = NULL;
+  CHECK_STATUS(cw_encode_call("m", list, 2, &xml, &len, &err), CW_INVALID_ARGUMENT);
+  CHECK(strcmp(err.message, "params[1] is NULL") == 0);
+  CHECK_STATUS(cw_encode_fault(1, "\x01", &xml, &len, &err), CW_UNREPRESENTABLE);
+  CHECK(xml == NULL);
+  CHECK_STATUS(cw_decode_call("x", 1, NULL, &params, &err), CW_INVALID_ARGUMENT);
+  cw_value_free(a);
+  cw_value_free(b);
+}
+
 static void test_constant_time_equal(void) {
   CHECK(cw_constant_time_equal("s3cret", 6, "s3cret", 6));
   CHECK(!cw_constant_time_equal("s3creT", 6, "s3cret", 6));
@@ -607,7 +667,13 @@ static void test_allocation_failure(void) {
 
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
-      TEST(test_status_names),       TEST(test_version),   TEST(test_long_error_messages), TEST(test_constant_time_equal), TEST(test_scalars),    TEST(test_strings_and_bytes),
+      TEST(test_status_names),
+      TEST(test_version),
+      TEST(test_long_error_messages),
+      TEST(test_encode_decode_calls),
+      TEST(test_constant_time_equal),
+      TEST(test_scalars),
+      TEST(test_strings_and_bytes),
       TEST(test_datetime),           TEST(test_arrays),     TEST(test_structs),
       TEST(test_null_handling),      TEST(test_copy_equal), TEST(test_encode_decode),
       TEST(test_allocation_failure),

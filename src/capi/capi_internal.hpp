@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "callwire.h"
 #include "callwire/error.hpp"
@@ -38,6 +39,11 @@ cw_status make_handle(Value&& v, cw_value** out);
 // when not NULL). From value storage, so the allocation-failure tests reach it. Throws
 // std::bad_alloc (inside guard()).
 void copy_out(std::string_view bytes, char** out, size_t* len_out);
+
+// A call's method and parameters, checked (no NULL) and copied into `values`: for the client
+// before any I/O, and for cw_encode_call.
+cw_status copy_params(const char* method, const cw_value* const* params, size_t param_count,
+                      std::vector<Value>& values, cw_error* error);
 
 // `size` bytes that cw_free releases, from the same storage. Throws std::bad_alloc.
 void* alloc_out(size_t size);

@@ -82,23 +82,6 @@ cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, 
   return copy_headers(o->headers, o->header_count, out.headers, error);
 }
 
-// A call's method and parameters, checked and copied before any I/O.
-cw_status copy_params(const char* method, const cw_value* const* params, size_t param_count,
-                      std::vector<Value>& values, cw_error* error) {
-  if (!method || (!params && param_count > 0)) {
-    return set_error(error, Errc::InvalidArgument,
-                     "method must not be NULL, nor params with param_count > 0");
-  }
-  for (size_t i = 0; i < param_count; ++i) {
-    if (!params[i]) {
-      return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
-    }
-  }
-  values.reserve(param_count);
-  for (size_t i = 0; i < param_count; ++i) values.push_back(params[i]->value);
-  return CW_OK;
-}
-
 // What cw_client_call and cw_client_call_async check and copy before any I/O.
 cw_status prepare(const char* method, const cw_value* const* params, size_t param_count,
                   const cw_call_options* options, std::vector<Value>& values,

@@ -63,6 +63,23 @@ cw_status callwire::capi::make_handle(Value&& v, cw_value** out) {
   return CW_OK;
 }
 
+cw_status callwire::capi::copy_params(const char* method, const cw_value* const* params,
+                                      size_t param_count, std::vector<Value>& values,
+                                      cw_error* error) {
+  if (!method || (!params && param_count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "method must not be NULL, nor params with param_count > 0");
+  }
+  for (size_t i = 0; i < param_count; ++i) {
+    if (!params[i]) {
+      return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
+    }
+  }
+  values.reserve(param_count);
+  for (size_t i = 0; i < param_count; ++i) values.push_back(params[i]->value);
+  return CW_OK;
+}
+
 void* callwire::capi::alloc_out(size_t size) { return callwire::detail::value_alloc(size); }
 
 void callwire::capi::copy_out(std::string_view bytes, char** out, size_t* len_out) {
@@ -325,12 +342,7 @@ cw_status cw_encode_call(const char* method, const cw_value* const* params, size
   }
   return guard(error, [&] {
     std::vector<Value> values;
-    values.reserve(param_count);
-    for (size_t i = 0; i < param_count; ++i) {
-      if (!params[i])
-        return set_error(error, Errc::InvalidArgument, "params[" + std::to_string(i) + "] is NULL");
-      values.push_back(params[i]->value);
-    }
+    if (cw_status st = copy_params(method, params, param_count, values, error)) return st;
     callwire::Buffer buffer;
     callwire::Status st = callwire::xml::write_call(buffer, method, values);
     if (!st) return set_error(error, st.error());

@@ -582,6 +582,68 @@ CALLWIRE_API cw_status cw_decode_call(const char* xml, size_t len, char** method
 CALLWIRE_API cw_status cw_encode_fault(int32_t code, const char* message, char** xml_out,
                                        size_t* len_out, cw_error* error);
 
+/* ---- JSON-RPC 2.0 ---- */
+
+/* The same for JSON-RPC documents, for a transport of the caller's own (a server of one's own
+ * answers whole documents, batches included, with cw_registry_dispatch_content). Values map as
+ * docs/json-rpc.md says: nil is null, structs are objects in member order, a double is written
+ * as its shortest round-trip text, base64 and dateTime are written as strings (and so read back
+ * as strings). `id` arguments are an id as its JSON text: `1`, `"abc"` (with the quotes) or
+ * `null`; anything else is CW_INVALID_ARGUMENT. Encoded documents are NUL-terminated, their
+ * length in *len_out when not NULL, freed with cw_free. Decoding statuses name the JSON-RPC
+ * error to answer in error->fault_code: CW_NOT_WELL_FORMED (-32700: not JSON, invalid UTF-8),
+ * CW_INVALID_REQUEST (-32600: not JSON-RPC), CW_LIMIT_EXCEEDED (-32600: over the default
+ * limits: 32 MiB, depth 64), CW_UNREPRESENTABLE (-32602: a number beyond 64 bits). Encoding:
+ * CW_UNREPRESENTABLE for a NaN or infinite double or a string that is not UTF-8. All may return
+ * CW_INVALID_ARGUMENT (a NULL) and CW_NO_MEMORY; nothing is allocated on failure. */
+
+/** One value as compact JSON. */
+CALLWIRE_API cw_status cw_json_encode_value(const cw_value* value, char** json_out, size_t* len_out,
+                                            cw_error* error);
+
+/** One JSON value (any type at the root) of `len` bytes into a new value the caller owns. */
+CALLWIRE_API cw_status cw_json_decode_value(const char* json, size_t len, cw_value** out,
+                                            cw_error* error);
+
+/** A request: `{"jsonrpc":"2.0","method":…,"params":[…],"id":…}` with positional params
+ *  (`params` may be NULL when 0), or without "id" when `id` is NULL: a notification. */
+CALLWIRE_API cw_status cw_json_encode_call(const char* id, const char* method,
+                                           const cw_value* const* params, size_t param_count,
+                                           char** json_out, size_t* len_out, cw_error* error);
+
+/** Reads one request (a batch is CW_INVALID_REQUEST: cw_registry_dispatch_content answers
+ *  batches): its id as JSON text (NULL for a notification; `null` when the request is
+ *  refused and its id could not be read), the method name, and the params as one array
+ *  (positional) or struct (by name) the caller owns. On a refusal of the request itself
+ *  (CW_INVALID_REQUEST, CW_UNREPRESENTABLE) *id_out is still set when it is not NULL (free it
+ *  with cw_free), so the caller can answer with that id; every other out is left NULL.
+ *  `method_out`, `params_out` and `id_out` may be NULL when not wanted. */
+CALLWIRE_API cw_status cw_json_decode_call(const char* json, size_t len, char** id_out,
+                                           char** method_out, cw_value** params_out,
+                                           cw_error* error);
+
+/** A result response: `{"jsonrpc":"2.0","result":…,"id":…}`. */
+CALLWIRE_API cw_status cw_json_encode_result(const char* id, const cw_value* result,
+                                             char** json_out, size_t* len_out, cw_error* error);
+
+/** An error response: `{"jsonrpc":"2.0","error":{"code":…,"message":…,"data":…},"id":…}`;
+ *  `message` NULL is the spec's text for the code ("Method not found" for -32601); `data`
+ *  NULL: no "data" member. */
+CALLWIRE_API cw_status cw_json_encode_error(const char* id, int32_t code, const char* message,
+                                            const cw_value* data, char** json_out, size_t* len_out,
+                                            cw_error* error);
+
+/** Reads one response (a batch is CW_BAD_RESPONSE). CW_OK: *result_out is a new value the
+ *  caller owns. CW_FAULT: an error response, its code and message in error->fault_code and
+ *  error->message, its "data" (when it has one and `data_out` is not NULL) a new value in
+ *  *data_out. Either way *id_out (may be NULL) gets the id as JSON text. CW_BAD_RESPONSE: not a
+ *  JSON-RPC response (no "jsonrpc":"2.0", neither or both of result and error, a bad id);
+ *  CW_NOT_WELL_FORMED, CW_LIMIT_EXCEEDED, CW_UNREPRESENTABLE as above. `result_out` must not
+ *  be NULL. */
+CALLWIRE_API cw_status cw_json_decode_response(const char* json, size_t len, char** id_out,
+                                               cw_value** result_out, cw_value** data_out,
+                                               cw_error* error);
+
 /** Frees memory the library returned as `char**` (encoded documents). NULL: does nothing. */
 CALLWIRE_API void cw_free(void* p);
 
@@ -753,6 +815,22 @@ typedef cw_status (*cw_method_fn)(cw_call* call, void* user_data);
 CALLWIRE_API cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_fn fn,
                                             void* user_data, const char* signature,
                                             const char* help, cw_error* error);
+
+/** cw_server_add_method with the parameters' names, so JSON-RPC can call the method by name
+ *  (`"params": {"a": 5, "b": 3}`) as well as by position. `parameter_names` is an array of
+ *  one name per parameter, in order, ended by NULL (copied):
+ *      static const char* const names[] = {"a", "b", NULL};
+ *      cw_server_add_named_method(server, "add", names, add, NULL, "i:ii", NULL, &err);
+ *  A call by name reaches the handler with its values in that order: cw_call_param_* reads
+ *  them by position as usual; a name left out is nil, a name not in the list is fault -32602.
+ *  system.methodHelp lists the names after the help. Errors: those of cw_server_add_method,
+ *  and CW_INVALID_ARGUMENT for names that are empty, repeated, or not one per parameter of
+ *  every signature. */
+CALLWIRE_API cw_status cw_server_add_named_method(cw_server* server, const char* method,
+                                                  const char* const* parameter_names,
+                                                  cw_method_fn fn, void* user_data,
+                                                  const char* signature, const char* help,
+                                                  cw_error* error);
 
 /** Opens the listeners (so cw_server_port is known on return) and starts the server's
  *  threads; returns at once. CW_OK; CW_INVALID_ARGUMENT (NULL, already started, a `listen`
@@ -947,6 +1025,13 @@ CALLWIRE_API cw_status cw_registry_add_method(cw_registry* registry, const char*
                                               const char* signature, const char* help,
                                               cw_error* error);
 
+/** Registers `method` with its parameters' names as cw_server_add_named_method does. */
+CALLWIRE_API cw_status cw_registry_add_named_method(cw_registry* registry, const char* method,
+                                                    const char* const* parameter_names,
+                                                    cw_method_fn fn, void* user_data,
+                                                    const char* signature, const char* help,
+                                                    cw_error* error);
+
 /** Answers the `<methodCall>` document `request` (`request_len` bytes) with a complete
  *  `<methodResponse>` document in *response_out (NUL-terminated, its length in
  *  *response_len_out when not NULL; free it with cw_free): the result, or a fault for every
@@ -958,6 +1043,22 @@ CALLWIRE_API cw_status cw_registry_add_method(cw_registry* registry, const char*
 CALLWIRE_API cw_status cw_registry_dispatch(cw_registry* registry, const char* request,
                                             size_t request_len, char** response_out,
                                             size_t* response_len_out, cw_error* error);
+
+/** Answers `request` in the protocol its HTTP Content-Type names (`content_type`, NULL is ""):
+ *  JSON-RPC 2.0 for `application/json` (parameters and case aside; also
+ *  `application/json-rpc` and `application/jsonrequest`), XML-RPC as cw_registry_dispatch
+ *  for anything else. *response_type_out (static storage) gets the answer's Content-Type,
+ *  "text/xml" or "application/json"; for a JSON-RPC notification, or a batch of them, there
+ *  is no answer at all: *response_out is NULL, the length 0, the type NULL (answer HTTP 204).
+ *  JSON-RPC's errors are answered in the document: -32700 not JSON, -32600 not JSON-RPC (or
+ *  over a limit), -32601, -32602, a handler's fault with its code; a batch is answered in one
+ *  array. Statuses and thread-safety as cw_registry_dispatch; response_type_out must not be
+ *  NULL. */
+CALLWIRE_API cw_status cw_registry_dispatch_content(cw_registry* registry, const char* content_type,
+                                                    const char* request, size_t request_len,
+                                                    char** response_out, size_t* response_len_out,
+                                                    const char** response_type_out,
+                                                    cw_error* error);
 
 /** Serves the one request of a CGI invocation: the CGI environment, the body on standard input,
  *  the response (`Status: 200 OK`, text/xml) on standard output. Refused before dispatch:
@@ -1078,6 +1179,36 @@ typedef struct cw_multicall_result {
 CALLWIRE_API cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls,
                                            size_t count, const cw_call_options* options,
                                            cw_multicall_result* results, cw_error* error);
+
+/** Sends a notification: a call whose result nobody waits for. JSON-RPC (a jsonrpc+ URL): a
+ *  request without id; an HTTP 204, or a 200 that carries no JSON-RPC error, is CW_OK; an
+ *  error answered anyway (a server that could not read it) is CW_FAULT. XML-RPC has no
+ *  notifications: the call is made and its result dropped (a fault is still CW_FAULT).
+ *  Statuses: those of cw_client_call. */
+CALLWIRE_API cw_status cw_client_notify(cw_client* client, const char* method,
+                                        const cw_value* const* params, size_t param_count,
+                                        const cw_call_options* options, cw_error* error);
+
+/** One entry of a cw_client_batch: a call, or a notification (no result). */
+typedef struct cw_batch_entry {
+  const char* method;
+  const cw_value* const* params; /**< may be NULL when param_count is 0; borrowed */
+  size_t param_count;
+  int notification; /**< non-zero: a notification */
+} cw_batch_entry;
+
+/** Sends `count` calls and notifications at once: JSON-RPC as one batch (one JSON array, one
+ *  request; the answers are matched to the calls by id, in whatever order they come), XML-RPC
+ *  as one system.multicall (a notification is a call whose result is dropped). Fills
+ *  `results[0..count-1]`, one per entry in order, as cw_client_multicall does; a
+ *  notification's is {NULL, CW_OK}. An entry the server did not answer is CW_BAD_RESPONSE (a
+ *  JSON-RPC error with id null, as a server sends when it cannot read the batch, is taken as
+ *  every unanswered call's). Returns CW_OK when the batch itself went through; the errors of
+ *  cw_client_call otherwise, and CW_BAD_RESPONSE for an answer that is not one (an id no call
+ *  of the batch has, not JSON-RPC). On any status but CW_OK `results` is left untouched. */
+CALLWIRE_API cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries,
+                                       size_t count, const cw_call_options* options,
+                                       cw_multicall_result* results, cw_error* error);
 
 /** The end of an asynchronous call: `status` as cw_client_call would return; `result`
  *  (borrowed, valid during the callback only: cw_value_copy it to keep it) is the answer on

@@ -1,5 +1,6 @@
 // callwire: the C API's client (include/callwire.h): cw_client over callwire::Client.
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -102,6 +103,39 @@ cw_status call_and_return(cw_client& client, const char* method, const std::vect
   return make_handle(std::move(*r), result_out);
 }
 
+// One C call's method and parameters as a MethodCall, checked and copied.
+cw_status to_method_call(const char* method, const cw_value* const* params, size_t param_count,
+                         callwire::MethodCall& out, cw_error* error) {
+  std::vector<Value> values;
+  if (cw_status st = copy_params(method, params, param_count, values, error); st != CW_OK) {
+    return st;
+  }
+  out.method_name = method;
+  out.params.reserve(values.size());
+  for (Value& v : values) out.params.push_back(std::move(v));
+  return CW_OK;
+}
+
+// Fills results[i] from answers[i], where an entry without an answer (a notification) is null.
+// Every handle is made first, so a failure part way leaves `results` untouched.
+void hand_out(std::vector<std::optional<callwire::CallResult>>& answers,
+              cw_multicall_result* results) {
+  std::vector<cw_value*> handles(answers.size(), nullptr);
+  try {
+    for (size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i] && *answers[i]) make_handle(std::move(**answers[i]), &handles[i]);
+    }
+  } catch (...) {
+    for (cw_value* h : handles) cw_value_free(h);
+    throw;
+  }
+  for (size_t i = 0; i < answers.size(); ++i) {
+    results[i].result = handles[i];
+    clear_error(&results[i].error);
+    if (answers[i] && !*answers[i]) set_error(&results[i].error, answers[i]->error());
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -179,31 +213,67 @@ cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls
     if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
     std::vector<callwire::MethodCall> batch(count);
     for (size_t i = 0; i < count; ++i) {
-      std::vector<Value> values;
       const cw_multicall_entry& c = calls[i];
-      cw_status st = copy_params(c.method, c.params, c.param_count, values, error);
+      cw_status st = to_method_call(c.method, c.params, c.param_count, batch[i], error);
       if (st != CW_OK) return st;
-      batch[i].method_name = c.method;
-      batch[i].params.reserve(values.size());
-      for (Value& v : values) batch[i].params.push_back(std::move(v));
     }
     auto answers = client->client.multicall(batch, call_options);
     if (!answers) return set_error(error, answers.error());
-    // Every handle first, so a failure part way leaves `results` untouched.
-    std::vector<cw_value*> handles(count, nullptr);
-    try {
-      for (size_t i = 0; i < count; ++i) {
-        if ((*answers)[i]) make_handle(std::move(*(*answers)[i]), &handles[i]);
-      }
-    } catch (...) {
-      for (cw_value* h : handles) cw_value_free(h);
-      throw;
-    }
+    std::vector<std::optional<callwire::CallResult>> all(count);
+    for (size_t i = 0; i < count; ++i) all[i] = std::move((*answers)[i]);
+    hand_out(all, results);
+    return CW_OK;
+  });
+}
+
+cw_status cw_client_notify(cw_client* client, const char* method, const cw_value* const* params,
+                           size_t param_count, const cw_call_options* options, cw_error* error) {
+  clear_error(error);
+  if (!client) return set_error(error, Errc::InvalidArgument, "client must not be NULL");
+  return guard(error, [&] {
+    std::vector<Value> values;
+    callwire::CallOptions call_options;
+    cw_status st = prepare(method, params, param_count, options, values, call_options, error);
+    if (st != CW_OK) return st;
+    callwire::Status sent = client->client.notify(
+        method, std::span<const Value>(values.data(), values.size()), call_options);
+    return sent ? CW_OK : set_error(error, sent.error());
+  });
+}
+
+cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries, size_t count,
+                          const cw_call_options* options, cw_multicall_result* results,
+                          cw_error* error) {
+  clear_error(error);
+  if (!client || (!entries && count > 0) || (!results && count > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "client must not be NULL, nor entries or results with count > 0");
+  }
+  return guard(error, [&] {
+    callwire::CallOptions call_options;
+    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    callwire::Batch batch = client->client.batch();
     for (size_t i = 0; i < count; ++i) {
-      results[i].result = handles[i];
-      clear_error(&results[i].error);
-      if (!(*answers)[i]) set_error(&results[i].error, (*answers)[i].error());
+      const cw_batch_entry& e = entries[i];
+      std::vector<Value> values;
+      cw_status st = copy_params(e.method, e.params, e.param_count, values, error);
+      if (st != CW_OK) return st;
+      std::span<const Value> params(values.data(), values.size());
+      if (e.notification) {
+        batch.notify(e.method, params);
+      } else {
+        batch.call(e.method, params);
+      }
     }
+    auto answers = batch.send(call_options);
+    if (!answers) return set_error(error, answers.error());
+    // send() answers the calls only: spread them back over the entries.
+    std::vector<std::optional<callwire::CallResult>> all(count);
+    size_t next = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (!entries[i].notification) all[i] = std::move((*answers)[next++]);
+    }
+    hand_out(all, results);
     return CW_OK;
   });
 }

@@ -349,14 +349,17 @@ void cw_server_free(cw_server* server) { delete server; }
 namespace {
 
 // A C method as a registry handler: cw_call over the parameters, the answer as cw_method_fn says.
+// `names`: NULL, or the parameters' names ended by NULL (cw_server_add_named_method).
 cw_status add_c_method(callwire::Registry& registry, const char* method, cw_method_fn fn,
-                       void* user_data, const char* signature, const char* help, cw_error* error) {
+                       void* user_data, const char* signature, const char* help,
+                       const char* const* names, cw_error* error) {
   return guard(error, [&] {
     callwire::MethodInfo info;
     if (cw_status st = parse_signatures(signature, info.signatures, error); st != CW_OK) {
       return st;
     }
     info.help = view(help);
+    for (; names && *names; ++names) info.parameter_names.emplace_back(*names);
     auto handler = [fn, user_data](callwire::Params params, CallContext& context) -> Value {
       cw_call call(params, context);
       cw_status status = fn(&call, user_data);
@@ -376,7 +379,21 @@ cw_status cw_server_add_method(cw_server* server, const char* method, cw_method_
   if (!server || !method || !fn) {
     return set_error(error, Errc::InvalidArgument, "server, method and fn must not be NULL");
   }
-  return add_c_method(server->server.registry(), method, fn, user_data, signature, help, error);
+  return add_c_method(server->server.registry(), method, fn, user_data, signature, help, nullptr,
+                      error);
+}
+
+cw_status cw_server_add_named_method(cw_server* server, const char* method,
+                                     const char* const* parameter_names, cw_method_fn fn,
+                                     void* user_data, const char* signature, const char* help,
+                                     cw_error* error) {
+  clear_error(error);
+  if (!server || !method || !parameter_names || !fn) {
+    return set_error(error, Errc::InvalidArgument,
+                     "server, method, parameter_names and fn must not be NULL");
+  }
+  return add_c_method(server->server.registry(), method, fn, user_data, signature, help,
+                      parameter_names, error);
 }
 
 cw_status cw_server_start(cw_server* server, cw_error* error) {
@@ -671,8 +688,50 @@ cw_status cw_registry_add_method(cw_registry* registry, const char* method, cw_m
   if (!registry || !method || !fn) {
     return set_error(error, Errc::InvalidArgument, "registry, method and fn must not be NULL");
   }
-  return add_c_method(registry->registry, method, fn, user_data, signature, help, error);
+  return add_c_method(registry->registry, method, fn, user_data, signature, help, nullptr, error);
 }
+
+cw_status cw_registry_add_named_method(cw_registry* registry, const char* method,
+                                       const char* const* parameter_names, cw_method_fn fn,
+                                       void* user_data, const char* signature, const char* help,
+                                       cw_error* error) {
+  clear_error(error);
+  if (!registry || !method || !parameter_names || !fn) {
+    return set_error(error, Errc::InvalidArgument,
+                     "registry, method, parameter_names and fn must not be NULL");
+  }
+  return add_c_method(registry->registry, method, fn, user_data, signature, help, parameter_names,
+                      error);
+}
+
+}  // extern "C"
+
+namespace {
+
+// Runs `answer` with one of the registry's idle dispatchers (a new one when none is idle), and
+// gives it back after: a dispatcher serves one call at a time, the registry many threads.
+template <class Answer>
+void with_dispatcher(cw_registry& registry, Answer&& answer) {
+  std::unique_ptr<callwire::RequestDispatcher> dispatcher;
+  {
+    std::lock_guard lock(registry.mutex);
+    if (!registry.idle.empty()) {
+      dispatcher = std::move(registry.idle.back());
+      registry.idle.pop_back();
+    }
+  }
+  if (!dispatcher) {
+    dispatcher =
+        std::make_unique<callwire::RequestDispatcher>(registry.registry, registry.options.dispatch);
+  }
+  answer(*dispatcher);
+  std::lock_guard lock(registry.mutex);
+  registry.idle.push_back(std::move(dispatcher));
+}
+
+}  // namespace
+
+extern "C" {
 
 cw_status cw_registry_dispatch(cw_registry* registry, const char* request, size_t request_len,
                                char** response_out, size_t* response_len_out, cw_error* error) {
@@ -682,26 +741,44 @@ cw_status cw_registry_dispatch(cw_registry* registry, const char* request, size_
                      "registry and response_out must not be NULL, nor request with a length");
   }
   return guard(error, [&] {
-    std::unique_ptr<callwire::RequestDispatcher> dispatcher;
-    {
-      std::lock_guard lock(registry->mutex);
-      if (!registry->idle.empty()) {
-        dispatcher = std::move(registry->idle.back());
-        registry->idle.pop_back();
-      }
-    }
-    if (!dispatcher) {
-      dispatcher = std::make_unique<callwire::RequestDispatcher>(registry->registry,
-                                                                 registry->options.dispatch);
-    }
     callwire::Buffer response;
-    CallContext context;
-    dispatcher->dispatch(std::string_view(request ? request : "", request_len), response, context);
-    {
-      std::lock_guard lock(registry->mutex);
-      registry->idle.push_back(std::move(dispatcher));
+    with_dispatcher(*registry, [&](callwire::RequestDispatcher& dispatcher) {
+      CallContext context;
+      dispatcher.dispatch(std::string_view(request ? request : "", request_len), response, context);
+    });
+    copy_out(response.view(), response_out, response_len_out);
+    return CW_OK;
+  });
+}
+
+cw_status cw_registry_dispatch_content(cw_registry* registry, const char* content_type,
+                                       const char* request, size_t request_len, char** response_out,
+                                       size_t* response_len_out, const char** response_type_out,
+                                       cw_error* error) {
+  clear_error(error);
+  if (!registry || !response_out || !response_type_out || (!request && request_len > 0)) {
+    return set_error(error, Errc::InvalidArgument,
+                     "registry, response_out and response_type_out must not be NULL, nor "
+                     "request with a length");
+  }
+  return guard(error, [&] {
+    callwire::Buffer response;
+    std::string_view type;
+    with_dispatcher(*registry, [&](callwire::RequestDispatcher& dispatcher) {
+      CallContext context;
+      type = dispatcher.dispatch(view(content_type),
+                                 std::string_view(request ? request : "", request_len), response,
+                                 context);
+    });
+    if (type.empty()) {  // nothing to answer: notifications only
+      *response_out = nullptr;
+      if (response_len_out) *response_len_out = 0;
+      *response_type_out = nullptr;
+      return CW_OK;
     }
     copy_out(response.view(), response_out, response_len_out);
+    // The dispatcher's types are literals; C gets them NUL-terminated.
+    *response_type_out = type == "application/json" ? "application/json" : "text/xml";
     return CW_OK;
   });
 }

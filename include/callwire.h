@@ -709,6 +709,17 @@ typedef struct cw_reader_limits {
   size_t max_string_size;   /**< bytes of one string, name or base64 text; default 16 MiB */
 } cw_reader_limits;
 
+/** Limits on one JSON-RPC document, as cw_reader_limits on XML (zero: the default). Exceeding
+ *  one is CW_LIMIT_EXCEEDED, answered -32600. */
+typedef struct cw_json_limits {
+  size_t max_document_size; /**< bytes of JSON; default 32 MiB */
+  uint32_t max_depth;       /**< arrays and objects nested in one value; default 64, at most
+                                 1000 (a larger setting is lowered to it) */
+  size_t max_string_size;   /**< bytes of one string or member name; default 16 MiB */
+  size_t max_batch_size;    /**< requests (or responses) in one batch; default 1000 */
+  size_t max_elements;      /**< array elements and object members in all; default 1048576 */
+} cw_json_limits;
+
 /** Everything a server can be told. Zero means the default (see "Options structs" above). */
 typedef struct cw_server_options {
   size_t struct_size;
@@ -764,6 +775,8 @@ typedef struct cw_server_options {
   size_t max_header_bytes;
   /** Each call document's limits (see cw_reader_limits). */
   cw_reader_limits reader_limits;
+  /** Each JSON-RPC document's limits (max_document_size is lowered to max_body). */
+  cw_json_limits json_limits;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1004,6 +1017,8 @@ typedef struct cw_dispatch_options {
    *  cw_call_remaining_ms). Default 0: none. */
   uint32_t call_timeout_ms;
   size_t max_body; /**< cw_serve_cgi: the request body; default 32 MiB (413 past it) */
+  cw_reader_limits reader_limits; /**< each XML-RPC request's limits */
+  cw_json_limits json_limits;     /**< each JSON-RPC request's limits */
 } cw_dispatch_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1106,6 +1121,8 @@ typedef struct cw_client_options {
   size_t header_count;
   /** Each answer's limits (see cw_reader_limits); max_response_size still caps the body. */
   cw_reader_limits reader_limits;
+  /** Each JSON-RPC answer's limits (max_response_size still caps the body). */
+  cw_json_limits json_limits;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

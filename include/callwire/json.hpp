@@ -62,8 +62,9 @@ struct JsonLimits {
   static constexpr uint32_t kMaxDepth = 1000;
 
   size_t max_document_size = size_t{32} << 20;  ///< bytes of JSON
-  /// Arrays and objects nested in one value (a request's params count from the params array or
-  /// object itself, as 1; the batch array and the request object around them do not count). At
+  /// Arrays and objects nested in one value: each of a request's params counts from itself as 1
+  /// (`[[1]]` as a param is depth 2); the params array or object, the request object and the
+  /// batch array around them do not count, as XML-RPC's <params> do not. At
   /// most kMaxDepth: a setting above is lowered to it, since copying, comparing, writing and
   /// destroying a Value recurse once per level.
   uint32_t max_depth = 64;

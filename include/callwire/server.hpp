@@ -92,6 +92,9 @@ struct ServerOptions {
   /// pins at most this plus one answer).
   size_t max_pending_output = size_t{1} << 20;
   xml::ReaderLimits reader_limits;  ///< depth, elements, string sizes of each call
+  /// The same for JSON-RPC documents, and the requests in one batch (its max_document_size is
+  /// lowered to max_body, as reader_limits' is).
+  json::JsonLimits json_limits;
 
   OutputDialect dialect = OutputDialect::Auto;
   bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist

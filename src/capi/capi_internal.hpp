@@ -14,6 +14,7 @@
 
 #include "callwire.h"
 #include "callwire/error.hpp"
+#include "callwire/json.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 
@@ -201,6 +202,15 @@ inline void apply_reader_limits(const cw_reader_limits& c, xml::ReaderLimits& li
   if (c.max_depth) limits.max_depth = c.max_depth;
   if (c.max_elements) limits.max_elements = c.max_elements;
   if (c.max_string_size) limits.max_string_size = c.max_string_size;
+}
+
+// The same for JSON-RPC documents.
+inline void apply_json_limits(const cw_json_limits& c, json::JsonLimits& limits) noexcept {
+  if (c.max_document_size) limits.max_document_size = c.max_document_size;
+  if (c.max_depth) limits.max_depth = c.max_depth;
+  if (c.max_string_size) limits.max_string_size = c.max_string_size;
+  if (c.max_batch_size) limits.max_batch_size = c.max_batch_size;
+  if (c.max_elements) limits.max_elements = c.max_elements;
 }
 
 // A NUL-terminated C string as a view; NULL is empty.

@@ -71,6 +71,8 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   }
   if (CW_HAS_FIELD(o, cw_client_options, reader_limits))
     apply_reader_limits(o->reader_limits, out.reader_limits);
+  if (CW_HAS_FIELD(o, cw_client_options, json_limits))
+    apply_json_limits(o->json_limits, out.json_limits);
   return CW_OK;
 }
 

@@ -135,6 +135,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.max_header_bytes = o->max_header_bytes;
   if (CW_HAS_FIELD(o, cw_server_options, reader_limits))
     apply_reader_limits(o->reader_limits, out.reader_limits);
+  if (CW_HAS_FIELD(o, cw_server_options, json_limits))
+    apply_json_limits(o->json_limits, out.json_limits);
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {
@@ -644,7 +646,8 @@ namespace {
 cw_status to_cgi_options(const cw_dispatch_options* o, callwire::CgiOptions& out,
                          cw_error* error) {
   if (!o) return CW_OK;
-  if (!options_size_ok(o, sizeof(cw_dispatch_options))) {
+  constexpr size_t kFirstVersion = offsetof(cw_dispatch_options, max_body) + sizeof(size_t);
+  if (!options_size_ok(o, kFirstVersion)) {
     return set_error(error, Errc::InvalidArgument, "cw_dispatch_options: bad struct_size");
   }
   callwire::DispatcherOptions& d = out.dispatch;
@@ -654,6 +657,10 @@ cw_status to_cgi_options(const cw_dispatch_options* o, callwire::CgiOptions& out
   d.introspection = o->disable_introspection == 0;
   d.call_timeout = std::chrono::milliseconds(o->call_timeout_ms);
   if (o->max_body) out.max_body = o->max_body;
+  if (CW_HAS_FIELD(o, cw_dispatch_options, reader_limits))
+    apply_reader_limits(o->reader_limits, d.reader_limits);
+  if (CW_HAS_FIELD(o, cw_dispatch_options, json_limits))
+    apply_json_limits(o->json_limits, d.json_limits);
   return CW_OK;
 }
 

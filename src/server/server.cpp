@@ -193,6 +193,9 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   xml_rpc.limits = o.reader_limits;
   xml_rpc.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
   xml_rpc.dialect = o.dialect;
+  json::JsonLimits& json_limits = core.dispatch.json_rpc.limits;
+  json_limits = o.json_limits;
+  json_limits.max_document_size = std::min(o.json_limits.max_document_size, o.max_body);
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
   if (o.enable_shutdown) core.dispatch.core.on_shutdown = [&server] { server.stop(); };

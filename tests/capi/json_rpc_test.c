@@ -496,6 +496,74 @@ static void test_client_over_json_rpc_and_xml_rpc(void) {
   cw_server_free(server);
 }
 
+/* The JSON limits of each options struct are applied: a server's and a registry's batch and
+ * depth (-32600), a client's string size (CW_BAD_RESPONSE). */
+static void test_json_limits(void) {
+  static const char kBatch[] =
+      "[{\"jsonrpc\":\"2.0\",\"method\":\"record\"},"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"record\"}]";
+  static const char kDeep[] =
+      "{\"jsonrpc\":\"2.0\",\"method\":\"record\",\"params\":[[[[1]]]],\"id\":1}";
+  cw_dispatch_options dispatch;
+  cw_registry* registry = NULL;
+  cw_server_options server_options;
+  cw_server* server = NULL;
+  cw_client_options client_options;
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  char* response = NULL;
+  const char* type = NULL;
+  char url[256];
+  cw_error err;
+
+  cw_dispatch_options_init(&dispatch);
+  dispatch.json_limits.max_batch_size = 1;
+  dispatch.json_limits.max_depth = 2;
+  CHECK_STATUS(cw_registry_new(&dispatch, &registry, &err), CW_OK);
+  CHECK_STATUS(cw_registry_add_method(registry, "record", record, NULL, NULL, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_registry_dispatch_content(registry, "application/json", kBatch, strlen(kBatch),
+                                            &response, NULL, &type, &err),
+               CW_OK);
+  CHECK(has(response, "-32600") && has(response, "batch"));
+  cw_free(response);
+  CHECK_STATUS(cw_registry_dispatch_content(registry, "application/json", kDeep, strlen(kDeep),
+                                            &response, NULL, &type, &err),
+               CW_OK);
+  CHECK(has(response, "-32600") && has(response, "deeper than 2"));
+  cw_free(response);
+  cw_registry_free(registry);
+
+  cw_server_options_init(&server_options);
+  server_options.listen = "127.0.0.1:0";
+  server_options.json_limits.max_depth = 2;
+  CHECK_STATUS(cw_server_new(&server_options, &server, &err), CW_OK);
+  if (!server) return;
+  CHECK_STATUS(cw_server_add_method(server, "refuse", refuse, NULL, NULL, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  snprintf(url, sizeof url, "jsonrpc+%s", cw_server_url(server));
+  CHECK_STATUS(cw_client_new(url, NULL, &client, &err), CW_OK);
+  {
+    /* [[[1]]]: one param of depth 3 */
+    const cw_arg inner[] = {cw_arg_int(1)};
+    const cw_arg middle[] = {cw_arg_array(inner, 1)};
+    const cw_arg outer[] = {cw_arg_array(middle, 1)};
+    const cw_arg params[] = {cw_arg_array(outer, 1)};
+    CHECK_STATUS(cw_client_call_args(client, "refuse", params, 1, NULL, &result, &err), CW_FAULT);
+    CHECK(err.fault_code == -32600); /* the details are in the error's data */
+  }
+  cw_client_free(client);
+
+  /* The client's own: an answer with a string longer than it takes. */
+  cw_client_options_init(&client_options);
+  client_options.json_limits.max_string_size = 3;
+  CHECK_STATUS(cw_client_new(url, &client_options, &client, &err), CW_OK);
+  CHECK_STATUS(cw_client_call_args(client, "refuse", NULL, 0, NULL, &result, &err),
+               CW_BAD_RESPONSE); /* as for XML-RPC's reader_limits: the answer is unreadable */
+  CHECK(result == NULL && has(err.message, "above the limit of 3"));
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_values_round_trip),
@@ -504,6 +572,7 @@ int main(int argc, char** argv) {
       TEST(test_decoders_out_of_memory),
       TEST(test_registry_dispatch_content),
       TEST(test_client_over_json_rpc_and_xml_rpc),
+      TEST(test_json_limits),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -706,6 +706,39 @@ TEST(HttpServer, JsonRpcBesideXmlRpcOnOnePort) {
   }
 }
 
+// ServerOptions::json_limits bound JSON-RPC documents as reader_limits bound XML ones, inline and
+// on the worker pool: a batch over max_batch_size and nesting over max_depth are -32600, and the
+// connection serves on. (A param counts from itself: [[[[1]]]] is depth 4.)
+TEST(HttpServer, JsonLimitsAreTheServersOwn) {
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "worker pool" : "inline");
+    ServerOptions o = pool ? pool_options() : TestServer::base_options();
+    o.json_limits.max_batch_size = 2;
+    o.json_limits.max_depth = 3;
+    TestServer t(o);
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.connected());
+    const std::string call = R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":1})";
+    ASSERT_TRUE(
+        s.send(json_post("[" + call + "," + call + "]") +
+               json_post("[" + call + "," + call + "," + call + "]") +
+               json_post(R"({"jsonrpc":"2.0","method":"add","params":[[[[[1]]]]],"id":2})") +
+               json_post(call)));
+    std::string got = s.read_responses(4);
+    ASSERT_EQ(RawSocket::complete_responses(got), 4) << got;
+    size_t second = got.find("HTTP/1.1", 1), third = got.find("HTTP/1.1", second + 1),
+           fourth = got.find("HTTP/1.1", third + 1);
+    EXPECT_NE(got.substr(0, second).find(R"("result":3)"), std::string::npos) << got;
+    std::string over_batch = got.substr(second, third - second);
+    EXPECT_NE(over_batch.find(R"("code":-32600)"), std::string::npos) << over_batch;
+    EXPECT_NE(over_batch.find("batch"), std::string::npos) << over_batch;
+    std::string over_depth = got.substr(third, fourth - third);
+    EXPECT_NE(over_depth.find(R"("code":-32600)"), std::string::npos) << over_depth;
+    EXPECT_NE(over_depth.find("deeper than 3"), std::string::npos) << over_depth;
+    EXPECT_TRUE(got.ends_with(R"({"jsonrpc":"2.0","result":3,"id":1})")) << got;
+  }
+}
+
 TEST(HttpServer, MethodStatsCountCallsAndFaults) {
   TestServer t;
   Client client(t.url());

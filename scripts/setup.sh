@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian package the project needs, and any packages named as arguments
-# (scripts/setup-bench-peers.sh passes the benchmark peers'). Idempotent and quiet when all
-# is there.
+# (scripts/setup-bench-peers.sh passes the benchmark peers'), then the npm packages of the
+# interop tests into build/node (CALLWIRE_NODE_PREFIX elsewhere; CMake's CALLWIRE_NODE_MODULES
+# points the tests at it). Idempotent and quiet when all is there.
 set -euo pipefail
+
+JAYSON_VERSION=4.3.0  # interop tests: Node's JSON-RPC peer (5.x needs Node 20; Debian 12 has 18)
+node_prefix=${CALLWIRE_NODE_PREFIX:-$(cd "$(dirname "$0")/.." && pwd)/build/node}
 
 packages=(
   cmake ninja-build g++ pkg-config python3
@@ -27,6 +31,9 @@ packages=(
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
   "$@"
 )
+# Debian's nodejs and npm, unless a Node.js with npm is there already (NodeSource's nodejs
+# carries npm itself and conflicts with Debian's npm package).
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -34,14 +41,28 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh machine may have no package lists yet; refresh them once when an install fails.
+  if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
 
-echo "setup: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-# A fresh machine may have no package lists yet; refresh them once when an install fails.
-if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# jayson, at its pinned version, as the current user (no sudo: the prefix is the project's).
+# An npm that cannot reach its registry fails here, and so does the setup.
+installed=$(node -p "require('$node_prefix/node_modules/jayson/package.json').version" \
+            2>/dev/null || true)
+if [ "$installed" != "$JAYSON_VERSION" ]; then
+  echo "setup: installing jayson@$JAYSON_VERSION into $node_prefix" >&2
+  mkdir -p "$node_prefix"
+  if ! npm install --prefix "$node_prefix" --save-exact --no-audit --no-fund --loglevel=error \
+       "jayson@$JAYSON_VERSION" >/dev/null; then
+    echo "setup: npm could not install jayson@$JAYSON_VERSION (is the npm registry reachable?)" >&2
+    exit 1
+  fi
 fi

@@ -1206,12 +1206,24 @@ CALLWIRE_API cw_status cw_client_notify(cw_client* client, const char* method,
                                         const cw_value* const* params, size_t param_count,
                                         const cw_call_options* options, cw_error* error);
 
+/** cw_client_call with the parameters by name: `named` is a struct of them (borrowed).
+ *  JSON-RPC sends it as `"params": {...}`, which a server places by the method's parameter
+ *  names (see cw_server_add_named_method); XML-RPC has no names, so the struct goes as the
+ *  call's one parameter. Statuses: those of cw_client_call; CW_INVALID_ARGUMENT when `named`
+ *  is not a struct. */
+CALLWIRE_API cw_status cw_client_call_named(cw_client* client, const char* method,
+                                            const cw_value* named, const cw_call_options* options,
+                                            cw_value** result_out, cw_error* error);
+
 /** One entry of a cw_client_batch: a call, or a notification (no result). */
 typedef struct cw_batch_entry {
   const char* method;
   const cw_value* const* params; /**< may be NULL when param_count is 0; borrowed */
   size_t param_count;
   int notification; /**< non-zero: a notification */
+  /** Not NULL: the parameters by name instead (a struct, borrowed; params must be empty), as
+   *  cw_client_call_named sends them. */
+  const cw_value* named;
 } cw_batch_entry;
 
 /** Sends `count` calls and notifications at once: JSON-RPC as one batch (one JSON array, one

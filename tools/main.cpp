@@ -249,9 +249,16 @@ int main(int argc, char** argv) {
       "Speak JSON-RPC 2.0 (as a jsonrpc+http:// URL does): each PARAM is one JSON value (2, "
       "'\"text\"', '[1,2]', '{\"a\":null}'); the result is printed as plain JSON");
   pretty_flag->excludes(json_flag);
-  call->add_flag("--notify", call_notify,
-                 "Send a notification (JSON-RPC: no answer is awaited beyond the HTTP status; "
-                 "XML-RPC: the call is made and its result dropped); print nothing");
+  bool call_named = false;
+  auto* named_flag = call->add_flag(
+      "--named", call_named,
+      "Send the parameters by name: one PARAM, a struct (a JSON object with --json-rpc), sent as "
+      "JSON-RPC's \"params\" object (XML-RPC: as the one parameter)");
+  auto* notify_flag =
+      call->add_flag("--notify", call_notify,
+                     "Send a notification (JSON-RPC: no answer is awaited beyond the HTTP status; "
+                     "XML-RPC: the call is made and its result dropped); print nothing");
+  named_flag->excludes(notify_flag);
   // Parameters may start with '-' (i/-5 does not, but a bare word might).
   call->positionals_at_end();
 
@@ -271,7 +278,7 @@ int main(int argc, char** argv) {
     if (serve->parsed()) return callwire::tool::run_serve(serve_flags);
     if (call->parsed())
       return callwire::tool::run_call(call_flags, call_method, unprotect(call_params), call_pretty,
-                                      call_notify);
+                                      call_notify, call_named);
     if (list->parsed()) return callwire::tool::run_list(call_flags);
     return run_encode(encode_path, dialect == "apache" ? callwire::xml::Dialect::Apache
                                                        : callwire::xml::Dialect::I8);

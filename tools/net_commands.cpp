@@ -137,7 +137,7 @@ Result<std::vector<Value>> json_params(const std::vector<std::string>& args) {
 }  // namespace
 
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty, bool notify) {
+             const std::vector<std::string>& params, bool pretty, bool notify, bool named) {
   auto client = make_client(flags);
   if (!client) return print_error(client.error());
   const bool json = client->protocol() == Protocol::JsonRpc;
@@ -150,7 +150,12 @@ int run_call(const ClientSettingsFlags& flags, const std::string& method,
     Status sent = client->notify(method, *values);
     return sent ? 0 : print_error(sent.error());
   }
-  auto result = client->call(method, *values);
+  if (named && (values->size() != 1 || !(*values)[0].is_struct())) {
+    std::fprintf(stderr, "callwire: --named takes one PARAM, a struct%s\n",
+                 json ? " (a JSON object)" : " (struct/{k:v,...})");
+    return kFailed;
+  }
+  auto result = named ? client->call_named(method, (*values)[0]) : client->call(method, *values);
   if (!result) return print_error(result.error());
   std::string text;
   if (json) {

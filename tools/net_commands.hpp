@@ -54,9 +54,10 @@ int run_serve(const ServeFlags& flags);
 /// Calls METHOD with parameters in xmlrpc-c's syntax; prints the result's JSON form. With
 /// JSON-RPC (--json-rpc or a jsonrpc+ URL) each parameter is one JSON value (`2`, `"text"`,
 /// `[1,2]`, `{"a":null}`) and the result is printed as plain JSON; `notify` sends a
-/// notification instead and prints nothing.
+/// notification instead and prints nothing; `named` sends the one struct parameter as the
+/// parameters by name (Client::call_named).
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty, bool notify);
+             const std::vector<std::string>& params, bool pretty, bool notify, bool named);
 /// Prints every method with its signatures and help, through introspection.
 int run_list(const ClientSettingsFlags& flags);
 

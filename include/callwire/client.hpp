@@ -144,6 +144,11 @@ class CALLWIRE_API Batch {
   Batch& notify(std::string_view method, std::initializer_list<Value> params = {}) {
     return notify(method, std::span<const Value>(params.begin(), params.size()));
   }
+  /// Adds a call with its parameters by name (a struct of them; see Client::call_named). A
+  /// `named` that is not a struct fails the whole batch at send(): InvalidArgument.
+  Batch& call_named(std::string_view method, const Value& named);
+  /// Adds a notification with its parameters by name.
+  Batch& notify_named(std::string_view method, const Value& named);
   /// Calls added (the results send() returns).
   size_t calls() const noexcept { return calls_; }
   /// Entries added, notifications included.
@@ -163,9 +168,10 @@ class CALLWIRE_API Batch {
  private:
   friend class Client;
   struct Entry {
-    MethodCall call;
+    MethodCall call;  // params: an array, or (by name) a struct
     bool notification = false;
   };
+  Batch& add_named(std::string_view method, const Value& named, bool notification);
   explicit Batch(Client& client) noexcept : client_(&client) {}
 
   Client* client_;
@@ -214,6 +220,22 @@ class CALLWIRE_API Client {
   Result<Value> call(std::string_view method, std::initializer_list<Value> params = {},
                      const CallOptions& options = {}) {
     return call(method, std::span<const Value>(params.begin(), params.size()), options);
+  }
+
+  /// Calls `method` with its parameters by name: `named` is a struct of them,
+  /// `client.call_named("subtract", Value::structure({{"minuend", 42}, {"subtrahend", 23}}))`.
+  /// JSON-RPC sends it as `"params": {...}`, which a server places by the method's parameter
+  /// names (callwire's: the names given to bind). XML-RPC has no names: the struct goes as the
+  /// call's one parameter, as XML-RPC methods that take a struct of arguments expect.
+  /// Errors: those of call(); InvalidArgument when `named` is not a struct.
+  Result<Value> call_named(std::string_view method, const Value& named,
+                           const CallOptions& options = {});
+  /// The same with the result converted to R, as call<R> does.
+  template <class R>
+  typename detail::TypedResult<R>::type call_named(std::string_view method, const Value& named,
+                                                   const CallOptions& options = {}) {
+    check_result_type<R>();
+    return detail::convert_result<R>(method, call_named(method, named, options));
   }
 
   /// Starts a call and returns at once; the future becomes ready with its result.

@@ -243,6 +243,23 @@ cw_status cw_client_notify(cw_client* client, const char* method, const cw_value
   });
 }
 
+cw_status cw_client_call_named(cw_client* client, const char* method, const cw_value* named,
+                               const cw_call_options* options, cw_value** result_out,
+                               cw_error* error) {
+  clear_error(error);
+  if (!client || !method || !named || !result_out) {
+    return set_error(error, Errc::InvalidArgument,
+                     "client, method, named and result_out must not be NULL");
+  }
+  return guard(error, [&] {
+    callwire::CallOptions call_options;
+    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    callwire::Result<Value> r = client->client.call_named(method, named->value, call_options);
+    if (!r) return set_error(error, r.error());
+    return make_handle(std::move(*r), result_out);
+  });
+}
+
 cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries, size_t count,
                           const cw_call_options* options, cw_multicall_result* results,
                           cw_error* error) {
@@ -257,6 +274,19 @@ cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries, size
     callwire::Batch batch = client->client.batch();
     for (size_t i = 0; i < count; ++i) {
       const cw_batch_entry& e = entries[i];
+      if (e.named) {
+        if (!e.method || e.param_count > 0) {
+          return set_error(
+              error, Errc::InvalidArgument,
+              "entries[" + std::to_string(i) + "]: a NULL method, or both params and named");
+        }
+        if (e.notification) {
+          batch.notify_named(e.method, e.named->value);
+        } else {
+          batch.call_named(e.method, e.named->value);
+        }
+        continue;
+      }
       std::vector<Value> values;
       cw_status st = copy_params(e.method, e.params, e.param_count, values, error);
       if (st != CW_OK) return st;

@@ -34,6 +34,14 @@ Value array_of(std::span<const Value> items) {
   return a;
 }
 
+// A call's params: positional, or (call_named) one struct of them by name.
+struct CallParams {
+  CallParams(std::span<const Value> values) noexcept : positional(values) {}  // NOLINT: implicit
+  explicit CallParams(const Value& by_name) noexcept : positional(&by_name, 1), named(&by_name) {}
+  std::span<const Value> positional;  // XML-RPC sends a by-name struct as the one param
+  const Value* named = nullptr;
+};
+
 }  // namespace
 
 struct CALLWIRE_LOCAL Client::Impl {
@@ -62,9 +70,9 @@ struct CALLWIRE_LOCAL Client::Impl {
                                Clock::time_point deadline);
   // The request of one call (`notification`: JSON-RPC's, without id), and what its answer
   // must be.
-  Result<size_t> build_call(ClientConnection& c, std::string_view method,
-                            std::span<const Value> params, const CallOptions& call,
-                            Clock::time_point deadline, bool notification = false);
+  Result<size_t> build_call(ClientConnection& c, std::string_view method, CallParams params,
+                            const CallOptions& call, Clock::time_point deadline,
+                            bool notification = false);
   // Sends the request built in `c` and waits for its answer; `batch_out`: a JSON-RPC batch's
   // results go there.
   Result<Value> exchange(std::unique_ptr<ClientConnection> c, size_t offset,
@@ -73,8 +81,8 @@ struct CALLWIRE_LOCAL Client::Impl {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
   // `sink`: an XML-RPC result goes there as it is read (the Value returned is then nil).
-  Result<Value> call_sync(std::string_view method, std::span<const Value> params,
-                          const CallOptions& call, ValueSink* sink = nullptr);
+  Result<Value> call_sync(std::string_view method, CallParams params, const CallOptions& call,
+                          ValueSink* sink = nullptr);
   AsyncEngine& engine();
 };
 
@@ -136,7 +144,7 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, WriteBody write_
 }
 
 Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view method,
-                                        std::span<const Value> params, const CallOptions& call,
+                                        CallParams params, const CallOptions& call,
                                         Clock::time_point deadline, bool notification) {
   if (!json()) {
     return build_request(
@@ -144,7 +152,7 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
         [&](Buffer& out) {
           xml::WriterOptions writer;
           writer.dialect = options.dialect;
-          return xml::write_call(out, method, params, writer);
+          return xml::write_call(out, method, params.positional, writer);
         },
         call, deadline);
   }
@@ -156,12 +164,14 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
         char text[24];
         size_t n =
             notification ? 0 : size_t(std::to_chars(text, text + sizeof text, id).ptr - text);
-        return json::write_call(out, std::string_view(text, n), method, params);
+        std::string_view id(text, n);
+        return params.named ? json::write_call(out, id, method, *params.named)
+                            : json::write_call(out, id, method, params.positional);
       },
       call, deadline);
 }
 
-Result<Value> Client::Impl::call_sync(std::string_view method, std::span<const Value> params,
+Result<Value> Client::Impl::call_sync(std::string_view method, CallParams params,
                                       const CallOptions& call, ValueSink* sink) {
   Clock::time_point deadline = deadline_of(call);
   std::unique_ptr<ClientConnection> c = take();
@@ -285,6 +295,20 @@ Batch& Batch::notify(std::string_view method, std::span<const Value> params) {
   return *this;
 }
 
+Batch& Batch::call_named(std::string_view method, const Value& named) {
+  return add_named(method, named, false);
+}
+
+Batch& Batch::notify_named(std::string_view method, const Value& named) {
+  return add_named(method, named, true);
+}
+
+Batch& Batch::add_named(std::string_view method, const Value& named, bool notification) {
+  entries_.push_back({MethodCall{std::string(method), named}, notification});
+  calls_ += !notification;
+  return *this;
+}
+
 Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
   return client_->send_batch(entries_, options);
 }
@@ -292,12 +316,24 @@ Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
 Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry> entries,
                                                    const CallOptions& options) {
   if (entries.empty()) return std::vector<CallResult>();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Value& params = entries[i].call.params;
+    if (!params.is_array() && !params.is_struct())
+      return Error(Errc::InvalidArgument, "batch entry " + std::to_string(i + 1) + " (" +
+                                              entries[i].call.method_name +
+                                              "): parameters by name must be a struct, got " +
+                                              std::string(type_name(params.type())));
+  }
   Impl& m = *impl_;
   if (!m.json()) {
-    // One system.multicall; the notifications' results are dropped.
+    // One system.multicall; the notifications' results are dropped. Parameters by name go as
+    // the call's one struct parameter, as call_named sends them.
     std::vector<MethodCall> calls;
     calls.reserve(entries.size());
-    for (const Batch::Entry& e : entries) calls.push_back(e.call);
+    for (const Batch::Entry& e : entries) {
+      calls.push_back(e.call);
+      if (e.call.params.is_struct()) calls.back().params = Value::array({e.call.params});
+    }
     auto all = multicall(calls, options);
     if (!all) return all.error();
     std::vector<CallResult> out;
@@ -347,6 +383,14 @@ Result<Value> Client::call(std::string_view method, std::span<const Value> param
   return impl_->call_sync(method, params, options);
 }
 
+Result<Value> Client::call_named(std::string_view method, const Value& named,
+                                 const CallOptions& options) {
+  if (!named.is_struct())
+    return Error(Errc::InvalidArgument, std::string(method) + ": call_named takes a struct, got " +
+                                            std::string(type_name(named.type())));
+  return impl_->call_sync(method, CallParams(named), options);
+}
+
 Status Client::call_reading(std::string_view method, std::span<const Value> params,
                             ValueSink& sink, const CallOptions& options) {
   if (impl_->json()) {  // the JSON reader builds a tree; the sink reads that
@@ -366,7 +410,8 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   AsyncEngine::Call call;
   call.deadline = m.deadline_of(options);
   call.connection = m.take();
-  auto offset = m.build_call(*call.connection, method, params, options, call.deadline);
+  auto offset = m.build_call(*call.connection, method, std::span<const Value>(params), options,
+                             call.deadline);
   if (!offset) {
     m.give_back(std::move(call.connection));
     // As documented: `done` runs on the I/O thread, even for an error found here.

@@ -492,6 +492,36 @@ static void test_client_over_json_rpc_and_xml_rpc(void) {
   }
   CHECK_STATUS(cw_client_call_args(client, "refuse", NULL, 0, NULL, &result, &err), CW_FAULT);
   CHECK(err.fault_code == 42);
+
+  /* By name: one call, and a batch entry. */
+  {
+    const cw_arg_member members[] = {{"subtrahend", cw_arg_int(2)}, {"minuend", cw_arg_int(7)}};
+    const cw_arg whole = cw_arg_struct(members, 2);
+    cw_value* named = NULL;
+    cw_value* not_named = new_int(1);
+    cw_batch_entry entries[2];
+    cw_multicall_result results[2];
+    CHECK_STATUS(cw_value_build(&whole, &named, &err), CW_OK);
+    CHECK_STATUS(cw_client_call_named(client, "subtract", named, NULL, &result, &err), CW_OK);
+    CHECK(int_of(result) == 5);
+    cw_value_free(result);
+    result = NULL;
+    CHECK_STATUS(cw_client_call_named(client, "subtract", not_named, NULL, &result, &err),
+                 CW_INVALID_ARGUMENT);
+    CHECK(result == NULL && has(err.message, "takes a struct"));
+    memset(entries, 0, sizeof entries);
+    entries[0].method = "subtract";
+    entries[0].named = named;
+    entries[1].method = "subtract";
+    entries[1].named = not_named;
+    CHECK_STATUS(cw_client_batch(client, entries, 2, NULL, results, &err), CW_INVALID_ARGUMENT);
+    CHECK(has(err.message, "batch entry 2"));
+    CHECK_STATUS(cw_client_batch(client, entries, 1, NULL, results, &err), CW_OK);
+    CHECK(int_of(results[0].result) == 5);
+    cw_value_free(results[0].result);
+    cw_value_free(named);
+    cw_value_free(not_named);
+  }
   cw_client_free(client);
   cw_server_free(server);
 }

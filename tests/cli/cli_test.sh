@@ -183,6 +183,19 @@ expect_rc 0 "call --json-rpc --notify"
 expect_eq "$out" "" "call --json-rpc --notify prints nothing"
 run call --notify "$url" sample.add i/1 i/1
 expect_rc 0 "call --notify (XML-RPC)"
+# Parameters by name: JSON-RPC's "params" object (a method without names takes it as its one
+# struct), XML-RPC's one struct.
+run call --json-rpc --named "$url" validator1.easyStructTest '{"moe":1,"larry":2,"curly":3}'
+expect_rc 0 "call --json-rpc --named"
+expect_eq "$out" "6" "call --json-rpc --named"
+run call --named "$url" validator1.easyStructTest 'struct/{moe:i/1,larry:i/2,curly:i/4}'
+expect_rc 0 "call --named (XML-RPC)"
+expect_eq "$out" "7" "call --named (XML-RPC)"
+run call --json-rpc --named "$url" sample.add 1 2
+expect_rc 2 "call --named with two PARAMs"
+expect_match "$err" "--named takes one PARAM, a struct" "call --named: one struct"
+run call --json-rpc --named --notify "$url" sample.add '{}'
+expect_rc 2 "--named with --notify"
 run call --json-rpc --pretty "$url" sample.add 1 1
 expect_rc 2 "--pretty with --json-rpc"
 kill "$server_pid"

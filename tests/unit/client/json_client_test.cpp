@@ -33,6 +33,12 @@ struct JsonServer {
     EXPECT_TRUE(server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
     EXPECT_TRUE(server->add_method("same", [](Params p, CallContext&) { return p[0]; }));
     EXPECT_TRUE(server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); }));
+    EXPECT_TRUE(
+        server->bind("subtract", {"minuend", "subtrahend"}, [](int a, int b) { return a - b; }));
+    // XML-RPC's way of naming arguments: one struct.
+    EXPECT_TRUE(server->add_method("keywords", [](Params p, CallContext&) {
+      return p.size() == 1 && p[0].is_struct() ? Value(static_cast<int>(p[0].size())) : Value(-1);
+    }));
     EXPECT_TRUE(server->start());
   }
   std::string url() const { return server->url(); }
@@ -149,6 +155,50 @@ TEST(JsonClient, Batches) {
   ASSERT_FALSE(nan);
   EXPECT_EQ(nan.error().code, Errc::Unrepresentable);
   EXPECT_NE(nan.error().message.find("batch entry 2 (same)"), std::string::npos);
+}
+
+// Parameters by name: JSON-RPC's "params" object, placed by the method's names (in any order,
+// typed too, in a batch too); XML-RPC sends the struct as the one parameter. Not a struct:
+// InvalidArgument before anything is sent.
+TEST(JsonClient, ParametersByName) {
+  JsonServer s;
+  Client client(s.json_url());
+  const Value named = Value::structure({{"subtrahend", 23}, {"minuend", 42}});
+  auto r = client.call_named("subtract", named);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, Value(19));
+  EXPECT_EQ(client.call_named<int>("subtract", named).value(), 19);
+  auto unknown = client.call_named("subtract", Value::structure({{"minuend", 1}, {"x", 2}}));
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().fault_code, -32602);
+  auto not_struct = client.call_named("subtract", Value::array({1, 2}));
+  ASSERT_FALSE(not_struct);
+  EXPECT_EQ(not_struct.error().code, Errc::InvalidArgument);
+  EXPECT_NE(not_struct.error().message.find("call_named takes a struct, got array"),
+            std::string::npos);
+  EXPECT_EQ(client.call<int>("seen").value(), 0);  // nothing reached the server
+
+  auto batch = client.batch()
+                   .call_named("subtract", named)
+                   .notify_named("count", Value::structure())
+                   .call("subtract", {Value(1), Value(2)})
+                   .send();
+  ASSERT_TRUE(batch) << batch.error().message;
+  ASSERT_EQ(batch->size(), 2u);
+  EXPECT_EQ((*batch)[0].value(), Value(19));
+  EXPECT_EQ((*batch)[1].value(), Value(-1));
+  EXPECT_EQ(client.call<int>("seen").value(), 1);
+  auto bad = client.batch().call("add", {Value(1), Value(2)}).call_named("add", Value(3)).send();
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Errc::InvalidArgument);
+  EXPECT_NE(bad.error().message.find("batch entry 2 (add)"), std::string::npos);
+
+  Client xml(s.url());
+  EXPECT_EQ(xml.call_named<int>("keywords", named).value(), 2);
+  auto multicall = xml.batch().call_named("keywords", named).call("add", {1, 2}).send();
+  ASSERT_TRUE(multicall) << multicall.error().message;
+  EXPECT_EQ((*multicall)[0].value(), Value(2));
+  EXPECT_EQ((*multicall)[1].value(), Value(3));
 }
 
 TEST(JsonClient, XmlRpcClientsMapNotifyAndBatch) {

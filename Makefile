@@ -32,8 +32,13 @@ build: setup
 demo: build
 	@bash scripts/demo.sh build/release/tools/callwire
 
+# The install test's clean Debian root (debootstrap, once; root or sudo): tests/install/.
+DEBROOT ?= build/debroot
+SUDO := $(shell test "$$(id -u)" -eq 0 || echo sudo)
+
 test: build
-	@ctest --test-dir build/release --output-on-failure -j $(JOBS) --timeout 300
+	@$(SUDO) bash scripts/make_debroot.sh $(DEBROOT)
+	@CALLWIRE_DEBROOT=$(abspath $(DEBROOT)) ctest --test-dir build/release --output-on-failure -j $(JOBS) --timeout 300
 
 sanitize: setup
 	@cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \

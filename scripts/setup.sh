@@ -2,11 +2,15 @@
 # Installs every Debian package the project needs, and any packages named as arguments
 # (scripts/setup-bench-peers.sh passes the benchmark peers'), then the npm packages of the
 # interop tests into build/node (CALLWIRE_NODE_PREFIX elsewhere; CMake's CALLWIRE_NODE_MODULES
-# points the tests at it). Idempotent and quiet when all is there.
+# points the tests at it). Idempotent and quiet when all is there. (`make test` also makes the
+# install test's clean Debian root: scripts/make_debroot.sh.)
 set -euo pipefail
 
 JAYSON_VERSION=4.3.0  # interop tests: Node's JSON-RPC peer (5.x needs Node 20; Debian 12 has 18)
-node_prefix=${CALLWIRE_NODE_PREFIX:-$(cd "$(dirname "$0")/.." && pwd)/build/node}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+node_prefix=${CALLWIRE_NODE_PREFIX:-$repo/build/node}
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
 
 packages=(
   cmake ninja-build g++ pkg-config python3
@@ -29,6 +33,7 @@ packages=(
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
+  debootstrap                          # the install test's clean Debian root
   "$@"
 )
 # Debian's nodejs and npm, unless a Node.js with npm is there already (NodeSource's nodejs
@@ -43,8 +48,6 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   # A fresh machine may have no package lists yet; refresh them once when an install fails.
   if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then

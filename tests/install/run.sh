@@ -6,7 +6,9 @@
 #   tests/install/run.sh BUILD_DIR        (ctest: install.consumers) `cmake --install --prefix`
 #   tests/install/run.sh BUILD_DIR deb    (ctest: install.deb) the Debian packages of
 #       `make deb` (cpack -G DEB), their fields and contents checked, then unpacked into an
-#       empty root as dpkg would install them: the same checks run on that tree.
+#       empty root as dpkg would install them: the same checks run on that tree; last, they are
+#       installed for real with apt in a clean Debian root and used there (chroot_install.sh;
+#       the root is scripts/setup.sh's build/debroot, or CALLWIRE_DEBROOT).
 # Each consumer is built twice: the C++ program and its C99 twin (sample_add.c).
 # CXX and CC pick the consumers' compilers (default c++, cc). Fails with a message on the first error.
 set -euo pipefail
@@ -175,5 +177,10 @@ if cmake -S "$here/cmake" -B "$work/cmake-no-deps-static" -G Ninja -DCMAKE_PREFI
 fi
 grep -q "needs zlib, OpenSSL 3 and simdjson" "$work/no-deps-static.log" \
   || { cat "$work/no-deps-static.log" >&2; fail "no reason given for the missing static target"; }
+
+if [ "$mode" = deb ]; then
+  bash "$here/chroot_install.sh" "$work/debs" \
+    "${CALLWIRE_DEBROOT:-$here/../../build/debroot}" "$version" "$soversion"
+fi
 
 step "install test passed"

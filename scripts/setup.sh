@@ -25,6 +25,7 @@ packages=(
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
+  lintian                              # install.deb: Debian's checks on the packages
   "$@"
 )
 

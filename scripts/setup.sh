@@ -34,6 +34,7 @@ packages=(
   doxygen                              # make docs: the API reference from the headers
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
   debootstrap                          # the install test's clean Debian root
+  lintian                              # install.deb: Debian's checks on the packages
   "$@"
 )
 # Debian's nodejs and npm, unless a Node.js with npm is there already (NodeSource's nodejs

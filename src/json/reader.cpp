@@ -276,6 +276,18 @@ struct ReaderImpl {
     return true;
   }
 
+  // A member the protocol ignores: walked, so that bad JSON in it is still a parse error and
+  // the limits count it, but what no Value holds in it (a number, a repeated name) spoils
+  // nothing: it becomes no Value.
+  bool skip(od::value& v) {
+    Error kept = std::move(soft);
+    soft = Error();
+    Value ignored;
+    bool ok = value(v, ignored);
+    soft = std::move(kept);
+    return ok;
+  }
+
   // Walks an object's members: `on_member(key, value, type)`, each counted and its name
   // checked first; stops at the first that returns false.
   template <class OnMember>
@@ -346,8 +358,7 @@ struct ReaderImpl {
         if (!id(fv, ft, call.id)) return false;
         id_usable = !*flag;
       } else {
-        Value ignored;
-        if (!value(fv, ignored)) return false;
+        if (!skip(fv)) return false;
         if (flag == &seen.jsonrpc) refuse("\"jsonrpc\" must be \"2.0\"");
         if (flag == &seen.method) refuse("\"method\" must be a string");
         if (flag == &seen.params) refuse("\"params\" must be an array or an object");
@@ -491,8 +502,7 @@ struct ReaderImpl {
         if (!value(fv, d)) return false;
         r.data = std::move(d);
       } else {
-        Value ignored;
-        if (!value(fv, ignored)) return false;
+        if (!skip(fv)) return false;
         if (why.empty() && flag == &code) why = "the error's \"code\" must be an integer";
         if (why.empty() && flag == &message) why = "the error's \"message\" must be a string";
       }
@@ -545,8 +555,7 @@ struct ReaderImpl {
                  ft != od::json_type::boolean) {
         if (!this->id(fv, ft, r.id)) return false;
       } else {
-        Value ignored;
-        if (!value(fv, ignored)) return false;
+        if (!skip(fv)) return false;
         if (flag == &jsonrpc) refuse("\"jsonrpc\" must be \"2.0\"");
         if (flag == &error) refuse("\"error\" must be an object");
         if (flag == &id) refuse("\"id\" must be a number, a string or null");

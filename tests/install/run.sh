@@ -102,6 +102,11 @@ if [ -x "$build_dir/tools/callwire" ]; then
   [ "$("$prefix/bin/callwire" --version)" = "callwire $version" ] \
     || fail "callwire --version says '$("$prefix/bin/callwire" --version)', not callwire $version"
   page=$prefix/share/man/man1/callwire.1
+  if [ "$mode" = deb ]; then  # compressed in the package, as Debian's policy asks
+    [ -f "$page.gz" ] || fail "no $page.gz"
+    gzip -dc "$page.gz" >"$work/callwire.1"
+    page=$work/callwire.1
+  fi
   [ -f "$page" ] || fail "no $page"
   # groff's warnings (-ww) are errors here: a page that renders with complaints is broken.
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)

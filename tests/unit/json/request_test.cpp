@@ -100,6 +100,12 @@ TEST(JsonRequest, InvalidRequests) {
 TEST(JsonRequest, UnknownMembersAreIgnored) {
   Call c = one(R"({"jsonrpc": "2.0", "x": [1, {"y": null}], "method": "m", "id": 1, "x": 2})");
   EXPECT_TRUE(c.ok()) << c.error.message;
+  // What no Value holds in them spoils nothing: they are not read into Values.
+  for (const char* x : {"1e999", "123456789012345678901234567890", R"({"a": 1, "a": 2})"}) {
+    std::string doc = std::string(R"({"jsonrpc": "2.0", "method": "m", "id": 1, "x": )") + x + "}";
+    c = one(doc);
+    EXPECT_TRUE(c.ok()) << doc << ": " << c.error.message;
+  }
   // ... but still have to be JSON.
   Error e = refused(R"({"jsonrpc": "2.0", "x": [tru], "method": "m", "id": 1})");
   EXPECT_EQ(e.fault_code, fault_code::kParseError);

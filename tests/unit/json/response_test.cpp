@@ -148,6 +148,21 @@ TEST(JsonResponse, NumbersNoValueHoldsSpoilOnlyTheirResponse) {
   EXPECT_EQ(out.responses[2].result, Value(2));
 }
 
+TEST(JsonResponse, WhatIsIgnoredSpoilsNothing) {
+  // Members other than the protocol's, in the response or its error, are only checked as JSON.
+  for (const char* x : {"1e999", "123456789012345678901234567890", R"({"a": 1, "a": 2})"}) {
+    std::string doc = std::string(R"({"jsonrpc":"2.0","result":1,"id":1,"x":)") + x + "}";
+    Response r = one(doc);
+    EXPECT_TRUE(r.ok()) << doc << ": " << r.error.message;
+    EXPECT_EQ(r.result, Value(1)) << doc;
+    doc = std::string(R"({"jsonrpc":"2.0","error":{"code":7,"message":"m","x":)") + x +
+          R"(},"id":1})";
+    r = one(doc);
+    EXPECT_TRUE(r.is_fault()) << doc << ": " << r.error.message;
+    EXPECT_EQ(r.error.fault_code, 7) << doc;
+  }
+}
+
 TEST(JsonResponse, Limits) {
   JsonLimits limits;
   limits.max_batch_size = 2;

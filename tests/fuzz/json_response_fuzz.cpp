@@ -1,0 +1,214 @@
+// libFuzzer driver: the JSON-RPC response reader (a client's side), then the writers and the
+// reader again.
+//
+// For any input, on Readers kept across inputs (as a client keeps one), one with small limits
+// (so that each limit is reached) and one with the defaults:
+// - read_response never crashes; a refusal carries -32700 (NotWellFormed) or -32600
+//   (InvalidRequest, LimitExceeded) and a message, and leaves no responses and batch false;
+// - what the small limits accept, the defaults accept the same; what the small limits refuse
+//   for another reason than a limit, the defaults refuse with the same error;
+// - reading into a Responses that holds the previous input's gives what a fresh one gets;
+// - an accepted document holds one response, or a batch of 1 to max_batch_size;
+// - each response is exactly one of: a result (no data), an error (Errc::Fault, data
+//   optional), or one spoilt by its result or data (Unrepresentable -32602 or InvalidRequest
+//   -32600: a nil result, no data, a message);
+// - each id is a slice of the input that reads alone as a JSON null, number or string;
+// - each result and data written back (write_value) reads again to the same Value, and writing
+//   that gives the same bytes (member order kept);
+// - the responses written back as a document (write_result / write_error, or BatchWriter for
+//   a batch) read back the same: id, result, code, message, data.
+// Any violation prints what differs and traps.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "callwire/buffer.hpp"
+#include "callwire/json.hpp"
+
+namespace {
+
+using callwire::Buffer;
+using callwire::Errc;
+using callwire::Error;
+using callwire::Status;
+using callwire::Value;
+namespace fault_code = callwire::fault_code;
+namespace json = callwire::json;
+
+[[noreturn]] void fail(const char* what, std::string_view detail) {
+  std::fprintf(stderr, "\n*** json_response_fuzz: %s\n%.*s\n", what, int(detail.size()),
+               detail.data());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+std::string describe(const Error& e) {
+  return std::string(callwire::errc_name(e.code)) + " " + std::to_string(e.fault_code) + " " +
+         e.message;
+}
+
+bool same_error(const Error& a, const Error& b) {
+  return a.code == b.code && a.fault_code == b.fault_code && a.message == b.message;
+}
+
+bool same(const json::Response& a, const json::Response& b) {
+  return a.id == b.id && a.result == b.result && same_error(a.error, b.error) &&
+         a.data.has_value() == b.data.has_value() && (!a.data || *a.data == *b.data);
+}
+
+bool same(const json::Responses& a, const json::Responses& b) {
+  if (a.batch != b.batch || a.responses.size() != b.responses.size()) return false;
+  for (size_t i = 0; i < a.responses.size(); ++i)
+    if (!same(a.responses[i], b.responses[i])) return false;
+  return true;
+}
+
+json::JsonLimits small_limits() {
+  json::JsonLimits limits;
+  limits.max_document_size = 4096;  // below run.sh's -max_len of 16384
+  limits.max_depth = 6;
+  limits.max_string_size = 32;
+  limits.max_batch_size = 4;
+  limits.max_elements = 64;
+  return limits;
+}
+
+// The whole-document checks that hold for any reader.
+void check_document(Status s, const json::Responses& out, const json::JsonLimits& limits,
+                    std::string_view doc) {
+  if (!s) {
+    const Error& e = s.error();
+    bool known = e.fault_code == fault_code::kParseError
+                     ? e.code == Errc::NotWellFormed
+                     : e.fault_code == fault_code::kInvalidXmlRpc &&
+                           (e.code == Errc::InvalidRequest || e.code == Errc::LimitExceeded);
+    if (!known || e.message.empty()) fail("a refusal with an unexpected code", describe(e));
+    if (!out.responses.empty() || out.batch) fail("responses left after a refusal", doc);
+    return;
+  }
+  size_t n = out.responses.size();
+  if (out.batch ? n == 0 || n > limits.max_batch_size : n != 1)
+    fail("a wrong number of responses", std::to_string(n) + (out.batch ? " in a batch" : ""));
+}
+
+// A result or data value: written, read again, the same Value and the same bytes.
+void check_round_trip(json::Reader& rereader, const Value& v) {
+  Buffer first;
+  Status w = json::write_value(first, v);
+  if (!w) fail("a value read could not be written", w.error().message);
+  callwire::Result<Value> reread = rereader.read_value(first.view());
+  if (!reread)
+    fail("a written value was refused",
+         describe(reread.error()) + "\n" + std::string(first.view()));
+  if (!(*reread == v)) fail("a value changed in a round trip", first.view());
+  Buffer second;
+  if (!json::write_value(second, *reread) || second.view() != first.view())
+    fail("the round trip is not stable",
+         std::string(first.view()) + "\n" + std::string(second.view()));
+}
+
+void check_response(json::Reader& rereader, const json::Response& r, std::string_view doc) {
+  // The id: JSON text cut from the input, one null, number or string.
+  if (r.id.empty() || doc.find(r.id) == std::string_view::npos)
+    fail("an id that is not a slice of the input", r.id);
+  callwire::Result<Value> id = rereader.read_value(r.id);
+  bool number_text = r.id[0] == '-' || (r.id[0] >= '0' && r.id[0] <= '9');
+  bool id_ok =
+      id ? id->is_nil() || id->is_string() || (number_text && (id->is_integer() || id->is_double()))
+         : number_text && id.error().code == Errc::Unrepresentable;
+  if (!id_ok) fail("an id that is not one JSON null, number or string", r.id);
+
+  if (r.ok()) {
+    if (r.data) fail("a result with data", doc);
+    check_round_trip(rereader, r.result);
+  } else if (r.is_fault()) {
+    if (r.data) check_round_trip(rereader, *r.data);
+  } else {
+    bool spoilt =
+        (r.error.code == Errc::Unrepresentable &&
+         r.error.fault_code == fault_code::kInvalidParams) ||
+        (r.error.code == Errc::InvalidRequest && r.error.fault_code == fault_code::kInvalidXmlRpc);
+    if (!spoilt || r.error.message.empty())
+      fail("a response with an unexpected error", describe(r.error));
+    if (!r.result.is_nil() || r.data) fail("a spoilt response keeps a result or data", doc);
+  }
+}
+
+// Writes one response; false when it is spoilt (no writer writes those).
+bool write_response(Buffer& out, const json::Response& r) {
+  Status s;
+  if (r.ok())
+    s = json::write_result(out, r.id, r.result);
+  else if (r.is_fault())
+    s = json::write_error(out, r.id, r.error.fault_code, r.error.message,
+                          r.data ? &*r.data : nullptr);
+  else
+    return false;
+  if (!s) fail("a response read could not be written", describe(s.error()));
+  return true;
+}
+
+// The responses written back as a document read back the same (spoilt ones left out).
+void check_written(json::Reader& rereader, const json::Responses& in) {
+  json::Responses kept;
+  kept.batch = in.batch;
+  Buffer doc;
+  if (in.batch) {
+    json::BatchWriter batch(doc);
+    for (const json::Response& r : in.responses) {
+      if (!r.ok() && !r.is_fault()) continue;
+      Status s = r.ok() ? batch.result(r.id, r.result)
+                        : batch.error(r.id, r.error.fault_code, r.error.message,
+                                      r.data ? &*r.data : nullptr);
+      if (!s) fail("a response read could not be written in a batch", describe(s.error()));
+      kept.responses.push_back(r);
+    }
+    if (!batch.finish()) return;
+  } else {
+    if (!write_response(doc, in.responses[0])) return;
+    kept.responses.push_back(in.responses[0]);
+  }
+  json::Responses back;
+  Status s = rereader.read_response(doc.view(), back);
+  if (!s)
+    fail("written responses were refused", describe(s.error()) + "\n" + std::string(doc.view()));
+  if (!same(back, kept)) fail("written responses do not read back the same", doc.view());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static json::Reader small(small_limits());
+  static json::Reader reader;
+  static json::Reader rereader;   // for what the checks write: never the input's Readers
+  static json::Responses reused;  // holds the previous input's responses
+  std::string_view doc(reinterpret_cast<const char*>(data), size);
+
+  json::Responses little;
+  Status s_small = small.read_response(doc, little);
+  check_document(s_small, little, small.limits(), doc);
+
+  json::Responses out;
+  Status s = reader.read_response(doc, out);
+  check_document(s, out, reader.limits(), doc);
+  Status s_reused = reader.read_response(doc, reused);
+  if (s.ok() != s_reused.ok() || !same(out, reused) ||
+      (!s && !same_error(s.error(), s_reused.error())))
+    fail("reading into a used Responses differs from a fresh one", doc);
+
+  if (s_small) {
+    if (!s || !same(little, out)) fail("the small limits accept what the defaults do not", doc);
+  } else if (s_small.error().code != Errc::LimitExceeded) {
+    if (s || !same_error(s.error(), s_small.error()))
+      fail("the small and default limits refuse differently",
+           describe(s_small.error()) + "\n" + (s ? std::string("accepted") : describe(s.error())));
+  }
+  if (!s) return 0;
+
+  for (const json::Response& r : out.responses) check_response(rereader, r, doc);
+  check_written(rereader, out);
+  return 0;
+}

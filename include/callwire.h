@@ -938,6 +938,14 @@ CALLWIRE_API const char* cw_call_user(cw_call* call);
  *  and NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND. */
 CALLWIRE_API cw_status cw_call_header(cw_call* call, const char* name, const char** value_out,
                                       size_t* len_out);
+/** The number of request header fields (every field as received, repeated ones included;
+ *  none for a packet stream or a call without HTTP). */
+CALLWIRE_API size_t cw_call_header_count(cw_call* call);
+/** The `index`-th request header field, in the order received: name and value, borrowed and
+ *  NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND (index past the end). */
+CALLWIRE_API cw_status cw_call_header_at(cw_call* call, size_t index, const char** name_out,
+                                         size_t* name_len_out, const char** value_out,
+                                         size_t* value_len_out);
 
 /** The milliseconds left before the call's deadline (cw_server_options.call_timeout_ms or the
  *  client's X-Callwire-Timeout): 0 once it has passed, INT64_MAX when the call has none. A
@@ -1129,10 +1137,12 @@ typedef struct cw_client_options {
 CALLWIRE_API void cw_client_options_init(cw_client_options* options);
 
 /** Makes a client for `url`: "http://[user:password@]host:port/path", "https://...",
- *  "unix:/path/to/socket", or SCGI (rtorrent's protocol) "scgi://host:port[/path]" and
- *  "scgi+unix:/path/to/socket". Connects lazily, on the first call. `options` NULL: defaults.
- *  CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size); CW_TLS_ERROR
- *  (an unreadable CA file); CW_NO_MEMORY. */
+ *  "unix:/path/to/socket", SCGI (rtorrent's protocol) "scgi://host:port[/path]" and
+ *  "scgi+unix:/path/to/socket", xmlrpc-c's packet stream "pstream://host:port" and
+ *  "pstream+unix:/path/to/socket", or JSON-RPC 2.0 over HTTP "jsonrpc+http://...",
+ *  "jsonrpc+https://..." and "jsonrpc+unix:/path". Connects lazily, on the first call. `options`
+ * NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size);
+ * CW_TLS_ERROR (an unreadable CA file); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 

@@ -478,6 +478,22 @@ cw_status cw_call_header(cw_call* call, const char* name, const char** value_out
   return CW_OK;
 }
 
+size_t cw_call_header_count(cw_call* call) { return call ? call->context.headers().size() : 0; }
+
+cw_status cw_call_header_at(cw_call* call, size_t index, const char** name_out,
+                            size_t* name_len_out, const char** value_out, size_t* value_len_out) {
+  if (!call || !name_out || !name_len_out || !value_out || !value_len_out) {
+    return CW_INVALID_ARGUMENT;
+  }
+  std::span<const callwire::HeaderField> fields = call->context.headers();
+  if (index >= fields.size()) return CW_NOT_FOUND;
+  *name_out = fields[index].name.data();
+  *name_len_out = fields[index].name.size();
+  *value_out = fields[index].value.data();
+  *value_len_out = fields[index].value.size();
+  return CW_OK;
+}
+
 int64_t cw_call_remaining_ms(cw_call* call) {
   if (!call) return 0;
   auto left = call->context.remaining();

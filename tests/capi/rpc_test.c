@@ -90,6 +90,35 @@ static cw_status whoami(cw_call* call, void* user_data) {
   return cw_call_return_string(call, text, strlen(text));
 }
 
+/* Every request header field as "name: value", in order; then CW_NOT_FOUND past the end. */
+static cw_status all_headers(cw_call* call, void* user_data) {
+  cw_value *array = NULL, *line = NULL;
+  const char *name = NULL, *value = NULL;
+  size_t i, name_len = 0, value_len = 0, count = cw_call_header_count(call);
+  char text[512];
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_value_new_array(&array))) return st;
+  for (i = 0; i < count; ++i) {
+    if ((st = cw_call_header_at(call, i, &name, &name_len, &value, &value_len))) break;
+    snprintf(text, sizeof text, "%.*s: %.*s", (int)name_len, name, (int)value_len, value);
+    if ((st = cw_value_new_cstring(text, &line)) || (st = cw_value_array_append(array, line))) {
+      cw_value_free(line);
+      break;
+    }
+    cw_value_free(line);
+  }
+  if (st == CW_OK &&
+      cw_call_header_at(call, count, &name, &name_len, &value, &value_len) != CW_NOT_FOUND) {
+    st = CW_INVALID_ARGUMENT;
+  }
+  if (st != CW_OK) {
+    cw_value_free(array);
+    return st;
+  }
+  return cw_call_return_take(call, array);
+}
+
 static cw_status sleep_then_answer(cw_call* call, void* user_data) {
   int32_t ms = 0;
   cw_status st;
@@ -196,6 +225,7 @@ static cw_server* start_server(const cw_server_options* options) {
   CHECK_STATUS(cw_server_add_method(server, "nothing", returns_nothing, NULL, "n:", NULL, &err),
                CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "whoami", whoami, NULL, "s:", NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "headers", all_headers, NULL, "A:", NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "sleep", sleep_then_answer, NULL, "i:i", NULL, &err),
                CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "login", login, NULL, NULL, NULL, &err), CW_OK);
@@ -544,6 +574,22 @@ static void test_context_headers_and_auth(void) {
   CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
   CHECK(len > 10 && strncmp(text, "127.0.0.1:", 10) == 0);
   CHECK(strstr(text, "|alice|tagged|whoami") != NULL);
+  cw_value_free(result);
+
+  /* Every field, in the order sent: the client's own, then the call's. */
+  CHECK_STATUS(cw_client_call(client, "headers", NULL, 0, &call_options, &result, &err), CW_OK);
+  {
+    size_t i, n = 0, tag_at = 0, host_at = 0;
+    CHECK_STATUS(cw_value_array_size(result, &n), CW_OK);
+    for (i = 0; i < n; ++i) {
+      const cw_value* item = NULL;
+      cw_value_array_get(result, i, &item);
+      if (cw_value_get_string(item, &text, &len) != CW_OK) continue;
+      if (len == 13 && strncmp(text, "X-Tag: tagged", 13) == 0) tag_at = i + 1;
+      if (len > 6 && strncmp(text, "Host: ", 6) == 0) host_at = i + 1;
+    }
+    CHECK(n >= 4 && tag_at > 0 && host_at > 0 && host_at < tag_at);
+  }
   cw_value_free(result);
 
   /* A header that would inject another field is refused before anything is sent. */

@@ -1000,6 +1000,10 @@ CALLWIRE_API cw_status cw_call_return_arg(cw_call* call, cw_arg arg);
  *  CW_NO_MEMORY (the call is then answered with fault -32603) or CW_INVALID_ARGUMENT (NULL
  *  call). */
 CALLWIRE_API cw_status cw_call_fault(cw_call* call, int32_t code, const char* message);
+/** cw_call_fault with more about it: `data` (copied; NULL: none) goes to a JSON-RPC caller as
+ *  the error object's "data"; XML-RPC's fault has no room for it and leaves it out. */
+CALLWIRE_API cw_status cw_call_fault_data(cw_call* call, int32_t code, const char* message,
+                                          const cw_value* data);
 
 /** Latches a fault for the rest of this request: the remaining entries of a system.multicall
  *  are answered with it without running (e.g. after a failed login, so one POST cannot carry

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -10,6 +11,8 @@
 #include "callwire/export.hpp"
 
 namespace callwire {
+
+class Value;  // callwire/value.hpp (the value layer sits above this one)
 
 /// What went wrong, as one table shared by C and C++ (the C API's `cw_status` has the same
 /// numbers). The codec, HTTP and net layers report these in results and never throw.
@@ -65,6 +68,10 @@ struct Error {
   Errc code = Errc::Ok;
   int32_t fault_code = 0;
   std::string message;
+  /// A JSON-RPC error's "data" (Errc::Fault from a JSON-RPC peer that sent one; null
+  /// otherwise). Shared, so copying an Error stays cheap; include callwire/value.hpp to read it.
+  /// A handler that returns an Error with data answers JSON-RPC with it.
+  std::shared_ptr<const Value> data;
 
   Error() = default;
   Error(Errc c, std::string msg) : code(c), fault_code(errc_fault_code(c)), message(std::move(msg)) {}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "callwire/value.hpp"
@@ -25,6 +26,9 @@ struct MethodCall {
 struct Fault {
   int32_t code = 0;
   std::string string;
+  /// More about it, for JSON-RPC: the error object's "data" (any value). XML-RPC's fault has
+  /// no room for it: an XML-RPC answer leaves it out.
+  std::optional<Value> data;
 
   bool operator==(const Fault&) const = default;
 };

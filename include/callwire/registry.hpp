@@ -24,6 +24,9 @@ namespace callwire {
 class CALLWIRE_API FaultError : public std::exception {
  public:
   FaultError(int32_t code, std::string string) : fault_{code, std::move(string)} {}
+  /// With JSON-RPC's "data" (see Fault::data).
+  FaultError(int32_t code, std::string string, Value data)
+      : fault_{code, std::move(string), std::move(data)} {}
   explicit FaultError(Fault fault) : fault_(std::move(fault)) {}
   const Fault& fault() const noexcept { return fault_; }
   const char* what() const noexcept override { return fault_.string.c_str(); }

@@ -638,12 +638,18 @@ cw_status cw_call_return_arg(cw_call* call, cw_arg arg) {
 }
 
 cw_status cw_call_fault(cw_call* call, int32_t code, const char* message) {
+  return cw_call_fault_data(call, code, message, nullptr);
+}
+
+cw_status cw_call_fault_data(cw_call* call, int32_t code, const char* message,
+                             const cw_value* data) {
   if (!call) return CW_INVALID_ARGUMENT;
-  cw_status st = guard([&] {
-    call->fault.emplace(Fault{code, std::string(view(message))});
+  return guard([&] {
+    Fault fault{code, std::string(view(message))};
+    if (data) fault.data = data->value;
+    call->fault.emplace(std::move(fault));
     return CW_FAULT;
   });
-  return st;
 }
 
 cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message) {

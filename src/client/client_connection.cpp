@@ -240,6 +240,13 @@ Error http_status_error(const http::Response& response) {
   return e;
 }
 
+// A JSON-RPC answer's error, with its "data" kept in the Error (taken from `r`).
+Error error_of(json::Response& r) {
+  Error e = std::move(r.error);
+  if (r.data) e.data = std::make_shared<const Value>(std::move(*r.data));
+  return e;
+}
+
 }  // namespace
 
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
@@ -328,7 +335,7 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
   if (notification) {
     // No answer is due; a server that could not read the notification may still say so.
     for (json::Response& r : answers)
-      if (r.is_fault()) return done(std::move(r.error), keep);
+      if (r.is_fault()) return done(error_of(r), keep);
     return done(Value(), keep);
   }
   if (json_batch_) return decode_json_batch(keep);
@@ -342,7 +349,7 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
         Error(Errc::BadResponse, "the answer's id " + r.id.substr(0, 40) +
                                      " is not the call's id " + std::to_string(json_first_id_)),
         false);
-  if (!r.ok()) return done(std::move(r.error), keep);
+  if (!r.ok()) return done(error_of(r), keep);
   done(std::move(r.result), keep);
 }
 
@@ -353,7 +360,7 @@ void ClientConnection::decode_json_batch(bool keep) {
   std::optional<Error> unread;  // an error with id null: for every call left unanswered
   for (json::Response& r : json_answer_.responses) {
     if (r.id == json::kNullId && r.is_fault()) {
-      if (!unread) unread = std::move(r.error);
+      if (!unread) unread = error_of(r);
       continue;
     }
     // Ours are decimal integers from json_first_id_ on: the index is the id's offset.
@@ -370,7 +377,7 @@ void ClientConnection::decode_json_batch(bool keep) {
                   false);
     }
     answered[index] = true;
-    batch_results_[index] = r.ok() ? Result<Value>(std::move(r.result)) : std::move(r.error);
+    batch_results_[index] = r.ok() ? Result<Value>(std::move(r.result)) : error_of(r);
   }
   if (unread)
     for (size_t i = 0; i < json_calls_; ++i)

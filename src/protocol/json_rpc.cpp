@@ -23,14 +23,18 @@ void write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id, c
 }
 
 void write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, const Fault& fault) {
-  Status written = batch ? batch->error(id, fault.code, fault.string)
-                         : json::write_error(out, id, fault.code, fault.string);
-  if (written) return;
+  auto write = [&](std::string_view string, const Value* data) {
+    return batch ? batch->error(id, fault.code, string, data)
+                 : json::write_error(out, id, fault.code, string, data);
+  };
+  const Value* data = fault.data ? &*fault.data : nullptr;
+  if (write(fault.string, data)) return;
   // A handler's fault string that is not UTF-8: say it with what can be said (which can be
-  // written: it is valid UTF-8).
+  // written: it is valid UTF-8). Data JSON cannot carry (a NaN) is left out rather than lose
+  // the fault.
   const std::string safe = xml_safe_text(fault.string);
-  static_cast<void>(batch ? batch->error(id, fault.code, safe)
-                          : json::write_error(out, id, fault.code, safe));
+  if (data && write(safe, data)) return;
+  static_cast<void>(write(safe, nullptr));
 }
 
 }  // namespace

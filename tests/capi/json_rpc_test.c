@@ -31,6 +31,19 @@ static cw_status refuse(cw_call* call, void* user_data) {
   return cw_call_fault(call, 42, "refused");
 }
 
+/* A fault with data: {"retry_after": 5}. */
+static cw_status busy(cw_call* call, void* user_data) {
+  const cw_arg_member members[] = {{"retry_after", cw_arg_int(5)}};
+  const cw_arg whole = cw_arg_struct(members, 1);
+  cw_value* data = NULL;
+  cw_status st;
+  (void)user_data;
+  if ((st = cw_value_build(&whole, &data, NULL))) return st;
+  st = cw_call_fault_data(call, -32001, "busy", data);
+  cw_value_free(data);
+  return st;
+}
+
 static int g_notified = 0;
 static pthread_mutex_t g_notified_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -335,6 +348,7 @@ static void test_registry_dispatch_content(void) {
   CHECK_STATUS(cw_registry_add_named_method(registry, "record", (const char* const*)&kBadNames[2],
                                             record, NULL, NULL, NULL, &err),
                CW_OK); /* an empty list: no names */
+  CHECK_STATUS(cw_registry_add_method(registry, "busy", busy, NULL, NULL, NULL, &err), CW_OK);
   CHECK_STATUS(cw_registry_add_named_method(registry, "twice", kBadNames, subtract, NULL, "i:ii",
                                             NULL, &err),
                CW_INVALID_ARGUMENT);
@@ -373,6 +387,24 @@ static void test_registry_dispatch_content(void) {
                CW_OK);
   CHECK(type && strcmp(type, "text/xml") == 0 && has(response, "<int>2</int>"));
   cw_free(response);
+  /* A handler's fault with data: JSON-RPC carries it, XML-RPC leaves it out. */
+  {
+    static const char kBusy[] = "{\"jsonrpc\":\"2.0\",\"method\":\"busy\",\"id\":9}";
+    static const char kBusyXml[] = "<methodCall><methodName>busy</methodName></methodCall>";
+    CHECK_STATUS(cw_registry_dispatch_content(registry, "application/json", kBusy, strlen(kBusy),
+                                              &response, &len, &type, &err),
+                 CW_OK);
+    CHECK(response && strcmp(response,
+                             "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32001,"
+                             "\"message\":\"busy\",\"data\":{\"retry_after\":5}},"
+                             "\"id\":9}") == 0);
+    cw_free(response);
+    CHECK_STATUS(cw_registry_dispatch_content(registry, "text/xml", kBusyXml, strlen(kBusyXml),
+                                              &response, &len, &type, &err),
+                 CW_OK);
+    CHECK(has(response, "-32001") && !has(response, "retry_after"));
+    cw_free(response);
+  }
   CHECK_STATUS(cw_registry_dispatch_content(registry, "application/json", "[", 1, &response, &len,
                                             &type, &err),
                CW_OK);

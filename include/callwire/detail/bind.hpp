@@ -188,7 +188,9 @@ using AnswerType = typename Answer<std::remove_cvref_t<R>>::Type;
 inline FaultError returned_fault(const Error& e) {
   int32_t code = e.fault_code != 0 ? e.fault_code : errc_fault_code(e.code);
   if (code == 0) code = fault_code::kInternalError;
-  return FaultError(code, e.message.empty() ? std::string(errc_name(e.code)) : e.message);
+  std::string string = e.message.empty() ? std::string(errc_name(e.code)) : e.message;
+  if (e.data) return FaultError(code, std::move(string), *e.data);
+  return FaultError(code, std::move(string));
 }
 
 // The response writer the dispatcher offers a call (CallContext::result_writer_): a typed

@@ -30,6 +30,9 @@ struct JsonServer {
     EXPECT_TRUE(server->bind("add", [](int a, int b) { return a + b; }));
     EXPECT_TRUE(server->bind("echo", [](std::string s) { return s; }));
     EXPECT_TRUE(server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); }));
+    EXPECT_TRUE(server->add_method("busy", [](Params, CallContext&) -> Value {
+      throw FaultError(-32001, "busy", Value::structure({{"retry_after", 5}}));
+    }));
     EXPECT_TRUE(server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
     EXPECT_TRUE(server->add_method("same", [](Params p, CallContext&) { return p[0]; }));
     EXPECT_TRUE(server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); }));
@@ -199,6 +202,33 @@ TEST(JsonClient, ParametersByName) {
   ASSERT_TRUE(multicall) << multicall.error().message;
   EXPECT_EQ((*multicall)[0].value(), Value(2));
   EXPECT_EQ((*multicall)[1].value(), Value(3));
+}
+
+// An error's "data" reaches the caller in Error::data, from a call, a typed call and a batch;
+// an error without data has none, and XML-RPC's faults never do.
+TEST(JsonClient, ErrorsKeepTheirData) {
+  JsonServer s;
+  Client client(s.json_url());
+  const Value data = Value::structure({{"retry_after", 5}});
+  auto r = client.call("busy");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().fault_code, -32001);
+  ASSERT_NE(r.error().data, nullptr);
+  EXPECT_EQ(*r.error().data, data);
+  auto typed = client.call<int>("busy");
+  ASSERT_FALSE(typed);
+  ASSERT_NE(typed.error().data, nullptr);
+  EXPECT_EQ(*typed.error().data, data);
+  auto batch = client.batch().call("busy").call("boom").send();
+  ASSERT_TRUE(batch) << batch.error().message;
+  ASSERT_NE((*batch)[0].error().data, nullptr);
+  EXPECT_EQ(*(*batch)[0].error().data, data);
+  EXPECT_EQ((*batch)[1].error().data, nullptr);
+  Client xml(s.url());
+  auto x = xml.call("busy");
+  ASSERT_FALSE(x);
+  EXPECT_EQ(x.error().fault_code, -32001);
+  EXPECT_EQ(x.error().data, nullptr);
 }
 
 TEST(JsonClient, XmlRpcClientsMapNotifyAndBatch) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,18 @@ struct Fixture {
     }));
     ok(registry.add(
         "fault", [](Params, CallContext&) -> Value { throw FaultError(-32000, "bad \xFF byte"); }));
+    // Faults with data: thrown, returned as an Error, and data JSON cannot carry.
+    ok(registry.add("busy", [](Params, CallContext&) -> Value {
+      throw FaultError(-32001, "busy", Value::structure({{"retry_after", 5}}));
+    }));
+    ok(registry.bind("busy.typed", []() -> Result<int> {
+      Error e(Errc::Fault, -32002, "still busy");
+      e.data = std::make_shared<const Value>(Value::array({1, "two"}));
+      return e;
+    }));
+    ok(registry.add("busy.nan", [](Params, CallContext&) -> Value {
+      throw FaultError(-32003, "odd", Value(std::numeric_limits<double>::quiet_NaN()));
+    }));
     ok(registry.add(
         "sample.add", [](Params p, CallContext&) { return Value(p[0].as_int() + p[1].as_int()); },
         MethodInfo{{{"int", "int", "int"}}, "Adds two integers."}));
@@ -255,6 +268,31 @@ TEST(JsonRpc, ResultsJsonCannotCarryBecomeInternalErrors) {
   d.add_stats_to(stats);
   for (const MethodStats& s : stats)
     if (s.name == "nan") EXPECT_EQ(s.faults, 1u);
+}
+
+// A handler's fault carries JSON-RPC's "data" (thrown or returned); XML-RPC's fault has no room
+// for it and leaves it out; data JSON cannot carry is left out rather than lose the fault.
+TEST(JsonRpc, FaultsCarryTheirData) {
+  Fixture f;
+  Dispatcher d(f.registry, {});
+  Answer a = post(d, R"({"jsonrpc":"2.0","method":"busy","id":1})");
+  expect_error(a.value, "1", -32001);
+  EXPECT_EQ(a.value["error"]["data"], Value::structure({{"retry_after", 5}})) << a.text;
+  Answer typed = post(d, R"({"jsonrpc":"2.0","method":"busy.typed","id":2})");
+  expect_error(typed.value, "2", -32002);
+  EXPECT_EQ(typed.value["error"]["message"].as_string(), "still busy");
+  EXPECT_EQ(typed.value["error"]["data"], Value::array({1, "two"})) << typed.text;
+  Answer in_batch = post(d, R"([{"jsonrpc":"2.0","method":"busy","id":3}])");
+  EXPECT_EQ(in_batch.value[0]["error"]["data"]["retry_after"], Value(5)) << in_batch.text;
+  Answer nan = post(d, R"({"jsonrpc":"2.0","method":"busy.nan","id":4})");
+  expect_error(nan.value, "4", -32003);
+  EXPECT_EQ(nan.value["error"].find("data"), nullptr) << nan.text;
+
+  Buffer out;
+  CallContext ctx;
+  d.handle(Protocol::XmlRpc, "<methodCall><methodName>busy</methodName></methodCall>", ctx, out);
+  EXPECT_NE(out.view().find("<int>-32001</int>"), std::string_view::npos) << out.view();
+  EXPECT_EQ(out.view().find("retry_after"), std::string_view::npos) << out.view();
 }
 
 TEST(JsonRpc, OneCoreCountsBothProtocols) {

@@ -175,11 +175,11 @@ struct Document {
   std::string json;        // what the readers parse
   bool read_only = false;  // a variant of another document's text: no write benchmarks
   bool is_call = false;
-  std::string method_name;   // a call: its method and parameters
+  std::string method_name;  // a call: its method and parameters
   std::vector<Value> params;
-  Value result;              // a response: the Value written
-  Value read_result;         // ... and the Value read: bytes come back as their base64 string
-  std::string written;       // callwire's output for the values: the write byte count and memcpy
+  Value result;         // a response: the Value written
+  Value read_result;    // ... and the Value read: bytes come back as their base64 string
+  std::string written;  // callwire's output for the values: the write byte count and memcpy
 };
 
 Document sample_add_call() {
@@ -228,8 +228,8 @@ callwire::Status callwire_write(const Document& d, callwire::Buffer& out) {
 // or `responses`; dies on an error.
 void callwire_read(const Document& d, std::string_view json, callwire::json::Reader& reader,
                    callwire::json::Request& request, callwire::json::Responses& responses) {
-  callwire::Status read = d.is_call ? reader.read_request(json, request)
-                                    : reader.read_response(json, responses);
+  callwire::Status read =
+      d.is_call ? reader.read_request(json, request) : reader.read_response(json, responses);
   if (!read) die("document " + d.id + ": callwire: " + read.error().message);
 }
 

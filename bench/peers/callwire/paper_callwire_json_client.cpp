@@ -52,8 +52,8 @@ peers::Info to_info(const callwire::Value& v) {
 
 int main(int argc, char** argv) {
   return peers::run_paper_client(argc, argv, "callwire-json", [](int port) {
-    auto client = std::make_shared<callwire::Client>("jsonrpc+http://127.0.0.1:" +
-                                                     std::to_string(port) + "/RPC2");
+    auto client = std::make_shared<callwire::Client>(
+        "jsonrpc+http://127.0.0.1:" + std::to_string(port) + "/RPC2");
     return [client](int id, bool photo) {
       auto answer = client->call("Database.Request", {id, photo});
       if (!answer) fail(answer.error().message);

@@ -17,6 +17,10 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
                and the exact response bytes callwire's server answers (captured through a
                proxy at the start of the run), written and read with no parsing: the floor
      callwire  cw_lat_client ↔ `callwire serve --threads 1`
+     raw json  as raw, with the bytes of callwire's JSON-RPC call and answer (captured the same
+               way): the floor of callwire json
+     callwire json  the same client and server speaking JSON-RPC 2.0 (a `jsonrpc+http://` URL;
+               the server answers JSON by the request's Content-Type)
      callwire pstream  the same over xmlrpc-c's packet stream (`--pstream`): XML-RPC, no HTTP
      xmlrpc-c  xmlrpc_c_lat_client (libxmlrpc_client, curl) ↔ xmlrpc_c_server (Abyss, defaults)
      python    cw_lat_client ↔ Python's SimpleXMLRPCServer (bench/net/py_server.py)
@@ -60,7 +64,7 @@ SYSCALL_SHORT, SYSCALL_LONG = 200, 2200
 WRK_SECONDS = 5
 WRK_THREADS, WRK_CONNECTIONS = 2, 32
 
-GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor's
+GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor's (either protocol)
 GOAL_CPU = 2.0          # callwire's client + server CPU per call ≤ 2 × the floor's
 GOAL_THROUGHPUT = 0.7   # callwire's wrk requests/s ≥ 0.7 × nginx's
 
@@ -203,9 +207,9 @@ def body_of(message):
     return message.partition(b"\r\n\r\n")[2]
 
 
-def capture(callwire, cw_lat_client):
+def capture(callwire, cw_lat_client, json_rpc=False):
     """The request callwire's client sends for sample.add(2, 3) and the response callwire's
-    server answers, through a one-connection proxy."""
+    server answers, through a one-connection proxy; over JSON-RPC with json_rpc."""
     with Server([callwire, "serve", "--threads", "1", "--listen", "127.0.0.1:0"]) as server:
         listener = socket.socket()
         listener.bind(("127.0.0.1", 0))
@@ -227,13 +231,15 @@ def capture(callwire, cw_lat_client):
 
         t = threading.Thread(target=proxy, daemon=True)
         t.start()
-        run_json([cw_lat_client, f"http://127.0.0.1:{port}/RPC2", "--calls", "1",
+        scheme = "jsonrpc+http" if json_rpc else "http"
+        run_json([cw_lat_client, f"{scheme}://127.0.0.1:{port}/RPC2", "--calls", "1",
                   "--warmup", "0"])
         t.join(5)
         listener.close()
     if "error" in got or "response" not in got:
         raise RuntimeError(f"capture failed: {got.get('error')}")
-    if not got["response"].startswith(b"HTTP/1.1 200") or b">5</" not in got["response"]:
+    answer = b'"result":5,' if json_rpc else b">5</"
+    if not got["response"].startswith(b"HTTP/1.1 200") or answer not in got["response"]:
         raise RuntimeError(f"unexpected response captured: {got['response']!r}")
     return got["request"], got["response"]
 
@@ -248,14 +254,19 @@ def probe(host, port, request):
 # ---------------------------------------------------------------------------------------------
 # Round-trip latency.
 
-def latency_peers(b, files):
+def latency_peers(b, files, json_files):
     """name → (server command, client command taking the server), for the latency runs."""
-    req_file, resp_file, req_len, resp_len = files
+    def raw(files):
+        req_file, resp_file, req_len, resp_len = files
+        return ([b["raw_lat_server"], req_len, resp_file],
+                lambda s: [b["raw_lat_client"], f"{s.host}:{s.port}", req_file, resp_len])
+
+    callwire_serve = [b["callwire"], "serve", "--threads", "1", "--listen", "127.0.0.1:0"]
     return {
-        "raw": ([b["raw_lat_server"], req_len, resp_file],
-                lambda s: [b["raw_lat_client"], f"{s.host}:{s.port}", req_file, resp_len]),
-        "callwire": ([b["callwire"], "serve", "--threads", "1", "--listen", "127.0.0.1:0"],
-                     lambda s: [b["cw_lat_client"], s.url]),
+        "raw": raw(files),
+        "callwire": (callwire_serve, lambda s: [b["cw_lat_client"], s.url]),
+        "raw json": raw(json_files),
+        "callwire json": (callwire_serve, lambda s: [b["cw_lat_client"], "jsonrpc+" + s.url]),
         "callwire pstream": ([b["callwire"], "serve", "--threads", "1", "--pstream", "127.0.0.1:0"],
                              lambda s: [b["cw_lat_client"], s.url]),
         "xmlrpc-c": ([b["xmlrpc_c_server"]],
@@ -266,9 +277,11 @@ def latency_peers(b, files):
 
 
 # The goals compare callwire with the floor, and the neighbours on a shared machine come and go
-# within seconds: those two run twice, interleaved (floor, callwire, ..., callwire, floor), and
+# within seconds: those pairs run twice, interleaved (floor, callwire, ..., callwire, floor), and
 # the better run of each counts (a neighbour only ever makes a run slower). The others run once.
-TWICE = ("raw", "callwire")
+TWICE = ("raw", "callwire", "raw json", "callwire json")
+# Each callwire pair's floor: the raw ping-pong of the bytes it sends and answers.
+FLOOR_OF = {"callwire json": "raw json", "raw json": "raw json"}
 
 
 def run_latency(peers, seconds, warmup):
@@ -281,7 +294,7 @@ def run_latency(peers, seconds, warmup):
             with Server(server_cmd, pin=pinned) as server:
                 r = run_json(client_cmd(server) + ["--seconds", seconds, "--warmup", warmup,
                                                     "--server-pid", server.pid], pin=pinned)
-            log(f"  latency {name:9} {mode:8}: median {r['median_ns'] / 1e3:7.1f} µs, "
+            log(f"  latency {name:16} {mode:8}: median {r['median_ns'] / 1e3:7.1f} µs, "
                 f"p99 {r['p99_ns'] / 1e3:7.1f} µs, CPU client {r['client_cpu_ns_per_call'] / 1e3:.1f}"
                 f" + server {r['server_cpu_ns_per_call'] / 1e3:.1f} µs/call ({r['calls']} calls)")
             previous = results.get((name, mode))
@@ -391,7 +404,7 @@ def run_syscalls(peers, short, long, tmp):
                 "client": client, "server": server_side,
                 # connections opened per 1000 calls: a kept-alive one shows ~0
                 "connects_per_1000": 1000 * client.get("connect", 0.0)}
-            log(f"  syscalls {name:9} {mode:8} ({tool}): client {sum(client.values()):.2f}/call, "
+            log(f"  syscalls {name:16} {mode:8} ({tool}): client {sum(client.values()):.2f}/call, "
                 f"server {sum(server_side.values()):.2f}/call, "
                 f"{r['connects_per_1000']:.0f} connects per 1000 calls")
     return results
@@ -605,6 +618,8 @@ def syscall_summary(per_call, limit=6):
 LAT_LABELS = {
     "raw": "raw TCP ping-pong of the same bytes (the floor)",
     "callwire": "callwire client ↔ callwire server (1 loop thread)",
+    "raw json": "raw TCP ping-pong of callwire's JSON-RPC bytes (its floor)",
+    "callwire json": "the same over JSON-RPC 2.0 (`jsonrpc+http://`)",
     "callwire pstream": "the same over the packet stream (no HTTP)",
     "xmlrpc-c": "xmlrpc-c client (curl) ↔ xmlrpc-c Abyss server (defaults)",
     "python": "callwire client ↔ Python SimpleXMLRPCServer (threading)",
@@ -618,11 +633,11 @@ def latency_tables(lat, sys_counts, short, long):
                   "| server CPU µs/call | client+server CPU µs/call | median / floor |",
                   "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
         for mode in ("unpinned", "pinned"):
-            floor = lat.get(("raw", mode))
             for name in LAT_LABELS:
                 r = lat.get((name, mode))
                 if not r:
                     continue
+                floor = lat.get((FLOOR_OF.get(name, "raw"), mode))
                 cpu = r["client_cpu_ns_per_call"] + r["server_cpu_ns_per_call"]
                 lines.append(
                     f"| {LAT_LABELS[name]} | {'both on core 0' if mode == 'pinned' else 'any'} "
@@ -693,13 +708,15 @@ def goals(lat, wrk):
     def verdict(ok):
         return "PASS" if ok else "MISS"
 
-    for mode in ("unpinned", "pinned"):
-        cw, raw = lat.get(("callwire", mode)), lat.get(("raw", mode))
-        if cw and raw:
-            r = cw["median_ns"] / raw["median_ns"]
-            rows.append((f"round trip ≤ {GOAL_LATENCY:g}× the raw floor ({mode})",
-                         verdict(r <= GOAL_LATENCY),
-                         f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs median)"))
+    for name, what in (("callwire", "round trip"), ("callwire json", "JSON-RPC round trip")):
+        for mode in ("unpinned", "pinned"):
+            cw, raw = lat.get((name, mode)), lat.get((FLOOR_OF.get(name, "raw"), mode))
+            if cw and raw:
+                r = cw["median_ns"] / raw["median_ns"]
+                rows.append((f"{what} ≤ {GOAL_LATENCY:g}× the raw floor ({mode})",
+                             verdict(r <= GOAL_LATENCY),
+                             f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
+                             "median)"))
     for mode in ("unpinned", "pinned"):
         cw, raw = lat.get(("callwire", mode)), lat.get(("raw", mode))
         if cw and raw:
@@ -716,7 +733,8 @@ def goals(lat, wrk):
     return rows
 
 
-def section(when, command, request, response, lat, sys_counts, wrk, goal_rows, run):
+def section(when, command, request, response, json_request, json_response, lat, sys_counts,
+            wrk, goal_rows, run):
     cpu, cores, kernel, load = machine()
     peers = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
@@ -731,16 +749,19 @@ def section(when, command, request, response, lat, sys_counts, wrk, goal_rows, r
         f"- peers: {peers}",
         f"- the call: sample.add(2, 3) → 5; callwire's request is {len(request)} bytes "
         f"({len(body_of(request))} of body), its response {len(response)} bytes "
-        f"({len(body_of(response))} of body)",
+        f"({len(body_of(response))} of body); over JSON-RPC {len(json_request)} and "
+        f"{len(json_response)} bytes ({len(body_of(json_request))} and "
+        f"{len(body_of(json_response))} of body)",
         f"- round trip: sequential calls on one kept-alive connection over 127.0.0.1, "
         f"{run['warmup']} untimed then {run['seconds']:g} s timed, per-call times from the client's "
         "steady clock (p99 by nearest rank); CPU per call: the client's process CPU clock and "
         "the server's per-thread schedstat around the timed calls, divided by the calls; "
-        "\"both on core 0\": client and server under `taskset -c 0`; the floor and callwire "
-        "ran twice, interleaved, and the run with the lower median is shown (the other's median "
-        "in parentheses)",
+        "\"both on core 0\": client and server under `taskset -c 0`; the floors and callwire "
+        "(each protocol) ran twice, interleaved, and the run with the lower median is shown (the "
+        "other's median in parentheses); a JSON-RPC row's ratio is to the raw ping-pong of its "
+        "own bytes",
         "",
-        "### Goals (issue 3)",
+        "### Goals (issue 3; the JSON-RPC round trip: issue 12)",
         "",
         "| goal | result | measured |",
         "|---|---|---|",
@@ -799,12 +820,18 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="callwire-net-") as tmp_name:
         tmp = Path(tmp_name)
-        log("capturing callwire's request and response")
+        log("capturing callwire's requests and responses, XML-RPC and JSON-RPC")
         request, response = capture(b["callwire"], b["cw_lat_client"])
-        (tmp / "request.bin").write_bytes(request)
-        (tmp / "response.bin").write_bytes(response)
-        files = (tmp / "request.bin", tmp / "response.bin", len(request), len(response))
-        peers = latency_peers(b, files)
+        json_request, json_response = capture(b["callwire"], b["cw_lat_client"], json_rpc=True)
+
+        def saved(name, req, resp):
+            (tmp / f"{name}-request.bin").write_bytes(req)
+            (tmp / f"{name}-response.bin").write_bytes(resp)
+            return (tmp / f"{name}-request.bin", tmp / f"{name}-response.bin", len(req),
+                    len(resp))
+
+        peers = latency_peers(b, saved("xml", request, response),
+                              saved("json", json_request, json_response))
         lat, sys_counts, wrk = {}, {}, {}
         if "latency" in parts:
             log(f"round trip: {len(peers)} pairs, unpinned then pinned, {seconds} s each")
@@ -819,7 +846,8 @@ def main():
     goal_rows = goals(lat, wrk)
     run = {"seconds": seconds, "warmup": warmup, "short": short, "long": long,
            "wrk_seconds": wrk_seconds}
-    text = section(when, command, request, response, lat, sys_counts, wrk, goal_rows, run)
+    text = section(when, command, request, response, json_request, json_response, lat,
+                   sys_counts, wrk, goal_rows, run)
     print(text)
     print()
     for g, v, m in goal_rows:

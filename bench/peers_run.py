@@ -64,20 +64,28 @@ TCP_FLOOR = "raw-tcp"
 FLOORS = {FLOOR, TCP_FLOOR}
 XMLRPC_C = "xmlrpc-c"
 CALLWIRE = "callwire"
-# Shown beside callwire but never "the best peer": it is callwire with non-default options.
+# Shown beside callwire but never "the best peer": callwire with non-default options, and
+# callwire speaking JSON-RPC (the paper only; its goals are in the summary's own table).
 GZIP = "callwire-gzip"
-VARIANTS = {GZIP}
+JSON = "callwire-json"
+VARIANTS = {GZIP, JSON}
 SUITE_PEERS = [p for _, peers in SUITES for p in peers]
 BLOB_SIZES = [1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
-PAPER_PEERS = ["raw", "callwire", "callwire-gzip", "grpc", "xmlrpc-c", "python", "jsonrpccpp"]
+PAPER_PEERS = ["raw", "callwire", "callwire-gzip", "callwire-json", "grpc", "xmlrpc-c", "python",
+               "jsonrpccpp"]
 PAPER_FLOOR = "raw"
+# Issue 12: callwire over JSON-RPC, the photo call within 2x gRPC's time and at least 10x
+# faster than libjsonrpccpp.
+GOAL_JSON_VS_GRPC = 2.0
+GOAL_JSON_VS_JSONRPCCPP = 10.0
 
 LABELS = {
     "direct": "direct call",
     "raw-tcp": "raw TCP",
     "callwire": "callwire",
     "callwire-gzip": "callwire, gzip on",
+    "callwire-json": "callwire, JSON-RPC",
     "grpc": "gRPC",
     "thrift": "Thrift",
     "capnp": "Cap'n Proto",
@@ -200,6 +208,9 @@ def paper_commands(peers_dir, peer):
     if peer == GZIP:  # callwire's server and client, each with gzip turned on
         return ([str(peers_dir / "paper_callwire_server"), "--gzip"],
                 [str(peers_dir / "paper_callwire_gzip_client")])
+    if peer == JSON:  # callwire's server (a server of its own), the client speaking JSON-RPC
+        return ([str(peers_dir / "paper_callwire_server")],
+                [str(peers_dir / "paper_callwire_json_client")])
     server = [str(peers_dir / f"paper_{name}_server")]
     if peer == "jsonrpccpp":
         server.append(str(free_port()))  # its HttpServer cannot report a port picked for it
@@ -384,6 +395,30 @@ def summary_rows(suite, paper):
     return rows
 
 
+def json_goal_rows(paper):
+    """Issue 12's goals for the paper over JSON-RPC: (goal, PASS/MISS, measured) rows."""
+    rows = []
+    for photo in (False, True):
+        wall = {p: paper[p][photo]["wall"] for p in paper}
+        ours, grpc, jsonrpccpp = wall.get(JSON), wall.get("grpc"), wall.get("jsonrpccpp")
+        if not (ours and grpc and jsonrpccpp):
+            continue
+        faster = jsonrpccpp / ours
+        if photo:
+            rows.append((f"the photo call over JSON-RPC ≤ {GOAL_JSON_VS_GRPC:g}× gRPC's time",
+                         "PASS" if ours / grpc <= GOAL_JSON_VS_GRPC else "MISS",
+                         f"{fmt_ratio(ours, grpc)} ({fmt_time(ours)} vs {fmt_time(grpc)})"))
+            rows.append((f"the photo call over JSON-RPC ≥ {GOAL_JSON_VS_JSONRPCCPP:g}× faster than "
+                         "libjsonrpccpp", "PASS" if faster >= GOAL_JSON_VS_JSONRPCCPP else "MISS",
+                         f"{faster:.1f}× faster ({fmt_time(ours)} vs {fmt_time(jsonrpccpp)})"))
+        else:
+            rows.append(("the call without the photo over JSON-RPC", "no goal",
+                         f"{fmt_ratio(ours, grpc)} gRPC's time, {faster:.1f}× faster than "
+                         f"libjsonrpccpp ({fmt_time(ours)}; gRPC {fmt_time(grpc)}, "
+                         f"libjsonrpccpp {fmt_time(jsonrpccpp)})"))
+    return rows
+
+
 def table(header, rows):
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "|"]
@@ -437,6 +472,14 @@ def report_lines(suite, paper, profiles, extra, settings, started, load, elapsed
     for module, results in extra:
         rows += module.summary_rows(results)
     lines += table(SUMMARY_HEADER, rows)
+    goal_rows = json_goal_rows(paper) if paper else []
+    if goal_rows:
+        lines += ["", "### Goals: the paper over JSON-RPC (issue 12)", "",
+                  "callwire's client and server speaking JSON-RPC 2.0 (*callwire, JSON-RPC* in "
+                  "section 2: the photo as base64 text, as libjsonrpccpp sends it), wall time "
+                  "per call against gRPC's and libjsonrpccpp's in the same run.", ""]
+        lines += ["| goal | result | measured |", "|---|---|---|"]
+        lines += [f"| {g} | **{v}** | {m} |" for g, v, m in goal_rows]
     if suite:
         lines += suite_section(suite, profiles)
     if paper:
@@ -594,7 +637,10 @@ def paper_section(paper, settings):
         "",
         "Peers: callwire (typed `bind` and `call<Info>`, default options: no gzip; "
         "*callwire, gzip on*: a second server started with `--gzip`, `gzip_min_size` 4096, and "
-        "a client with `accept_gzip` on), gRPC (the paper's "
+        "a client with `accept_gzip` on; *callwire, JSON-RPC*: a third server, the same "
+        "program, and a client on a `jsonrpc+http://` URL: the photo travels as base64 text, "
+        "which that client decodes from the answer's Value, since a typed `call<Info>` over "
+        "JSON-RPC takes bytes only from bytes), gRPC (the paper's "
         "proto, synchronous server and stub), xmlrpc-c (Abyss server, curl client, XML limit "
         "raised), Python's xmlrpc.server and xmlrpc.client (request log off; the server "
         "answers in HTTP/1.0 and closes, so that client connects once per call, as it does "

@@ -2,13 +2,13 @@
 """Runs the codec benchmarks and writes their section of bench/RESULTS.md.
 
 Usage: python3 bench/run.py BUILD_DIR [BENCHMARK_FLAGS...]
-  `make bench` runs it with BUILD_DIR=build/bench. Extra flags go to the binary after ours
+  `make bench` runs it with BUILD_DIR=build/bench. Extra flags go to both binaries after ours
   (e.g. --benchmark_filter=structs while working on one path).
 
-Runs BUILD_DIR/bench/codec_bench (3 repetitions, medians), prints the tables and replaces the
-part of bench/RESULTS.md above the marker line END_MARKER; whatever follows the marker (the
-sections later benchmarks write) is kept as it was. Exits non-zero, leaving RESULTS.md alone,
-when the benchmark fails.
+Runs BUILD_DIR/bench/codec_bench (XML-RPC) and then BUILD_DIR/bench/json_codec_bench (JSON-RPC),
+3 repetitions each, medians; prints the tables and replaces the part of bench/RESULTS.md above
+the marker line END_MARKER; whatever follows the marker (the sections later benchmarks write)
+is kept as it was. Exits non-zero, leaving RESULTS.md alone, when a benchmark fails.
 """
 
 import datetime
@@ -33,7 +33,15 @@ DOCUMENTS = [
     ("base64", "(c) one 16 MiB base64 blob"),
 ]
 READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2"]
-WRITERS = ["callwire", "xmlrpc-c", "memcpy"]
+
+JSON_DOCUMENTS = [
+    ("call", "(a) sample.add call"),
+    ("structs", "(b) 1000 structs, compact"),
+    ("structs-pretty", "(b′) the same 1000 structs pretty-printed (read only)"),
+    ("base64", "(c) one 16 MiB blob as a base64 string"),
+]
+JSON_READERS = ["callwire", "simdjson", "memcpy"]
+JSON_GOAL_READ_GBPS = 1.5  # issue 12: reading document (b) at 1.5 GB/s or more
 
 
 def run_benchmark(binary, extra_flags):
@@ -58,9 +66,11 @@ def run_benchmark(binary, extra_flags):
         # stdout carries only the tables.
         subprocess.run(command, check=True, stdout=sys.stderr)
         with open(out.name) as f:
-            report = json.load(f)
+            text = f.read()
+    # Empty when --benchmark_filter matched nothing in this binary.
+    report = json.loads(text) if text.strip() else {"benchmarks": [], "context": {}}
     medians = {}
-    for entry in report["benchmarks"]:
+    for entry in report.get("benchmarks", []):
         if entry.get("aggregate_name") != "median":
             continue
         direction, doc, library = entry["run_name"].split("/")
@@ -138,13 +148,16 @@ def fmt_time(seconds):
     return f"{seconds * 1e3:.2f} ms"
 
 
-def tables(runs, context):
+def tables(runs, context, documents=DOCUMENTS, libraries=READERS, peer="xmlrpc-c"):
+    """A table per document: MB/s of each of `libraries`, allocations per document of callwire
+    and `peer`, and callwire's ratios to `peer` and to memcpy."""
     lines = []
-    for doc, title in DOCUMENTS:
+    rest = [lib for lib in libraries if lib not in ("callwire", peer, "memcpy")]
+    for doc, title in documents:
         read_bytes = int(context.get(f"doc.{doc}.read_bytes", 0))
         write_bytes = int(context.get(f"doc.{doc}.write_bytes", 0))
         directions = [d for d in ("read", "write")
-                      if any((d, doc, lib) in runs for lib in READERS)]
+                      if any((d, doc, lib) in runs for lib in libraries)]
         if not directions:
             continue
         timing = []
@@ -159,61 +172,120 @@ def tables(runs, context):
         lines.append("")
         lines.append(f"{sizes}; callwire per document: {', '.join(timing) or '—'}.")
         lines.append("")
-        lines.append("| | callwire MB/s | xmlrpc-c MB/s | memcpy MB/s | expat MB/s | libxml2 MB/s "
-                     "| callwire allocs/doc | xmlrpc-c allocs/doc | callwire / xmlrpc-c "
+        columns = ["callwire", peer, "memcpy"] + rest
+        lines.append("| | " + " | ".join(f"{lib} MB/s" for lib in columns)
+                     + f" | callwire allocs/doc | {peer} allocs/doc | callwire / {peer} "
                      "| callwire / memcpy |")
-        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+        lines.append("|---|" + "--:|" * (len(columns) + 4))
         for direction in directions:
-            r = {lib: runs.get((direction, doc, lib)) for lib in READERS}
-            cw, xr, mc = mbps(r["callwire"]), mbps(r["xmlrpc-c"]), mbps(r["memcpy"])
+            r = {lib: runs.get((direction, doc, lib)) for lib in libraries}
+            cw, other, mc = mbps(r["callwire"]), mbps(r[peer]), mbps(r["memcpy"])
             lines.append(
-                f"| {direction} | {fmt_rate(cw)} | {fmt_rate(xr)} | {fmt_rate(mc)} "
-                f"| {fmt_rate(mbps(r['expat']))} | {fmt_rate(mbps(r['libxml2']))} "
-                f"| {fmt_count(allocs(r['callwire']))} | {fmt_count(allocs(r['xmlrpc-c']))} "
-                f"| {fmt_ratio(cw, xr)} | {fmt_ratio(cw, mc)} |")
+                f"| {direction} | "
+                + " | ".join(fmt_rate(mbps(r[lib])) for lib in columns)
+                + f" | {fmt_count(allocs(r['callwire']))} | {fmt_count(allocs(r[peer]))} "
+                f"| {fmt_ratio(cw, other)} | {fmt_ratio(cw, mc)} |")
         lines.append("")
     return lines
 
 
+def verdict(ok):
+    return "PASS" if ok else "MISS"
+
+
+def speed_goal(runs, direction, doc, label, min_gbps, min_ratio=None, peer="xmlrpc-c"):
+    """A goal row: callwire at min_gbps or more, and min_ratio × `peer` or more if given."""
+    cw, other = runs.get((direction, doc, "callwire")), runs.get((direction, doc, peer))
+    if not cw:
+        return (label, "NO DATA", "callwire did not run")
+    gbps = cw["bytes_per_second"] / 1e9
+    parts, ok = [f"{gbps:.2f} GB/s (goal {min_gbps:g})"], gbps >= min_gbps
+    if min_ratio is not None:
+        ratio = cw["bytes_per_second"] / other["bytes_per_second"] if other else 0.0
+        ok = ok and ratio >= min_ratio
+        parts.insert(0, f"{ratio:.2f}× {peer} (goal {min_ratio:g}×)")
+    return (label, verdict(ok), ", ".join(parts))
+
+
+def goal_table(rows):
+    lines = ["| goal | result | measured |", "|---|---|---|"]
+    lines += [f"| {label} | **{result}** | {measured} |" for label, result, measured in rows]
+    return lines
+
+
 def goals(runs):
-    def get(direction, doc, library):
-        return runs.get((direction, doc, library))
-
-    def verdict(ok):
-        return "PASS" if ok else "MISS"
-
-    rows = []
-
-    def speed_goal(direction, doc, label, min_ratio, min_gbps):
-        cw, xr = get(direction, doc, "callwire"), get(direction, doc, "xmlrpc-c")
-        if not cw:
-            rows.append((label, "NO DATA", "callwire did not run"))
-            return
-        gbps = cw["bytes_per_second"] / 1e9
-        parts, ok = [f"{gbps:.2f} GB/s (goal {min_gbps:g})"], gbps >= min_gbps
-        if min_ratio is not None:
-            ratio = cw["bytes_per_second"] / xr["bytes_per_second"] if xr else 0.0
-            ok = ok and ratio >= min_ratio
-            parts.insert(0, f"{ratio:.2f}× xmlrpc-c (goal {min_ratio:g}×)")
-        rows.append((label, verdict(ok), ", ".join(parts)))
-
-    speed_goal("read", "structs", "(b) read ≥ 7× xmlrpc-c and ≥ 1 GB/s", 7, 1)
-    speed_goal("write", "structs", "(b) write ≥ 5× xmlrpc-c and ≥ 2 GB/s", 5, 2)
-    speed_goal("read", "base64", "(c) read ≥ 1.5 GB/s", None, 1.5)
-    cw = get("read", "call", "callwire")
+    rows = [
+        speed_goal(runs, "read", "structs", "(b) read ≥ 7× xmlrpc-c and ≥ 1 GB/s", 1, 7),
+        speed_goal(runs, "write", "structs", "(b) write ≥ 5× xmlrpc-c and ≥ 2 GB/s", 2, 5),
+        speed_goal(runs, "read", "base64", "(c) read ≥ 1.5 GB/s", 1.5),
+    ]
+    cw = runs.get(("read", "call", "callwire"))
     if cw:
         n = cw["allocs"]
         rows.append(("(a) read ≤ 1 allocation per document", verdict(n <= 1.0 + 1e-9),
                      f"{fmt_count(n)} allocation{'' if n == 1 else 's'} per document"))
     else:
         rows.append(("(a) read ≤ 1 allocation per document", "NO DATA", "callwire did not run"))
+    return goal_table(rows)
 
-    lines = ["| goal | result | measured |", "|---|---|---|"]
-    lines += [f"| {label} | **{result}** | {measured} |" for label, result, measured in rows]
+
+def json_goals(runs):
+    row = speed_goal(runs, "read", "structs", f"(b) read ≥ {JSON_GOAL_READ_GBPS:g} GB/s",
+                     JSON_GOAL_READ_GBPS)
+    simdjson = runs.get(("read", "structs", "simdjson"))
+    if simdjson and row[1] != "NO DATA":  # the floor beside it: how far it could go
+        row = (row[0], row[1], f"{row[2]}; simdjson's DOM parse of the same text "
+               f"{simdjson['bytes_per_second'] / 1e9:.2f} GB/s")
+    return goal_table([row])
+
+
+def busy_line(context, m):
+    if context.get("load_avg", [0])[0] <= 0.5 * (m["cores"] or 1):
+        return []
+    return [f"**The machine was busy when the run started (load {m['load']} on "
+            f"{m['cores']} cores): the other work shares caches and memory bandwidth, so "
+            "rates are lower and ratios less certain than on a quiet machine.**", ""]
+
+
+def json_section(runs, context):
+    m = machine(context)
+    implementation = context.get("simdjson_implementation", "?")
+    lines = [
+        "## JSON-RPC codec (issue 12)",
+        "",
+        "Generated by `make bench` (bench/run.py over bench/json_codec_bench.cpp), right after "
+        "the XML-RPC codec, with the same method; "
+        f"load average before it: {m['load']}; simdjson {context.get('simdjson', '?')} "
+        f"(its `{implementation}` kernels).",
+        "",
+        "- The same data as the XML-RPC documents, as JSON-RPC: (a) "
+        "`{\"jsonrpc\":\"2.0\",\"method\":\"sample.add\",\"params\":[5,3],\"id\":1}`; "
+        "(b) the response of the same 1000 structs, compact, as callwire and libjsonrpccpp "
+        "write it; (b′) the same response pretty-printed, one member or element a line, one "
+        "space a level (Python's `json.dumps(indent=1)`); (c) the 16 MiB blob as one base64 "
+        "string, as callwire's JSON writer sends bytes. The text is built by hand from the "
+        "data, not by callwire's writer.",
+        "- Read: callwire's json::Reader (`read_request` for (a), `read_response` for the "
+        "others; one Reader and one decoded document reused) builds Values: numbers parsed, "
+        "strings unescaped and copied (the base64 text stays text: JSON has no bytes type). "
+        "simdjson is its DOM parser (`dom::parser::parse`, reused): it builds only its tape, "
+        "no callwire Values, and is the floor for reading, though not a hard one: callwire "
+        "reads with simdjson's On Demand API, which builds no tape. Both copy the text into a "
+        "padded buffer they keep first; that copy is in both times.",
+        "- Write: `json::write_call` for (a), `json::write_result` for the others, into one "
+        "reused Buffer; the byte count is what callwire writes for the values.",
+        "- memcpy, allocs/doc: as for the XML-RPC codec above.",
+        "",
+    ]
+    lines += busy_line(context, m)
+    lines += tables(runs, context, JSON_DOCUMENTS, JSON_READERS, "simdjson")
+    lines += ["### Goals (issue 12)", ""]
+    lines += json_goals(runs)
+    lines.append("")
     return lines
 
 
-def codec_section(runs, context, when):
+def codec_section(runs, context, json_runs, json_context, when):
     m = machine(context)
     peers = ", ".join(f"{name} {version}" for name, version in peer_versions().items())
     lines = [
@@ -260,32 +332,35 @@ def codec_section(runs, context, when):
         "(b′) the same text with no white space between elements; (c) a methodResponse with one 16 MiB base64 value on a single line.",
         "",
     ]
-    busy = context.get("load_avg", [0])[0] > 0.5 * (m["cores"] or 1)
-    if busy:
-        lines += [f"**The machine was busy when the run started (load {m['load']} on "
-                  f"{m['cores']} cores): the other work shares caches and memory bandwidth, so "
-                  "rates are lower and ratios less certain than on a quiet machine.**", ""]
+    lines += busy_line(context, m)
     lines += tables(runs, context)
     lines += ["### Goals", ""]
     lines += goals(runs)
     lines.append("")
+    if json_runs:
+        lines += json_section(json_runs, json_context)
     return "\n".join(lines)
 
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(__doc__.strip())
-    binary = Path(sys.argv[1]) / "bench" / "codec_bench"
-    if not binary.exists():
-        sys.exit(f"run.py: {binary} not found; build with -DCALLWIRE_BENCH=ON")
+    binaries = [Path(sys.argv[1]) / "bench" / name for name in ("codec_bench", "json_codec_bench")]
+    for binary in binaries:
+        if not binary.exists():
+            sys.exit(f"run.py: {binary} not found; build with -DCALLWIRE_BENCH=ON")
 
     when = datetime.datetime.now(datetime.timezone.utc)
-    try:
-        runs, context = run_benchmark(binary, sys.argv[2:])
-    except subprocess.CalledProcessError as e:
-        sys.exit(f"run.py: {binary.name} failed ({e.returncode}); {RESULTS.name} left as it was")
+    results = []
+    for binary in binaries:
+        try:
+            results.append(run_benchmark(binary, sys.argv[2:]))
+        except subprocess.CalledProcessError as e:
+            sys.exit(f"run.py: {binary.name} failed ({e.returncode}); {RESULTS.name} left as it "
+                     "was")
+    (runs, context), (json_runs, json_context) = results
 
-    section = codec_section(runs, context, when)
+    section = codec_section(runs, context, json_runs, json_context, when)
     print(section)
 
     kept = ""

@@ -1,9 +1,10 @@
 // callwire bench: round-trip latency of sample.add with the callwire client (synchronous
-// calls, one kept-alive connection) against any XML-RPC server.
+// calls, one kept-alive connection) against any XML-RPC server, or a JSON-RPC 2.0 one with a
+// `jsonrpc+http://` URL.
 //
 // Usage: cw_lat_client URL [--seconds S | --calls N] [--warmup N] [--server-pid P]
 // Prints one JSON line (bench/net/lat_common.hpp). bench/net_run.py pairs it with
-// `callwire serve --threads 1` and with Python's SimpleXMLRPCServer.
+// `callwire serve --threads 1` (in both protocols) and with Python's SimpleXMLRPCServer.
 #include <array>
 #include <cstdio>
 

@@ -79,6 +79,7 @@ class JsonWriter {
   // A JSON string: `"`, `\` and the C0 controls escaped, the rest copied once checked to be
   // UTF-8.
   bool string(std::string_view s) {
+    if (s.size() <= 16 && short_plain_string(s)) return true;
     static constexpr char kHex[] = "0123456789abcdef";
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     const auto* end = p + s.size();
@@ -124,6 +125,25 @@ class JsonWriter {
       out_.commit(6);
     }
     out_.push_back('"');
+    return true;
+  }
+
+  // Most member names and many values: at most 16 bytes of printable ASCII that need no
+  // escape. Checked as two 8-byte words of a padded copy (the view itself may end at the end
+  // of readable memory) and written in one step, not by the byte loop of the general path.
+  bool short_plain_string(std::string_view s) {
+    unsigned char padded[16];
+    std::memset(padded, 'a', sizeof padded);
+    std::memcpy(padded, s.data(), s.size());
+    uint64_t w0, w1;
+    std::memcpy(&w0, padded, 8);
+    std::memcpy(&w1, padded + 8, 8);
+    if (needs_care(w0) || needs_care(w1)) return false;
+    char* dst = out_.prepare(18);
+    dst[0] = '"';
+    std::memcpy(dst + 1, s.data(), s.size());
+    dst[s.size() + 1] = '"';
+    out_.commit(s.size() + 2);
     return true;
   }
 

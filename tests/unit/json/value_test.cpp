@@ -163,6 +163,44 @@ TEST(JsonValue, LongStringsEscapeEverywhere) {
   }
 }
 
+// Strings of up to 16 bytes take a path of their own (two 8-byte checks, one copy): every
+// length around it, plain and with an escape, a multi-byte character or a bad byte at every
+// offset, written exactly as the long path writes them.
+TEST(JsonValue, ShortStringsAtEveryLengthAndOffset) {
+  auto expected = [](std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\x1f') {
+        out += "\\u001f";
+      } else {
+        out += c;
+      }
+    }
+    return out + "\"";
+  };
+  for (size_t length = 0; length <= 18; ++length) {
+    std::string plain(length, 'a');
+    EXPECT_EQ(to_json(Value(plain)), expected(plain));
+    for (size_t at = 0; at < length; ++at) {
+      for (std::string special : {"\"", "\\", "\n", "\x1f", "\xC3\xA9"}) {
+        std::string s = plain;
+        s.replace(at, 1, special);
+        EXPECT_EQ(to_json(Value(s)), expected(s)) << length << " " << at;
+      }
+      std::string bad = plain;
+      bad[at] = '\xFF';
+      Buffer out;
+      EXPECT_EQ(write_value(out, Value(bad)).error().code, Errc::Unrepresentable) << at;
+      EXPECT_EQ(out.size(), 0u);
+    }
+  }
+}
+
 TEST(JsonValue, WriteRefusesWhatJsonCannotCarry) {
   for (const Value& bad : {Value(std::numeric_limits<double>::quiet_NaN()),
                            Value(std::numeric_limits<double>::infinity()), Value("\xff"),

@@ -1135,6 +1135,13 @@ typedef struct cw_client_options {
   cw_reader_limits reader_limits;
   /** Each JSON-RPC answer's limits (max_response_size still caps the body). */
   cw_json_limits json_limits;
+  /** Packet stream (pstream://, pstream+unix:) only: how many asynchronous calls may await
+   *  their answers on one connection at once; each request is written as soon as it is made
+   *  and the answers, which the server sends in order, reach their callers in that order.
+   *  0 or 1: one at a time (xmlrpc-c's way). Above 1 for HTTP or SCGI: cw_client_new fails
+   *  with CW_INVALID_ARGUMENT. Against a server that serves one connection at a time, set
+   *  max_connections to 1. */
+  size_t pipeline_depth;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1253,6 +1260,14 @@ CALLWIRE_API cw_status cw_client_batch(cw_client* client, const cw_batch_entry* 
                                        size_t count, const cw_call_options* options,
                                        cw_multicall_result* results, cw_error* error);
 
+/** Checks the connections the client keeps open between calls and drops those the server
+ *  has closed or reset, so a call does not find out by failing. Over a packet stream each
+ *  idle connection is first sent ESC NOP (xmlrpc-c's liveness probe; a server ignores it, a
+ *  peer that no longer knows the connection answers with a reset, and it keeps NAT state
+ *  alive); `wait_ms` is how long to watch for such resets, 0 looks once. Returns how many
+ *  kept connections are open afterwards; 0 for NULL. Not from a completion callback. */
+CALLWIRE_API size_t cw_client_probe(cw_client* client, uint32_t wait_ms);
+
 /** The end of an asynchronous call: `status` as cw_client_call would return; `result`
  *  (borrowed, valid during the callback only: cw_value_copy it to keep it) is the answer on
  *  CW_OK and NULL otherwise; `error` (borrowed likewise) says what failed, never NULL. Runs on
@@ -1264,8 +1279,8 @@ typedef void (*cw_call_done_fn)(cw_status status, const cw_value* result, const 
 /** Starts a call and returns at once; `done` runs exactly once with its outcome, on the
  *  client's I/O thread, also for a call that cannot be sent (a parameter XML-RPC cannot carry,
  *  a bad header); only if that thread cannot be started does it run on the calling thread,
- *  before this returns. Up to max_connections calls are on the wire at once; more wait for a
- *  connection, within their deadline.
+ *  before this returns. Up to max_connections calls are on the wire at once (times
+ *  pipeline_depth over a packet stream); more wait for a connection, within their deadline.
  *  CW_OK (done will run or has run); CW_INVALID_ARGUMENT (a NULL, a bad struct_size) or
  *  CW_NO_MEMORY: nothing started and done will not run. */
 CALLWIRE_API cw_status cw_client_call_async(cw_client* client, const char* method,

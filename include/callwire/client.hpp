@@ -56,6 +56,19 @@ struct ClientOptions {
   xml::Dialect dialect = xml::Dialect::I8;
   /// Connections kept open between calls, and open at once for asynchronous calls.
   size_t max_connections = 8;
+  /// Packet stream (pstream://, pstream+unix:) only: how many asynchronous calls may await
+  /// their answers on one connection at once. 1, the default: one at a time, as xmlrpc-c's
+  /// client. More: each async_call's request is written as soon as it is made, behind those
+  /// still waiting, and the answers, which a packet-stream server sends in the order of the
+  /// requests, go to their callers in that order. A call takes an idle connection, else a new
+  /// one while there are fewer than max_connections, else the least busy one with room, else
+  /// waits for room (within its deadline). A call that times out leaves its place in the line
+  /// (its answer is dropped when it comes); a connection on which nobody waits any more is
+  /// closed. Synchronous calls are not pipelined. Against a server that serves one connection
+  /// at a time (xmlrpc-c's serverPstreamConn), set max_connections to 1. create refuses a
+  /// depth above 1 for HTTP and SCGI (InvalidArgument): servers and proxies differ on HTTP
+  /// pipelining, and answers would stall behind each other.
+  size_t pipeline_depth = 1;
   /// The HTTP path for a Unix-socket URL ("unix:/run/app.sock"), which has none of its own.
   std::string unix_path = "/RPC2";
   /// Extra header fields sent with every call.
@@ -237,6 +250,18 @@ class CALLWIRE_API Client {
     check_result_type<R>();
     return detail::convert_result<R>(method, call_named(method, named, options));
   }
+
+  /// Checks the connections the client keeps open between calls and drops those the server
+  /// has closed or reset, so that a call does not find out by failing (and a method that must
+  /// not run twice is not sent on a connection that is gone). Over a packet stream each idle
+  /// connection is first sent ESC NOP, xmlrpc-c's liveness probe: the server ignores it, a
+  /// peer that no longer knows the connection answers it with a reset, and the probe keeps
+  /// NAT and firewall state alive. `wait` is how long to watch for such resets (a round
+  /// trip); 0 looks once. Returns how many kept connections are open afterwards: the idle
+  /// ones, and the pipeline's (those awaiting answers are counted, not probed); a connection
+  /// in use by a synchronous call at that moment is not seen. Thread-safety: as the calls;
+  /// not from an asynchronous call's `done` (it waits for the I/O thread).
+  size_t probe(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
   /// Starts a call and returns at once; the future becomes ready with its result.
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,

@@ -73,6 +73,8 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     apply_reader_limits(o->reader_limits, out.reader_limits);
   if (CW_HAS_FIELD(o, cw_client_options, json_limits))
     apply_json_limits(o->json_limits, out.json_limits);
+  if (CW_HAS_FIELD(o, cw_client_options, pipeline_depth) && o->pipeline_depth)
+    out.pipeline_depth = o->pipeline_depth;
   return CW_OK;
 }
 
@@ -163,6 +165,11 @@ cw_status cw_client_new(const char* url, const cw_client_options* options, cw_cl
 }
 
 void cw_client_free(cw_client* client) { delete client; }
+
+size_t cw_client_probe(cw_client* client, uint32_t wait_ms) {
+  if (!client) return 0;
+  return client->client.probe(std::chrono::milliseconds(wait_ms));
+}
 
 cw_status cw_client_call(cw_client* client, const char* method, const cw_value* const* params,
                          size_t param_count, const cw_call_options* options, cw_value** result_out,

@@ -1,25 +1,57 @@
 #include "client/async_engine.hpp"
 
+#include <future>
+
 namespace callwire::detail {
 
-AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight)
+AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth)
     : pool_(pool), max_in_flight_(max_in_flight) {
   auto loop = net::EventLoop::create();
   if (loop) loop_ = std::move(*loop);
-  if (loop_)
-    thread_ = std::thread([this] {
-      loop_->run(
-          std::chrono::milliseconds(10), [this] { sweep(); }, [](bool) {});
-    });
+  if (!loop_) return;
+  if (pipeline_depth > 1)
+    pipeline_ = std::make_unique<Pipeline>(*loop_, pool.settings(), max_in_flight, pipeline_depth);
+  thread_ = std::thread([this] {
+    loop_->run(
+        std::chrono::milliseconds(10), [this] { sweep(); },
+        [this](bool) {
+          // The requests of every call posted in this round leave together.
+          if (pipeline_) pipeline_->flush();
+          quit_when_done();
+        });
+  });
 }
 
 AsyncEngine::~AsyncEngine() {
   if (!loop_) return;
   loop_->post([this] {
     stopping_ = true;
-    if (active_.empty()) loop_->quit();
+    quit_when_done();
   });
   thread_.join();
+  pipeline_.reset();
+}
+
+void AsyncEngine::quit_when_done() {
+  if (stopping_ && active_.empty() && queue_.empty() && (!pipeline_ || pipeline_->idle()))
+    loop_->quit();
+}
+
+void AsyncEngine::submit_pipelined(Pipeline::Call call) {
+  auto* c = new Pipeline::Call(std::move(call));
+  loop_->post([this, c] {
+    std::unique_ptr<Pipeline::Call> owned(c);
+    pipeline_->submit(std::move(*owned));
+  });
+}
+
+void AsyncEngine::with_pipeline(const std::function<void(Pipeline*)>& task) {
+  std::promise<void> ran;
+  loop_->post([&] {
+    task(pipeline_.get());
+    ran.set_value();
+  });
+  ran.get_future().wait();
 }
 
 void AsyncEngine::submit(Call call) {
@@ -84,11 +116,12 @@ void AsyncEngine::finish(Active* a) {
   pool_.give_back(std::move(call->connection));
   call->done(std::move(result));
   start_queued();
-  if (stopping_ && active_.empty() && queue_.empty()) loop_->quit();
+  quit_when_done();
 }
 
 void AsyncEngine::sweep() {
   auto now = Clock::now();
+  if (pipeline_) pipeline_->sweep(now);
   std::vector<Active*> late;
   for (Active* a : active_)
     if (now >= a->call->deadline) late.push_back(a);

@@ -13,6 +13,7 @@
 
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
+#include "client/pipeline.hpp"
 #include "net/event_loop.hpp"
 
 namespace callwire::detail {
@@ -31,7 +32,9 @@ class AsyncEngine final {
     bool retried = false;
   };
 
-  AsyncEngine(ConnectionPool& pool, size_t max_in_flight);
+  /// `pipeline_depth` > 1: calls given to submit_pipelined share up to `max_in_flight`
+  /// packet-stream connections, that many on each (see Pipeline).
+  AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth = 1);
   ~AsyncEngine();
 
   /// False when the I/O thread could not be started (no epoll: out of descriptors).
@@ -40,6 +43,10 @@ class AsyncEngine final {
   void post(std::function<void()> task) { loop_->post(std::move(task)); }
   /// Starts `call` when a slot is free.
   void submit(Call call);
+  /// Hands `call` to the pipeline (only with a pipeline depth above 1).
+  void submit_pipelined(Pipeline::Call call);
+  /// Runs `task` on the I/O thread with the pipeline (null without one), and waits for it.
+  void with_pipeline(const std::function<void(Pipeline*)>& task);
 
  private:
   struct Active final : net::Watcher {
@@ -54,10 +61,12 @@ class AsyncEngine final {
   void advance(Active* a);
   void finish(Active* a);
   void sweep();
+  void quit_when_done();
 
   ConnectionPool& pool_;
   const size_t max_in_flight_;
   std::unique_ptr<net::EventLoop> loop_;
+  std::unique_ptr<Pipeline> pipeline_;
   std::thread thread_;
   std::deque<std::unique_ptr<Call>> queue_;
   std::vector<Active*> active_;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "callwire/json.hpp"
 #include "client/async_engine.hpp"
@@ -15,6 +16,7 @@
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
 #include "net/socket.hpp"
+#include "pstream/pstream.hpp"
 
 namespace callwire {
 
@@ -63,11 +65,22 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::atomic<uint64_t> next_id{1};  // JSON-RPC ids
 
   bool json() const noexcept { return settings.protocol == Protocol::JsonRpc; }
-  // Writes the whole request into c.request(), its body by `write_body(Buffer&) -> Status`;
-  // returns where it starts.
+  // Writes the whole request into `out`, its body by `write_body(Buffer&) -> Status`, its head
+  // by way of `head_bytes`; returns where it starts.
+  template <class WriteBody>
+  Result<size_t> build_request(Buffer& out, Buffer& head_bytes, WriteBody write_body,
+                               const CallOptions& call, Clock::time_point deadline);
   template <class WriteBody>
   Result<size_t> build_request(ClientConnection& c, WriteBody write_body, const CallOptions& call,
-                               Clock::time_point deadline);
+                               Clock::time_point deadline) {
+    return build_request(c.request(), c.head_scratch(), write_body, call, deadline);
+  }
+  // An XML-RPC call's body.
+  Status write_xml_call(Buffer& out, std::string_view method, std::span<const Value> params) const {
+    xml::WriterOptions writer;
+    writer.dialect = options.dialect;
+    return xml::write_call(out, method, params, writer);
+  }
   // The request of one call (`notification`: JSON-RPC's, without id), and what its answer
   // must be.
   Result<size_t> build_call(ClientConnection& c, std::string_view method, CallParams params,
@@ -84,6 +97,15 @@ struct CALLWIRE_LOCAL Client::Impl {
   Result<Value> call_sync(std::string_view method, CallParams params, const CallOptions& call,
                           ValueSink* sink = nullptr);
   AsyncEngine& engine();
+
+  // Pipelined asynchronous calls (pipeline_depth > 1): the server's addresses, resolved on a
+  // caller's thread once (again after a failure) and shared by the calls.
+  bool pipelined() const noexcept { return options.pipeline_depth > 1; }
+  std::mutex addresses_mutex;
+  detail::Pipeline::Addresses addresses;
+  Result<detail::Pipeline::Addresses> resolved_addresses();
+  void async_call_pipelined(std::string_view method, std::span<const Value> params,
+                            std::function<void(Result<Value>)> done, const CallOptions& call);
 };
 
 
@@ -91,14 +113,49 @@ Client::Impl::~Impl() { async.reset(); }
 
 AsyncEngine& Client::Impl::engine() {
   std::lock_guard lock(async_mutex);
-  if (!async) async = std::make_unique<AsyncEngine>(*pool, options.max_connections);
+  if (!async)
+    async = std::make_unique<AsyncEngine>(*pool, options.max_connections, options.pipeline_depth);
   return *async;
 }
 
+Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses() {
+  std::lock_guard lock(addresses_mutex);
+  if (addresses) return addresses;
+  auto found = net::resolve(url.endpoint);
+  if (!found) return Error(Errc::ConnectFailed, found.error().message);
+  if (found->empty())
+    return Error(Errc::ConnectFailed, "no address for " + url.endpoint.to_string());
+  addresses = std::make_shared<const std::vector<net::SocketAddress>>(std::move(*found));
+  return addresses;
+}
+
+void Client::Impl::async_call_pipelined(std::string_view method, std::span<const Value> params,
+                                        std::function<void(Result<Value>)> done,
+                                        const CallOptions& call_options) {
+  AsyncEngine& io = engine();
+  auto fail = [&](Error error) {
+    if (!io.ok()) return done(std::move(error));
+    io.post([done = std::move(done), error = std::move(error)] { done(error); });
+  };
+  if (!io.ok()) return fail(Error(Errc::InvalidArgument, "cannot start the client's I/O thread"));
+  detail::Pipeline::Call call;
+  call.deadline = deadline_of(call_options);
+  Buffer head;
+  auto offset = build_request(
+      call.request, head, [&](Buffer& out) { return write_xml_call(out, method, params); },
+      call_options, call.deadline);
+  if (!offset) return fail(offset.error());
+  call.offset = *offset;
+  auto to = resolved_addresses();
+  if (!to) return fail(to.error());
+  call.addresses = std::move(*to);
+  call.done = std::move(done);
+  io.submit_pipelined(std::move(call));
+}
+
 template <class WriteBody>
-Result<size_t> Client::Impl::build_request(ClientConnection& c, WriteBody write_body,
+Result<size_t> Client::Impl::build_request(Buffer& out, Buffer& head_bytes, WriteBody write_body,
                                            const CallOptions& call, Clock::time_point deadline) {
-  Buffer& out = c.request();
   out.clear();
   out.prepare(kRequestHeadRoom + 256);
   out.commit(kRequestHeadRoom);
@@ -116,7 +173,6 @@ Result<size_t> Client::Impl::build_request(ClientConnection& c, WriteBody write_
       gzipped = true;
     }
   }
-  Buffer& head_bytes = c.head_scratch();
   head_bytes.clear();
   detail::RequestFacts facts;
   facts.body_size = body_size;
@@ -148,13 +204,8 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
                                         Clock::time_point deadline, bool notification) {
   if (!json()) {
     return build_request(
-        c,
-        [&](Buffer& out) {
-          xml::WriterOptions writer;
-          writer.dialect = options.dialect;
-          return xml::write_call(out, method, params.positional, writer);
-        },
-        call, deadline);
+        c, [&](Buffer& out) { return write_xml_call(out, method, params.positional); }, call,
+        deadline);
   }
   uint64_t id = notification ? 0 : next_id.fetch_add(1, std::memory_order_relaxed);
   c.expect_json(id, notification ? 0 : 1, false);
@@ -216,6 +267,10 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   impl->options = std::move(options);
   const ClientOptions& o = impl->options;
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
+  if (o.pipeline_depth == 0) return Error(Errc::InvalidArgument, "pipeline_depth is 0");
+  if (o.pipeline_depth > 1 && impl->url.framing != detail::UrlFraming::Pstream)
+    return Error(Errc::InvalidArgument,
+                 "pipeline_depth above 1 needs a packet stream (pstream://, pstream+unix:)");
   std::string user = o.user.empty() ? impl->url.user : o.user;
   std::string password = o.user.empty() ? impl->url.password : o.password;
   std::string authorization;
@@ -407,6 +462,10 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
 void Client::async_call(std::string_view method, std::vector<Value> params,
                         std::function<void(Result<Value>)> done, const CallOptions& options) {
   Impl& m = *impl_;
+  if (m.pipelined()) {
+    m.async_call_pipelined(method, params, std::move(done), options);
+    return;
+  }
   AsyncEngine::Call call;
   call.deadline = m.deadline_of(options);
   call.connection = m.take();
@@ -428,6 +487,29 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   engine.submit(std::move(call));
+}
+
+size_t Client::probe(std::chrono::milliseconds wait) {
+  Impl& m = *impl_;
+  const bool packet = m.url.framing == detail::UrlFraming::Pstream;
+  const Clock::time_point deadline = Clock::now() + wait;
+  AsyncEngine* io = nullptr;
+  {
+    std::lock_guard lock(m.async_mutex);
+    if (m.async && m.async->ok()) io = m.async.get();
+  }
+  bool pipeline_probed = false;
+  if (io && packet)
+    io->with_pipeline([&](detail::Pipeline* p) {
+      if (!p || p->connections() == 0) return;
+      p->send_probes();
+      pipeline_probed = true;
+    });
+  size_t open = m.pool->probe(packet ? pstream::kNop : std::string_view(), deadline);
+  // The pipeline's loop watches its connections itself: give resets the same time to come.
+  if (pipeline_probed) std::this_thread::sleep_until(deadline);
+  if (io) io->with_pipeline([&](detail::Pipeline* p) { open += p ? p->connections() : 0; });
+  return open;
 }
 
 void Client::run_on_io_thread(std::function<void()> task) {

@@ -96,6 +96,7 @@ class ClientConnection {
   /// be sent again on a fresh connection (the server never saw it, or closed it idle).
   bool stale() const noexcept { return stale_; }
   int fd() const noexcept { return stream_.fd(); }
+  bool tls() const noexcept { return stream_.is_tls(); }
 
  private:
   enum class State { Idle, Connecting, Sending, Receiving, Done };

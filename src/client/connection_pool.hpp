@@ -1,12 +1,15 @@
 // Internal: a client's idle kept-alive connections, shared by every thread that calls.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <string_view>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "client/client_connection.hpp"
+#include "net/socket.hpp"
 
 namespace callwire::detail {
 
@@ -28,6 +31,37 @@ class ConnectionPool {
       }
     }
     return std::make_unique<ClientConnection>(settings_);
+  }
+  const ClientSettings& settings() const noexcept { return settings_; }
+  /// Client::probe's part: sends `probe_bytes` (if any) on each idle connection, watches them
+  /// until `deadline` and drops those the peer closed or reset. Returns how many are kept.
+  /// Calls made meanwhile find no idle connection and open their own.
+  size_t probe(std::string_view probe_bytes, std::chrono::steady_clock::time_point deadline) {
+    std::vector<std::unique_ptr<ClientConnection>> checked;
+    {
+      std::lock_guard lock(mutex_);
+      checked.swap(idle_);
+    }
+    std::vector<int> fds;
+    std::vector<bool> sent(checked.size(), true);
+    for (size_t i = 0; i < checked.size(); ++i) {
+      if (!probe_bytes.empty()) sent[i] = net::send_now(checked[i]->fd(), probe_bytes);
+      fds.push_back(checked[i]->fd());
+    }
+    std::vector<net::IdleState> seen = net::watch_idle(fds, deadline);
+    size_t kept = 0;
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < checked.size(); ++i) {
+      // Bytes waiting on a TLS connection may be the server's session tickets; on a plain
+      // one they answer nothing, and would be read as the next call's answer.
+      bool alive = sent[i] && (seen[i] == net::IdleState::Quiet ||
+                               (seen[i] == net::IdleState::Data && checked[i]->tls()));
+      if (alive && idle_.size() < max_idle_) {
+        idle_.push_back(std::move(checked[i]));
+        ++kept;
+      }
+    }
+    return kept;
   }
   /// Keeps `c` for the next call if it can carry one and there is room; else drops it.
   void give_back(std::unique_ptr<ClientConnection> c) {

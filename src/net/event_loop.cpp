@@ -46,11 +46,15 @@ void EventLoop::wake() noexcept {
 }
 
 void EventLoop::post(std::function<void()> task) {
+  bool first;
   {
     std::lock_guard lock(tasks_mutex_);
+    first = tasks_.empty();
     tasks_.push_back(std::move(task));
   }
-  wake();
+  // Tasks already waiting have woken the loop, which takes all of them at once after reading
+  // the wake-up: one system call per burst of posts, not per post.
+  if (first) wake();
 }
 
 void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>& on_tick,

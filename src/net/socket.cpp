@@ -85,6 +85,49 @@ bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadl
   }
 }
 
+bool send_now(int fd, std::string_view bytes) noexcept {
+  ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  return n == static_cast<ssize_t>(bytes.size());
+}
+
+IdleState peek_idle(int fd) noexcept {
+  char byte;
+  for (;;) {
+    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return IdleState::Data;
+    if (n == 0) return IdleState::Closed;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? IdleState::Quiet : IdleState::Closed;
+  }
+}
+
+std::vector<IdleState> watch_idle(std::span<const int> fds,
+                                  std::chrono::steady_clock::time_point deadline) {
+  std::vector<IdleState> seen(fds.size(), IdleState::Quiet);
+  std::vector<pollfd> polled;
+  std::vector<size_t> index;  // polled[k] is fds[index[k]]
+  for (size_t i = 0; i < fds.size(); ++i) {
+    seen[i] = peek_idle(fds[i]);
+    if (seen[i] != IdleState::Quiet) continue;
+    polled.push_back({fds[i], POLLIN | POLLRDHUP, 0});
+    index.push_back(i);
+  }
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (polled.empty() || left.count() <= 0) return seen;
+    int rc = poll(polled.data(), polled.size(), static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    if (rc < 0 && errno != EINTR) return seen;
+    for (size_t k = polled.size(); k-- > 0;) {
+      if (polled[k].revents == 0) continue;
+      seen[index[k]] = peek_idle(polled[k].fd);
+      if (seen[index[k]] == IdleState::Quiet) continue;  // spurious: keep watching
+      polled.erase(polled.begin() + static_cast<ptrdiff_t>(k));
+      index.erase(index.begin() + static_cast<ptrdiff_t>(k));
+    }
+  }
+}
+
 Result<UniqueFd> start_connect(const SocketAddress& address, const std::string& description) {
   UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return Error(Errc::ConnectFailed, errno_message("socket", errno));

@@ -3,8 +3,13 @@
 // waits for the peer's delayed ACK: xmlrpc-c fell from 280 to 12 calls/s).
 #pragma once
 
-#include <chrono>
 #include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
 
 #include "callwire/error.hpp"
 #include "net/address.hpp"
@@ -35,5 +40,23 @@ void refuse_connection(UniqueFd fd, std::string_view answer) noexcept;
 
 /// Waits until `fd` is readable (or writable) or `deadline` passes: true when ready.
 bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept;
+
+/// Sends all of `bytes` at once if the socket takes them without waiting: false when it does
+/// not (full, reset, closed). Never blocks, never raises SIGPIPE.
+bool send_now(int fd, std::string_view bytes) noexcept;
+
+/// What an idle connection (no answer awaited) holds, read without consuming anything.
+enum class IdleState : uint8_t {
+  Quiet,   ///< nothing: the peer may be there
+  Closed,  ///< the peer closed or reset it (or it failed)
+  Data,    ///< bytes nobody asked for
+};
+IdleState peek_idle(int fd) noexcept;
+
+/// Watches idle connections until `deadline` for the peer closing or resetting them (a reset
+/// answering a liveness probe takes a round trip). Returns, per descriptor, what was seen
+/// last: Quiet for those that stayed so. With a deadline already past, only looks once.
+std::vector<IdleState> watch_idle(std::span<const int> fds,
+                                  std::chrono::steady_clock::time_point deadline);
 
 }  // namespace callwire::net

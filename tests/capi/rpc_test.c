@@ -1341,6 +1341,41 @@ static void test_pstream_and_several_listeners(void) {
   CHECK_STATUS(call_ints(client, "sample.add", 1, 2, 2, &result, &err), CW_OK); /* same conn */
   cw_value_free(result);
   cw_client_free(client);
+  /* Asynchronous calls pipelined on one connection, then the liveness probe. */
+  {
+    cw_client_options co;
+    struct async_state state;
+    cw_value* p[2];
+    int i, want = 0;
+    cw_client_options_init(&co);
+    co.max_connections = 1;
+    co.pipeline_depth = 16;
+    client = make_client(cw_server_listener_url(server, 1), &co);
+    memset(&state, 0, sizeof state);
+    pthread_mutex_init(&state.lock, NULL);
+    pthread_cond_init(&state.cond, NULL);
+    for (i = 0; i < 100; ++i) {
+      cw_value_new_int(i, &p[0]);
+      cw_value_new_int(2, &p[1]);
+      want += i + 2;
+      CHECK_STATUS(cw_client_call_async(client, "sample.add", (const cw_value* const*)p, 2, NULL,
+                                        on_done, &state, &err),
+                   CW_OK);
+      cw_value_free(p[0]);
+      cw_value_free(p[1]);
+    }
+    pthread_mutex_lock(&state.lock);
+    while (state.done < 100) pthread_cond_wait(&state.cond, &state.lock);
+    pthread_mutex_unlock(&state.lock);
+    CHECK(state.ok == 100 && state.sum == want);
+    CHECK(cw_client_probe(client, 10) == 1);
+    CHECK(cw_client_probe(NULL, 0) == 0);
+    cw_client_free(client);
+    pthread_mutex_destroy(&state.lock);
+    pthread_cond_destroy(&state.cond);
+    co.max_connections = 0;
+    CHECK_STATUS(cw_client_new(cw_server_url(server), &co, &client, &err), CW_INVALID_ARGUMENT);
+  }
   client = make_client(unix_url, NULL);
   CHECK_STATUS(call_ints(client, "sample.add", 2, 2, 2, &result, &err), CW_OK);
   CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);

@@ -134,10 +134,7 @@ void Pipeline::on_event(Connection& c, uint32_t events) {
     finish_connect(c);
     return;
   }
-  if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-    read(c);  // may close c
-    return;
-  }
+  if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !read(c)) return;  // closed
   if (events & EPOLLOUT) write(c);
 }
 
@@ -184,11 +181,11 @@ void Pipeline::write(Connection& c) {
   watch(c, EPOLLIN);
 }
 
-void Pipeline::read(Connection& c) {
+bool Pipeline::read(Connection& c) {
   for (;;) {
     char* dst = c.in.prepare(kReadChunk);
     net::IoResult r = c.stream.read(dst, kReadChunk);
-    if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) return;
+    if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) return true;
     if (r.status == net::IoStatus::Eof) {
       Status ended = c.decoder.finish(c.in.view());
       if (!ended)
@@ -196,22 +193,30 @@ void Pipeline::read(Connection& c) {
       else
         close(c, Error(Errc::ConnectionClosed,
                        "the server closed the connection before answering"));
-      return;
+      return false;
     }
     if (r.status == net::IoStatus::Error) {
       close(c, Error(Errc::ConnectionClosed, "receiving the response: " + c.stream.error()));
-      return;
+      return false;
     }
     c.in.commit(r.n);
     size_t used = 0;
     for (;;) {
       Result<pstream::Decoded> d = c.decoder.decode(c.in.view().substr(used));
       if (!d) {
+        // The answer being read is the oldest call's: it gets the cause, the calls behind it
+        // only lose their connection.
         Errc code = d.error().code == Errc::LimitExceeded ? Errc::LimitExceeded : Errc::BadResponse;
-        close(c, Error(code, d.error().message));
-        return;
+        for (Waiter& w : c.waiters)
+          if (w.done) {
+            --c.live;
+            end_call(w, Error(code, d.error().message));
+            break;
+          }
+        close(c, Error(Errc::ConnectionClosed, "the connection was closed after a broken answer"));
+        return false;
       }
-      if (d->packet && !deliver(c, d->payload)) return;
+      if (d->packet && !deliver(c, d->payload)) return false;
       used += d->consumed;
       if (!d->packet) break;
     }

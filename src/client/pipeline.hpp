@@ -76,7 +76,8 @@ class Pipeline {
   void on_event(Connection& c, uint32_t events);
   void finish_connect(Connection& c);
   void write(Connection& c);
-  void read(Connection& c);
+  // Reads and delivers what has come: false when the connection is gone.
+  bool read(Connection& c);
   // One answer (a packet's payload) for the oldest waiter: false when the connection broke.
   bool deliver(Connection& c, std::string_view payload);
   void watch(Connection& c, uint32_t events);

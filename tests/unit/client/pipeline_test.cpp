@@ -239,6 +239,48 @@ TEST(Pipeline, AClosedConnectionFailsItsCallsAndTheNextCallReconnects) {
   EXPECT_EQ(server.accepts(), 2);
 }
 
+// An answer over max_response_size fails its own call with LimitExceeded (as soon as the cap
+// is passed); the call behind it loses the connection.
+TEST(Pipeline, AnOversizedAnswerFailsItsCallOnly) {
+  FakeServer server([&](int fd) {
+    std::vector<std::string> requests = read_packets(fd, 2);
+    ASSERT_EQ(requests.size(), 2u);
+    Buffer body;
+    EXPECT_TRUE(xml::write_response(body, Value(std::string(5000, 'x'))));
+    Buffer packet;
+    pstream::append_packet(packet, body.view());
+    FakeServer::send_all(fd, std::string(packet.view()) + answer_to(requests[1]));
+    read_packets(fd, 1);
+  });
+  ClientOptions o = pipelined(4);
+  o.max_response_size = 1000;
+  Client client = Client::create(pstream_url(server), o).value();
+  Results results(2);
+  for (size_t i = 0; i < 2; ++i) client.async_call("add", {Value(1), Value(1)}, results.slot(i));
+  ASSERT_TRUE(results.wait_all());
+  ASSERT_FALSE(*results.got[0]);
+  EXPECT_EQ(results.got[0]->error().code, Errc::LimitExceeded) << results.got[0]->error().message;
+  ASSERT_FALSE(*results.got[1]);
+  EXPECT_EQ(results.got[1]->error().code, Errc::ConnectionClosed);
+}
+
+// A server that never answers: the calls end by their deadline, and the client's destructor
+// waits for that, so every callback has run when it returns.
+TEST(Pipeline, TheDestructorWaitsForCallsInFlight) {
+  FakeServer server([&](int fd) { read_packets(fd, 100, nullptr, 2s); });
+  std::atomic<int> timed_out{0};
+  {
+    ClientOptions o = pipelined(4);
+    o.timeout = 100ms;
+    Client client = Client::create(pstream_url(server), o).value();
+    for (int i = 0; i < 3; ++i)
+      client.async_call("add", {Value(1), Value(1)}, [&](Result<Value> r) {
+        if (!r && r.error().code == Errc::Timeout) ++timed_out;
+      });
+  }
+  EXPECT_EQ(timed_out.load(), 3);
+}
+
 TEST(Pipeline, NeedsAPacketStreamAndADepth) {
   ClientOptions o;
   o.pipeline_depth = 4;

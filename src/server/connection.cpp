@@ -7,7 +7,6 @@
 #include <new>
 #include <optional>
 
-#include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
 #include "server/server_loop.hpp"
@@ -26,34 +25,7 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr std::chrono::milliseconds kLingerTime{2000};
 constexpr size_t kLingerBytes = 256 * 1024;
 
-bool path_matches(std::string_view target, const std::vector<std::string>& paths) {
-  // absolute-form ("http://host/RPC2"), as a proxy would send
-  if (target.starts_with("http://") || target.starts_with("https://")) {
-    size_t slash = target.find('/', target.find("//") + 2);
-    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
-  }
-  size_t query = target.find('?');
-  if (query != std::string_view::npos) target = target.substr(0, query);
-  for (const std::string& p : paths)
-    if (target == p) return true;
-  return false;
-}
-
 const http::Header kRetryAfter{"Retry-After", "1"};
-
-// The header a client sends its remaining time in, in milliseconds.
-constexpr std::string_view kTimeoutHeader = "X-Callwire-Timeout";
-
-// The milliseconds of an X-Callwire-Timeout value: 1 to 9 decimal digits, nothing else.
-std::optional<int64_t> timeout_millis(std::string_view value) {
-  if (value.empty() || value.size() > 9) return std::nullopt;
-  int64_t n = 0;
-  for (char c : value) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
 
 }  // namespace
 
@@ -62,7 +34,8 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
     : loop_(loop),
       stream_(std::move(stream)),
       peer_(std::move(peer)),
-      framing_(make_framing(framing, loop.core().request_limits)) {
+      framing_(make_framing(framing, loop.core().request_limits)),
+      http_(loop.core().options, loop.core().www_authenticate) {
   idle_since_ = request_started_ = loop_.now();
 }
 
@@ -226,10 +199,10 @@ void Connection::process_input() {
 
 bool Connection::refused_on_head(const http::Request& request) {
   head_checked_ = true;
-  http::Header extra{};
-  int status = check_head(request, extra);
-  if (status) respond_error(status, {&extra, extra.name.empty() ? 0u : 1u});
-  return status != 0;
+  HttpSession::Refusal refusal = http_.check_head(request);
+  if (refusal.status)
+    respond_error(refusal.status, {&refusal.extra, refusal.extra.name.empty() ? 0u : 1u});
+  return refusal.status != 0;
 }
 
 size_t Connection::open_answer(size_t body_hint) {
@@ -249,41 +222,13 @@ void Connection::next_request(size_t consumed) {
   idle_since_ = loop_.now();
 }
 
-int Connection::check_head(const http::Request& request, http::Header& extra) {
-  if (request.method != "POST") {
-    extra = {"Allow", "POST"};
-    return 405;
-  }
-  if (!path_matches(request.target, loop_.core().options.paths)) return 404;
-  if (loop_.core().options.authenticate && !authorized(request)) {
-    extra = {"WWW-Authenticate", loop_.core().www_authenticate};
-    return 401;
-  }
-  if (!request.content_encoding.empty() && !request.content_encoding_gzip &&
-      !http::iequals(request.content_encoding, "identity"))
-    return 415;
-  return 0;
-}
-
-bool Connection::authorized(const http::Request& request) {
-  if (request.authorization.empty()) return false;
-  if (!accepted_authorization_.empty() && request.authorization == accepted_authorization_)
-    return true;  // the same credentials as this connection's last accepted request
-  http::BasicCredentials credentials;
-  if (!http::parse_basic_auth(request.authorization, credentials).ok()) return false;
-  if (!loop_.core().options.authenticate(credentials.user, credentials.password)) return false;
-  accepted_authorization_ = std::string(request.authorization);
-  user_ = credentials.user;
-  return true;
-}
-
 void Connection::handle_request() {
   const http::Request& request = framing_->request();
   if (framing_->has_http_head() && !head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
   // tell; a user our own authentication accepted stays.
   if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);
-  if (!loop_.core().options.authenticate) user_ = framing_->gateway_user();
+  http_.take_gateway_user(framing_->gateway_user());
   std::string_view body = request.body;
   WorkerPool* pool = loop_.core().pool.get();
   // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
@@ -296,31 +241,11 @@ void Connection::handle_request() {
     }
     body = inflated_body_.view();
   }
-  headers_.clear();
-  std::optional<int64_t> sent_timeout;
-  bool timeout_seen = false;
-  for (const http::Header& h : request.headers) {
-    headers_.push_back({h.name, h.value});
-    if (!timeout_seen && h.name.size() == kTimeoutHeader.size() &&
-        http::iequals(h.name, kTimeoutHeader)) {
-      timeout_seen = true;  // the first one counts, as CallContext::header reads it
-      sent_timeout = timeout_millis(h.value);
-    }
-  }
-  // The call's deadline, from now: the request is complete. The clock is read only when
-  // there is one.
-  Clock::time_point deadline = Clock::time_point::max();
-  const std::chrono::milliseconds call_timeout = loop_.core().options.call_timeout;
-  if (call_timeout.count() > 0 || sent_timeout) {
-    std::chrono::milliseconds limit = call_timeout;
-    if (sent_timeout && (limit.count() <= 0 || *sent_timeout < limit.count()))
-      limit = std::chrono::milliseconds(*sent_timeout);
-    deadline = Clock::now() + limit;
-  }
-  if (!request.keep_alive || loop_.stopping()) close_after_write_ = true;
-  // The parsers keep Content-Type as they read the head: no second walk of the fields here.
-  const Protocol protocol =
-      framing_->json_only() ? Protocol::JsonRpc : protocol_for_content_type(request.content_type);
+  HttpSession::CallSetup setup =
+      http_.setup_call(request, framing_->json_only(), loop_.stopping(), headers_);
+  if (!setup.keep_alive) close_after_write_ = true;
+  const Clock::time_point deadline = setup.deadline;
+  const Protocol protocol = setup.protocol;
   answer_protocol_ = protocol;
 
   if (pool) {
@@ -351,7 +276,7 @@ void Connection::handle_request() {
           loop_.job_finished(this);
           return;
         }
-        CallContext context(peer_, user_, headers_);
+        CallContext context(peer_, http_.user(), headers_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
         DispatchOutcome outcome = dispatcher.handle(protocol, call, context, job_out_);
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
@@ -360,7 +285,7 @@ void Connection::handle_request() {
         job_response_bytes_ = job_out_.size();
         // Compressing is work of the same order as the call: the worker does it too.
         Buffer z;
-        if (gzip_answer(accept_gzip, job_out_.view(), z)) {
+        if (http_.gzip_answer(accept_gzip, job_out_.view(), z)) {
           job_out_ = std::move(z);
           job_gzipped_ = true;
         }
@@ -374,7 +299,7 @@ void Connection::handle_request() {
   size_t start = open_answer(512);
   size_t body_start = out_.size();
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
-  CallContext context(peer_, user_, headers_);
+  CallContext context(peer_, http_.user(), headers_);
   CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome = loop_.dispatcher().handle(protocol, body, context, out_);
   size_t response_bytes = out_.size() - body_start;
@@ -399,20 +324,13 @@ int Connection::inflate_body(std::string_view gzipped) {
   return 400;
 }
 
-bool Connection::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const {
-  const size_t min_size = loop_.core().options.gzip_min_size;
-  if (!accept_gzip || !min_size || body.size() < min_size) return false;
-  z.clear();
-  return http::gzip_compress(body, z) && z.size() < body.size();
-}
-
 int Connection::finish_response(size_t start, size_t body_start, BodyCoding coding,
                                 bool keep_alive, bool no_answer) {
   Buffer& out = out_;
   bool gzipped = coding == BodyCoding::Gzipped;
   if (coding == BodyCoding::GzipIfAccepted) {
     Buffer& z = loop_.scratch();
-    if (gzip_answer(framing_->request().accept_gzip, out.view().substr(body_start), z)) {
+    if (http_.gzip_answer(framing_->request().accept_gzip, out.view().substr(body_start), z)) {
       out.truncate(body_start);
       out.append(z.view());
       gzipped = true;
@@ -620,7 +538,7 @@ void Connection::log_access(std::string_view method, int status, int32_t fault_c
                                 Clock::time_point started) {
   AccessLogEntry e;
   e.peer = peer_;
-  e.user = user_;
+  e.user = http_.user();
   e.method = method;
   e.http_status = status;
   e.fault_code = fault_code;

@@ -14,6 +14,7 @@
 #include "http/request_parser.hpp"
 #include "protocol/dispatcher.hpp"
 #include "server/framing.hpp"
+#include "server/http_session.hpp"
 #include "net/event_loop.hpp"
 #include "net/stream.hpp"
 
@@ -65,9 +66,6 @@ class Connection final : public net::Watcher {
   // No answer (JSON-RPC notifications only): 204 with no body. Returns the status sent.
   int finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive,
                       bool no_answer);
-  // Gzips `body` into `z` when the options and the client ask for it and it comes out
-  // smaller. Thread-safe (a worker calls it).
-  bool gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const;
   void job_done();
   // Inflates a gzip body into inflated_body_, within max_body and the server's buffer budget:
   // 0, or the status to refuse it with (413 over max_body, 503 over the budget, 400 not gzip).
@@ -75,17 +73,14 @@ class Connection final : public net::Watcher {
   int inflate_body(std::string_view gzipped);
   // 4xx/5xx with a short text body; the connection closes after it.
   void respond_error(int status, std::span<const http::Header> extra = {});
-  // Checks what the header section decides alone: method, path, credentials, coding. 0 when
-  // fine, else the status to answer; `extra` gets the field to add (Allow, WWW-Authenticate).
-  int check_head(const http::Request& request, http::Header& extra);
-  // Runs check_head once per request and answers a refusal: true when refused.
+  // Asks the HTTP session what the head alone decides, once per request, and answers a
+  // refusal: true when refused.
   bool refused_on_head(const http::Request& request);
   // Opens an answer in out_: reserves the head's gap (and room for the body); returns where
   // the answer starts; its body goes at out_.size().
   size_t open_answer(size_t body_hint);
   // Done with the request of `consumed` bytes: on to the next one.
   void next_request(size_t consumed);
-  bool authorized(const http::Request& request);
   void read_input();
   void process_input();
   void flush();
@@ -110,6 +105,7 @@ class Connection final : public net::Watcher {
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
+  HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
   Buffer chunked_body_;        // a chunked request's decoded body
   Buffer inflated_body_;       // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request
@@ -133,8 +129,6 @@ class Connection final : public net::Watcher {
   size_t job_response_bytes_ = 0;  // the answer's body before gzip
   Clock::time_point job_started_;
   std::vector<HeaderField> headers_;
-  std::string user_;                    // the user the authentication callback accepted
-  std::string accepted_authorization_;  // the Authorization value it accepted, reused
 
   Clock::time_point idle_since_;
   Clock::time_point request_started_;

@@ -1,0 +1,97 @@
+#include "server/http_session.hpp"
+
+#include <optional>
+
+#include "http/basic_auth.hpp"
+#include "http/gzip.hpp"
+
+namespace callwire::detail {
+
+namespace {
+
+bool path_matches(std::string_view target, const std::vector<std::string>& paths) {
+  // absolute-form ("http://host/RPC2"), as a proxy would send
+  if (target.starts_with("http://") || target.starts_with("https://")) {
+    size_t slash = target.find('/', target.find("//") + 2);
+    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+  }
+  size_t query = target.find('?');
+  if (query != std::string_view::npos) target = target.substr(0, query);
+  for (const std::string& p : paths)
+    if (target == p) return true;
+  return false;
+}
+
+// The milliseconds of an X-Callwire-Timeout value: 1 to 9 decimal digits, nothing else.
+std::optional<int64_t> timeout_millis(std::string_view value) {
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  int64_t n = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+HttpSession::Refusal HttpSession::check_head(const http::Request& request) {
+  if (request.method != "POST") return {405, {"Allow", "POST"}};
+  if (!path_matches(request.target, options_.paths)) return {404, {}};
+  if (options_.authenticate && !authorized(request))
+    return {401, {"WWW-Authenticate", www_authenticate_}};
+  if (!request.content_encoding.empty() && !request.content_encoding_gzip &&
+      !http::iequals(request.content_encoding, "identity"))
+    return {415, {}};
+  return {};
+}
+
+bool HttpSession::authorized(const http::Request& request) {
+  if (request.authorization.empty()) return false;
+  if (!accepted_authorization_.empty() && request.authorization == accepted_authorization_)
+    return true;  // the same credentials as this connection's last accepted request
+  http::BasicCredentials credentials;
+  if (!http::parse_basic_auth(request.authorization, credentials).ok()) return false;
+  if (!options_.authenticate(credentials.user, credentials.password)) return false;
+  accepted_authorization_ = std::string(request.authorization);
+  user_ = credentials.user;
+  return true;
+}
+
+HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, bool json_only,
+                                               bool stopping,
+                                               std::vector<HeaderField>& headers) const {
+  CallSetup setup;
+  headers.clear();
+  std::optional<int64_t> sent_timeout;
+  bool timeout_seen = false;
+  for (const http::Header& h : request.headers) {
+    headers.push_back({h.name, h.value});
+    if (!timeout_seen && h.name.size() == kTimeoutHeader.size() &&
+        http::iequals(h.name, kTimeoutHeader)) {
+      timeout_seen = true;  // the first one counts, as CallContext::header reads it
+      sent_timeout = timeout_millis(h.value);
+    }
+  }
+  // The clock is read only when there is a deadline.
+  const std::chrono::milliseconds call_timeout = options_.call_timeout;
+  if (call_timeout.count() > 0 || sent_timeout) {
+    std::chrono::milliseconds limit = call_timeout;
+    if (sent_timeout && (limit.count() <= 0 || *sent_timeout < limit.count()))
+      limit = std::chrono::milliseconds(*sent_timeout);
+    setup.deadline = Clock::now() + limit;
+  }
+  setup.keep_alive = request.keep_alive && !stopping;
+  // The parsers keep Content-Type as they read the head: no second walk of the fields here.
+  setup.protocol = json_only ? Protocol::JsonRpc : protocol_for_content_type(request.content_type);
+  return setup;
+}
+
+bool HttpSession::gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const {
+  const size_t min_size = options_.gzip_min_size;
+  if (!accept_gzip || !min_size || body.size() < min_size) return false;
+  z.clear();
+  return http::gzip_compress(body, z) && z.size() < body.size();
+}
+
+}  // namespace callwire::detail

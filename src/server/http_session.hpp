@@ -1,0 +1,84 @@
+// Internal: the HTTP rules of one server connection, apart from its socket and buffers: what a
+// request's head alone refuses (method, path, credentials, content coding), who the user is,
+// when the call must end (ServerOptions::call_timeout and the client's X-Callwire-Timeout),
+// which protocol answers it, whether the connection stays open after it, and whether an answer
+// is worth gzipping. I/O-free: tests/unit/server/http_session_test.cpp drives it with parsed
+// requests, no socket. The Connection (buffers, flush, linger, worker hand-off, timeouts)
+// asks it; framings without an HTTP head (the packet stream, newline-delimited JSON) only
+// take its call setup.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "callwire/buffer.hpp"
+#include "callwire/registry.hpp"
+#include "callwire/server.hpp"
+#include "http/request_parser.hpp"
+#include "protocol/dispatcher.hpp"
+
+namespace callwire::detail {
+
+/// The header a client sends its remaining time in, in milliseconds (ClientOptions::send_timeout).
+inline constexpr std::string_view kTimeoutHeader = "X-Callwire-Timeout";
+
+/// Ownership: borrows the options and the challenge (the server's, which outlive it).
+/// Thread-safety: one connection's; gzip_answer from the worker that runs its call too.
+class HttpSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// `www_authenticate`: the 401's challenge, for a server with `authenticate`.
+  HttpSession(const ServerOptions& options, const std::string& www_authenticate) noexcept
+      : options_(options), www_authenticate_(www_authenticate) {}
+
+  /// A refusal: the status to answer (0: none), and the field it needs (Allow,
+  /// WWW-Authenticate; an empty name: none).
+  struct Refusal {
+    int status = 0;
+    http::Header extra{};
+  };
+  /// What the head alone decides, in this order: 405 for a method other than POST, 404 for a
+  /// path not served (origin- or absolute-form; the query is ignored), 401 without accepted
+  /// credentials, 415 for a content coding other than gzip or identity. Calls `authenticate`
+  /// once per new Authorization value: the same credentials again on this connection are
+  /// accepted as before.
+  Refusal check_head(const http::Request& request);
+
+  /// The user the credentials named, or (no `authenticate`) the one a gateway vouched for.
+  const std::string& user() const noexcept { return user_; }
+  /// Behind a gateway (SCGI), the user is the gateway's to tell, unless we authenticate.
+  void take_gateway_user(std::string_view user) {
+    if (!options_.authenticate) user_ = user;
+  }
+
+  /// How an accepted request's call runs.
+  struct CallSetup {
+    Clock::time_point deadline = Clock::time_point::max();
+    Protocol protocol = Protocol::XmlRpc;
+    bool keep_alive = true;  ///< the connection stays open after the answer
+  };
+  /// Copies the request's fields into `headers` (for CallContext) and reads from them and the
+  /// options the call's setup: the deadline, from now, is the earlier of call_timeout and the
+  /// first X-Callwire-Timeout (1 to 9 digits; anything else is ignored); the protocol is
+  /// JSON-RPC for a JSON-only framing, else the one the Content-Type names; the connection
+  /// closes after the answer when the client asked to or the server is `stopping`.
+  CallSetup setup_call(const http::Request& request, bool json_only, bool stopping,
+                       std::vector<HeaderField>& headers) const;
+
+  /// Gzips `body` into `z` when the client accepts gzip, the answer is at least
+  /// gzip_min_size (0: never) and it comes out smaller: true when `z` is the answer.
+  bool gzip_answer(bool accept_gzip, std::string_view body, Buffer& z) const;
+
+ private:
+  bool authorized(const http::Request& request);
+
+  const ServerOptions& options_;
+  const std::string& www_authenticate_;
+  std::string user_;
+  std::string accepted_authorization_;  // the Authorization value last accepted, reused
+};
+
+}  // namespace callwire::detail

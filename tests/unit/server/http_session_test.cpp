@@ -1,0 +1,180 @@
+// The server connection's HTTP rules without a socket: requests parsed from bytes, the
+// session's decisions checked (refusals and their fields, credentials and their reuse, the
+// call's deadline, protocol and keep-alive, gzip of answers).
+#include "server/http_session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "http/basic_auth.hpp"
+#include "http/gzip.hpp"
+
+namespace callwire::detail {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Parses `head` (a request head; a body of `body` follows) and keeps the parser, whose
+// request views into `bytes_`.
+class Parsed {
+ public:
+  explicit Parsed(std::string head, std::string_view body = "<x/>") {
+    bytes_ = head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+             std::string(body);
+    http::ParseResult r = parser_.parse(bytes_, chunked_);
+    EXPECT_EQ(r.status, http::ParseStatus::Complete) << bytes_;
+  }
+  const http::Request& request() const { return parser_.request(); }
+
+ private:
+  std::string bytes_;
+  Buffer chunked_;
+  http::RequestParser parser_;
+};
+
+std::string post(std::string_view target = "/RPC2", std::string_view extra = "") {
+  return "POST " + std::string(target) + " HTTP/1.1\r\nHost: h\r\nContent-Type: text/xml\r\n" +
+         std::string(extra);
+}
+
+const std::string kNoChallenge;
+
+TEST(HttpSession, RefusesOnTheHeadWithTheFieldsTheStatusNeeds) {
+  ServerOptions o;
+  HttpSession s(o, kNoChallenge);
+  EXPECT_EQ(s.check_head(Parsed(post()).request()).status, 0);
+  EXPECT_EQ(s.check_head(Parsed(post("/")).request()).status, 0);
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2?x=1")).request()).status, 0);  // query ignored
+  EXPECT_EQ(s.check_head(Parsed(post("http://h:80/RPC2")).request()).status, 0);  // proxy form
+  EXPECT_EQ(s.check_head(Parsed(post("http://h")).request()).status, 0);  // "/" by default
+
+  HttpSession::Refusal get =
+      s.check_head(Parsed("GET /RPC2 HTTP/1.1\r\nHost: h\r\n", "").request());
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.extra.name, "Allow");
+  EXPECT_EQ(get.extra.value, "POST");
+
+  HttpSession::Refusal elsewhere = s.check_head(Parsed(post("/other")).request());
+  EXPECT_EQ(elsewhere.status, 404);
+  EXPECT_TRUE(elsewhere.extra.name.empty());
+  o.paths = {"/api"};
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2")).request()).status, 404);
+  EXPECT_EQ(s.check_head(Parsed(post("/api")).request()).status, 0);
+
+  EXPECT_EQ(s.check_head(Parsed(post("/api", "Content-Encoding: br\r\n")).request()).status, 415);
+  EXPECT_EQ(s.check_head(Parsed(post("/api", "Content-Encoding: gzip\r\n")).request()).status, 0);
+  EXPECT_EQ(
+      s.check_head(Parsed(post("/api", "Content-Encoding: Identity\r\n")).request()).status, 0);
+}
+
+TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
+  ServerOptions o;
+  int asked = 0;
+  o.authenticate = [&](std::string_view user, std::string_view password) {
+    ++asked;
+    return user == "ann" && password == "secret";
+  };
+  const std::string challenge = "Basic realm=\"callwire\"";
+  HttpSession s(o, challenge);
+  HttpSession::Refusal none = s.check_head(Parsed(post()).request());
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(none.extra.name, "WWW-Authenticate");
+  EXPECT_EQ(none.extra.value, challenge);
+  EXPECT_EQ(asked, 0);  // nothing to ask about
+
+  std::string wrong = "Authorization: " + http::make_basic_auth("ann", "guess").value() + "\r\n";
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2", wrong)).request()).status, 401);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2", "Authorization: Basic !!!\r\n")).request()).status,
+            401);
+  EXPECT_EQ(asked, 1);  // not Basic credentials: never asked
+
+  std::string right = "Authorization: " + http::make_basic_auth("ann", "secret").value() + "\r\n";
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2", right)).request()).status, 0);
+  EXPECT_EQ(s.user(), "ann");
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2", right)).request()).status, 0);
+  EXPECT_EQ(asked, 2);  // the same credentials again: accepted as before
+  s.take_gateway_user("mallory");  // we authenticate: a gateway cannot say otherwise
+  EXPECT_EQ(s.user(), "ann");
+
+  ServerOptions open;
+  HttpSession behind_gateway(open, kNoChallenge);
+  behind_gateway.take_gateway_user("bob");
+  EXPECT_EQ(behind_gateway.user(), "bob");
+}
+
+TEST(HttpSession, SetsUpTheCall) {
+  ServerOptions o;
+  HttpSession s(o, kNoChallenge);
+  std::vector<HeaderField> headers;
+  Parsed plain(post("/RPC2", "X-Trace: 7\r\n"));
+  HttpSession::CallSetup setup = s.setup_call(plain.request(), false, false, headers);
+  EXPECT_EQ(setup.deadline, HttpSession::Clock::time_point::max());  // no timeout anywhere
+  EXPECT_EQ(setup.protocol, Protocol::XmlRpc);
+  EXPECT_TRUE(setup.keep_alive);
+  ASSERT_EQ(headers.size(), 4u);  // Host, Content-Type, X-Trace, Content-Length
+  EXPECT_EQ(headers[2].name, "X-Trace");
+  EXPECT_EQ(headers[2].value, "7");
+
+  EXPECT_FALSE(s.setup_call(plain.request(), false, /*stopping=*/true, headers).keep_alive);
+  Parsed closing(post("/RPC2", "Connection: close\r\n"));
+  EXPECT_FALSE(s.setup_call(closing.request(), false, false, headers).keep_alive);
+
+  Parsed json("POST / HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n");
+  EXPECT_EQ(s.setup_call(json.request(), false, false, headers).protocol, Protocol::JsonRpc);
+  EXPECT_EQ(s.setup_call(plain.request(), /*json_only=*/true, false, headers).protocol,
+            Protocol::JsonRpc);
+
+  auto deadline_in = [&](std::string_view extra) {
+    Parsed p(post("/RPC2", extra));
+    auto before = HttpSession::Clock::now();
+    HttpSession::CallSetup c = s.setup_call(p.request(), false, false, headers);
+    return c.deadline == HttpSession::Clock::time_point::max()
+               ? std::chrono::milliseconds::max()
+               : std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - before);
+  };
+  auto near = [](std::chrono::milliseconds got, std::chrono::milliseconds want) {
+    return got >= want && got <= want + 1000ms;
+  };
+  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 1500\r\n"), 1500ms));
+  EXPECT_TRUE(near(deadline_in("x-callwire-timeout: 0\r\n"), 0ms));
+  // Only 1 to 9 digits count, and only the first field.
+  EXPECT_EQ(deadline_in("X-Callwire-Timeout: 1234567890\r\n"), std::chrono::milliseconds::max());
+  EXPECT_EQ(deadline_in("X-Callwire-Timeout: 15s\r\n"), std::chrono::milliseconds::max());
+  EXPECT_EQ(deadline_in("X-Callwire-Timeout: -1\r\n"), std::chrono::milliseconds::max());
+  EXPECT_EQ(deadline_in("X-Callwire-Timeout: x\r\nX-Callwire-Timeout: 5\r\n"),
+            std::chrono::milliseconds::max());
+  // The server's call_timeout, and the earlier of the two.
+  o.call_timeout = 2000ms;
+  EXPECT_TRUE(near(deadline_in(""), 2000ms));
+  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 300\r\n"), 300ms));
+  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 999999\r\n"), 2000ms));
+}
+
+TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {
+  ServerOptions o;
+  HttpSession s(o, kNoChallenge);
+  std::string big(10000, 'a');
+  Buffer z;
+  EXPECT_FALSE(s.gzip_answer(true, big, z));  // gzip_min_size 0: never
+  o.gzip_min_size = 1000;
+  EXPECT_FALSE(s.gzip_answer(false, big, z));  // the client did not ask
+  EXPECT_FALSE(s.gzip_answer(true, big.substr(0, 999), z));  // too small
+  ASSERT_TRUE(s.gzip_answer(true, big, z));
+  EXPECT_LT(z.size(), big.size());
+  Buffer back;
+  ASSERT_EQ(http::gzip_inflate(z.view(), back, 1 << 20), http::InflateStatus::Ok);
+  EXPECT_EQ(back.view(), big);
+  // Bytes that do not shrink are sent as they are.
+  std::string noise;
+  uint32_t x = 12345;
+  for (int i = 0; i < 4000; ++i) {
+    x = x * 1103515245 + 12345;
+    noise.push_back(char(x >> 24));
+  }
+  EXPECT_FALSE(s.gzip_answer(true, noise, z));
+}
+
+}  // namespace
+}  // namespace callwire::detail

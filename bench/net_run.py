@@ -21,8 +21,13 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
                way): the floor of callwire json
      callwire json  the same client and server speaking JSON-RPC 2.0 (a `jsonrpc+http://` URL;
                the server answers JSON by the request's Content-Type)
+     raw pstream  as raw, with the packets callwire's client and server exchange over the
+               packet stream (captured the same way): the floor of callwire pstream
      callwire pstream  the same over xmlrpc-c's packet stream (`--pstream`): XML-RPC, no HTTP
      xmlrpc-c  xmlrpc_c_lat_client (libxmlrpc_client, curl) ↔ xmlrpc_c_server (Abyss, defaults)
+     xmlrpc-c pstream  xmlrpc_c_pstream_lat_client (clientXmlTransport_pstream) ↔
+               xmlrpc_c_pstream_server (serverPstreamConn); skipped, saying so, when xmlrpc-c's
+               packet-stream libraries were not there to build them
      python    cw_lat_client ↔ Python's SimpleXMLRPCServer (bench/net/py_server.py)
    each unpinned and then with client and server pinned to one core (taskset -c 0): median,
    p99, and CPU time per call of the client and the server.
@@ -65,6 +70,7 @@ WRK_SECONDS = 5
 WRK_THREADS, WRK_CONNECTIONS = 2, 32
 
 GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor's (either protocol)
+GOAL_PSTREAM_LATENCY = 1.3  # over the packet stream ≤ 1.3 × its own raw floor's (issue 11)
 GOAL_CPU = 2.0          # callwire's client + server CPU per call ≤ 2 × the floor's
 GOAL_THROUGHPUT = 0.7   # callwire's wrk requests/s ≥ 0.7 × nginx's
 
@@ -207,10 +213,32 @@ def body_of(message):
     return message.partition(b"\r\n\r\n")[2]
 
 
-def capture(callwire, cw_lat_client, json_rpc=False):
+PSTREAM_PKT, PSTREAM_END = b"\x1bPKT", b"\x1bEND"
+
+
+def read_pstream_packet(sock):
+    """Reads one packet of the packet stream (docs/pstream.md): ESC PKT, the payload, ESC END;
+    returns its bytes. It has no length: it ends at the first ESC END, which an XML-RPC payload
+    (no 0x1B in XML) never holds escaped."""
+    data = b""
+    while PSTREAM_END not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError(f"connection closed after {len(data)} bytes of a packet")
+        data += chunk
+    end = data.index(PSTREAM_END) + len(PSTREAM_END)
+    if not data.startswith(PSTREAM_PKT) or end != len(data):
+        raise RuntimeError(f"not one whole packet: {data!r}")
+    return data
+
+
+def capture(callwire, cw_lat_client, json_rpc=False, pstream=False):
     """The request callwire's client sends for sample.add(2, 3) and the response callwire's
-    server answers, through a one-connection proxy; over JSON-RPC with json_rpc."""
-    with Server([callwire, "serve", "--threads", "1", "--listen", "127.0.0.1:0"]) as server:
+    server answers, through a one-connection proxy; over JSON-RPC with json_rpc, over the
+    packet stream (XML-RPC, no HTTP) with pstream."""
+    listen = ["--pstream" if pstream else "--listen", "127.0.0.1:0"]
+    read_message = read_pstream_packet if pstream else read_http_message
+    with Server([callwire, "serve", "--threads", "1", *listen]) as server:
         listener = socket.socket()
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -221,9 +249,9 @@ def capture(callwire, cw_lat_client, json_rpc=False):
             try:
                 client, _ = listener.accept()
                 with client, socket.create_connection((server.host, server.port)) as upstream:
-                    got["request"] = read_http_message(client)
+                    got["request"] = read_message(client)
                     upstream.sendall(got["request"])
-                    got["response"] = read_http_message(upstream)
+                    got["response"] = read_message(upstream)
                     client.sendall(got["response"])
                     client.recv(1)  # until the client closes
             except Exception as e:  # reported below
@@ -231,15 +259,16 @@ def capture(callwire, cw_lat_client, json_rpc=False):
 
         t = threading.Thread(target=proxy, daemon=True)
         t.start()
-        scheme = "jsonrpc+http" if json_rpc else "http"
-        run_json([cw_lat_client, f"{scheme}://127.0.0.1:{port}/RPC2", "--calls", "1",
-                  "--warmup", "0"])
+        url = (f"pstream://127.0.0.1:{port}" if pstream else
+               f"{'jsonrpc+http' if json_rpc else 'http'}://127.0.0.1:{port}/RPC2")
+        run_json([cw_lat_client, url, "--calls", "1", "--warmup", "0"])
         t.join(5)
         listener.close()
     if "error" in got or "response" not in got:
         raise RuntimeError(f"capture failed: {got.get('error')}")
     answer = b'"result":5,' if json_rpc else b">5</"
-    if not got["response"].startswith(b"HTTP/1.1 200") or answer not in got["response"]:
+    start = PSTREAM_PKT if pstream else b"HTTP/1.1 200"
+    if not got["response"].startswith(start) or answer not in got["response"]:
         raise RuntimeError(f"unexpected response captured: {got['response']!r}")
     return got["request"], got["response"]
 
@@ -254,7 +283,7 @@ def probe(host, port, request):
 # ---------------------------------------------------------------------------------------------
 # Round-trip latency.
 
-def latency_peers(b, files, json_files):
+def latency_peers(b, files, json_files, pstream_files):
     """name → (server command, client command taking the server), for the latency runs."""
     def raw(files):
         req_file, resp_file, req_len, resp_len = files
@@ -262,11 +291,12 @@ def latency_peers(b, files, json_files):
                 lambda s: [b["raw_lat_client"], f"{s.host}:{s.port}", req_file, resp_len])
 
     callwire_serve = [b["callwire"], "serve", "--threads", "1", "--listen", "127.0.0.1:0"]
-    return {
+    peers = {
         "raw": raw(files),
         "callwire": (callwire_serve, lambda s: [b["cw_lat_client"], s.url]),
         "raw json": raw(json_files),
         "callwire json": (callwire_serve, lambda s: [b["cw_lat_client"], "jsonrpc+" + s.url]),
+        "raw pstream": raw(pstream_files),
         "callwire pstream": ([b["callwire"], "serve", "--threads", "1", "--pstream", "127.0.0.1:0"],
                              lambda s: [b["cw_lat_client"], s.url]),
         "xmlrpc-c": ([b["xmlrpc_c_server"]],
@@ -274,14 +304,24 @@ def latency_peers(b, files, json_files):
         "python": ([sys.executable, HERE / "net" / "py_server.py"],
                    lambda s: [b["cw_lat_client"], s.url]),
     }
+    if b["xmlrpc_c_pstream_server"].exists() and b["xmlrpc_c_pstream_lat_client"].exists():
+        peers["xmlrpc-c pstream"] = ([b["xmlrpc_c_pstream_server"]],
+                                     lambda s: [b["xmlrpc_c_pstream_lat_client"], s.url])
+    else:
+        log("  xmlrpc-c pstream: skipped (xmlrpc_c_pstream_server and _lat_client not built: "
+            "bench/CMakeLists.txt found no libxmlrpc_packetsocket or libxmlrpc_server_pstream++)")
+    return peers
 
 
 # The goals compare callwire with the floor, and the neighbours on a shared machine come and go
 # within seconds: those pairs run twice, interleaved (floor, callwire, ..., callwire, floor), and
 # the better run of each counts (a neighbour only ever makes a run slower). The others run once.
-TWICE = ("raw", "callwire", "raw json", "callwire json")
-# Each callwire pair's floor: the raw ping-pong of the bytes it sends and answers.
-FLOOR_OF = {"callwire json": "raw json", "raw json": "raw json"}
+TWICE = ("raw", "callwire", "raw json", "callwire json", "raw pstream", "callwire pstream")
+# Each pair's floor: the raw ping-pong of the bytes callwire sends and answers in its protocol
+# and framing (xmlrpc-c's packets differ from callwire's by a few bytes of XML: the same floor).
+FLOOR_OF = {"callwire json": "raw json", "raw json": "raw json",
+            "raw pstream": "raw pstream", "callwire pstream": "raw pstream",
+            "xmlrpc-c pstream": "raw pstream"}
 
 
 def run_latency(peers, seconds, warmup):
@@ -620,8 +660,10 @@ LAT_LABELS = {
     "callwire": "callwire client ↔ callwire server (1 loop thread)",
     "raw json": "raw TCP ping-pong of callwire's JSON-RPC bytes (its floor)",
     "callwire json": "the same over JSON-RPC 2.0 (`jsonrpc+http://`)",
+    "raw pstream": "raw TCP ping-pong of callwire's packet-stream bytes (its floor)",
     "callwire pstream": "the same over the packet stream (no HTTP)",
     "xmlrpc-c": "xmlrpc-c client (curl) ↔ xmlrpc-c Abyss server (defaults)",
+    "xmlrpc-c pstream": "xmlrpc-c C++ pstream client ↔ xmlrpc-c serverPstreamConn",
     "python": "callwire client ↔ Python SimpleXMLRPCServer (threading)",
 }
 
@@ -718,6 +760,17 @@ def goals(lat, wrk):
                              f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
                              "median)"))
     for mode in ("unpinned", "pinned"):
+        cw, raw = lat.get(("callwire pstream", mode)), lat.get(("raw pstream", mode))
+        if cw and raw:
+            r = cw["median_ns"] / raw["median_ns"]
+            peer = lat.get(("xmlrpc-c pstream", mode))
+            theirs = (f"; xmlrpc-c's pstream {peer['median_ns'] / raw['median_ns']:.2f}×"
+                      if peer else "")
+            rows.append((f"packet-stream round trip ≤ {GOAL_PSTREAM_LATENCY:g}× its raw floor "
+                         f"({mode})", verdict(r <= GOAL_PSTREAM_LATENCY),
+                         f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
+                         f"median{theirs})"))
+    for mode in ("unpinned", "pinned"):
         cw, raw = lat.get(("callwire", mode)), lat.get(("raw", mode))
         if cw and raw:
             a = cw["client_cpu_ns_per_call"] + cw["server_cpu_ns_per_call"]
@@ -733,8 +786,8 @@ def goals(lat, wrk):
     return rows
 
 
-def section(when, command, request, response, json_request, json_response, lat, sys_counts,
-            wrk, goal_rows, run):
+def section(when, command, request, response, json_request, json_response, pstream, lat,
+            sys_counts, wrk, goal_rows, run):
     cpu, cores, kernel, load = machine()
     peers = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
@@ -751,17 +804,18 @@ def section(when, command, request, response, json_request, json_response, lat, 
         f"({len(body_of(request))} of body), its response {len(response)} bytes "
         f"({len(body_of(response))} of body); over JSON-RPC {len(json_request)} and "
         f"{len(json_response)} bytes ({len(body_of(json_request))} and "
-        f"{len(body_of(json_response))} of body)",
+        f"{len(body_of(json_response))} of body); over the packet stream {len(pstream[0])} and "
+        f"{len(pstream[1])} bytes (8 of them framing)",
         f"- round trip: sequential calls on one kept-alive connection over 127.0.0.1, "
         f"{run['warmup']} untimed then {run['seconds']:g} s timed, per-call times from the client's "
         "steady clock (p99 by nearest rank); CPU per call: the client's process CPU clock and "
         "the server's per-thread schedstat around the timed calls, divided by the calls; "
         "\"both on core 0\": client and server under `taskset -c 0`; the floors and callwire "
         "(each protocol) ran twice, interleaved, and the run with the lower median is shown (the "
-        "other's median in parentheses); a JSON-RPC row's ratio is to the raw ping-pong of its "
-        "own bytes",
+        "other's median in parentheses); a JSON-RPC or packet-stream row's ratio is to the raw "
+        "ping-pong of its own bytes",
         "",
-        "### Goals (issue 3; the JSON-RPC round trip: issue 12)",
+        "### Goals (issue 3; the JSON-RPC round trip: issue 12; the packet stream: issue 11)",
         "",
         "| goal | result | measured |",
         "|---|---|---|",
@@ -803,6 +857,9 @@ def main():
           "xmlrpc_c_server")}
     b["callwire"] = build / "tools" / "callwire"
     missing = [str(p) for p in b.values() if not p.exists()]
+    # Optional: built only where xmlrpc-c's packet-stream libraries are (latency_peers says).
+    for name in ("xmlrpc_c_pstream_lat_client", "xmlrpc_c_pstream_server"):
+        b[name] = build / "bench" / name
     tools = ["taskset"] + (
         ["strace"] if "syscalls" in parts and not shutil.which("perf") else []) + (
         ["wrk", "nginx"] if "wrk" in parts else [])
@@ -820,9 +877,11 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="callwire-net-") as tmp_name:
         tmp = Path(tmp_name)
-        log("capturing callwire's requests and responses, XML-RPC and JSON-RPC")
+        log("capturing callwire's requests and responses: XML-RPC, JSON-RPC, packet stream")
         request, response = capture(b["callwire"], b["cw_lat_client"])
         json_request, json_response = capture(b["callwire"], b["cw_lat_client"], json_rpc=True)
+        pstream_request, pstream_response = capture(b["callwire"], b["cw_lat_client"],
+                                                    pstream=True)
 
         def saved(name, req, resp):
             (tmp / f"{name}-request.bin").write_bytes(req)
@@ -831,7 +890,8 @@ def main():
                     len(resp))
 
         peers = latency_peers(b, saved("xml", request, response),
-                              saved("json", json_request, json_response))
+                              saved("json", json_request, json_response),
+                              saved("pstream", pstream_request, pstream_response))
         lat, sys_counts, wrk = {}, {}, {}
         if "latency" in parts:
             log(f"round trip: {len(peers)} pairs, unpinned then pinned, {seconds} s each")
@@ -846,8 +906,8 @@ def main():
     goal_rows = goals(lat, wrk)
     run = {"seconds": seconds, "warmup": warmup, "short": short, "long": long,
            "wrk_seconds": wrk_seconds}
-    text = section(when, command, request, response, json_request, json_response, lat,
-                   sys_counts, wrk, goal_rows, run)
+    text = section(when, command, request, response, json_request, json_response,
+                   (pstream_request, pstream_response), lat, sys_counts, wrk, goal_rows, run)
     print(text)
     print()
     for g, v, m in goal_rows:

@@ -6,7 +6,7 @@ Usage: python3 bench/net_run.py BUILD_DIR [--quick] [--no-write] [--only PARTS]
   Makefile builds BUILD_DIR/tools/callwire and BUILD_DIR/bench/*_lat_* first.
   --quick     short runs (about 40 s in all) for working on this script; implies --no-write
   --no-write  print the tables, leave RESULTS.md alone
-  --only      a comma-separated subset of: latency, syscalls, wrk
+  --only      a comma-separated subset of: latency, syscalls, pipeline, wrk
 
 What it measures, all on 127.0.0.1 in one run, so that the ratios compare like with like:
 
@@ -34,7 +34,13 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
 2. System calls per call of each pair (perf's syscall tracepoints, or strace -f -c without
    perf, on both sides, unpinned and pinned, in separate short runs: the difference between a
    run of SHORT and of LONG calls, so starting, connecting and exiting cancel).
-3. Throughput: wrk, 2 threads, 32 connections, POSTing the same sample.add body, against
+3. Sequential vs pipelined calls per second on one packet-stream connection (issue 11):
+   raw_lat_client ↔ raw_lat_server with the packets of raw pstream, one call at a time and
+   with --pipeline 16 and 64 (that many requests in flight); cw_lat_client ↔ `callwire serve
+   --threads 1 --pstream`, and cw_pipeline_client (async calls under
+   ClientOptions::pipeline_depth, max_connections 1) at the same depths, skipped, saying so,
+   where it was not built (a client header without pipeline_depth). Unpinned and pinned.
+4. Throughput: wrk, 2 threads, 32 connections, POSTing the same sample.add body, against
    `callwire serve` (defaults: a loop per core), Abyss (defaults, and tuned), Python, and
    nginx answering the same response body with `return 200` (the floor).
 
@@ -73,6 +79,8 @@ GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor'
 GOAL_PSTREAM_LATENCY = 1.3  # over the packet stream ≤ 1.3 × its own raw floor's (issue 11)
 GOAL_CPU = 2.0          # callwire's client + server CPU per call ≤ 2 × the floor's
 GOAL_THROUGHPUT = 0.7   # callwire's wrk requests/s ≥ 0.7 × nginx's
+GOAL_PIPELINE = 4.0     # callwire's calls/s pipelined on one connection ≥ 4 × sequential (issue 11)
+PIPELINE_DEPTHS = (16, 64)  # calls in flight; the goal is at the deepest
 
 
 def log(*parts):
@@ -342,6 +350,58 @@ def run_latency(peers, seconds, warmup):
                 r["other_median_ns"] = previous["median_ns"]
                 if previous["median_ns"] <= r["median_ns"]:
                     previous["other_median_ns"] = r["median_ns"]
+                    r = previous
+            results[(name, mode)] = r
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequential vs pipelined calls on one connection.
+
+def pipeline_rows(b, peers):
+    """[(name, depth, server command, client command taking the server)]: the raw floor and
+    callwire over the packet stream, one call at a time (depth 1) and pipelined."""
+    raw_server, raw_client = peers["raw pstream"]
+    cw_server, cw_client = peers["callwire pstream"]
+    rows = [("raw", 1, raw_server, raw_client)]
+    rows += [(f"raw pipelined {d}", d, raw_server,
+              lambda s, d=d: raw_client(s) + ["--pipeline", d]) for d in PIPELINE_DEPTHS]
+    rows.append(("callwire", 1, cw_server, cw_client))
+    if b["cw_pipeline_client"].exists():
+        rows += [(f"callwire pipelined {d}", d, cw_server,
+                  lambda s, d=d: [b["cw_pipeline_client"], s.url, "--pipeline", d])
+                 for d in PIPELINE_DEPTHS]
+    else:
+        log("  callwire pipelined: skipped (cw_pipeline_client not built: "
+            "include/callwire/client.hpp has no ClientOptions::pipeline_depth yet)")
+    return rows
+
+
+# The goal's rows (one at a time and at the deepest pipeline, callwire's and the floor's) run
+# twice, interleaved as the latency pairs do, and the better run of each counts.
+PIPELINE_TWICE = ("raw", f"raw pipelined {PIPELINE_DEPTHS[-1]}", "callwire",
+                  f"callwire pipelined {PIPELINE_DEPTHS[-1]}")
+
+
+def run_pipeline(rows, seconds, warmup):
+    results = {}
+    for pinned in (False, True):
+        mode = "pinned" if pinned else "unpinned"
+        order = rows + [row for row in reversed(rows) if row[0] in PIPELINE_TWICE]
+        for name, depth, server_cmd, client_cmd in order:
+            with Server(server_cmd, pin=pinned) as server:
+                r = run_json(client_cmd(server) + ["--seconds", seconds, "--warmup", warmup,
+                                                    "--server-pid", server.pid], pin=pinned)
+            r["depth"] = depth
+            log(f"  pipeline {name:22} {mode:8}: {r['calls_per_s']:9,.0f} calls/s, median "
+                f"{r['median_ns'] / 1e3:7.1f} µs, CPU client "
+                f"{r['client_cpu_ns_per_call'] / 1e3:.2f} + server "
+                f"{r['server_cpu_ns_per_call'] / 1e3:.2f} µs/call ({r['calls']} calls)")
+            previous = results.get((name, mode))
+            if previous:
+                r["other_calls_per_s"] = previous["calls_per_s"]
+                if previous["calls_per_s"] >= r["calls_per_s"]:
+                    previous["other_calls_per_s"] = r["calls_per_s"]
                     r = previous
             results[(name, mode)] = r
     return results
@@ -720,6 +780,45 @@ def latency_tables(lat, sys_counts, short, long):
     return lines
 
 
+def pipeline_table(pipe):
+    if not pipe:
+        return []
+    lines = ["Calls per second on one packet-stream connection, sample.add(2, 3): one call at a "
+             "time, and pipelined (that many requests in flight; a new one written as each "
+             "answer is read). A pipelined call's median is from its request's write to its "
+             "answer, its wait behind the others included. One at a time and at "
+             f"depth {PIPELINE_DEPTHS[-1]}, callwire's and the floor's, ran twice, "
+             "interleaved; the better run is shown, the other in parentheses:", "",
+             "| on one connection | in flight | cores | calls/s | / raw at that depth "
+             "| / its own one at a time | median µs | client CPU µs/call | server CPU µs/call |",
+             "|---|--:|---|--:|--:|--:|--:|--:|--:|"]
+    for mode in ("unpinned", "pinned"):
+        for who in ("raw", "callwire"):
+            for depth in (1,) + PIPELINE_DEPTHS:
+                name = who if depth == 1 else f"{who} pipelined {depth}"
+                r = pipe.get((name, mode))
+                if not r:
+                    continue
+                floor = pipe.get(("raw" if depth == 1 else f"raw pipelined {depth}", mode))
+                alone = pipe.get((who, mode))
+                rate = f"{r['calls_per_s']:,.0f}" + (
+                    f" ({r['other_calls_per_s']:,.0f})" if "other_calls_per_s" in r else "")
+                label = ("raw_lat_client ↔ raw_lat_server (the floor)" if who == "raw" else
+                         "callwire client ↔ `callwire serve --threads 1 --pstream`")
+                to_floor = ratio(r["calls_per_s"], floor and floor["calls_per_s"])
+                to_alone = ratio(r["calls_per_s"], alone and alone["calls_per_s"])
+                lines.append(
+                    f"| {label} | {depth} | {'both on core 0' if mode == 'pinned' else 'any'} "
+                    f"| {rate} | {fmt_ratio(to_floor)} | {fmt_ratio(to_alone)} "
+                    f"| {us(r['median_ns'])} | {us(r['client_cpu_ns_per_call'])} "
+                    f"| {us(r['server_cpu_ns_per_call'])} |")
+    if not any(k[0].startswith("callwire pipelined") for k in pipe):
+        lines += ["", "callwire pipelined: not measured (cw_pipeline_client was not built: "
+                  "include/callwire/client.hpp has no ClientOptions::pipeline_depth yet)."]
+    lines.append("")
+    return lines
+
+
 def wrk_table(wrk, seconds):
     if not wrk:
         return []
@@ -744,7 +843,7 @@ def wrk_table(wrk, seconds):
     return lines
 
 
-def goals(lat, wrk):
+def goals(lat, wrk, pipe):
     rows = []
 
     def verdict(ok):
@@ -778,6 +877,22 @@ def goals(lat, wrk):
             rows.append((f"client+server CPU per call ≤ {GOAL_CPU:g}× the floor's ({mode})",
                          verdict(a / b <= GOAL_CPU),
                          f"{a / b:.2f}× ({us(a)} vs {us(b)} µs)"))
+    deepest = PIPELINE_DEPTHS[-1]
+    for mode in ("unpinned", "pinned") if pipe else ():
+        what = (f"callwire pipelined (depth {deepest}) on one connection ≥ {GOAL_PIPELINE:g}× "
+                f"callwire's sequential rate ({mode})")
+        cw, alone = pipe.get((f"callwire pipelined {deepest}", mode)), pipe.get(("callwire", mode))
+        raw, raw_alone = pipe.get((f"raw pipelined {deepest}", mode)), pipe.get(("raw", mode))
+        if not cw:
+            rows.append((what, "NOT RUN", "cw_pipeline_client not built (no "
+                         "ClientOptions::pipeline_depth in include/callwire/client.hpp)"))
+        elif alone:
+            r = cw["calls_per_s"] / alone["calls_per_s"]
+            floor = (f"; the raw floor's {raw['calls_per_s'] / raw_alone['calls_per_s']:.2f}×"
+                     if raw and raw_alone else "")
+            rows.append((what, verdict(r >= GOAL_PIPELINE),
+                         f"{r:.2f}× ({cw['calls_per_s']:,.0f} vs {alone['calls_per_s']:,.0f} "
+                         f"calls/s{floor})"))
     if wrk.get("callwire") and wrk.get("nginx"):
         r = wrk["callwire"]["rps"] / wrk["nginx"]["rps"]
         rows.append((f"wrk throughput ≥ {GOAL_THROUGHPUT:g}× nginx's", verdict(r >= GOAL_THROUGHPUT),
@@ -787,7 +902,7 @@ def goals(lat, wrk):
 
 
 def section(when, command, request, response, json_request, json_response, pstream, lat,
-            sys_counts, wrk, goal_rows, run):
+            sys_counts, pipe, wrk, goal_rows, run):
     cpu, cores, kernel, load = machine()
     peers = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
@@ -823,6 +938,9 @@ def section(when, command, request, response, json_request, json_response, pstre
     lines += [f"| {g} | **{v}** | {m} |" for g, v, m in goal_rows]
     lines += ["", "### Round trip", ""]
     lines += latency_tables(lat, sys_counts, run['short'], run['long'])
+    if pipe:
+        lines += ["### Sequential vs pipelined on one connection (issue 11)", ""]
+        lines += pipeline_table(pipe)
     lines += ["### Throughput", ""]
     lines += wrk_table(wrk, run['wrk_seconds'])
     lines.append(END_MARKER)
@@ -848,7 +966,7 @@ def main():
     build = Path(args[0]).resolve()
     quick = "--quick" in args
     write = not quick and "--no-write" not in args
-    parts = {"latency", "syscalls", "wrk"}
+    parts = {"latency", "syscalls", "pipeline", "wrk"}
     if "--only" in args:
         parts = set(args[args.index("--only") + 1].split(","))
 
@@ -857,8 +975,9 @@ def main():
           "xmlrpc_c_server")}
     b["callwire"] = build / "tools" / "callwire"
     missing = [str(p) for p in b.values() if not p.exists()]
-    # Optional: built only where xmlrpc-c's packet-stream libraries are (latency_peers says).
-    for name in ("xmlrpc_c_pstream_lat_client", "xmlrpc_c_pstream_server"):
+    # Optional: built only where xmlrpc-c's packet-stream libraries are, and where the client
+    # has ClientOptions::pipeline_depth (latency_peers and pipeline_rows say which is skipped).
+    for name in ("xmlrpc_c_pstream_lat_client", "xmlrpc_c_pstream_server", "cw_pipeline_client"):
         b[name] = build / "bench" / name
     tools = ["taskset"] + (
         ["strace"] if "syscalls" in parts and not shutil.which("perf") else []) + (
@@ -892,22 +1011,27 @@ def main():
         peers = latency_peers(b, saved("xml", request, response),
                               saved("json", json_request, json_response),
                               saved("pstream", pstream_request, pstream_response))
-        lat, sys_counts, wrk = {}, {}, {}
+        lat, sys_counts, pipe, wrk = {}, {}, {}, {}
         if "latency" in parts:
             log(f"round trip: {len(peers)} pairs, unpinned then pinned, {seconds} s each")
             lat = run_latency(peers, seconds, warmup)
         if "syscalls" in parts:
             log("system calls")
             sys_counts = run_syscalls(peers, short, long, tmp)
+        if "pipeline" in parts:
+            log("sequential vs pipelined on one connection, unpinned then pinned, "
+                f"{seconds} s each")
+            pipe = run_pipeline(pipeline_rows(b, peers), seconds, warmup)
         if "wrk" in parts:
             log(f"throughput: wrk -t{WRK_THREADS} -c{WRK_CONNECTIONS} -d{wrk_seconds}s")
             wrk = run_wrk(b, request, response, wrk_seconds, tmp)
 
-    goal_rows = goals(lat, wrk)
+    goal_rows = goals(lat, wrk, pipe)
     run = {"seconds": seconds, "warmup": warmup, "short": short, "long": long,
            "wrk_seconds": wrk_seconds}
     text = section(when, command, request, response, json_request, json_response,
-                   (pstream_request, pstream_response), lat, sys_counts, wrk, goal_rows, run)
+                   (pstream_request, pstream_response), lat, sys_counts, pipe, wrk, goal_rows,
+                   run)
     print(text)
     print()
     for g, v, m in goal_rows:

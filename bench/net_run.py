@@ -6,7 +6,7 @@ Usage: python3 bench/net_run.py BUILD_DIR [--quick] [--no-write] [--only PARTS]
   Makefile builds BUILD_DIR/tools/callwire and BUILD_DIR/bench/*_lat_* first.
   --quick     short runs (about 40 s in all) for working on this script; implies --no-write
   --no-write  print the tables, leave RESULTS.md alone
-  --only      a comma-separated subset of: latency, syscalls, wrk
+  --only      a comma-separated subset of: latency, syscalls, pipeline, wrk
 
 What it measures, all on 127.0.0.1 in one run, so that the ratios compare like with like:
 
@@ -21,15 +21,26 @@ What it measures, all on 127.0.0.1 in one run, so that the ratios compare like w
                way): the floor of callwire json
      callwire json  the same client and server speaking JSON-RPC 2.0 (a `jsonrpc+http://` URL;
                the server answers JSON by the request's Content-Type)
+     raw pstream  as raw, with the packets callwire's client and server exchange over the
+               packet stream (captured the same way): the floor of callwire pstream
      callwire pstream  the same over xmlrpc-c's packet stream (`--pstream`): XML-RPC, no HTTP
      xmlrpc-c  xmlrpc_c_lat_client (libxmlrpc_client, curl) ↔ xmlrpc_c_server (Abyss, defaults)
+     xmlrpc-c pstream  xmlrpc_c_pstream_lat_client (clientXmlTransport_pstream) ↔
+               xmlrpc_c_pstream_server (serverPstreamConn); skipped, saying so, when xmlrpc-c's
+               packet-stream libraries were not there to build them
      python    cw_lat_client ↔ Python's SimpleXMLRPCServer (bench/net/py_server.py)
    each unpinned and then with client and server pinned to one core (taskset -c 0): median,
    p99, and CPU time per call of the client and the server.
 2. System calls per call of each pair (perf's syscall tracepoints, or strace -f -c without
    perf, on both sides, unpinned and pinned, in separate short runs: the difference between a
    run of SHORT and of LONG calls, so starting, connecting and exiting cancel).
-3. Throughput: wrk, 2 threads, 32 connections, POSTing the same sample.add body, against
+3. Sequential vs pipelined calls per second on one packet-stream connection (issue 11):
+   raw_lat_client ↔ raw_lat_server with the packets of raw pstream, one call at a time and
+   with --pipeline 16 and 64 (that many requests in flight); cw_lat_client ↔ `callwire serve
+   --threads 1 --pstream`, and cw_pipeline_client (async calls under
+   ClientOptions::pipeline_depth, max_connections 1) at the same depths, skipped, saying so,
+   where it was not built (a client header without pipeline_depth). Unpinned and pinned.
+4. Throughput: wrk, 2 threads, 32 connections, POSTing the same sample.add body, against
    `callwire serve` (defaults: a loop per core), Abyss (defaults, and tuned), Python, and
    nginx answering the same response body with `return 200` (the floor).
 
@@ -65,8 +76,11 @@ WRK_SECONDS = 5
 WRK_THREADS, WRK_CONNECTIONS = 2, 32
 
 GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor's (either protocol)
+GOAL_PSTREAM_LATENCY = 1.3  # over the packet stream ≤ 1.3 × its own raw floor's (issue 11)
 GOAL_CPU = 2.0          # callwire's client + server CPU per call ≤ 2 × the floor's
 GOAL_THROUGHPUT = 0.7   # callwire's wrk requests/s ≥ 0.7 × nginx's
+GOAL_PIPELINE = 4.0     # callwire's calls/s pipelined on one connection ≥ 4 × sequential (issue 11)
+PIPELINE_DEPTHS = (16, 64)  # calls in flight; the goal is at the deepest
 
 
 def log(*parts):
@@ -207,10 +221,32 @@ def body_of(message):
     return message.partition(b"\r\n\r\n")[2]
 
 
-def capture(callwire, cw_lat_client, json_rpc=False):
+PSTREAM_PKT, PSTREAM_END = b"\x1bPKT", b"\x1bEND"
+
+
+def read_pstream_packet(sock):
+    """Reads one packet of the packet stream (docs/pstream.md): ESC PKT, the payload, ESC END;
+    returns its bytes. It has no length: it ends at the first ESC END, which an XML-RPC payload
+    (no 0x1B in XML) never holds escaped."""
+    data = b""
+    while PSTREAM_END not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError(f"connection closed after {len(data)} bytes of a packet")
+        data += chunk
+    end = data.index(PSTREAM_END) + len(PSTREAM_END)
+    if not data.startswith(PSTREAM_PKT) or end != len(data):
+        raise RuntimeError(f"not one whole packet: {data!r}")
+    return data
+
+
+def capture(callwire, cw_lat_client, json_rpc=False, pstream=False):
     """The request callwire's client sends for sample.add(2, 3) and the response callwire's
-    server answers, through a one-connection proxy; over JSON-RPC with json_rpc."""
-    with Server([callwire, "serve", "--threads", "1", "--listen", "127.0.0.1:0"]) as server:
+    server answers, through a one-connection proxy; over JSON-RPC with json_rpc, over the
+    packet stream (XML-RPC, no HTTP) with pstream."""
+    listen = ["--pstream" if pstream else "--listen", "127.0.0.1:0"]
+    read_message = read_pstream_packet if pstream else read_http_message
+    with Server([callwire, "serve", "--threads", "1", *listen]) as server:
         listener = socket.socket()
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -221,9 +257,9 @@ def capture(callwire, cw_lat_client, json_rpc=False):
             try:
                 client, _ = listener.accept()
                 with client, socket.create_connection((server.host, server.port)) as upstream:
-                    got["request"] = read_http_message(client)
+                    got["request"] = read_message(client)
                     upstream.sendall(got["request"])
-                    got["response"] = read_http_message(upstream)
+                    got["response"] = read_message(upstream)
                     client.sendall(got["response"])
                     client.recv(1)  # until the client closes
             except Exception as e:  # reported below
@@ -231,15 +267,16 @@ def capture(callwire, cw_lat_client, json_rpc=False):
 
         t = threading.Thread(target=proxy, daemon=True)
         t.start()
-        scheme = "jsonrpc+http" if json_rpc else "http"
-        run_json([cw_lat_client, f"{scheme}://127.0.0.1:{port}/RPC2", "--calls", "1",
-                  "--warmup", "0"])
+        url = (f"pstream://127.0.0.1:{port}" if pstream else
+               f"{'jsonrpc+http' if json_rpc else 'http'}://127.0.0.1:{port}/RPC2")
+        run_json([cw_lat_client, url, "--calls", "1", "--warmup", "0"])
         t.join(5)
         listener.close()
     if "error" in got or "response" not in got:
         raise RuntimeError(f"capture failed: {got.get('error')}")
     answer = b'"result":5,' if json_rpc else b">5</"
-    if not got["response"].startswith(b"HTTP/1.1 200") or answer not in got["response"]:
+    start = PSTREAM_PKT if pstream else b"HTTP/1.1 200"
+    if not got["response"].startswith(start) or answer not in got["response"]:
         raise RuntimeError(f"unexpected response captured: {got['response']!r}")
     return got["request"], got["response"]
 
@@ -254,7 +291,7 @@ def probe(host, port, request):
 # ---------------------------------------------------------------------------------------------
 # Round-trip latency.
 
-def latency_peers(b, files, json_files):
+def latency_peers(b, files, json_files, pstream_files):
     """name → (server command, client command taking the server), for the latency runs."""
     def raw(files):
         req_file, resp_file, req_len, resp_len = files
@@ -262,11 +299,12 @@ def latency_peers(b, files, json_files):
                 lambda s: [b["raw_lat_client"], f"{s.host}:{s.port}", req_file, resp_len])
 
     callwire_serve = [b["callwire"], "serve", "--threads", "1", "--listen", "127.0.0.1:0"]
-    return {
+    peers = {
         "raw": raw(files),
         "callwire": (callwire_serve, lambda s: [b["cw_lat_client"], s.url]),
         "raw json": raw(json_files),
         "callwire json": (callwire_serve, lambda s: [b["cw_lat_client"], "jsonrpc+" + s.url]),
+        "raw pstream": raw(pstream_files),
         "callwire pstream": ([b["callwire"], "serve", "--threads", "1", "--pstream", "127.0.0.1:0"],
                              lambda s: [b["cw_lat_client"], s.url]),
         "xmlrpc-c": ([b["xmlrpc_c_server"]],
@@ -274,14 +312,24 @@ def latency_peers(b, files, json_files):
         "python": ([sys.executable, HERE / "net" / "py_server.py"],
                    lambda s: [b["cw_lat_client"], s.url]),
     }
+    if b["xmlrpc_c_pstream_server"].exists() and b["xmlrpc_c_pstream_lat_client"].exists():
+        peers["xmlrpc-c pstream"] = ([b["xmlrpc_c_pstream_server"]],
+                                     lambda s: [b["xmlrpc_c_pstream_lat_client"], s.url])
+    else:
+        log("  xmlrpc-c pstream: skipped (xmlrpc_c_pstream_server and _lat_client not built: "
+            "bench/CMakeLists.txt found no libxmlrpc_packetsocket or libxmlrpc_server_pstream++)")
+    return peers
 
 
 # The goals compare callwire with the floor, and the neighbours on a shared machine come and go
 # within seconds: those pairs run twice, interleaved (floor, callwire, ..., callwire, floor), and
 # the better run of each counts (a neighbour only ever makes a run slower). The others run once.
-TWICE = ("raw", "callwire", "raw json", "callwire json")
-# Each callwire pair's floor: the raw ping-pong of the bytes it sends and answers.
-FLOOR_OF = {"callwire json": "raw json", "raw json": "raw json"}
+TWICE = ("raw", "callwire", "raw json", "callwire json", "raw pstream", "callwire pstream")
+# Each pair's floor: the raw ping-pong of the bytes callwire sends and answers in its protocol
+# and framing (xmlrpc-c's packets differ from callwire's by a few bytes of XML: the same floor).
+FLOOR_OF = {"callwire json": "raw json", "raw json": "raw json",
+            "raw pstream": "raw pstream", "callwire pstream": "raw pstream",
+            "xmlrpc-c pstream": "raw pstream"}
 
 
 def run_latency(peers, seconds, warmup):
@@ -302,6 +350,58 @@ def run_latency(peers, seconds, warmup):
                 r["other_median_ns"] = previous["median_ns"]
                 if previous["median_ns"] <= r["median_ns"]:
                     previous["other_median_ns"] = r["median_ns"]
+                    r = previous
+            results[(name, mode)] = r
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequential vs pipelined calls on one connection.
+
+def pipeline_rows(b, peers):
+    """[(name, depth, server command, client command taking the server)]: the raw floor and
+    callwire over the packet stream, one call at a time (depth 1) and pipelined."""
+    raw_server, raw_client = peers["raw pstream"]
+    cw_server, cw_client = peers["callwire pstream"]
+    rows = [("raw", 1, raw_server, raw_client)]
+    rows += [(f"raw pipelined {d}", d, raw_server,
+              lambda s, d=d: raw_client(s) + ["--pipeline", d]) for d in PIPELINE_DEPTHS]
+    rows.append(("callwire", 1, cw_server, cw_client))
+    if b["cw_pipeline_client"].exists():
+        rows += [(f"callwire pipelined {d}", d, cw_server,
+                  lambda s, d=d: [b["cw_pipeline_client"], s.url, "--pipeline", d])
+                 for d in PIPELINE_DEPTHS]
+    else:
+        log("  callwire pipelined: skipped (cw_pipeline_client not built: "
+            "include/callwire/client.hpp has no ClientOptions::pipeline_depth yet)")
+    return rows
+
+
+# The goal's rows (one at a time and at the deepest pipeline, callwire's and the floor's) run
+# twice, interleaved as the latency pairs do, and the better run of each counts.
+PIPELINE_TWICE = ("raw", f"raw pipelined {PIPELINE_DEPTHS[-1]}", "callwire",
+                  f"callwire pipelined {PIPELINE_DEPTHS[-1]}")
+
+
+def run_pipeline(rows, seconds, warmup):
+    results = {}
+    for pinned in (False, True):
+        mode = "pinned" if pinned else "unpinned"
+        order = rows + [row for row in reversed(rows) if row[0] in PIPELINE_TWICE]
+        for name, depth, server_cmd, client_cmd in order:
+            with Server(server_cmd, pin=pinned) as server:
+                r = run_json(client_cmd(server) + ["--seconds", seconds, "--warmup", warmup,
+                                                    "--server-pid", server.pid], pin=pinned)
+            r["depth"] = depth
+            log(f"  pipeline {name:22} {mode:8}: {r['calls_per_s']:9,.0f} calls/s, median "
+                f"{r['median_ns'] / 1e3:7.1f} µs, CPU client "
+                f"{r['client_cpu_ns_per_call'] / 1e3:.2f} + server "
+                f"{r['server_cpu_ns_per_call'] / 1e3:.2f} µs/call ({r['calls']} calls)")
+            previous = results.get((name, mode))
+            if previous:
+                r["other_calls_per_s"] = previous["calls_per_s"]
+                if previous["calls_per_s"] >= r["calls_per_s"]:
+                    previous["other_calls_per_s"] = r["calls_per_s"]
                     r = previous
             results[(name, mode)] = r
     return results
@@ -620,8 +720,10 @@ LAT_LABELS = {
     "callwire": "callwire client ↔ callwire server (1 loop thread)",
     "raw json": "raw TCP ping-pong of callwire's JSON-RPC bytes (its floor)",
     "callwire json": "the same over JSON-RPC 2.0 (`jsonrpc+http://`)",
+    "raw pstream": "raw TCP ping-pong of callwire's packet-stream bytes (its floor)",
     "callwire pstream": "the same over the packet stream (no HTTP)",
     "xmlrpc-c": "xmlrpc-c client (curl) ↔ xmlrpc-c Abyss server (defaults)",
+    "xmlrpc-c pstream": "xmlrpc-c C++ pstream client ↔ xmlrpc-c serverPstreamConn",
     "python": "callwire client ↔ Python SimpleXMLRPCServer (threading)",
 }
 
@@ -678,6 +780,45 @@ def latency_tables(lat, sys_counts, short, long):
     return lines
 
 
+def pipeline_table(pipe):
+    if not pipe:
+        return []
+    lines = ["Calls per second on one packet-stream connection, sample.add(2, 3): one call at a "
+             "time, and pipelined (that many requests in flight; a new one written as each "
+             "answer is read). A pipelined call's median is from its request's write to its "
+             "answer, its wait behind the others included. One at a time and at "
+             f"depth {PIPELINE_DEPTHS[-1]}, callwire's and the floor's, ran twice, "
+             "interleaved; the better run is shown, the other in parentheses:", "",
+             "| on one connection | in flight | cores | calls/s | / raw at that depth "
+             "| / its own one at a time | median µs | client CPU µs/call | server CPU µs/call |",
+             "|---|--:|---|--:|--:|--:|--:|--:|--:|"]
+    for mode in ("unpinned", "pinned"):
+        for who in ("raw", "callwire"):
+            for depth in (1,) + PIPELINE_DEPTHS:
+                name = who if depth == 1 else f"{who} pipelined {depth}"
+                r = pipe.get((name, mode))
+                if not r:
+                    continue
+                floor = pipe.get(("raw" if depth == 1 else f"raw pipelined {depth}", mode))
+                alone = pipe.get((who, mode))
+                rate = f"{r['calls_per_s']:,.0f}" + (
+                    f" ({r['other_calls_per_s']:,.0f})" if "other_calls_per_s" in r else "")
+                label = ("raw_lat_client ↔ raw_lat_server (the floor)" if who == "raw" else
+                         "callwire client ↔ `callwire serve --threads 1 --pstream`")
+                to_floor = ratio(r["calls_per_s"], floor and floor["calls_per_s"])
+                to_alone = ratio(r["calls_per_s"], alone and alone["calls_per_s"])
+                lines.append(
+                    f"| {label} | {depth} | {'both on core 0' if mode == 'pinned' else 'any'} "
+                    f"| {rate} | {fmt_ratio(to_floor)} | {fmt_ratio(to_alone)} "
+                    f"| {us(r['median_ns'])} | {us(r['client_cpu_ns_per_call'])} "
+                    f"| {us(r['server_cpu_ns_per_call'])} |")
+    if not any(k[0].startswith("callwire pipelined") for k in pipe):
+        lines += ["", "callwire pipelined: not measured (cw_pipeline_client was not built: "
+                  "include/callwire/client.hpp has no ClientOptions::pipeline_depth yet)."]
+    lines.append("")
+    return lines
+
+
 def wrk_table(wrk, seconds):
     if not wrk:
         return []
@@ -702,7 +843,7 @@ def wrk_table(wrk, seconds):
     return lines
 
 
-def goals(lat, wrk):
+def goals(lat, wrk, pipe):
     rows = []
 
     def verdict(ok):
@@ -718,6 +859,17 @@ def goals(lat, wrk):
                              f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
                              "median)"))
     for mode in ("unpinned", "pinned"):
+        cw, raw = lat.get(("callwire pstream", mode)), lat.get(("raw pstream", mode))
+        if cw and raw:
+            r = cw["median_ns"] / raw["median_ns"]
+            peer = lat.get(("xmlrpc-c pstream", mode))
+            theirs = (f"; xmlrpc-c's pstream {peer['median_ns'] / raw['median_ns']:.2f}×"
+                      if peer else "")
+            rows.append((f"packet-stream round trip ≤ {GOAL_PSTREAM_LATENCY:g}× its raw floor "
+                         f"({mode})", verdict(r <= GOAL_PSTREAM_LATENCY),
+                         f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
+                         f"median{theirs})"))
+    for mode in ("unpinned", "pinned"):
         cw, raw = lat.get(("callwire", mode)), lat.get(("raw", mode))
         if cw and raw:
             a = cw["client_cpu_ns_per_call"] + cw["server_cpu_ns_per_call"]
@@ -725,6 +877,22 @@ def goals(lat, wrk):
             rows.append((f"client+server CPU per call ≤ {GOAL_CPU:g}× the floor's ({mode})",
                          verdict(a / b <= GOAL_CPU),
                          f"{a / b:.2f}× ({us(a)} vs {us(b)} µs)"))
+    deepest = PIPELINE_DEPTHS[-1]
+    for mode in ("unpinned", "pinned") if pipe else ():
+        what = (f"callwire pipelined (depth {deepest}) on one connection ≥ {GOAL_PIPELINE:g}× "
+                f"callwire's sequential rate ({mode})")
+        cw, alone = pipe.get((f"callwire pipelined {deepest}", mode)), pipe.get(("callwire", mode))
+        raw, raw_alone = pipe.get((f"raw pipelined {deepest}", mode)), pipe.get(("raw", mode))
+        if not cw:
+            rows.append((what, "NOT RUN", "cw_pipeline_client not built (no "
+                         "ClientOptions::pipeline_depth in include/callwire/client.hpp)"))
+        elif alone:
+            r = cw["calls_per_s"] / alone["calls_per_s"]
+            floor = (f"; the raw floor's {raw['calls_per_s'] / raw_alone['calls_per_s']:.2f}×"
+                     if raw and raw_alone else "")
+            rows.append((what, verdict(r >= GOAL_PIPELINE),
+                         f"{r:.2f}× ({cw['calls_per_s']:,.0f} vs {alone['calls_per_s']:,.0f} "
+                         f"calls/s{floor})"))
     if wrk.get("callwire") and wrk.get("nginx"):
         r = wrk["callwire"]["rps"] / wrk["nginx"]["rps"]
         rows.append((f"wrk throughput ≥ {GOAL_THROUGHPUT:g}× nginx's", verdict(r >= GOAL_THROUGHPUT),
@@ -733,8 +901,8 @@ def goals(lat, wrk):
     return rows
 
 
-def section(when, command, request, response, json_request, json_response, lat, sys_counts,
-            wrk, goal_rows, run):
+def section(when, command, request, response, json_request, json_response, pstream, lat,
+            sys_counts, pipe, wrk, goal_rows, run):
     cpu, cores, kernel, load = machine()
     peers = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
@@ -751,17 +919,18 @@ def section(when, command, request, response, json_request, json_response, lat, 
         f"({len(body_of(request))} of body), its response {len(response)} bytes "
         f"({len(body_of(response))} of body); over JSON-RPC {len(json_request)} and "
         f"{len(json_response)} bytes ({len(body_of(json_request))} and "
-        f"{len(body_of(json_response))} of body)",
+        f"{len(body_of(json_response))} of body); over the packet stream {len(pstream[0])} and "
+        f"{len(pstream[1])} bytes (8 of them framing)",
         f"- round trip: sequential calls on one kept-alive connection over 127.0.0.1, "
         f"{run['warmup']} untimed then {run['seconds']:g} s timed, per-call times from the client's "
         "steady clock (p99 by nearest rank); CPU per call: the client's process CPU clock and "
         "the server's per-thread schedstat around the timed calls, divided by the calls; "
         "\"both on core 0\": client and server under `taskset -c 0`; the floors and callwire "
         "(each protocol) ran twice, interleaved, and the run with the lower median is shown (the "
-        "other's median in parentheses); a JSON-RPC row's ratio is to the raw ping-pong of its "
-        "own bytes",
+        "other's median in parentheses); a JSON-RPC or packet-stream row's ratio is to the raw "
+        "ping-pong of its own bytes",
         "",
-        "### Goals (issue 3; the JSON-RPC round trip: issue 12)",
+        "### Goals (issue 3; the JSON-RPC round trip: issue 12; the packet stream: issue 11)",
         "",
         "| goal | result | measured |",
         "|---|---|---|",
@@ -769,6 +938,9 @@ def section(when, command, request, response, json_request, json_response, lat, 
     lines += [f"| {g} | **{v}** | {m} |" for g, v, m in goal_rows]
     lines += ["", "### Round trip", ""]
     lines += latency_tables(lat, sys_counts, run['short'], run['long'])
+    if pipe:
+        lines += ["### Sequential vs pipelined on one connection (issue 11)", ""]
+        lines += pipeline_table(pipe)
     lines += ["### Throughput", ""]
     lines += wrk_table(wrk, run['wrk_seconds'])
     lines.append(END_MARKER)
@@ -794,7 +966,7 @@ def main():
     build = Path(args[0]).resolve()
     quick = "--quick" in args
     write = not quick and "--no-write" not in args
-    parts = {"latency", "syscalls", "wrk"}
+    parts = {"latency", "syscalls", "pipeline", "wrk"}
     if "--only" in args:
         parts = set(args[args.index("--only") + 1].split(","))
 
@@ -803,6 +975,10 @@ def main():
           "xmlrpc_c_server")}
     b["callwire"] = build / "tools" / "callwire"
     missing = [str(p) for p in b.values() if not p.exists()]
+    # Optional: built only where xmlrpc-c's packet-stream libraries are, and where the client
+    # has ClientOptions::pipeline_depth (latency_peers and pipeline_rows say which is skipped).
+    for name in ("xmlrpc_c_pstream_lat_client", "xmlrpc_c_pstream_server", "cw_pipeline_client"):
+        b[name] = build / "bench" / name
     tools = ["taskset"] + (
         ["strace"] if "syscalls" in parts and not shutil.which("perf") else []) + (
         ["wrk", "nginx"] if "wrk" in parts else [])
@@ -820,9 +996,11 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="callwire-net-") as tmp_name:
         tmp = Path(tmp_name)
-        log("capturing callwire's requests and responses, XML-RPC and JSON-RPC")
+        log("capturing callwire's requests and responses: XML-RPC, JSON-RPC, packet stream")
         request, response = capture(b["callwire"], b["cw_lat_client"])
         json_request, json_response = capture(b["callwire"], b["cw_lat_client"], json_rpc=True)
+        pstream_request, pstream_response = capture(b["callwire"], b["cw_lat_client"],
+                                                    pstream=True)
 
         def saved(name, req, resp):
             (tmp / f"{name}-request.bin").write_bytes(req)
@@ -831,23 +1009,29 @@ def main():
                     len(resp))
 
         peers = latency_peers(b, saved("xml", request, response),
-                              saved("json", json_request, json_response))
-        lat, sys_counts, wrk = {}, {}, {}
+                              saved("json", json_request, json_response),
+                              saved("pstream", pstream_request, pstream_response))
+        lat, sys_counts, pipe, wrk = {}, {}, {}, {}
         if "latency" in parts:
             log(f"round trip: {len(peers)} pairs, unpinned then pinned, {seconds} s each")
             lat = run_latency(peers, seconds, warmup)
         if "syscalls" in parts:
             log("system calls")
             sys_counts = run_syscalls(peers, short, long, tmp)
+        if "pipeline" in parts:
+            log("sequential vs pipelined on one connection, unpinned then pinned, "
+                f"{seconds} s each")
+            pipe = run_pipeline(pipeline_rows(b, peers), seconds, warmup)
         if "wrk" in parts:
             log(f"throughput: wrk -t{WRK_THREADS} -c{WRK_CONNECTIONS} -d{wrk_seconds}s")
             wrk = run_wrk(b, request, response, wrk_seconds, tmp)
 
-    goal_rows = goals(lat, wrk)
+    goal_rows = goals(lat, wrk, pipe)
     run = {"seconds": seconds, "warmup": warmup, "short": short, "long": long,
            "wrk_seconds": wrk_seconds}
-    text = section(when, command, request, response, json_request, json_response, lat,
-                   sys_counts, wrk, goal_rows, run)
+    text = section(when, command, request, response, json_request, json_response,
+                   (pstream_request, pstream_response), lat, sys_counts, pipe, wrk, goal_rows,
+                   run)
     print(text)
     print()
     for g, v, m in goal_rows:

@@ -12,6 +12,13 @@ sample client) and C++ client (client_xml over the curl transport); servers: `ca
 --threads 1` and xmlrpc-c's Abyss with its defaults (bench/net/xmlrpc_c_server.c); the floor is
 bench/net's raw_lat_client and raw_lat_server writing the same bytes with no parsing.
 
+Over the packet stream (issue 11), the same experiment without HTTP: callwire's C and C++
+clients with a pstream:// URL and xmlrpc-c's C++ packet-stream client (clientXmlTransport_pstream
+on a socket the program connects, bench/peers/xmlrpc_c/startup_xmlrpc_c_pstream.cpp), each
+against `callwire serve --threads 1 --pstream` and xmlrpc-c's serverPstreamConn
+(bench/net/xmlrpc_c_pstream_server.cpp); the floor is raw_lat_client and raw_lat_server with
+callwire's packets. xmlrpc-c's pair is skipped, saying so, where its programs were not built.
+
 TCP_NODELAY: the same programs under bench/peers/nodelay/nodelay_shim.c (LD_PRELOAD), which
 forces the option on or off on every TCP socket after connect()/accept() and ignores the
 programs' own setsockopt; its log shows, per socket, what getsockopt read back, and every run
@@ -37,13 +44,24 @@ CLIENTS = {  # name: (label, program in BUILD/bench/peers)
     "xmlrpc-c C": ("xmlrpc-c C client (xmlrpc_client_call, curl)", "startup_xmlrpc_c_c"),
     "xmlrpc-c C++": ("xmlrpc-c C++ client (client_xml, carriageParm_curl0, curl)",
                      "startup_xmlrpc_c_cpp"),
+    "xmlrpc-c C++ pstream": ("xmlrpc-c C++ packet-stream client (client_xml, "
+                             "clientXmlTransport_pstream on its own socket)",
+                             "startup_xmlrpc_c_pstream"),
 }
 SERVERS = {"callwire": "`callwire serve --threads 1`", "Abyss": "xmlrpc-c Abyss, defaults",
-           "raw": "raw_lat_server"}
+           "raw": "raw_lat_server",
+           "callwire pstream": "`callwire serve --threads 1 --pstream`",
+           "xmlrpc-c pstream": "xmlrpc-c serverPstreamConn", "raw pstream": "raw_lat_server"}
 RAW = ("raw", "raw")  # the floor: raw_lat_client against raw_lat_server
+RAW_PSTREAM = ("raw", "raw pstream")  # the same with callwire's packets
+HTTP_CLIENTS = ["callwire C", "callwire C++", "xmlrpc-c C", "xmlrpc-c C++"]
+PSTREAM_CLIENTS = ["callwire C", "callwire C++", "xmlrpc-c C++ pstream"]
 # Every client against every server with the programs' own TCP_NODELAY settings; the native
 # pairs and one cross pair each way again with the option forced on or off on each side.
-PAIRS = [(c, s) for s in ("callwire", "Abyss") for c in CLIENTS] + [RAW]
+PAIRS = [(c, s) for s in ("callwire", "Abyss") for c in HTTP_CLIENTS] + [RAW]
+# The same over the packet stream (own settings only).
+PSTREAM_PAIRS = [(c, s) for s in ("callwire pstream", "xmlrpc-c pstream")
+                 for c in PSTREAM_CLIENTS] + [RAW_PSTREAM]
 NODELAY_PAIRS = [("callwire C", "callwire"), ("xmlrpc-c C", "Abyss"),
                  ("callwire C++", "callwire"), ("xmlrpc-c C++", "Abyss"),
                  ("callwire C", "Abyss"), ("xmlrpc-c C", "callwire")]
@@ -94,8 +112,14 @@ class Servers:
                 "callwire": [self.build_dir / "tools" / "callwire", "serve", "--threads", "1",
                              "--listen", "127.0.0.1:0"],
                 "Abyss": [bench / "xmlrpc_c_server"],
-                "raw": [bench / "raw_lat_server", self.files["request_length"],
-                        self.files["response"]],
+                "raw": [bench / "raw_lat_server", self.files["raw"]["request_length"],
+                        self.files["raw"]["response"]],
+                "callwire pstream": [self.build_dir / "tools" / "callwire", "serve", "--threads",
+                                     "1", "--pstream", "127.0.0.1:0"],
+                "xmlrpc-c pstream": [bench / "xmlrpc_c_pstream_server"],
+                "raw pstream": [bench / "raw_lat_server",
+                                self.files["raw pstream"]["request_length"],
+                                self.files["raw pstream"]["response"]],
             }[server]
             log_file = self.tmp / f"server-{server}-{value or 'own'}.log"
             # Through env(1), which execs the server: the pid stays the server's.
@@ -152,10 +176,10 @@ def one_run(b, servers, pair, values, calls, tmp):
     server, server_log = servers.get(server_name, values[1])
     client_log = tmp / "client.log"
     client_log.unlink(missing_ok=True)
-    if pair == RAW:
+    if client == "raw":
+        files = servers.files[server_name]
         command = [b / "bench" / "raw_lat_client", f"{server.host}:{server.port}",
-                   servers.files["request"], servers.files["response_length"], "--calls", calls,
-                   "--warmup", "0"]
+                   files["request"], files["response_length"], "--calls", calls, "--warmup", "0"]
     else:
         command = [b / "bench" / "peers" / CLIENTS[client][1], server.url, calls]
     before_lines = len(log_lines(server_log))
@@ -187,17 +211,30 @@ def run(build_dir, settings):
     b = build_dir
     shim = b / "bench" / "peers" / "libpeers_nodelay.so"
     nodelay_pairs = NODELAY_PAIRS[:2] if quick else NODELAY_PAIRS
-    combos = [(p, OWN) for p in PAIRS] + [(p, v) for p in nodelay_pairs for v in FORCED]
+    pstream_pairs = PSTREAM_PAIRS
+    xmlrpc_c_pstream = [b / "bench" / "peers" / CLIENTS["xmlrpc-c C++ pstream"][1],
+                        b / "bench" / "xmlrpc_c_pstream_server"]
+    if not all(path.exists() for path in xmlrpc_c_pstream):
+        log("xmlrpc-c's page: xmlrpc-c's packet-stream pairs skipped (not built: "
+            f"{', '.join(str(path) for path in xmlrpc_c_pstream if not path.exists())})")
+        pstream_pairs = [p for p in PSTREAM_PAIRS
+                         if "xmlrpc-c C++ pstream" not in p and "xmlrpc-c pstream" not in p]
+    combos = ([(p, OWN) for p in PAIRS] + [(p, v) for p in nodelay_pairs for v in FORCED] +
+              [(p, OWN) for p in pstream_pairs])
     samples = {}
     with tempfile.TemporaryDirectory(prefix="callwire-startup-") as tmp_name:
         tmp = Path(tmp_name)
-        log("xmlrpc-c's page: capturing callwire's request and response for the floor")
-        request, response = net_run.capture(b / "tools" / "callwire",
-                                            b / "bench" / "cw_lat_client")
-        (tmp / "request.bin").write_bytes(request)
-        (tmp / "response.bin").write_bytes(response)
-        files = {"request": tmp / "request.bin", "response": tmp / "response.bin",
-                 "request_length": len(request), "response_length": len(response)}
+        log("xmlrpc-c's page: capturing callwire's requests and responses for the floors")
+        files = {}
+        for name, pstream in (("raw", False), ("raw pstream", True)):
+            request, response = net_run.capture(b / "tools" / "callwire",
+                                                b / "bench" / "cw_lat_client", pstream=pstream)
+            stem = name.replace(" ", "-")
+            (tmp / f"{stem}-request.bin").write_bytes(request)
+            (tmp / f"{stem}-response.bin").write_bytes(response)
+            files[name] = {"request": tmp / f"{stem}-request.bin",
+                           "response": tmp / f"{stem}-response.bin",
+                           "request_length": len(request), "response_length": len(response)}
         servers = Servers(b, shim, files, tmp)
         try:
             counts = {}
@@ -265,6 +302,17 @@ def summary_rows(data):
                          f"xmlrpc-c {lang}", fmt(peer[key]), ratio(cw[key], peer[key]),
                          fmt(floor[key]) if floor else "—",
                          ratio(cw[key], floor[key]) if floor else "—", "—"))
+    cw = res.get((("callwire C++", "callwire pstream"), OWN))
+    peer = res.get((("xmlrpc-c C++ pstream", "xmlrpc-c pstream"), OWN))
+    pfloor = res.get((RAW_PSTREAM, OWN))
+    if cw and peer:
+        for key, what in (("marginal", "marginal time per call"),
+                          ("fixed", "start-up and first call")):
+            winner = "callwire" if cw[key] <= peer[key] else "xmlrpc-c"
+            rows.append((f"xmlrpc-c's page over the packet stream, C++ clients: {what}", winner,
+                         fmt(cw[key]), "xmlrpc-c C++ pstream", fmt(peer[key]),
+                         ratio(cw[key], peer[key]), fmt(pfloor[key]) if pfloor else "—",
+                         ratio(cw[key], pfloor[key]) if pfloor else "—", "—"))
     cw = res.get((("callwire C", "callwire"), ("0", "0")))
     peer = res.get((("xmlrpc-c C", "Abyss"), ("0", "0")))
     if cw and peer:
@@ -292,7 +340,7 @@ def table_rows(res, combos, with_100):
         r = res.get((pair, values))
         if not r:
             continue
-        client = "raw_lat_client" if pair == RAW else pair[0]
+        client = "raw_lat_client" if pair[0] == "raw" else pair[0]
         waiting = r["marginal"] - r["client_cpu"] - r["server_cpu"]
         rows.append([client, pair[1], nodelay_label(values, r), f"{r['calls']:,}",
                      fmt(r["marginal"]), f"{1 / r['marginal']:,.0f}" if r["marginal"] > 0 else "—",
@@ -348,6 +396,23 @@ def section(data):
         "",
     ]
     lines += table_rows(res, [(p, OWN) for p in PAIRS], True)
+    pstream_combos = [(p, OWN) for p in PSTREAM_PAIRS if (p, OWN) in res]
+    if pstream_combos:
+        lines += [
+            "",
+            "### Over the packet stream (issue 11)",
+            "",
+            "The same experiment with XML-RPC carried by xmlrpc-c's packet stream, no HTTP: "
+            "callwire's C and C++ clients given a `pstream://` URL, and xmlrpc-c's C++ "
+            "packet-stream client (bench/peers/xmlrpc_c/startup_xmlrpc_c_pstream.cpp: "
+            "`clientXmlTransport_pstream` on a socket it connects itself, TCP_NODELAY on, "
+            "one `client_xml`, `carriageParm_pstream`), each against `callwire serve --threads "
+            "1 --pstream` and xmlrpc-c's `serverPstreamConn` serving each connection in turn "
+            "(bench/net/xmlrpc_c_pstream_server.cpp, TCP_NODELAY on). The floor: "
+            "raw_lat_client and raw_lat_server with callwire's packets.",
+            "",
+        ]
+        lines += table_rows(res, pstream_combos, True)
     lines += [
         "",
         "### TCP_NODELAY forced on or off on each side",
@@ -363,7 +428,7 @@ def own_choices(res):
     said = {}
     for (client, server), values in res:
         r = res[((client, server), values)]
-        if values != OWN or (client, server) == RAW:
+        if values != OWN or client == "raw":
             continue
         said.setdefault(client, r["client_nodelay"])
         said.setdefault(f"the {server} server", r["server_nodelay"])
@@ -373,9 +438,9 @@ def own_choices(res):
 
 def peers_slower(res):
     """Whether callwire's own pairs beat every pair with an xmlrpc-c side, in both measures."""
-    ours = [r for (p, v), r in res.items() if v == OWN and p[1] == "callwire" and
+    ours = [r for (p, v), r in res.items() if v == OWN and p in PAIRS and p[1] == "callwire" and
             p[0].startswith("callwire")]
-    theirs = [r for (p, v), r in res.items() if v == OWN and p != RAW and
+    theirs = [r for (p, v), r in res.items() if v == OWN and p in PAIRS and p != RAW and
               (p[1] == "Abyss" or p[0].startswith("xmlrpc-c"))]
     return all(max(o[k] for o in ours) < min(t[k] for t in theirs)
                for k in ("marginal", "fixed")) if ours and theirs else False
@@ -426,6 +491,21 @@ def notes(res):
                    "header line with its own send(), 9 a call by bench/RESULTS.md's count), "
                    "so with Nagle on the second piece waits for the ACK of the first, which "
                    "the client delays, and every call waits about 40 ms.")
+        out.append("")
+    def own(pair):
+        r = res.get((pair, OWN))
+        return r["marginal"] if r else None
+
+    cw_http = own(("callwire C++", "callwire"))
+    cw_pstream = own(("callwire C++", "callwire pstream"))
+    x_http = own(("xmlrpc-c C++", "Abyss"))
+    x_pstream = own(("xmlrpc-c C++ pstream", "xmlrpc-c pstream"))
+    if cw_http and cw_pstream:
+        out.append(f"Without HTTP: callwire's C++ client against its own server takes "
+                   f"{fmt(cw_pstream)} a call over the packet stream, {fmt(cw_http)} over HTTP" +
+                   (f"; xmlrpc-c's C++ client against its own server {fmt(x_pstream)} over the "
+                    f"packet stream, {fmt(x_http)} over HTTP (curl and Abyss)"
+                    if x_http and x_pstream else "") + ".")
         out.append("")
     out.append("What bounds callwire here: its marginal call is one write and one read on "
                "each side, as the floor's, plus its HTTP and XML work on both sides (the CPU "

@@ -5,7 +5,11 @@
 //
 //   {"peer": "...", "calls": N, "wall_ns_per_call": ..., "median_ns": ..., "p1_ns": ...,
 //    "p90_ns": ..., "p99_ns": ..., "p999_ns": ..., "max_ns": ..., "min_ns": ...,
-//    "client_cpu_ns_per_call": ..., "server_cpu_ns_per_call": ..., "server_cpu_source": "..."}
+//    "calls_per_s": ..., "client_cpu_ns_per_call": ..., "server_cpu_ns_per_call": ...,
+//    "server_cpu_source": "..."}
+//
+// calls_per_s is the timed calls over the wall time they took: 1 / the mean round trip for a
+// sequential client, the throughput of the connection for one with many calls in flight.
 //
 // Flags shared by every client (after its own positional arguments):
 //   --seconds S     time the calls for S seconds (default 1.5) ...
@@ -14,6 +18,8 @@
 //   --server-pid P  also report the server's CPU time per call (the process P, all threads)
 //   --in-flight K   calls on the wire at once, for the clients that can (bench/peers/, the
 //                   heartbeat experiment); run() itself is always sequential
+//   --pipeline N    N calls pipelined on the one connection (raw_lat_client, cw_pipeline_client;
+//                   bench/net_run.py's throughput table); 0: sequential
 //
 // CPU time: the client's is CLOCK_PROCESS_CPUTIME_ID (every thread, ns). The server's is the
 // sum over /proc/P/task/*/schedstat (ns per thread) when the same threads exist before and
@@ -51,6 +57,7 @@ struct Options {
   long warmup = 1000;
   long server_pid = 0;
   long in_flight = 1;
+  long pipeline = 0;
 };
 
 [[noreturn]] inline void die(const char* what) {
@@ -75,6 +82,8 @@ inline Options parse_options(int argc, char** argv, int first) {
       o.server_pid = std::atol(value);
     else if (flag == "--in-flight")
       o.in_flight = std::atol(value);
+    else if (flag == "--pipeline")
+      o.pipeline = std::atol(value);
     else
       die(("unknown flag " + flag).c_str());
   }
@@ -189,9 +198,10 @@ inline int report(const char* peer, const Options& o, Measured m) {
   std::printf(
       "{\"peer\": \"%s\", \"calls\": %zu, \"wall_ns_per_call\": %.1f, \"median_ns\": %u, "
       "\"p1_ns\": %u, \"p90_ns\": %u, \"p99_ns\": %u, \"p999_ns\": %u, \"max_ns\": %u, "
-      "\"min_ns\": %u, \"client_cpu_ns_per_call\": %.1f",
+      "\"min_ns\": %u, \"calls_per_s\": %.1f, \"client_cpu_ns_per_call\": %.1f",
       peer, n, m.wall_ns / double(n), pct(0.5), pct(0.01), pct(0.9), pct(0.99), pct(0.999),
-      m.samples.back(), m.samples.front(), client_cpu);
+      m.samples.back(), m.samples.front(), m.wall_ns > 0 ? double(n) * 1e9 / m.wall_ns : 0.0,
+      client_cpu);
   if (o.server_pid > 0) {
     auto [server_ns, source] = server_cpu_between(m.server_before, m.server_after);
     std::printf(", \"server_cpu_ns_per_call\": %.1f, \"server_cpu_source\": \"%s\"",

@@ -163,6 +163,15 @@ for server in cpp c; do
   expect_output "pstream_client_${server}_server" 12
   run "c_pstream_client_${server}_server" 0 "$cbin/pstream_client" "$url"
   expect_output "c_pstream_client_${server}_server" 12
+  # socketexec's way: the client is handed the connected socket on standard input.
+  for client in "$bin" "$cbin"; do
+    name="stdin_pstream_client_$(basename "$(dirname "$client/x")")_${server}_server"
+    run "$name" 0 python3 -c 'import os, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+os.dup2(s.fileno(), 0)
+os.execv(sys.argv[2], [sys.argv[2], "-"])' "${url##*:}" "$client/pstream_client"
+    expect_output "$name" 12
+  done
   # Each connection's server exited 0 when its client closed: stop_server checks inetd.py's
   # status, which says so.
   stop_server "inetd_$server" TERM

@@ -1157,6 +1157,23 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 
+/** A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
+ *  style: a connected socket from socketpair(), a parent process, inetd), speaking `framing`
+ *  on it (CW_FRAMING_HTTP: Host "localhost", path unix_path; CW_FRAMING_SCGI;
+ *  CW_FRAMING_PSTREAM). `fd` passes to the client in every case (closed on an error) and is
+ *  made non-blocking and close-on-exec. It is the client's only connection, never replaced:
+ *  once the peer closes it, calls fail with CW_CONNECTION_CLOSED. Calls take turns on it:
+ *  asynchronous calls wait for it in order (or pipeline on it, with pipeline_depth); a
+ *  synchronous call made while another call has it fails at once with CW_CONNECTION_CLOSED
+ *  (with pipeline_depth the pipeline keeps it: make only asynchronous calls). SCGI closes a
+ *  connection after each answer: an adopted SCGI connection carries one call.
+ *  max_connections is 1 whatever is set. CW_OK; CW_INVALID_ARGUMENT (NULL out, fd < 0, not a
+ *  connected stream socket, CW_FRAMING_JSON_LINES or an unknown framing, bad options);
+ *  CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing,
+                                       const cw_client_options* options, cw_client** out,
+                                       cw_error* error);
+
 /** Waits for the client's asynchronous calls in flight to end (each by its deadline), then
  *  frees it. NULL: does nothing. Not from a completion callback of this client. */
 CALLWIRE_API void cw_client_free(cw_client* client);

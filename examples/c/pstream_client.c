@@ -2,11 +2,15 @@
  * docs/pstream.md) and prints the sum, in C: callwire's take on xmlrpc-c's pstream_client.
  *
  *   pstream_client URL        e.g. pstream://127.0.0.1:8080 or pstream+unix:/run/app.sock
+ *   pstream_client -          over the connected socket on standard input (socketexec's way)
  *
- * The same cw_client as for HTTP: the URL's scheme picks the packet stream. Exit status 0 and
+ * The same cw_client as for HTTP: the URL's scheme picks the packet stream; with "-" the
+ * client is handed its connection instead (cw_client_adopt), as xmlrpc-c's is. Exit status 0 and
  * "12" on success; 1 and the reason on standard error otherwise. */
 #include <callwire.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   cw_client* client = NULL;
@@ -18,10 +22,12 @@ int main(int argc, char** argv) {
   int status = 1;
 
   if (argc != 2) {
-    fprintf(stderr, "usage: %s pstream://HOST:PORT | pstream+unix:PATH\n", argv[0]);
+    fprintf(stderr, "usage: %s pstream://HOST:PORT | pstream+unix:PATH | -\n", argv[0]);
     return 2;
   }
-  if (cw_client_new(argv[1], NULL, &client, &err) != CW_OK) {
+  if ((strcmp(argv[1], "-") == 0
+           ? cw_client_adopt(STDIN_FILENO, CW_FRAMING_PSTREAM, NULL, &client, &err)
+           : cw_client_new(argv[1], NULL, &client, &err)) != CW_OK) {
     fprintf(stderr, "%s: %s\n", argv[1], err.message);
     return 1;
   }

@@ -223,6 +223,20 @@ class CALLWIRE_API Client {
   static Result<Client> create(std::string_view url, ClientOptions options = {});
   /// As create(), throwing callwire::Exception.
   explicit Client(std::string_view url, ClientOptions options = {});
+  /// A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
+  /// style: a connected socket from socketpair(), a parent process or inetd), speaking
+  /// `framing` on it (Http: Host "localhost", path `unix_path`; Scgi; Pstream). The descriptor
+  /// passes to the client, also when refused (it is closed then), and is made non-blocking
+  /// and close-on-exec. It is the client's only connection and is never replaced: once the
+  /// peer closes it, calls fail with ConnectionClosed. Calls take turns on it: asynchronous
+  /// calls wait for it in order (or pipeline on it, with `pipeline_depth`), while a
+  /// synchronous call made while another call has it fails at once with ConnectionClosed
+  /// ("in use by another call, or closed"); with `pipeline_depth` the pipeline keeps it, so
+  /// make only asynchronous calls. SCGI closes a connection after each answer: an adopted
+  /// SCGI connection carries one call. `max_connections` is 1 whatever is set.
+  /// Errors: InvalidArgument (fd < 0, not a connected stream socket, JsonLines, or what
+  /// create() refuses for that framing).
+  static Result<Client> adopt(int fd, ConnectionFraming framing, ClientOptions options = {});
   Client(Client&&) noexcept;
   Client& operator=(Client&&) noexcept;
   ~Client();
@@ -442,6 +456,8 @@ class CALLWIRE_API Client {
   // Runs `task` on the I/O thread (starting it if need be); on the calling thread, now,
   // when the I/O thread cannot be started.
   void run_on_io_thread(std::function<void()> task);
+  // What create() and adopt() share, once the URL is known.
+  static Result<Client> finish_create(std::unique_ptr<Impl> impl);
 
   friend class Batch;
   Result<std::vector<CallResult>> send_batch(std::span<const Batch::Entry> entries,

@@ -30,12 +30,6 @@ struct AccessLogEntry {
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
 };
 
-/// How requests and answers travel on a connection handed to the server
-/// (Server::adopt_connection, Server::serve_connection), as the listeners' URL schemes choose
-/// it for theirs: HTTP/1.1 ("HOST:PORT"), SCGI ("scgi://"), xmlrpc-c's packet stream
-/// ("pstream://", docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://",
-/// docs/json-rpc.md).
-enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
 
 /// Everything a server can be told. Chainable setters are not needed: it is a plain struct.
 struct ServerOptions {

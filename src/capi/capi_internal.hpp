@@ -216,4 +216,24 @@ inline void apply_json_limits(const cw_json_limits& c, json::JsonLimits& limits)
 // A NUL-terminated C string as a view; NULL is empty.
 inline std::string_view view(const char* s) noexcept { return s ? std::string_view(s) : ""; }
 
+// By reference, as to_dialect.
+inline bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {
+  switch (enum_bits(f)) {
+    case CW_FRAMING_HTTP:
+      out = callwire::ConnectionFraming::Http;
+      return true;
+    case CW_FRAMING_SCGI:
+      out = callwire::ConnectionFraming::Scgi;
+      return true;
+    case CW_FRAMING_PSTREAM:
+      out = callwire::ConnectionFraming::Pstream;
+      return true;
+    case CW_FRAMING_JSON_LINES:
+      out = callwire::ConnectionFraming::JsonLines;
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace callwire::capi

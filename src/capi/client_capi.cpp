@@ -8,6 +8,7 @@
 
 #include "callwire/client.hpp"
 #include "capi/capi_internal.hpp"
+#include "net/fd.hpp"
 
 using callwire::Errc;
 using callwire::Value;
@@ -158,6 +159,24 @@ cw_status cw_client_new(const char* url, const cw_client_options* options, cw_cl
     callwire::ClientOptions o;
     if (cw_status st = to_client_options(options, o, error); st != CW_OK) return st;
     callwire::Result<callwire::Client> c = callwire::Client::create(url, std::move(o));
+    if (!c) return set_error(error, c.error());
+    *out = new cw_client{std::move(*c)};
+    return CW_OK;
+  });
+}
+
+cw_status cw_client_adopt(int fd, cw_framing framing, const cw_client_options* options,
+                          cw_client** out, cw_error* error) {
+  clear_error(error);
+  callwire::net::UniqueFd owned(fd);  // ours in every case, as the server's adopt
+  callwire::ConnectionFraming f{};
+  if (!out || !to_framing(framing, f))
+    return set_error(error, Errc::InvalidArgument, "out must not be NULL; a known framing");
+  return guard(error, [&] {
+    callwire::ClientOptions o;
+    if (cw_status st = to_client_options(options, o, error); st != CW_OK) return st;
+    callwire::Result<callwire::Client> c =
+        callwire::Client::adopt(owned.release(), f, std::move(o));
     if (!c) return set_error(error, c.error());
     *out = new cw_client{std::move(*c)};
     return CW_OK;

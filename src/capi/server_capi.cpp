@@ -277,25 +277,6 @@ cw_status set_result(cw_call* call, Value&& v) {
   return CW_OK;
 }
 
-// By reference, as to_dialect.
-bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {
-  switch (enum_bits(f)) {
-    case CW_FRAMING_HTTP:
-      out = callwire::ConnectionFraming::Http;
-      return true;
-    case CW_FRAMING_SCGI:
-      out = callwire::ConnectionFraming::Scgi;
-      return true;
-    case CW_FRAMING_PSTREAM:
-      out = callwire::ConnectionFraming::Pstream;
-      return true;
-    case CW_FRAMING_JSON_LINES:
-      out = callwire::ConnectionFraming::JsonLines;
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Both take `fd` whatever happens: closed here when they refuse before the server has it.
 template <class Serve>

@@ -55,6 +55,9 @@ struct CALLWIRE_LOCAL Client::Impl {
   detail::ClientSettings settings;
 
   std::unique_ptr<detail::ConnectionPool> pool;  // made by create(): it needs the settings
+  // Client::adopt: the connection given, until a connection takes it.
+  std::atomic<int> adopted_fd{-1};
+  bool adopted = false;
 
   std::mutex async_mutex;
   std::unique_ptr<AsyncEngine> async;
@@ -109,7 +112,10 @@ struct CALLWIRE_LOCAL Client::Impl {
 };
 
 
-Client::Impl::~Impl() { async.reset(); }
+Client::Impl::~Impl() {
+  async.reset();
+  if (int fd = adopted_fd.exchange(-1); fd >= 0) net::UniqueFd closed(fd);  // never used
+}
 
 AsyncEngine& Client::Impl::engine() {
   std::lock_guard lock(async_mutex);
@@ -146,9 +152,11 @@ void Client::Impl::async_call_pipelined(std::string_view method, std::span<const
       call_options, call.deadline);
   if (!offset) return fail(offset.error());
   call.offset = *offset;
-  auto to = resolved_addresses();
-  if (!to) return fail(to.error());
-  call.addresses = std::move(*to);
+  if (!adopted) {  // an adopted connection has no address to resolve
+    auto to = resolved_addresses();
+    if (!to) return fail(to.error());
+    call.addresses = std::move(*to);
+  }
   call.done = std::move(done);
   io.submit_pipelined(std::move(call));
 }
@@ -265,9 +273,50 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   impl->url_text = std::string(url);
   impl->url = std::move(*parsed);
   impl->options = std::move(options);
+  return finish_create(std::move(impl));
+}
+
+Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions options) {
+  if (fd < 0) return Error(Errc::InvalidArgument, "a negative file descriptor");
+  net::UniqueFd owned(fd);
+  auto impl = std::make_unique<Impl>();
+  detail::ClientUrl& u = impl->url;
+  switch (framing) {
+    case ConnectionFraming::Http:
+      u.framing = detail::UrlFraming::Http;
+      impl->url_text = "http+fd:" + std::to_string(fd);
+      break;
+    case ConnectionFraming::Scgi:
+      u.framing = detail::UrlFraming::Scgi;
+      impl->url_text = "scgi+fd:" + std::to_string(fd);
+      break;
+    case ConnectionFraming::Pstream:
+      u.framing = detail::UrlFraming::Pstream;
+      impl->url_text = "pstream+fd:" + std::to_string(fd);
+      break;
+    default:
+      return Error(Errc::InvalidArgument, "a client speaks HTTP, SCGI or the packet stream");
+  }
+  if (Result<int> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
+  // What the connection-opening paths would say of it (messages only: nothing connects).
+  u.endpoint.kind = net::Endpoint::Kind::Unix;
+  u.endpoint.path = "(descriptor " + std::to_string(fd) + ")";
+  u.host = "localhost";
+  u.path = options.unix_path;
+  options.max_connections = 1;
+  impl->options = std::move(options);
+  impl->adopted = true;
+  impl->adopted_fd.store(owned.release());
+  return finish_create(std::move(impl));
+}
+
+Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   const ClientOptions& o = impl->options;
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
   if (o.pipeline_depth == 0) return Error(Errc::InvalidArgument, "pipeline_depth is 0");
+  if (o.send_timeout && impl->url.framing == detail::UrlFraming::Pstream)
+    return Error(Errc::InvalidArgument,
+                 "send_timeout needs a header field, which a packet stream cannot carry");
   if (o.pipeline_depth > 1 && impl->url.framing != detail::UrlFraming::Pstream)
     return Error(Errc::InvalidArgument,
                  "pipeline_depth above 1 needs a packet stream (pstream://, pstream+unix:)");
@@ -300,6 +349,7 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   s.json_limits = o.json_limits;
   s.protocol = protocol;
   s.max_response_size = o.max_response_size;
+  if (impl->adopted) s.adopted_fd = &impl->adopted_fd;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));
 }

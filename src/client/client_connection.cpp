@@ -48,8 +48,30 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   state_ = State::Connecting;
 }
 
+Result<net::UniqueFd> take_adopted(std::atomic<int>& fd) {
+  int taken = fd.exchange(-1);
+  if (taken < 0)
+    return Error(Errc::ConnectionClosed,
+                 "the connection this client was given is in use by another call, or closed");
+  return net::UniqueFd(taken);
+}
+
+net::UniqueFd ClientConnection::release_adopted() noexcept {
+  if (blocking_) {  // the next user may be the event loop, which never blocks
+    int flags = fcntl(stream_.fd(), F_GETFL);
+    if (flags >= 0) fcntl(stream_.fd(), F_SETFL, flags | O_NONBLOCK);
+    blocking_ = false;
+  }
+  reusable_ = false;
+  return stream_.release_plain();
+}
+
 void ClientConnection::resolve_now() {
   if (resolved_ || stream_.fd() >= 0) return;
+  if (settings_.adopted_fd) {  // nothing to look up: the connection is given
+    resolved_ = true;
+    return;
+  }
   addresses_.clear();
   auto resolved = net::resolve(settings_.url->endpoint);
   if (!resolved) {
@@ -84,6 +106,17 @@ ClientConnection::Wait ClientConnection::step() {
 }
 
 ClientConnection::Wait ClientConnection::connect_next() {
+  if (settings_.adopted_fd) {
+    Result<net::UniqueFd> fd = take_adopted(*settings_.adopted_fd);
+    if (!fd) {
+      done(fd.error(), false);
+      return Wait::None;
+    }
+    stream_ = net::Stream(std::move(*fd));
+    state_ = State::Sending;
+    apply_blocking_mode();
+    return Wait::None;
+  }
   while (next_address_ < addresses_.size()) {
     auto fd = net::start_connect(addresses_[next_address_++], settings_.url->endpoint.to_string());
     if (!fd) {

@@ -4,6 +4,7 @@
 // from the client's event loop. One implementation for both.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -35,7 +36,13 @@ struct ClientSettings {
   json::JsonLimits json_limits;
   size_t max_response_size = 0;
   Protocol protocol = Protocol::XmlRpc;
+  /// Client::adopt: the connection the client was given, until the first connection takes it
+  /// (-1 after); no name is resolved and nothing is connected. Null for a client with a URL.
+  std::atomic<int>* adopted_fd = nullptr;
 };
+
+/// The adopted descriptor for a new connection, or the error that there is none left.
+Result<net::UniqueFd> take_adopted(std::atomic<int>& fd);
 
 /// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.
 class ClientConnection {
@@ -97,6 +104,9 @@ class ClientConnection {
   bool stale() const noexcept { return stale_; }
   int fd() const noexcept { return stream_.fd(); }
   bool tls() const noexcept { return stream_.is_tls(); }
+  /// Client::adopt: hands the given connection back (non-blocking again) for the next call,
+  /// whichever connection object makes it. Only between exchanges, and only when reusable().
+  net::UniqueFd release_adopted() noexcept;
 
  private:
   enum class State { Idle, Connecting, Sending, Receiving, Done };

@@ -33,30 +33,38 @@ class ConnectionPool {
     return std::make_unique<ClientConnection>(settings_);
   }
   const ClientSettings& settings() const noexcept { return settings_; }
-  /// Client::probe's part: sends `probe_bytes` (if any) on each idle connection, watches them
-  /// until `deadline` and drops those the peer closed or reset. Returns how many are kept.
-  /// Calls made meanwhile find no idle connection and open their own.
+  /// Client::probe's part: sends `probe_bytes` (if any) on each idle connection (and on an
+  /// adopted one not in use), watches them until `deadline` and drops those the peer closed
+  /// or reset. Returns how many are kept. Calls made meanwhile find no idle connection and
+  /// open their own.
   size_t probe(std::string_view probe_bytes, std::chrono::steady_clock::time_point deadline) {
     std::vector<std::unique_ptr<ClientConnection>> checked;
     {
       std::lock_guard lock(mutex_);
       checked.swap(idle_);
     }
+    net::UniqueFd adopted(settings_.adopted_fd ? settings_.adopted_fd->exchange(-1) : -1);
     std::vector<int> fds;
-    std::vector<bool> sent(checked.size(), true);
-    for (size_t i = 0; i < checked.size(); ++i) {
-      if (!probe_bytes.empty()) sent[i] = net::send_now(checked[i]->fd(), probe_bytes);
-      fds.push_back(checked[i]->fd());
-    }
+    for (auto& c : checked) fds.push_back(c->fd());
+    if (adopted) fds.push_back(adopted.get());
+    std::vector<bool> sent(fds.size(), true);
+    if (!probe_bytes.empty())
+      for (size_t i = 0; i < fds.size(); ++i) sent[i] = net::send_now(fds[i], probe_bytes);
     std::vector<net::IdleState> seen = net::watch_idle(fds, deadline);
-    size_t kept = 0;
-    std::lock_guard lock(mutex_);
-    for (size_t i = 0; i < checked.size(); ++i) {
+    auto alive = [&](size_t i, bool tls) {
       // Bytes waiting on a TLS connection may be the server's session tickets; on a plain
       // one they answer nothing, and would be read as the next call's answer.
-      bool alive = sent[i] && (seen[i] == net::IdleState::Quiet ||
-                               (seen[i] == net::IdleState::Data && checked[i]->tls()));
-      if (alive && idle_.size() < max_idle_) {
+      return sent[i] && (seen[i] == net::IdleState::Quiet ||
+                         (seen[i] == net::IdleState::Data && tls));
+    };
+    size_t kept = 0;
+    if (adopted && alive(fds.size() - 1, false)) {
+      settings_.adopted_fd->store(adopted.release());
+      ++kept;
+    }
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < checked.size(); ++i) {
+      if (alive(i, checked[i]->tls()) && idle_.size() < max_idle_) {
         idle_.push_back(std::move(checked[i]));
         ++kept;
       }
@@ -66,6 +74,12 @@ class ConnectionPool {
   /// Keeps `c` for the next call if it can carry one and there is room; else drops it.
   void give_back(std::unique_ptr<ClientConnection> c) {
     if (!c->reusable()) return;
+    if (settings_.adopted_fd) {
+      // Client::adopt: the one socket goes back to the client, for whichever connection
+      // object the next call makes (an asynchronous call has made its own already).
+      settings_.adopted_fd->store(c->release_adopted().release());
+      return;
+    }
     std::lock_guard lock(mutex_);
     if (idle_.size() < max_idle_) idle_.push_back(std::move(c));
   }

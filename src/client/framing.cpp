@@ -203,7 +203,10 @@ class PacketAnswerParser final : public AnswerParser {
 // answer another; nothing else travels, so no header field, credential or gzip.
 class PstreamFraming final : public ClientFraming {
  public:
-  Status append_head(Buffer& out, const RequestFacts&) const override {
+  Status append_head(Buffer& out, const RequestFacts& facts) const override {
+    // A call's own header fields (CallOptions::headers) have nowhere to go: said, not lost.
+    if (!facts.headers.empty())
+      return Error(Errc::InvalidArgument, "a packet stream carries no header fields");
     out.append(pstream::kPacketStart);
     return Status();
   }

@@ -97,6 +97,22 @@ Pipeline::Connection* Pipeline::pick(const Call& call, std::optional<Error>& ope
 
 Pipeline::Connection* Pipeline::open(const Addresses& addresses, Error& error) {
   auto c = std::make_unique<Connection>(*this, settings_, addresses);
+  if (settings_.adopted_fd) {  // Client::adopt: the one connection there is
+    Result<net::UniqueFd> fd = take_adopted(*settings_.adopted_fd);
+    if (!fd) {
+      error = fd.error();
+      return nullptr;
+    }
+    c->stream = net::Stream(std::move(*fd));
+    c->connected = true;
+    watch(*c, EPOLLIN);
+    if (!c->interest) {
+      error = Error(Errc::ConnectionClosed, "cannot watch the connection this client was given");
+      return nullptr;
+    }
+    connections_.push_back(std::move(c));
+    return connections_.back().get();
+  }
   if (!connect_next(*c)) {
     error = Error(Errc::ConnectFailed, "no address of " + settings_.url->endpoint.to_string() +
                                            " takes a connection");

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include <cerrno>
+#include <string>
 
 namespace callwire::net {
 
@@ -83,6 +84,23 @@ bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadl
     if (rc > 0) return true;
     if (rc < 0 && errno != EINTR) return true;  // let the caller's I/O report the error
   }
+}
+
+Result<int> ready_adopted_socket(int fd) {
+  const std::string name = "descriptor " + std::to_string(fd);
+  int type = 0;
+  socklen_t type_length = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0 || type != SOCK_STREAM)
+    return Error(Errc::InvalidArgument, name + " is not a stream socket");
+  sockaddr_storage peer{};
+  socklen_t peer_length = sizeof peer;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)
+    return Error(Errc::InvalidArgument, name + " is not a connected socket");
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    return Error(Errc::InvalidArgument, name + ": fcntl failed");
+  return int(peer.ss_family);
 }
 
 bool send_now(int fd, std::string_view bytes) noexcept {

@@ -41,6 +41,12 @@ void refuse_connection(UniqueFd fd, std::string_view answer) noexcept;
 /// Waits until `fd` is readable (or writable) or `deadline` passes: true when ready.
 bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept;
 
+/// Readies a descriptor someone hands over (inetd, socketpair(), a parent process): it must be
+/// a connected stream socket; it is made non-blocking and close-on-exec. Returns the peer's
+/// address family (AF_INET, AF_INET6, AF_UNIX). Errors: InvalidArgument naming the descriptor
+/// and what is wrong.
+Result<int> ready_adopted_socket(int fd);
+
 /// Sends all of `bytes` at once if the socket takes them without waiting: false when it does
 /// not (full, reset, closed). Never blocks, never raises SIGPIPE.
 bool send_now(int fd, std::string_view bytes) noexcept;

@@ -54,6 +54,8 @@ class Stream {
   void shutdown() noexcept;
 
   int fd() const noexcept { return fd_.get(); }
+  /// Gives up the socket of a plain (not TLS) stream, open as it is; the stream is then closed.
+  UniqueFd release_plain() noexcept { return std::move(fd_); }
   bool is_tls() const noexcept { return ssl_ != nullptr; }
   /// Why the last Error happened.
   const std::string& error() const noexcept { return error_; }

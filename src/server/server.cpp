@@ -94,23 +94,11 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
       core.options.authenticate)
     return Error(Errc::InvalidArgument,
                  "a packet stream or JSON lines carry no credentials; the server requires them");
-  int type = 0;
-  socklen_t type_length = sizeof type;
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0 || type != SOCK_STREAM)
-    return Error(Errc::InvalidArgument,
-                 "descriptor " + std::to_string(fd) + " is not a stream socket");
-  sockaddr_storage peer{};
-  socklen_t peer_length = sizeof peer;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)
-    return Error(Errc::InvalidArgument,
-                 "descriptor " + std::to_string(fd) + " is not a connected socket");
-  int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
-      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-    return Error(Errc::InvalidArgument, "descriptor " + std::to_string(fd) + ": fcntl failed");
+  Result<int> family = net::ready_adopted_socket(fd);
+  if (!family) return family.error();
   // As the listeners: TLS for HTTP over TCP when there is a certificate.
   return core.tls && framing == ConnectionFraming::Http &&
-         (peer.ss_family == AF_INET || peer.ss_family == AF_INET6);
+         (*family == AF_INET || *family == AF_INET6);
 }
 
 Status Server::Impl::open_listeners() {

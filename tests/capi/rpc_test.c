@@ -1443,6 +1443,37 @@ static void test_adopt_and_serve_connection(void) {
   close(fds[0]);
   CHECK_STATUS(cw_server_adopt_connection(server, -1, CW_FRAMING_HTTP, &err), CW_INVALID_ARGUMENT);
   CHECK_STATUS(cw_server_serve_connection(server, -1, CW_FRAMING_HTTP, &err), CW_INVALID_ARGUMENT);
+
+  /* The client side (socketexec's way): a client on one end, the server on the other. */
+  {
+    cw_client* client = NULL;
+    cw_value* result = NULL;
+    int32_t n = 0;
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+    CHECK_STATUS(cw_server_adopt_connection(server, fds[1], CW_FRAMING_PSTREAM, &err), CW_OK);
+    CHECK_STATUS(cw_client_adopt(fds[0], CW_FRAMING_PSTREAM, NULL, &client, &err), CW_OK);
+    CHECK_STATUS(call_ints(client, "sample.add", 20, 22, 2, &result, &err), CW_OK);
+    CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+    CHECK(n == 42);
+    cw_value_free(result);
+    CHECK_STATUS(call_ints(client, "sample.add", 1, 1, 2, &result, &err), CW_OK);
+    cw_value_free(result);
+    CHECK(cw_client_probe(client, 0) == 1);
+    cw_client_free(client); /* closes fds[0] */
+    CHECK(fcntl(fds[0], F_GETFD) == -1);
+    /* Refused: the descriptor is closed all the same. */
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+    client = NULL;
+    CHECK_STATUS(cw_client_adopt(fds[0], CW_FRAMING_JSON_LINES, NULL, &client, &err),
+                 CW_INVALID_ARGUMENT);
+    CHECK(client == NULL);
+    CHECK(fcntl(fds[0], F_GETFD) == -1);
+    CHECK_STATUS(cw_client_adopt(fds[1], CW_FRAMING_PSTREAM, NULL, NULL, &err),
+                 CW_INVALID_ARGUMENT);
+    CHECK(fcntl(fds[1], F_GETFD) == -1);
+    CHECK_STATUS(cw_client_adopt(-1, CW_FRAMING_PSTREAM, NULL, &client, &err),
+                 CW_INVALID_ARGUMENT);
+  }
   cw_server_free(server);
 
   /* inetd's form: served on another thread here, until we close. */

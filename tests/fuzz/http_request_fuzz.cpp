@@ -8,8 +8,12 @@
 // inside the caller's Buffer); the same input fed in two parts (split at the chosen offset),
 // and fed one byte at a time, gives the same outcome; byte-at-a-time feeding examines each
 // byte a bounded number of times; the first `consumed` bytes alone parse to the same request.
+// A Complete HTTP request then goes through the server's HttpSession (the rules a connection
+// applies, with credentials required): a refusal is 401, 404, 405 or 415 with the field its
+// status needs, asking twice gives the same answer, and the call's setup keeps every field.
 // Any violation prints what differs and traps.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +27,7 @@
 #include "callwire/buffer.hpp"
 #include "http/request_parser.hpp"
 #include "http/scgi.hpp"
+#include "server/http_session.hpp"
 
 namespace {
 
@@ -174,6 +179,52 @@ void check(std::string_view input, const RequestLimits& limits, size_t split) {
   }
 }
 
+// The server's rules on a request the parser accepted.
+void check_session(std::string_view input, const RequestLimits& limits) {
+  RequestParser parser(limits);
+  Buffer body;
+  if (parser.parse(input, body).status != ParseStatus::Complete) return;
+  const Request& q = parser.request();
+  callwire::ServerOptions options;
+  options.authenticate = [](std::string_view user, std::string_view password) {
+    return user == "ann" && password == "secret";
+  };
+  options.call_timeout = std::chrono::milliseconds(1000);
+  options.gzip_min_size = 16;
+  const std::string challenge = "Basic realm=\"callwire\"";
+  callwire::detail::HttpSession session(options, challenge);
+  callwire::detail::HttpSession::Refusal first = session.check_head(q);
+  callwire::detail::HttpSession::Refusal again = session.check_head(q);
+  if (first.status != again.status) fail("the session changed its mind");
+  switch (first.status) {
+    case 0:
+    case 404:
+    case 415:
+      if (!first.extra.name.empty()) fail("a field for a status that needs none");
+      break;
+    case 405:
+      if (first.extra.name != "Allow") fail("405 without Allow");
+      break;
+    case 401:
+      if (first.extra.name != "WWW-Authenticate" || first.extra.value != challenge)
+        fail("401 without the challenge");
+      break;
+    default:
+      fail("an unexpected refusal");
+  }
+  if (first.status == 0 && session.user() != "ann") fail("accepted without the user");
+  std::vector<callwire::HeaderField> headers;
+  auto before = std::chrono::steady_clock::now();
+  auto setup = session.setup_call(q, false, false, headers);
+  if (headers.size() != q.headers.size()) fail("a header field lost");
+  if (setup.deadline > before + std::chrono::milliseconds(1000) + std::chrono::seconds(5))
+    fail("a deadline beyond call_timeout");
+  if (setup.keep_alive != q.keep_alive) fail("keep-alive changed");
+  Buffer z;
+  if (session.gzip_answer(q.accept_gzip, q.body, z) && z.size() >= q.body.size())
+    fail("a gzipped answer no smaller");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -188,6 +239,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
   split %= input.size() + 1;
   if (data[0] & 2) check<ScgiRequestParser>(input, limits, split);
-  else check<RequestParser>(input, limits, split);
+  else {
+    check<RequestParser>(input, limits, split);
+    check_session(input, limits);
+  }
   return 0;
 }

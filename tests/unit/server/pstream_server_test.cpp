@@ -220,7 +220,33 @@ TEST(PstreamClient, RefusesWhatAPacketCannotCarry) {
   ClientOptions with_headers;
   with_headers.headers = {{"X-Trace", "1"}};
   EXPECT_FALSE(Client::create("pstream://127.0.0.1:1", with_headers));
+  ClientOptions with_timeout;
+  with_timeout.send_timeout = true;  // X-Callwire-Timeout is a header field
+  EXPECT_FALSE(Client::create("pstream://127.0.0.1:1", with_timeout));
   EXPECT_TRUE(Client::create("pstream://127.0.0.1:1"));  // nothing is connected yet
+}
+
+// A call's own header fields cannot travel either: the call fails before anything is sent,
+// and the connection serves the next call.
+TEST(PstreamClient, RefusesACallsHeaderFields) {
+  PstreamServer t(PstreamServer::options());
+  Client client = Client::create(t.server.url(0)).value();
+  CallOptions with_header;
+  with_header.headers = {{"X-Trace", "1"}};
+  Result<Value> r = client.call("add", {Value(1), Value(2)}, with_header);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::InvalidArgument);
+  EXPECT_EQ(client.call<int>("add", 1, 2).value(), 3);
+  ClientOptions piped;
+  piped.pipeline_depth = 2;
+  Client pipelined = Client::create(t.server.url(0), piped).value();
+  std::promise<Result<Value>> got;
+  pipelined.async_call(
+      "add", {Value(1), Value(2)}, [&](Result<Value> v) { got.set_value(std::move(v)); },
+      with_header);
+  Result<Value> async = got.get_future().get();
+  ASSERT_FALSE(async);
+  EXPECT_EQ(async.error().code, Errc::InvalidArgument);
 }
 
 }  // namespace

@@ -777,6 +777,9 @@ typedef struct cw_server_options {
   cw_reader_limits reader_limits;
   /** Each JSON-RPC document's limits (max_document_size is lowered to max_body). */
   cw_json_limits json_limits;
+  /** HTTP requests one keep-alive connection carries; the last answer says Connection: close
+   *  (xmlrpc-c's keepalive_max_conn). Default 0: no cap. */
+  size_t max_requests_per_connection;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

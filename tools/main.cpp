@@ -206,6 +206,9 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   serve->add_option("--max-connections", serve_flags.max_connections,
                     "Open connections; newcomers beyond get 503 (default 10000)");
+  serve->add_option("--max-requests-per-connection", serve_flags.max_requests_per_connection,
+                    "HTTP requests one keep-alive connection carries before it closes "
+                    "(0: no cap, the default)");
   serve->add_option("--max-body", serve_flags.max_body, "Request body limit (default 32MiB)")
       ->check(non_negative)
       ->transform(CLI::AsSizeValue(false));

@@ -69,6 +69,7 @@ int run_serve(const ServeFlags& flags) {
   options.enable_shutdown = flags.enable_shutdown;
   options.gzip_min_size = flags.gzip_min_size;
   if (flags.max_connections) options.max_connections = flags.max_connections;
+  options.max_requests_per_connection = flags.max_requests_per_connection;
   if (flags.max_body) options.max_body = flags.max_body;
   if (flags.max_buffer_memory) options.max_buffer_memory = flags.max_buffer_memory;
   options.dialect = flags.dialect == "i8"       ? OutputDialect::I8

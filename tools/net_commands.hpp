@@ -32,6 +32,7 @@ struct ServeFlags {
   size_t gzip_min_size = 0;
   // Limits; 0 keeps the library's default.
   size_t max_connections = 0;
+  size_t max_requests_per_connection = 0;
   size_t max_body = 0;
   size_t max_buffer_memory = 0;
 };

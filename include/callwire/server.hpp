@@ -60,6 +60,13 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{30000};
   /// A keep-alive connection with nothing to do is closed after this.
   std::chrono::milliseconds idle_timeout{60000};
+  /// HTTP requests one keep-alive connection may carry (xmlrpc-c's keepalive_max_conn,
+  /// nginx's keepalive_requests): the answer to the last says `Connection: close` and the
+  /// connection closes once it is sent (pipelined requests behind it are not read). Spreads a
+  /// long-lived client over the processes behind a balancer. 0 (the default): no cap.
+  /// Packet-stream and JSON-lines connections are not capped (their peers keep one
+  /// connection); SCGI carries one request a connection anyway.
+  size_t max_requests_per_connection = 0;
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus

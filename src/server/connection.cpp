@@ -35,7 +35,7 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
-      http_(loop.core().options, loop.core().www_authenticate) {
+      http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http) {
   idle_since_ = request_started_ = loop_.now();
 }
 

@@ -60,7 +60,7 @@ bool HttpSession::authorized(const http::Request& request) {
 
 HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, bool json_only,
                                                bool stopping,
-                                               std::vector<HeaderField>& headers) const {
+                                               std::vector<HeaderField>& headers) {
   CallSetup setup;
   headers.clear();
   std::optional<int64_t> sent_timeout;
@@ -81,7 +81,9 @@ HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, boo
       limit = std::chrono::milliseconds(*sent_timeout);
     setup.deadline = Clock::now() + limit;
   }
-  setup.keep_alive = request.keep_alive && !stopping;
+  ++requests_;
+  const size_t cap = options_.max_requests_per_connection;
+  setup.keep_alive = request.keep_alive && !stopping && !(capped_ && cap && requests_ >= cap);
   // The parsers keep Content-Type as they read the head: no second walk of the fields here.
   setup.protocol = json_only ? Protocol::JsonRpc : protocol_for_content_type(request.content_type);
   return setup;

@@ -31,8 +31,10 @@ class HttpSession {
   using Clock = std::chrono::steady_clock;
 
   /// `www_authenticate`: the 401's challenge, for a server with `authenticate`.
-  HttpSession(const ServerOptions& options, const std::string& www_authenticate) noexcept
-      : options_(options), www_authenticate_(www_authenticate) {}
+  /// `capped`: the framing's connections count toward max_requests_per_connection (HTTP).
+  HttpSession(const ServerOptions& options, const std::string& www_authenticate,
+              bool capped = true) noexcept
+      : options_(options), www_authenticate_(www_authenticate), capped_(capped) {}
 
   /// A refusal: the status to answer (0: none), and the field it needs (Allow,
   /// WWW-Authenticate; an empty name: none).
@@ -64,9 +66,10 @@ class HttpSession {
   /// options the call's setup: the deadline, from now, is the earlier of call_timeout and the
   /// first X-Callwire-Timeout (1 to 9 digits; anything else is ignored); the protocol is
   /// JSON-RPC for a JSON-only framing, else the one the Content-Type names; the connection
-  /// closes after the answer when the client asked to or the server is `stopping`.
+  /// closes after the answer when the client asked to, the server is `stopping`, or this is
+  /// the connection's max_requests_per_connection-th request (each call counts one).
   CallSetup setup_call(const http::Request& request, bool json_only, bool stopping,
-                       std::vector<HeaderField>& headers) const;
+                       std::vector<HeaderField>& headers);
 
   /// Gzips `body` into `z` when the client accepts gzip, the answer is at least
   /// gzip_min_size (0: never) and it comes out smaller: true when `z` is the answer.
@@ -79,6 +82,8 @@ class HttpSession {
   const std::string& www_authenticate_;
   std::string user_;
   std::string accepted_authorization_;  // the Authorization value last accepted, reused
+  const bool capped_;
+  size_t requests_ = 0;  // set up so far on this connection
 };
 
 }  // namespace callwire::detail

@@ -299,6 +299,7 @@ static void test_stats_and_limits(void) {
   cw_server_options_init(&options);
   options.listen = "127.0.0.1:0";
   options.max_header_bytes = 256;
+  options.max_requests_per_connection = 2;
   options.reader_limits.max_depth = 2; /* arrays and structs nested in one parameter */
   server = start_server(&options);
   client = make_client(cw_server_url(server), NULL);
@@ -322,6 +323,23 @@ static void test_stats_and_limits(void) {
   CHECK(found == 3);
   cw_free(stats);
   CHECK_STATUS(cw_server_method_stats(server, NULL, &count), CW_INVALID_ARGUMENT);
+
+  /* max_requests_per_connection = 2: every second call comes on a new connection (another
+   * client port), which the client opens by itself. */
+  {
+    char peers[4][64];
+    const char* text = NULL;
+    size_t len = 0;
+    for (i = 0; i < 4; ++i) {
+      CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_OK);
+      CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+      snprintf(peers[i], sizeof peers[i], "%.*s", (int)strcspn(text, "|"), text);
+      cw_value_free(result);
+      result = NULL;
+    }
+    CHECK(strcmp(peers[0], peers[1]) == 0 && strcmp(peers[2], peers[3]) == 0);
+    CHECK(strcmp(peers[1], peers[2]) != 0);
+  }
 
   /* A header beyond max_header_bytes: 431. */
   memset(big, 'a', sizeof big - 1);

@@ -145,6 +145,35 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
   EXPECT_LT(b, c);
 }
 
+// max_requests_per_connection: the second answer says Connection: close and the connection
+// closes; the third pipelined request is never answered. The client reconnects by itself.
+TEST(HttpServer, CapsTheRequestsOfAKeepAliveConnection) {
+  for (unsigned workers : {0u, 2u}) {
+    SCOPED_TRACE(workers ? "worker pool" : "inline");
+    ServerOptions o = TestServer::base_options();
+    o.max_requests_per_connection = 2;
+    o.handler_threads = workers;
+    TestServer t(o);
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.connected());
+    std::string three;
+    for (int i = 0; i < 3; ++i)
+      three += post(call_xml("add",
+                             "<param><value><int>1</int></value></param>"
+                             "<param><value><int>2</int></value></param>"));
+    ASSERT_TRUE(s.send(three));
+    std::string got = s.read_all(5s);
+    EXPECT_TRUE(s.closed());
+    EXPECT_EQ(RawSocket::complete_responses(got), 2) << got;
+    size_t second = got.find("HTTP/1.1 200", 1);
+    ASSERT_NE(second, std::string::npos);
+    EXPECT_EQ(got.find("Connection: close"), got.find("Connection: close", second)) << got;
+    EXPECT_NE(got.find("Connection: close", second), std::string::npos) << got;
+    Client client = Client::create(t.url()).value();
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(client.call<int>("add", i, 1).value(), i + 1);
+  }
+}
+
 TEST(HttpServer, AnswersEachByteOfARequestSentAlone) {
   TestServer t;
   RawSocket s(t.port());

@@ -152,6 +152,24 @@ TEST(HttpSession, SetsUpTheCall) {
   EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 999999\r\n"), 2000ms));
 }
 
+TEST(HttpSession, CapsTheRequestsOfAConnection) {
+  ServerOptions o;
+  o.max_requests_per_connection = 3;
+  std::vector<HeaderField> headers;
+  Parsed p(post());
+  HttpSession http(o, kNoChallenge);
+  EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
+  EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
+  EXPECT_FALSE(http.setup_call(p.request(), false, false, headers).keep_alive);  // the third
+  HttpSession packets(o, kNoChallenge, /*capped=*/false);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_TRUE(packets.setup_call(p.request(), false, false, headers).keep_alive);
+  o.max_requests_per_connection = 0;
+  HttpSession uncapped(o, kNoChallenge);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_TRUE(uncapped.setup_call(p.request(), false, false, headers).keep_alive);
+}
+
 TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {
   ServerOptions o;
   HttpSession s(o, kNoChallenge);

@@ -951,7 +951,8 @@ CALLWIRE_API cw_status cw_call_header_at(cw_call* call, size_t index, const char
                                          size_t* value_len_out);
 
 /** The milliseconds left before the call's deadline (cw_server_options.call_timeout_ms or the
- *  client's X-Callwire-Timeout): 0 once it has passed, INT64_MAX when the call has none. A
+ *  client's X-Callwire-Timeout), rounded up: 0 only once it has passed; INT64_MAX when the
+ *  call has none. A
  *  handler that works long may poll it and give up with a fault. */
 CALLWIRE_API int64_t cw_call_remaining_ms(cw_call* call);
 
@@ -1145,6 +1146,11 @@ typedef struct cw_client_options {
    *  with CW_INVALID_ARGUMENT. Against a server that serves one connection at a time, set
    *  max_connections to 1. */
   size_t pipeline_depth;
+  /** The whole Authorization value for every call, any scheme ("Bearer ..."); NULL: none, or
+   *  Basic from user (both: CW_INVALID_ARGUMENT). HTTP and SCGI only. Copied. */
+  const char* authorization;
+  /** The User-Agent for every call; NULL: "callwire/VERSION". HTTP and SCGI only. Copied. */
+  const char* user_agent;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

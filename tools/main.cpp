@@ -231,6 +231,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--user", call_flags.user, "HTTP Basic user");
     cmd->add_option("--password", call_flags.password, "HTTP Basic password");
+    cmd->add_option("--authorization", call_flags.authorization,
+                    "The whole Authorization value, any scheme (e.g. \"Bearer TOKEN\")");
+    cmd->add_option("--user-agent", call_flags.user_agent, "The User-Agent to send");
     cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--insecure", call_flags.insecure,

@@ -40,6 +40,8 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_seconds * 1000));
   options.user = flags.user;
   options.password = flags.password;
+  options.authorization = flags.authorization;
+  options.user_agent = flags.user_agent;
   options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
   options.ca_file = flags.ca_file;
   options.verify_peer = !flags.insecure;

@@ -41,6 +41,7 @@ struct ClientSettingsFlags {
   std::string url;
   double timeout_seconds = 30;
   std::string user, password;
+  std::string authorization, user_agent;
   std::string dialect = "i8";
   std::string ca_file;
   bool insecure = false;

@@ -31,6 +31,13 @@ struct ClientOptions {
   /// the URL ("http://user:password@host/") are used when these are empty.
   std::string user;
   std::string password;
+  /// The whole Authorization value sent with every call, for any scheme
+  /// (`"Bearer eyJhbGciOi..."`); empty: none, or Basic from `user` (giving both is
+  /// InvalidArgument). HTTP and SCGI; refused for a packet stream.
+  std::string authorization;
+  /// The User-Agent sent with every call (SCGI: HTTP_USER_AGENT); empty: "callwire/VERSION".
+  /// Some servers choose their dialect by it. Refused for a packet stream.
+  std::string user_agent;
   /// https: check the server's certificate chain and name (on by default; turning it off is
   /// explicit and makes the connection open to interception).
   bool verify_peer = true;
@@ -457,7 +464,7 @@ class CALLWIRE_API Client {
   // when the I/O thread cannot be started.
   void run_on_io_thread(std::function<void()> task);
   // What create() and adopt() share, once the URL is known.
-  static Result<Client> finish_create(std::unique_ptr<Impl> impl);
+  CALLWIRE_LOCAL static Result<Client> finish_create(std::unique_ptr<Impl> impl);
 
   friend class Batch;
   Result<std::vector<CallResult>> send_batch(std::span<const Batch::Entry> entries,

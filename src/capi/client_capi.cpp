@@ -76,6 +76,10 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     apply_json_limits(o->json_limits, out.json_limits);
   if (CW_HAS_FIELD(o, cw_client_options, pipeline_depth) && o->pipeline_depth)
     out.pipeline_depth = o->pipeline_depth;
+  if (CW_HAS_FIELD(o, cw_client_options, authorization) && o->authorization)
+    out.authorization = o->authorization;
+  if (CW_HAS_FIELD(o, cw_client_options, user_agent) && o->user_agent)
+    out.user_agent = o->user_agent;
   return CW_OK;
 }
 

@@ -481,7 +481,9 @@ int64_t cw_call_remaining_ms(cw_call* call) {
   if (!call) return 0;
   auto left = call->context.remaining();
   if (left == std::chrono::steady_clock::duration::max()) return INT64_MAX;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+  // Rounded up: 0 must mean the deadline has passed, not that less than 1 ms is left (a
+  // handler polling for 0 would stop early, and the calls after it still run).
+  return std::chrono::ceil<std::chrono::milliseconds>(left).count();
 }
 
 size_t cw_call_param_count(cw_call* call) { return call ? call->params.size() : 0; }

@@ -322,7 +322,10 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
                  "pipeline_depth above 1 needs a packet stream (pstream://, pstream+unix:)");
   std::string user = o.user.empty() ? impl->url.user : o.user;
   std::string password = o.user.empty() ? impl->url.password : o.password;
-  std::string authorization;
+  std::string authorization = o.authorization;
+  if (!authorization.empty() && !user.empty())
+    return Error(Errc::InvalidArgument,
+                 "both an Authorization value and Basic credentials (user, or in the URL)");
   if (!user.empty()) {
     auto value = http::make_basic_auth(user, password);
     if (!value) return value.error();
@@ -337,7 +340,7 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   const Protocol protocol = impl->url.json_rpc ? Protocol::JsonRpc : o.protocol;
   auto framing = detail::make_client_framing(
       impl->url, protocol == Protocol::JsonRpc ? "application/json" : "text/xml", o.accept_gzip,
-      std::move(authorization), std::move(headers));
+      std::move(authorization), o.user_agent, std::move(headers));
   if (!framing) return framing.error();
   impl->framing = std::move(*framing);
   detail::ClientSettings& s = impl->settings;

@@ -36,12 +36,17 @@ struct CommonFields {
   std::string_view content_type;  // static storage
   bool accept_gzip = false;
   std::string authorization;
+  std::string user_agent;  // empty: the writer's default
   std::vector<std::pair<std::string, std::string>> owned;
   std::vector<http::Header> extra;  // views into `owned`
 
-  CommonFields(std::string_view type, bool gzip, std::string auth,
+  CommonFields(std::string_view type, bool gzip, std::string auth, std::string agent,
                std::vector<std::pair<std::string, std::string>> h)
-      : content_type(type), accept_gzip(gzip), authorization(std::move(auth)), owned(std::move(h)) {
+      : content_type(type),
+        accept_gzip(gzip),
+        authorization(std::move(auth)),
+        user_agent(std::move(agent)),
+        owned(std::move(h)) {
     for (const auto& [name, value] : owned) extra.push_back({name, value});
   }
   // Moving keeps the strings where they are (the vector's storage moves whole): the views
@@ -103,6 +108,7 @@ class HttpFraming final : public ClientFraming {
     head.content_type = common_.content_type;
     head.accept_gzip = common_.accept_gzip;
     head.authorization = common_.authorization;
+    if (!common_.user_agent.empty()) head.user_agent = common_.user_agent;
     return head;
   }
 
@@ -118,6 +124,7 @@ class ScgiFraming final : public ClientFraming {
   Status append_head(Buffer& out, const RequestFacts& facts) const override {
     std::vector<http::Header> extra = common_.with(facts.headers);
     if (!common_.authorization.empty()) extra.push_back({"Authorization", common_.authorization});
+    if (!common_.user_agent.empty()) extra.push_back({"User-Agent", common_.user_agent});
     std::string timeout;
     if (facts.timeout_ms) {
       timeout = std::to_string(*facts.timeout_ms);
@@ -224,16 +231,18 @@ class PstreamFraming final : public ClientFraming {
 
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
-    std::string authorization, std::vector<std::pair<std::string, std::string>> headers) {
+    std::string authorization, std::string user_agent,
+    std::vector<std::pair<std::string, std::string>> headers) {
   if (url.framing == UrlFraming::Pstream) {
-    if (!headers.empty() || !authorization.empty())
+    if (!headers.empty() || !authorization.empty() || !user_agent.empty())
       return Error(Errc::InvalidArgument,
                    "a packet stream carries no header fields or credentials");
     if (content_type != "text/xml")
       return Error(Errc::InvalidArgument, "a packet stream carries XML-RPC only, not JSON-RPC");
     return std::unique_ptr<ClientFraming>(std::make_unique<PstreamFraming>());
   }
-  CommonFields common(content_type, accept_gzip, std::move(authorization), std::move(headers));
+  CommonFields common(content_type, accept_gzip, std::move(authorization), std::move(user_agent),
+                      std::move(headers));
   if (url.framing == UrlFraming::Scgi) {
     // Checked once here too, as for HTTP: a field SCGI cannot carry fails at creation.
     auto framing = std::make_unique<ScgiFraming>(url, std::move(common));

@@ -65,6 +65,7 @@ class ClientFraming {
 /// stream.
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
-    std::string authorization, std::vector<std::pair<std::string, std::string>> headers);
+    std::string authorization, std::string user_agent,
+    std::vector<std::pair<std::string, std::string>> headers);
 
 }  // namespace callwire::detail

@@ -202,6 +202,35 @@ kill "$server_pid"
 wait "$server_pid" 2>/dev/null
 exec 3<&-
 
+# --- --authorization and --user-agent reach the server as given: a one-request Python server
+# writes the header fields it received and answers 1.
+python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[1], "w") as f:
+            f.write("%s\n%s\n" % (self.headers["Authorization"], self.headers["User-Agent"]))
+        body = b"<methodResponse><params><param><value><int>1</int></value></param></params></methodResponse>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_port, flush=True)
+s.handle_request()
+' "$tmp/headers" >"$tmp/py_port" &
+py_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/py_port" ] && break; sleep 0.1; done
+run call --authorization "Bearer t0k3n" --user-agent "cli-test/1" \
+  "http://127.0.0.1:$(cat "$tmp/py_port")/RPC2" any.method
+expect_rc 0 "call --authorization --user-agent"
+wait "$py_pid" 2>/dev/null
+expect_eq "$(cat "$tmp/headers" 2>/dev/null)" "Bearer t0k3n
+cli-test/1" "--authorization and --user-agent sent"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1

@@ -367,6 +367,49 @@ TEST(HttpServer, BasicAuthentication) {
   ASSERT_TRUE(r) << r.error().message;
 }
 
+// Any Authorization scheme and a User-Agent of the client's choosing reach the handler (no
+// `authenticate` here: the handler is the one to check a token), over HTTP and SCGI.
+TEST(HttpServer, SendsAnyAuthorizationAndItsOwnUserAgent) {
+  ServerOptions o = TestServer::base_options();
+  o.listen = {"127.0.0.1:0", "scgi://127.0.0.1:0"};
+  Server server(o);
+  ASSERT_TRUE(server.bind("auth", [](const CallContext& c) {
+    return std::string(c.header("authorization"));
+  }));
+  ASSERT_TRUE(server.bind("agent", [](const CallContext& c) {
+    return std::string(c.header("user-agent"));
+  }));
+  ASSERT_TRUE(server.start());
+  ClientOptions co;
+  co.authorization = "Bearer abc.def";
+  co.user_agent = "supervisorctl/4.2";
+  for (std::string url : {server.url(0), server.url(1)}) {
+    SCOPED_TRACE(url);
+    Client client = Client::create(url, co).value();
+    for (int i = 0; i < 2; ++i) {  // the fixed head is built once, used every time
+      EXPECT_EQ(client.call<std::string>("auth").value(), "Bearer abc.def");
+      EXPECT_EQ(client.call<std::string>("agent").value(), "supervisorctl/4.2");
+    }
+  }
+  // Refused: both an Authorization value and Basic credentials; a control character; a
+  // packet stream, which carries no header field.
+  ClientOptions both = co;
+  both.user = "ann";
+  EXPECT_EQ(Client::create(server.url(), both).error().code, Errc::InvalidArgument);
+  std::string with_url_user = "http://ann:x@127.0.0.1:" + std::to_string(server.port()) + "/RPC2";
+  EXPECT_EQ(Client::create(with_url_user, co).error().code, Errc::InvalidArgument);
+  ClientOptions bad;
+  bad.authorization = "Bearer a\r\nX-Evil: 1";
+  EXPECT_EQ(Client::create(server.url(), bad).error().code, Errc::InvalidArgument);
+  bad = {};
+  bad.user_agent = "a\nb";
+  EXPECT_EQ(Client::create(server.url(), bad).error().code, Errc::InvalidArgument);
+  ClientOptions agent_only;
+  agent_only.user_agent = "x/1";
+  EXPECT_EQ(Client::create("pstream://127.0.0.1:1", agent_only).error().code,
+            Errc::InvalidArgument);
+}
+
 TEST(HttpServer, TimesOutSlowAndIdleConnections) {
   ServerOptions o = TestServer::base_options();
   o.request_timeout = 300ms;

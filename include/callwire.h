@@ -848,6 +848,28 @@ CALLWIRE_API cw_status cw_server_add_named_method(cw_server* server, const char*
                                                   const char* signature, const char* help,
                                                   cw_error* error);
 
+/** Handles every call to a method nobody registered (xmlrpc-c's set_default_method): `fn`
+ *  runs as a method would, its parameters unchecked; cw_call_method says what was called
+ *  (refuse a name with cw_call_fault(call, -32601, ...)). system.* names stay the server's;
+ *  introspection does not list what it serves; its calls count as "(default method)" in
+ *  cw_server_method_stats. NULL fn removes it. Before cw_server_start. CW_OK;
+ *  CW_INVALID_ARGUMENT (NULL server, already started). */
+CALLWIRE_API cw_status cw_server_set_default_method(cw_server* server, cw_method_fn fn,
+                                                    void* user_data, cw_error* error);
+
+/** A hook run before every call, each system.multicall entry and calls to unknown methods
+ *  too (xmlrpc-c's set_preinvoke_method): authorisation by method, logging, rate limits. It
+ *  gets the call as a handler does (cw_call_method, _peer, _user, _header, _param_*) and
+ *  returns CW_OK to let it run, or refuses it with `return cw_call_fault(call, code, text);`
+ *  (any other status refuses it with -32603). It runs before the deadline and signature
+ *  checks; cw_call_return_* have no effect in it. Thread-safety as a method's. */
+typedef cw_status (*cw_preinvoke_fn)(cw_call* call, void* user_data);
+
+/** Sets the pre-invoke hook (NULL removes it). Before cw_server_start. CW_OK;
+ *  CW_INVALID_ARGUMENT (NULL server, already started). */
+CALLWIRE_API cw_status cw_server_set_preinvoke(cw_server* server, cw_preinvoke_fn fn,
+                                               void* user_data, cw_error* error);
+
 /** Opens the listeners (so cw_server_port is known on return) and starts the server's
  *  threads; returns at once. CW_OK; CW_INVALID_ARGUMENT (NULL, already started, a `listen`
  *  it cannot use, an address in use, a certificate without a key: `error` says which);
@@ -1062,6 +1084,13 @@ CALLWIRE_API cw_status cw_registry_add_named_method(cw_registry* registry, const
                                                     cw_method_fn fn, void* user_data,
                                                     const char* signature, const char* help,
                                                     cw_error* error);
+
+/** cw_server_set_default_method and cw_server_set_preinvoke for a registry, before its first
+ *  dispatch. */
+CALLWIRE_API cw_status cw_registry_set_default_method(cw_registry* registry, cw_method_fn fn,
+                                                      void* user_data, cw_error* error);
+CALLWIRE_API cw_status cw_registry_set_preinvoke(cw_registry* registry, cw_preinvoke_fn fn,
+                                                 void* user_data, cw_error* error);
 
 /** Answers the `<methodCall>` document `request` (`request_len` bytes) with a complete
  *  `<methodResponse>` document in *response_out (NUL-terminated, its length in

@@ -127,6 +127,13 @@ using Params = std::span<Value>;
 /// the server's threads, possibly several at once: it must be thread-safe.
 using Handler = std::function<Value(Params params, CallContext& context)>;
 
+/// Registry::set_preinvoke's hook: nothing to let the call run, or the fault to answer
+/// instead. It sees the call's method (context.method()), peer, user, header fields and
+/// parameters (by name: the one struct), and may latch a fault for the rest of a multicall.
+/// Thread-safety as a Handler's.
+using PreInvoke =
+    std::function<std::optional<Fault>(CallContext& context, std::span<const Value> params)>;
+
 /// What introspection says of a method.
 struct MethodInfo {
   /// Each signature: the return type then the parameter types, as XML-RPC type names
@@ -210,6 +217,22 @@ class CALLWIRE_API Registry {
   template <class F>
   Status bind(std::string name, std::vector<std::string> parameter_names, F&& callable,
               std::string help = {});
+
+  /// The handler of every call to a method nobody registered (xmlrpc-c's
+  /// set_default_method): a proxy, a scripting bridge, a catch-all that logs. It gets the
+  /// call's parameters unchecked, and context.method() says what was called; it answers as
+  /// any handler (throw FaultError(-32601, ...) to refuse a name). system.* names stay the
+  /// server's, and introspection does not list what it serves. Its calls are counted under
+  /// "(default method)" in the stats. An empty handler removes it. Errors: InvalidArgument
+  /// once frozen.
+  Status set_default_method(Handler handler);
+  /// A hook run before every call, each system.multicall entry too and calls to unknown
+  /// methods (xmlrpc-c's set_preinvoke_method): one place for authorisation by method,
+  /// logging or rate limits. It returns nothing to let the call go on, or the fault to answer
+  /// instead (counted as the method's fault; a FaultError it throws does the same, any other
+  /// exception is -32603). Before the deadline and signature checks. An empty hook removes it.
+  /// Errors: InvalidArgument once frozen.
+  Status set_preinvoke(PreInvoke hook);
 
   /// True when `name` is registered (system methods excluded).
   bool contains(std::string_view name) const noexcept;

@@ -301,9 +301,75 @@ cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, 
   return st;
 }
 
+cw_status set_c_default_method(callwire::Registry& registry, cw_method_fn fn, void* user_data,
+                                cw_error* error) {
+  return guard(error, [&] {
+    callwire::Handler handler;
+    if (fn)
+      handler = [fn, user_data](callwire::Params params, CallContext& context) -> Value {
+        cw_call call(params, context);
+        cw_status status = fn(&call, user_data);
+        return finish_call(call, enum_bits(status));
+      };
+    callwire::Status st = registry.set_default_method(std::move(handler));
+    return st ? CW_OK : set_error(error, st.error());
+  });
+}
+
+cw_status set_c_preinvoke(callwire::Registry& registry, cw_preinvoke_fn fn, void* user_data,
+                          cw_error* error) {
+  return guard(error, [&] {
+    callwire::PreInvoke hook;
+    if (fn)
+      hook = [fn, user_data](CallContext& context,
+                             std::span<const Value> params) -> std::optional<Fault> {
+        // The hook only reads the parameters (cw_call_param_* borrow them).
+        cw_call call(callwire::Params(const_cast<Value*>(params.data()), params.size()), context);
+        cw_status status = fn(&call, user_data);
+        if (status == CW_OK && !call.fault) return std::nullopt;
+        try {
+          finish_call(call, enum_bits(status));  // throws: a fault, or status is not CW_OK
+        } catch (const callwire::FaultError& e) {
+          return e.fault();
+        }
+        return Fault{callwire::fault_code::kInternalError, "the pre-invoke hook failed"};
+      };
+    callwire::Status st = registry.set_preinvoke(std::move(hook));
+    return st ? CW_OK : set_error(error, st.error());
+  });
+}
+
 }  // namespace
 
 extern "C" {
+
+cw_status cw_server_set_default_method(cw_server* server, cw_method_fn fn, void* user_data,
+                                       cw_error* error) {
+  clear_error(error);
+  if (!server) return set_error(error, Errc::InvalidArgument, "server must not be NULL");
+  return set_c_default_method(server->server.registry(), fn, user_data, error);
+}
+
+cw_status cw_server_set_preinvoke(cw_server* server, cw_preinvoke_fn fn, void* user_data,
+                                  cw_error* error) {
+  clear_error(error);
+  if (!server) return set_error(error, Errc::InvalidArgument, "server must not be NULL");
+  return set_c_preinvoke(server->server.registry(), fn, user_data, error);
+}
+
+cw_status cw_registry_set_default_method(cw_registry* registry, cw_method_fn fn,
+                                         void* user_data, cw_error* error) {
+  clear_error(error);
+  if (!registry) return set_error(error, Errc::InvalidArgument, "registry must not be NULL");
+  return set_c_default_method(registry->registry, fn, user_data, error);
+}
+
+cw_status cw_registry_set_preinvoke(cw_registry* registry, cw_preinvoke_fn fn, void* user_data,
+                                    cw_error* error) {
+  clear_error(error);
+  if (!registry) return set_error(error, Errc::InvalidArgument, "registry must not be NULL");
+  return set_c_preinvoke(registry->registry, fn, user_data, error);
+}
 
 int cw_constant_time_equal(const char* given, size_t given_len, const char* expected,
                            size_t expected_len) {

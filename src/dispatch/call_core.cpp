@@ -113,6 +113,7 @@ CallCore::CallCore(const Registry& registry, CallCoreOptions options)
   }
 
   counter_count_ = registry_.methods.size() + system_.size();
+  if (registry_.default_method) default_counter_ = uint32_t(counter_count_++);
   counters_ = std::make_unique<Counters[]>(counter_count_);
 
   method_list_ = Value::array();
@@ -174,6 +175,7 @@ void CallCore::count_unsent(uint32_t counter) noexcept {
 
 std::string CallCore::counter_name(size_t index) const {
   if (index < registry_.methods.size()) return registry_.methods[index].name;
+  if (index == default_counter_) return "(default method)";
   return std::string(system_[index - registry_.methods.size()].name);
 }
 
@@ -213,13 +215,26 @@ CallOutcome CallCore::call(std::string_view name, Params params, CallContext& ct
 bool CallCore::invoke(std::string_view name, Params params, CallContext& ctx, Value& result,
                       Fault& fault, uint32_t& counter, const CallForm& form) {
   Target target;
-  if (!find(name, target)) {
-    counter = CallOutcome::kNoCounter;
+  bool found = find(name, target);
+  if (!found && registry_.default_method && !name.starts_with("system.")) {
+    target = Target{nullptr, nullptr, default_counter_, true};
+    found = true;
+  }
+  counter = found ? target.counter : CallOutcome::kNoCounter;
+  CallContextAccess::set_method(ctx, name);
+  if (registry_.preinvoke) {
+    std::span<const Value> seen = form.named ? std::span<const Value>(form.named, 1) : params;
+    if (std::optional<Fault> refused = pre_invoke(ctx, seen)) {
+      fault = std::move(*refused);
+      if (found) count(counter, true, 0);
+      return false;
+    }
+  }
+  if (!found) {
+    CallContextAccess::set_method(ctx, {});
     fault = unknown_method(name);
     return false;
   }
-  counter = target.counter;
-  CallContextAccess::set_method(ctx, name);
   const Clock::time_point began = Clock::now();
   bool ok = false;
   if (began >= ctx.deadline()) {
@@ -258,22 +273,41 @@ bool CallCore::place_named(const Target& target, std::string_view name, Value& n
   return true;
 }
 
+std::optional<Fault> CallCore::pre_invoke(CallContext& ctx, std::span<const Value> params) const {
+  try {
+    return registry_.preinvoke(ctx, params);
+  } catch (const FaultError& e) {
+    return e.fault();
+#if defined(__GLIBCXX__)
+  } catch (abi::__forced_unwind&) {
+    throw;
+#endif
+  } catch (const std::exception& e) {
+    return Fault{fault_code::kInternalError, e.what()};
+  } catch (...) {
+    return Fault{fault_code::kInternalError, "unknown exception"};
+  }
+}
+
 bool CallCore::run(const Target& target, std::string_view name, Params params, CallContext& ctx,
                    Value& result, Fault& fault, const CallForm& form) {
   if (form.named) {
     if (!place_named(target, name, *form.named, fault)) return false;
     params = named_params_;
   }
-  const std::vector<Signature>& signatures =
-      target.method ? target.method->signatures : target.system->signatures;
+  static const std::vector<Signature> kUnchecked;  // the default method's parameters
+  const std::vector<Signature>& signatures = target.method   ? target.method->signatures
+                                             : target.system ? target.system->signatures
+                                                             : kUnchecked;
   if (!signatures.empty() &&
       !check_params(name, signatures, params, fault.string, form.text_for_bytes_and_times)) {
     fault.code = fault_code::kInvalidParams;
     return false;
   }
   try {
-    result = target.method ? target.method->handler(params, ctx)
-                           : run_system(*target.system, params, ctx);
+    result = target.method   ? target.method->handler(params, ctx)
+             : target.system ? run_system(*target.system, params, ctx)
+                             : registry_.default_method(params, ctx);
     return true;
   } catch (const FaultError& e) {
     fault = e.fault();

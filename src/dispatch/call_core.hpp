@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -134,7 +136,10 @@ class CallCore {
     const Registry::Impl::Method* method = nullptr;
     const SystemMethod* system = nullptr;
     uint32_t counter = CallOutcome::kNoCounter;
+    bool fallback = false;  // Registry::set_default_method's handler
   };
+  // The pre-invoke hook's word on a call: a fault, or nothing (also without a hook).
+  std::optional<Fault> pre_invoke(CallContext& ctx, std::span<const Value> params) const;
   bool find(std::string_view name, Target& target) const noexcept;
 
   // Runs one call (the request's, or a multicall entry): true with `result`, or false with
@@ -160,6 +165,7 @@ class CallCore {
   std::vector<SystemMethod> system_;  // the offered ones, in a fixed order
   std::unique_ptr<Counters[]> counters_;
   size_t counter_count_ = 0;
+  uint32_t default_counter_ = CallOutcome::kNoCounter;  // the default method's, when it has one
   Value method_list_;                     // system.listMethods
   Value capabilities_;                    // system.getCapabilities
   bool multicall_ran_ = false;            // the request is a system.multicall

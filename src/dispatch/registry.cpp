@@ -45,6 +45,20 @@ Status check_parameter_names(const std::string& method, const MethodInfo& info) 
 Registry::Registry() : impl_(std::make_unique<Impl>()) {}
 Registry::~Registry() = default;
 
+Status Registry::set_default_method(Handler handler) {
+  if (impl_->frozen.load(std::memory_order_acquire))
+    return Error(Errc::InvalidArgument, "cannot set the default method: the registry is frozen");
+  impl_->default_method = std::move(handler);
+  return Status();
+}
+
+Status Registry::set_preinvoke(PreInvoke hook) {
+  if (impl_->frozen.load(std::memory_order_acquire))
+    return Error(Errc::InvalidArgument, "cannot set the pre-invoke hook: the registry is frozen");
+  impl_->preinvoke = std::move(hook);
+  return Status();
+}
+
 Status Registry::add(std::string name, Handler handler, MethodInfo info) {
   Impl& impl = *impl_;
   if (impl.frozen.load(std::memory_order_acquire))

@@ -39,6 +39,8 @@ struct CALLWIRE_LOCAL Registry::Impl {
   }
 
   std::vector<Method> methods;  // registration order; an index never changes
+  Handler default_method;       // set_default_method: calls to names nobody registered
+  PreInvoke preinvoke;          // set_preinvoke: before every call
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> index;
   // Atomic because several servers or C dispatchers sharing one registry may each freeze it
   // from their own thread; the methods were all added before, so nothing else races.

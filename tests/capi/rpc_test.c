@@ -1430,6 +1430,77 @@ static void* serve_one_connection(void* arg) {
   return st;
 }
 
+/* The default method answers the name it was called by; the hook refuses "admin." methods
+ * unless the request says X-Role: admin, and counts what it sees. */
+static int hook_calls = 0;
+
+static cw_status default_method(cw_call* call, void* user_data) {
+  (void)user_data;
+  if (strcmp(cw_call_method(call), "refused.name") == 0)
+    return cw_call_fault(call, -32601, "not even the default method takes this");
+  return cw_call_return_cstring(call, cw_call_method(call));
+}
+
+static cw_status admin_hook(cw_call* call, void* user_data) {
+  const char* role = NULL;
+  size_t role_len = 0;
+  (void)user_data;
+  __atomic_add_fetch(&hook_calls, 1, __ATOMIC_RELAXED);
+  if (strncmp(cw_call_method(call), "admin.", 6) != 0) return CW_OK;
+  if (cw_call_header(call, "x-role", &role, &role_len) == CW_OK && role_len == 5 &&
+      memcmp(role, "admin", 5) == 0)
+    return CW_OK;
+  return cw_call_fault(call, 403, "admin methods need the admin role");
+}
+
+static void test_default_method_and_preinvoke(void) {
+  cw_server_options so;
+  cw_server* server = NULL;
+  cw_client* client;
+  cw_value* result = NULL;
+  cw_error err;
+  const char* text = NULL;
+  size_t len = 0;
+  cw_header role;
+  cw_call_options admin;
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "admin.reset", greeting, NULL, NULL, NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_set_default_method(server, default_method, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_set_preinvoke(server, admin_hook, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_set_preinvoke(NULL, admin_hook, NULL, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  CHECK_STATUS(cw_server_set_default_method(server, NULL, NULL, &err), CW_INVALID_ARGUMENT);
+  client = make_client(cw_server_url(server), NULL);
+
+  CHECK_STATUS(cw_client_call(client, "whatever.you.like", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+  CHECK(len == 17 && memcmp(text, "whatever.you.like", 17) == 0);
+  cw_value_free(result);
+  result = NULL;
+  expect_fault(client, "refused.name", NULL, -32601, "not even");
+  expect_fault(client, "admin.reset", NULL, 403, "admin role");
+  role.name = "X-Role";
+  role.value = "admin";
+  memset(&admin, 0, sizeof admin);
+  admin.struct_size = sizeof admin;
+  admin.headers = &role;
+  admin.header_count = 1;
+  CHECK_STATUS(cw_client_call(client, "admin.reset", NULL, 0, &admin, &result, &err), CW_OK);
+  cw_value_free(result);
+  result = NULL;
+  CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
+  cw_value_free(result);
+  CHECK(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED) == 5);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
 static void test_adopt_and_serve_connection(void) {
   cw_server_options so;
   cw_server* server;
@@ -1533,6 +1604,7 @@ int main(int argc, char** argv) {
       TEST(test_registry_dispatch),
       TEST(test_pstream_and_several_listeners),
       TEST(test_adopt_and_serve_connection),
+      TEST(test_default_method_and_preinvoke),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <stdexcept>
 #include <thread>
 
 #include "callwire/xml.hpp"
@@ -23,6 +24,89 @@ MethodResponse read(const std::string& document) {
   Result<MethodResponse> r = reader.read_response(document);
   EXPECT_TRUE(r) << r.error().message << "\n" << document;
   return r ? std::move(*r) : MethodResponse{};
+}
+
+// Registry::set_default_method: names nobody registered go to it, with their parameters
+// unchecked and the name in the context; system.* stays the server's; counted on its own.
+TEST(RequestDispatcher, TheDefaultMethodTakesUnknownNames) {
+  Registry registry;
+  ASSERT_TRUE(registry.bind("sample.add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(registry.set_default_method([](Params params, CallContext& ctx) -> Value {
+    if (ctx.method() == "forbidden") throw FaultError(-32601, "no forbidden here");
+    return Value::structure(
+        {{"called", Value(std::string(ctx.method()))}, {"count", Value(int(params.size()))}});
+  }));
+  RequestDispatcher dispatcher(registry);
+  EXPECT_FALSE(registry.set_default_method(nullptr));  // frozen
+
+  MethodResponse proxied = read(dispatcher.dispatch(call_document("any.thing", {1, "x", 2.5})));
+  ASSERT_FALSE(proxied.is_fault);
+  EXPECT_EQ(proxied.result["called"], Value("any.thing"));
+  EXPECT_EQ(proxied.result["count"], Value(3));
+  EXPECT_EQ(read(dispatcher.dispatch(call_document("sample.add", {2, 3}))).result, Value(5));
+  MethodResponse refused = read(dispatcher.dispatch(call_document("forbidden", {})));
+  EXPECT_TRUE(refused.is_fault);
+  EXPECT_EQ(refused.fault.code, -32601);
+  EXPECT_EQ(read(dispatcher.dispatch(call_document("system.nope", {}))).fault.code, -32601);
+  MethodResponse exists =
+      read(dispatcher.dispatch(call_document("system.methodExist", {"any.thing"})));
+  EXPECT_EQ(exists.result, Value(false));  // introspection lists what is registered
+  MethodResponse list = read(dispatcher.dispatch(call_document("system.listMethods", {})));
+  for (const Value& name : list.result.as_array()) EXPECT_NE(name, Value("(default method)"));
+
+  bool counted = false;
+  for (const MethodStats& s : dispatcher.stats())
+    if (s.name == "(default method)") {
+      counted = true;
+      EXPECT_EQ(s.calls, 2u);
+      EXPECT_EQ(s.faults, 1u);
+    }
+  EXPECT_TRUE(counted);
+}
+
+// Registry::set_preinvoke: runs before every call (multicall entries and unknown names too),
+// sees the method, the parameters and the header fields, and refuses with a fault.
+TEST(RequestDispatcher, ThePreInvokeHookSeesEveryCallAndMayRefuse) {
+  Registry registry;
+  ASSERT_TRUE(registry.bind("sample.add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(registry.bind("admin.reset", [] { return true; }));
+  std::vector<std::string> seen;
+  ASSERT_TRUE(registry.set_preinvoke(
+      [&](CallContext& ctx, std::span<const Value> params) -> std::optional<Fault> {
+        seen.push_back(std::string(ctx.method()) + "/" + std::to_string(params.size()));
+        if (ctx.method().starts_with("admin.") && ctx.user() != "root")
+          return Fault{403, "admin methods need root"};
+        if (ctx.method() == "boom") throw std::runtime_error("hook failed");
+        return std::nullopt;
+      }));
+  RequestDispatcher dispatcher(registry);
+  EXPECT_FALSE(registry.set_preinvoke(nullptr));  // frozen
+
+  EXPECT_EQ(read(dispatcher.dispatch(call_document("sample.add", {2, 3}))).result, Value(5));
+  MethodResponse refused = read(dispatcher.dispatch(call_document("admin.reset", {})));
+  ASSERT_TRUE(refused.is_fault);
+  EXPECT_EQ(refused.fault.code, 403);
+  EXPECT_EQ(refused.fault.string, "admin methods need root");
+  EXPECT_EQ(read(dispatcher.dispatch(call_document("nope", {1}))).fault.code, -32601);
+  MethodResponse boom = read(dispatcher.dispatch(call_document("boom", {})));
+  EXPECT_EQ(boom.fault.code, -32603);
+  EXPECT_EQ(boom.fault.string, "hook failed");
+  // Each multicall entry is asked too: the refused one is a fault entry, the others run.
+  Value calls = Value::array(
+      {Value::structure({{"methodName", Value("sample.add")}, {"params", Value::array({1, 1})}}),
+       Value::structure({{"methodName", Value("admin.reset")}, {"params", Value::array()}})});
+  MethodResponse multi = read(dispatcher.dispatch(call_document("system.multicall", {calls})));
+  ASSERT_FALSE(multi.is_fault);
+  EXPECT_EQ(multi.result[0][0], Value(2));
+  EXPECT_EQ(multi.result[1]["faultCode"], Value(403));
+  std::vector<std::string> want = {"sample.add/2", "admin.reset/0", "nope/1",       "boom/0",
+                                   "system.multicall/1", "sample.add/2", "admin.reset/0"};
+  EXPECT_EQ(seen, want);
+  for (const MethodStats& s : dispatcher.stats())
+    if (s.name == "admin.reset") {
+      EXPECT_EQ(s.calls, 2u);  // refused calls count as the method's faults
+      EXPECT_EQ(s.faults, 2u);
+    }
 }
 
 TEST(RequestDispatcher, AnswersCallsAndFaults) {

@@ -780,6 +780,11 @@ typedef struct cw_server_options {
   /** HTTP requests one keep-alive connection carries; the last answer says Connection: close
    *  (xmlrpc-c's keepalive_max_conn). Default 0: no cap. */
   size_t max_requests_per_connection;
+  /** CORS (xmlrpc-c's allow_origin): Access-Control-Allow-Origin on every HTTP answer ("*" or
+   *  one origin) and OPTIONS preflights answered; NULL: no CORS. At most 1024 bytes. */
+  const char* cors_allow_origin;
+  /** With CORS: Access-Control-Max-Age of a preflight's answer; 0: not sent. */
+  uint32_t cors_max_age_s;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

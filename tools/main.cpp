@@ -206,6 +206,10 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   serve->add_option("--max-connections", serve_flags.max_connections,
                     "Open connections; newcomers beyond get 503 (default 10000)");
+  serve->add_option("--cors-allow-origin", serve_flags.cors_allow_origin,
+                    "Allow browser pages from this origin (or \"*\") to call: CORS");
+  serve->add_option("--cors-max-age", serve_flags.cors_max_age,
+                    "Seconds a browser may keep a CORS preflight's answer (0: not sent)");
   serve->add_option("--max-requests-per-connection", serve_flags.max_requests_per_connection,
                     "HTTP requests one keep-alive connection carries before it closes "
                     "(0: no cap, the default)");

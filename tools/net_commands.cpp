@@ -72,6 +72,8 @@ int run_serve(const ServeFlags& flags) {
   options.gzip_min_size = flags.gzip_min_size;
   if (flags.max_connections) options.max_connections = flags.max_connections;
   options.max_requests_per_connection = flags.max_requests_per_connection;
+  options.cors_allow_origin = flags.cors_allow_origin;
+  options.cors_max_age = std::chrono::seconds(flags.cors_max_age);
   if (flags.max_body) options.max_body = flags.max_body;
   if (flags.max_buffer_memory) options.max_buffer_memory = flags.max_buffer_memory;
   options.dialect = flags.dialect == "i8"       ? OutputDialect::I8

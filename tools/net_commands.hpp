@@ -33,6 +33,8 @@ struct ServeFlags {
   // Limits; 0 keeps the library's default.
   size_t max_connections = 0;
   size_t max_requests_per_connection = 0;
+  std::string cors_allow_origin;
+  unsigned cors_max_age = 0;
   size_t max_body = 0;
   size_t max_buffer_memory = 0;
 };

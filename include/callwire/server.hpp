@@ -67,6 +67,16 @@ struct ServerOptions {
   /// Packet-stream and JSON-lines connections are not capped (their peers keep one
   /// connection); SCGI carries one request a connection anyway.
   size_t max_requests_per_connection = 0;
+  /// CORS, so that pages from other origins may call from a browser (xmlrpc-c's
+  /// allow_origin): the value of Access-Control-Allow-Origin on every HTTP answer ("*", or
+  /// one origin such as "https://app.example.com"). An OPTIONS preflight on a served path is
+  /// then answered 200 with Access-Control-Allow-Methods: POST and the header fields it asks
+  /// for allowed. Empty (the default): no CORS, and OPTIONS gets 405. At most 1024 bytes of
+  /// a valid field value (start() says InvalidArgument otherwise).
+  std::string cors_allow_origin;
+  /// With CORS: how long a browser may keep a preflight's answer (Access-Control-Max-Age,
+  /// xmlrpc-c's access_ctl_max_age); 0: not sent (browsers then keep it about 5 s).
+  std::chrono::seconds cors_max_age{0};
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus

@@ -139,6 +139,10 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     apply_json_limits(o->json_limits, out.json_limits);
   if (CW_HAS_FIELD(o, cw_server_options, max_requests_per_connection))
     out.max_requests_per_connection = o->max_requests_per_connection;
+  if (CW_HAS_FIELD(o, cw_server_options, cors_allow_origin) && o->cors_allow_origin)
+    out.cors_allow_origin = o->cors_allow_origin;
+  if (CW_HAS_FIELD(o, cw_server_options, cors_max_age_s))
+    out.cors_max_age = std::chrono::seconds(o->cors_max_age_s);
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {

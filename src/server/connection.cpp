@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -14,10 +15,6 @@
 namespace callwire::detail {
 
 namespace {
-
-// Room kept in front of an answer's XML for its HTTP head, which is written last (once the
-// body's length is known) right-aligned against the body: no copy of the body.
-constexpr size_t kHeadRoom = http::kResponseHeadGap;
 // Read at least this much at a time.
 constexpr size_t kReadChunk = 16 * 1024;
 // After an error answer: read and discard what the client still sends, for at most this long
@@ -200,15 +197,15 @@ void Connection::process_input() {
 bool Connection::refused_on_head(const http::Request& request) {
   head_checked_ = true;
   HttpSession::Refusal refusal = http_.check_head(request);
-  if (refusal.status)
-    respond_error(refusal.status, {&refusal.extra, refusal.extra.name.empty() ? 0u : 1u});
+  if (refusal.status) respond_error(refusal.status, refusal.fields());
   return refusal.status != 0;
 }
 
 size_t Connection::open_answer(size_t body_hint) {
   size_t start = out_.size();
-  out_.prepare(kHeadRoom + body_hint);
-  out_.commit(kHeadRoom);
+  const size_t room = loop_.core().head_room;
+  out_.prepare(room + body_hint);
+  out_.commit(room);
   return start;
 }
 
@@ -347,6 +344,7 @@ int Connection::finish_response(size_t start, size_t body_start, BodyCoding codi
   h.gzip = gzipped;
   h.close = !keep_alive;
   h.date = loop_.http_date();
+  h.extra = http_.cors_fields();
   // The head fits the gap: no content type or extra field of ours is long.
   size_t head_start = framing_->place_head(out, body_start, h);
   if (start == out_sent_) {
@@ -405,7 +403,16 @@ void Connection::respond_error(int status, std::span<const http::Header> extra) 
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
   if (status == 503 && extra.empty()) extra = {&kRetryAfter, 1};  // a busy server: come back
-  framing_->append_error(out_, status, extra, loop_.http_date());
+  std::span<const http::Header> cors = http_.cors_fields();
+  if (!cors.empty()) {  // a browser may read the error only with the origin allowed
+    std::array<http::Header, 6> all{};
+    size_t n = std::min(extra.size(), all.size() - 1);
+    std::copy_n(extra.begin(), n, all.begin());
+    all[n++] = cors[0];
+    framing_->append_error(out_, status, {all.data(), n}, loop_.http_date());
+  } else {
+    framing_->append_error(out_, status, extra, loop_.http_date());
+  }
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 

@@ -36,14 +36,39 @@ std::optional<int64_t> timeout_millis(std::string_view value) {
 }  // namespace
 
 HttpSession::Refusal HttpSession::check_head(const http::Request& request) {
-  if (request.method != "POST") return {405, {"Allow", "POST"}};
-  if (!path_matches(request.target, options_.paths)) return {404, {}};
-  if (options_.authenticate && !authorized(request))
-    return {401, {"WWW-Authenticate", www_authenticate_}};
-  if (!request.content_encoding.empty() && !request.content_encoding_gzip &&
-      !http::iequals(request.content_encoding, "identity"))
-    return {415, {}};
-  return {};
+  Refusal r;
+  auto add = [&r](std::string_view name, std::string_view value) {
+    r.extra[r.extra_count++] = {name, value};
+  };
+  const bool cors = !options_.cors_allow_origin.empty();
+  if (request.method != "POST") {
+    if (cors && request.method == "OPTIONS" && path_matches(request.target, options_.paths)) {
+      // A browser's preflight: POST is what there is, and the fields it means to send
+      // (Content-Type, Authorization, its own) are allowed. The origin comes with every answer.
+      r.status = 200;
+      add("Access-Control-Allow-Methods", "POST");
+      for (const http::Header& h : request.headers)
+        if (http::iequals(h.name, "Access-Control-Request-Headers")) {
+          add("Access-Control-Allow-Headers", h.value);
+          break;
+        }
+      if (!max_age_.empty()) add("Access-Control-Max-Age", max_age_);
+      return r;
+    }
+    r.status = 405;
+    add("Allow", cors ? "POST, OPTIONS" : "POST");
+    return r;
+  }
+  if (!path_matches(request.target, options_.paths)) {
+    r.status = 404;
+  } else if (options_.authenticate && !authorized(request)) {
+    r.status = 401;
+    add("WWW-Authenticate", www_authenticate_);
+  } else if (!request.content_encoding.empty() && !request.content_encoding_gzip &&
+             !http::iequals(request.content_encoding, "identity")) {
+    r.status = 415;
+  }
+  return r;
 }
 
 bool HttpSession::authorized(const http::Request& request) {

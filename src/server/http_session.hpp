@@ -8,7 +8,9 @@
 // take its call setup.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,21 +35,34 @@ class HttpSession {
   /// `www_authenticate`: the 401's challenge, for a server with `authenticate`.
   /// `capped`: the framing's connections count toward max_requests_per_connection (HTTP).
   HttpSession(const ServerOptions& options, const std::string& www_authenticate,
-              bool capped = true) noexcept
-      : options_(options), www_authenticate_(www_authenticate), capped_(capped) {}
+              bool capped = true)
+      : options_(options),
+        www_authenticate_(www_authenticate),
+        capped_(capped),
+        cors_origin_{"Access-Control-Allow-Origin", options.cors_allow_origin} {
+    if (options.cors_max_age.count() > 0) max_age_ = std::to_string(options.cors_max_age.count());
+  }
 
-  /// A refusal: the status to answer (0: none), and the field it needs (Allow,
-  /// WWW-Authenticate; an empty name: none).
+  /// A refusal: the status to answer (0: none), and the fields it needs (Allow,
+  /// WWW-Authenticate, a CORS preflight's). Views into the options, the session and the
+  /// request: use it before the request changes.
   struct Refusal {
     int status = 0;
-    http::Header extra{};
+    std::array<http::Header, 4> extra{};
+    size_t extra_count = 0;
+    std::span<const http::Header> fields() const noexcept { return {extra.data(), extra_count}; }
   };
-  /// What the head alone decides, in this order: 405 for a method other than POST, 404 for a
-  /// path not served (origin- or absolute-form; the query is ignored), 401 without accepted
-  /// credentials, 415 for a content coding other than gzip or identity. Calls `authenticate`
-  /// once per new Authorization value: the same credentials again on this connection are
-  /// accepted as before.
+  /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
+  /// path is answered 200 with what it asks for (a "refusal" that ends it); 405 for a method
+  /// other than POST, 404 for a path not served (origin- or absolute-form; the query is
+  /// ignored), 401 without accepted credentials, 415 for a content coding other than gzip or
+  /// identity. Calls `authenticate` once per new Authorization value: the same credentials
+  /// again on this connection are accepted as before.
   Refusal check_head(const http::Request& request);
+  /// With CORS (cors_allow_origin set), the field every answer carries; else empty.
+  std::span<const http::Header> cors_fields() const noexcept {
+    return {&cors_origin_, options_.cors_allow_origin.empty() ? 0u : 1u};
+  }
 
   /// The user the credentials named, or (no `authenticate`) the one a gateway vouched for.
   const std::string& user() const noexcept { return user_; }
@@ -84,6 +99,8 @@ class HttpSession {
   std::string accepted_authorization_;  // the Authorization value last accepted, reused
   const bool capped_;
   size_t requests_ = 0;  // set up so far on this connection
+  const http::Header cors_origin_;
+  std::string max_age_;  // Access-Control-Max-Age's value; empty: not sent
 };
 
 }  // namespace callwire::detail

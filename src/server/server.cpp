@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "http/basic_auth.hpp"
+#include "http/response_writer.hpp"
+#include "http/syntax.hpp"
 #include "net/address.hpp"
 #include "net/socket.hpp"
 #include "server/server_core.hpp"
@@ -187,6 +189,11 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
   if (o.enable_shutdown) core.dispatch.core.on_shutdown = [&server] { server.stop(); };
+  if (o.cors_allow_origin.size() > 1024 || !http::syntax::is_field_value(o.cors_allow_origin))
+    return Error(Errc::InvalidArgument,
+                 "cors_allow_origin must be a header field value of at most 1024 bytes");
+  core.head_room = http::kResponseHeadGap +
+                   (o.cors_allow_origin.empty() ? 0 : 32 + o.cors_allow_origin.size());
   if (o.authenticate) {
     auto challenge = http::make_basic_challenge(o.realm);
     if (!challenge) return challenge.error();

@@ -11,6 +11,7 @@
 #include "callwire/registry.hpp"
 #include "callwire/server.hpp"
 #include "http/request_parser.hpp"
+#include "http/response_writer.hpp"
 #include "net/fd.hpp"
 #include "net/tls.hpp"
 #include "protocol/dispatcher.hpp"
@@ -39,6 +40,10 @@ struct ServerCore {
   std::vector<Listener> listeners;
   std::unique_ptr<WorkerPool> pool;  // null: handlers run on the loops
   std::string www_authenticate;      // the 401's WWW-Authenticate value
+  // Room kept before each answer's body for its HTTP head, which is written last (once the
+  // body's length is known) right-aligned against it, so the body is never copied: the most
+  // any head of this server takes (CORS adds a field of the user's length).
+  size_t head_room = http::kResponseHeadGap;
 
   std::atomic<size_t> connections{0};
   // Bytes held by every connection's buffers (their capacities), as each last accounted them.

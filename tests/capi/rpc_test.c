@@ -1474,6 +1474,19 @@ static void test_default_method_and_preinvoke(void) {
   CHECK_STATUS(cw_server_set_default_method(server, default_method, NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_set_preinvoke(server, admin_hook, NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_set_preinvoke(NULL, admin_hook, NULL, &err), CW_INVALID_ARGUMENT);
+  {
+    /* The CORS origin reaches the server: one that cannot be a field value is refused. */
+    cw_server* bad = NULL;
+    cw_server_options cors;
+    cw_server_options_init(&cors);
+    cors.listen = "127.0.0.1:0";
+    cors.cors_allow_origin = "https://a\r\nX: y";
+    cors.cors_max_age_s = 60;
+    CHECK_STATUS(cw_server_new(&cors, &bad, &err), CW_OK);
+    CHECK_STATUS(cw_server_start(bad, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "cors_allow_origin") != NULL);
+    cw_server_free(bad);
+  }
   CHECK_STATUS(cw_server_start(server, &err), CW_OK);
   CHECK_STATUS(cw_server_set_default_method(server, NULL, NULL, &err), CW_INVALID_ARGUMENT);
   client = make_client(cw_server_url(server), NULL);

@@ -156,7 +156,8 @@ expect_match "$out" 'decode' "--help"
 # --- call against `callwire serve` on a free port, XML-RPC and JSON-RPC
 # The server's first line is its URL; reading it from a FIFO waits exactly until it is up.
 mkfifo "$tmp/listening"
-"$bin" serve --listen 127.0.0.1:0 --threads 1 >"$tmp/listening" 2>"$tmp/serve.err" &
+"$bin" serve --listen 127.0.0.1:0 --threads 1 --cors-allow-origin https://app.example \
+  --cors-max-age 600 --max-requests-per-connection 100 >"$tmp/listening" 2>"$tmp/serve.err" &
 server_pid=$!
 exec 3<"$tmp/listening"
 read -r -t 30 _ _ url <&3 || fail "serve: no 'listening on URL' line"
@@ -198,6 +199,14 @@ run call --json-rpc --named --notify "$url" sample.add '{}'
 expect_rc 2 "--named with --notify"
 run call --json-rpc --pretty "$url" sample.add 1 1
 expect_rc 2 "--pretty with --json-rpc"
+# --cors-allow-origin and --cors-max-age: a browser's preflight, answered.
+cors=$(python3 -c '
+import sys, urllib.request
+r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], method="OPTIONS",
+    headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}))
+print(r.status, r.headers["Access-Control-Allow-Origin"], r.headers["Access-Control-Max-Age"])
+' "$url" 2>&1)
+expect_eq "$cors" "200 https://app.example 600" "serve --cors-allow-origin: the preflight"
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null
 exec 3<&-

@@ -410,6 +410,62 @@ TEST(HttpServer, SendsAnyAuthorizationAndItsOwnUserAgent) {
             Errc::InvalidArgument);
 }
 
+// CORS end to end: a preflight answered with what it asks for, every answer (errors too, inline
+// and on the worker pool) carrying the origin, an origin as long as allowed still fitting
+// the head's room; bad origins refused at start.
+TEST(HttpServer, CorsForBrowsers) {
+  for (unsigned workers : {0u, 2u}) {
+    SCOPED_TRACE(workers ? "worker pool" : "inline");
+    for (std::string origin : {std::string("https://app.example"), "https://" + std::string(1016, 'a')}) {
+      ServerOptions o = TestServer::base_options();
+      o.handler_threads = workers;
+      o.cors_allow_origin = origin;
+      o.cors_max_age = std::chrono::seconds(86400);
+      TestServer t(o);
+      const std::string allow = "Access-Control-Allow-Origin: " + origin + "\r\n";
+      {
+        RawSocket s(t.port());
+        ASSERT_TRUE(s.send("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: x\r\n"
+                           "Access-Control-Request-Method: POST\r\n"
+                           "Access-Control-Request-Headers: content-type\r\n\r\n"));
+        std::string got = s.read_all(5s);
+        EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+        EXPECT_NE(got.find(allow), std::string::npos);
+        EXPECT_NE(got.find("Access-Control-Allow-Methods: POST\r\n"), std::string::npos);
+        EXPECT_NE(got.find("Access-Control-Allow-Headers: content-type\r\n"), std::string::npos);
+        EXPECT_NE(got.find("Access-Control-Max-Age: 86400\r\n"), std::string::npos);
+      }
+      {
+        RawSocket s(t.port());
+        ASSERT_TRUE(s.send(post(call_xml("add",
+                                         "<param><value><int>1</int></value></param>"
+                                         "<param><value><int>2</int></value></param>"))));
+        std::string got = s.read_responses(1);
+        EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+        EXPECT_NE(got.find(allow), std::string::npos) << got.substr(0, 300);
+        EXPECT_NE(got.find("<int>3</int>"), std::string::npos);
+      }
+      {
+        RawSocket s(t.port());
+        ASSERT_TRUE(s.send("POST /elsewhere HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"));
+        std::string got = s.read_all(5s);
+        EXPECT_EQ(status_line(got), "HTTP/1.1 404 Not Found");
+        EXPECT_NE(got.find(allow), std::string::npos);
+      }
+      Client client = Client::create(t.url()).value();
+      EXPECT_EQ(client.call<int>("add", 20, 22).value(), 42);
+    }
+  }
+  for (std::string bad : {std::string("a\r\nb"), std::string(1025, 'a')}) {
+    ServerOptions o = TestServer::base_options();
+    o.cors_allow_origin = bad;
+    Server server(o);
+    Status s = server.start();
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, Errc::InvalidArgument);
+  }
+}
+
 TEST(HttpServer, TimesOutSlowAndIdleConnections) {
   ServerOptions o = TestServer::base_options();
   o.request_timeout = 300ms;

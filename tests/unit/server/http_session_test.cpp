@@ -52,12 +52,13 @@ TEST(HttpSession, RefusesOnTheHeadWithTheFieldsTheStatusNeeds) {
   HttpSession::Refusal get =
       s.check_head(Parsed("GET /RPC2 HTTP/1.1\r\nHost: h\r\n", "").request());
   EXPECT_EQ(get.status, 405);
-  EXPECT_EQ(get.extra.name, "Allow");
-  EXPECT_EQ(get.extra.value, "POST");
+  ASSERT_EQ(get.fields().size(), 1u);
+  EXPECT_EQ(get.extra[0].name, "Allow");
+  EXPECT_EQ(get.extra[0].value, "POST");
 
   HttpSession::Refusal elsewhere = s.check_head(Parsed(post("/other")).request());
   EXPECT_EQ(elsewhere.status, 404);
-  EXPECT_TRUE(elsewhere.extra.name.empty());
+  EXPECT_TRUE(elsewhere.fields().empty());
   o.paths = {"/api"};
   EXPECT_EQ(s.check_head(Parsed(post("/RPC2")).request()).status, 404);
   EXPECT_EQ(s.check_head(Parsed(post("/api")).request()).status, 0);
@@ -79,8 +80,9 @@ TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
   HttpSession s(o, challenge);
   HttpSession::Refusal none = s.check_head(Parsed(post()).request());
   EXPECT_EQ(none.status, 401);
-  EXPECT_EQ(none.extra.name, "WWW-Authenticate");
-  EXPECT_EQ(none.extra.value, challenge);
+  ASSERT_EQ(none.fields().size(), 1u);
+  EXPECT_EQ(none.extra[0].name, "WWW-Authenticate");
+  EXPECT_EQ(none.extra[0].value, challenge);
   EXPECT_EQ(asked, 0);  // nothing to ask about
 
   std::string wrong = "Authorization: " + http::make_basic_auth("ann", "guess").value() + "\r\n";
@@ -150,6 +152,41 @@ TEST(HttpSession, SetsUpTheCall) {
   EXPECT_TRUE(near(deadline_in(""), 2000ms));
   EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 300\r\n"), 300ms));
   EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 999999\r\n"), 2000ms));
+}
+
+// CORS: a preflight on a served path is answered with what it asks; POST stays the only
+// method; every answer's origin field comes from cors_fields().
+TEST(HttpSession, AnswersCorsPreflights) {
+  ServerOptions o;
+  HttpSession plain(o, kNoChallenge);
+  Parsed preflight("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example\r\n"
+                   "Access-Control-Request-Method: POST\r\n"
+                   "Access-Control-Request-Headers: content-type, authorization\r\n",
+                   "");
+  EXPECT_EQ(plain.check_head(preflight.request()).status, 405);  // no CORS: not served
+  EXPECT_TRUE(plain.cors_fields().empty());
+
+  o.cors_allow_origin = "https://app.example";
+  o.cors_max_age = std::chrono::seconds(600);
+  HttpSession cors(o, kNoChallenge);
+  ASSERT_EQ(cors.cors_fields().size(), 1u);
+  EXPECT_EQ(cors.cors_fields()[0].name, "Access-Control-Allow-Origin");
+  EXPECT_EQ(cors.cors_fields()[0].value, "https://app.example");
+  HttpSession::Refusal answer = cors.check_head(preflight.request());
+  EXPECT_EQ(answer.status, 200);
+  ASSERT_EQ(answer.fields().size(), 3u);
+  EXPECT_EQ(answer.extra[0].name, "Access-Control-Allow-Methods");
+  EXPECT_EQ(answer.extra[0].value, "POST");
+  EXPECT_EQ(answer.extra[1].name, "Access-Control-Allow-Headers");
+  EXPECT_EQ(answer.extra[1].value, "content-type, authorization");
+  EXPECT_EQ(answer.extra[2].name, "Access-Control-Max-Age");
+  EXPECT_EQ(answer.extra[2].value, "600");
+  Parsed elsewhere("OPTIONS /other HTTP/1.1\r\nHost: h\r\n", "");
+  EXPECT_EQ(cors.check_head(elsewhere.request()).status, 405);
+  HttpSession::Refusal get = cors.check_head(Parsed("GET / HTTP/1.1\r\nHost: h\r\n", "").request());
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.extra[0].value, "POST, OPTIONS");
+  EXPECT_EQ(cors.check_head(Parsed(post()).request()).status, 0);
 }
 
 TEST(HttpSession, CapsTheRequestsOfAConnection) {

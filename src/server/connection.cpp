@@ -197,7 +197,7 @@ void Connection::process_input() {
 bool Connection::refused_on_head(const http::Request& request) {
   head_checked_ = true;
   HttpSession::Refusal refusal = http_.check_head(request);
-  if (refusal.status) respond_error(refusal.status, refusal.fields());
+  if (refusal.status) respond_error(refusal.status, refusal.fields);
   return refusal.status != 0;
 }
 

@@ -44,13 +44,11 @@ class HttpSession {
   }
 
   /// A refusal: the status to answer (0: none), and the fields it needs (Allow,
-  /// WWW-Authenticate, a CORS preflight's). Views into the options, the session and the
-  /// request: use it before the request changes.
+  /// WWW-Authenticate, a CORS preflight's): views into the session, its options and the
+  /// request, valid until the next check_head and while the request stays.
   struct Refusal {
     int status = 0;
-    std::array<http::Header, 4> extra{};
-    size_t extra_count = 0;
-    std::span<const http::Header> fields() const noexcept { return {extra.data(), extra_count}; }
+    std::span<const http::Header> fields;
   };
   /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
   /// path is answered 200 with what it asks for (a "refusal" that ends it); 405 for a method
@@ -100,6 +98,8 @@ class HttpSession {
   const bool capped_;
   size_t requests_ = 0;  // set up so far on this connection
   const http::Header cors_origin_;
+  // A refusal's fields; kept here so that the usual answer (no refusal) builds nothing.
+  std::array<http::Header, 4> refusal_fields_;
   std::string max_age_;  // Access-Control-Max-Age's value; empty: not sent
 };
 

@@ -200,14 +200,14 @@ void check_session(std::string_view input, const RequestLimits& limits) {
     case 0:
     case 404:
     case 415:
-      if (first.extra_count != 0) fail("a field for a status that needs none");
+      if (first.fields.size() != 0) fail("a field for a status that needs none");
       break;
     case 405:
-      if (first.extra_count != 1 || first.extra[0].name != "Allow") fail("405 without Allow");
+      if (first.fields.size() != 1 || first.fields[0].name != "Allow") fail("405 without Allow");
       break;
     case 401:
-      if (first.extra_count != 1 || first.extra[0].name != "WWW-Authenticate" ||
-          first.extra[0].value != challenge)
+      if (first.fields.size() != 1 || first.fields[0].name != "WWW-Authenticate" ||
+          first.fields[0].value != challenge)
         fail("401 without the challenge");
       break;
     default:

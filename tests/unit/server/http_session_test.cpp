@@ -52,13 +52,13 @@ TEST(HttpSession, RefusesOnTheHeadWithTheFieldsTheStatusNeeds) {
   HttpSession::Refusal get =
       s.check_head(Parsed("GET /RPC2 HTTP/1.1\r\nHost: h\r\n", "").request());
   EXPECT_EQ(get.status, 405);
-  ASSERT_EQ(get.fields().size(), 1u);
-  EXPECT_EQ(get.extra[0].name, "Allow");
-  EXPECT_EQ(get.extra[0].value, "POST");
+  ASSERT_EQ(get.fields.size(), 1u);
+  EXPECT_EQ(get.fields[0].name, "Allow");
+  EXPECT_EQ(get.fields[0].value, "POST");
 
   HttpSession::Refusal elsewhere = s.check_head(Parsed(post("/other")).request());
   EXPECT_EQ(elsewhere.status, 404);
-  EXPECT_TRUE(elsewhere.fields().empty());
+  EXPECT_TRUE(elsewhere.fields.empty());
   o.paths = {"/api"};
   EXPECT_EQ(s.check_head(Parsed(post("/RPC2")).request()).status, 404);
   EXPECT_EQ(s.check_head(Parsed(post("/api")).request()).status, 0);
@@ -80,9 +80,9 @@ TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
   HttpSession s(o, challenge);
   HttpSession::Refusal none = s.check_head(Parsed(post()).request());
   EXPECT_EQ(none.status, 401);
-  ASSERT_EQ(none.fields().size(), 1u);
-  EXPECT_EQ(none.extra[0].name, "WWW-Authenticate");
-  EXPECT_EQ(none.extra[0].value, challenge);
+  ASSERT_EQ(none.fields.size(), 1u);
+  EXPECT_EQ(none.fields[0].name, "WWW-Authenticate");
+  EXPECT_EQ(none.fields[0].value, challenge);
   EXPECT_EQ(asked, 0);  // nothing to ask about
 
   std::string wrong = "Authorization: " + http::make_basic_auth("ann", "guess").value() + "\r\n";
@@ -174,18 +174,18 @@ TEST(HttpSession, AnswersCorsPreflights) {
   EXPECT_EQ(cors.cors_fields()[0].value, "https://app.example");
   HttpSession::Refusal answer = cors.check_head(preflight.request());
   EXPECT_EQ(answer.status, 200);
-  ASSERT_EQ(answer.fields().size(), 3u);
-  EXPECT_EQ(answer.extra[0].name, "Access-Control-Allow-Methods");
-  EXPECT_EQ(answer.extra[0].value, "POST");
-  EXPECT_EQ(answer.extra[1].name, "Access-Control-Allow-Headers");
-  EXPECT_EQ(answer.extra[1].value, "content-type, authorization");
-  EXPECT_EQ(answer.extra[2].name, "Access-Control-Max-Age");
-  EXPECT_EQ(answer.extra[2].value, "600");
+  ASSERT_EQ(answer.fields.size(), 3u);
+  EXPECT_EQ(answer.fields[0].name, "Access-Control-Allow-Methods");
+  EXPECT_EQ(answer.fields[0].value, "POST");
+  EXPECT_EQ(answer.fields[1].name, "Access-Control-Allow-Headers");
+  EXPECT_EQ(answer.fields[1].value, "content-type, authorization");
+  EXPECT_EQ(answer.fields[2].name, "Access-Control-Max-Age");
+  EXPECT_EQ(answer.fields[2].value, "600");
   Parsed elsewhere("OPTIONS /other HTTP/1.1\r\nHost: h\r\n", "");
   EXPECT_EQ(cors.check_head(elsewhere.request()).status, 405);
   HttpSession::Refusal get = cors.check_head(Parsed("GET / HTTP/1.1\r\nHost: h\r\n", "").request());
   EXPECT_EQ(get.status, 405);
-  EXPECT_EQ(get.extra[0].value, "POST, OPTIONS");
+  EXPECT_EQ(get.fields[0].value, "POST, OPTIONS");
   EXPECT_EQ(cors.check_head(Parsed(post()).request()).status, 0);
 }
 

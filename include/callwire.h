@@ -785,6 +785,10 @@ typedef struct cw_server_options {
   const char* cors_allow_origin;
   /** With CORS: Access-Control-Max-Age of a preflight's answer; 0: not sent. */
   uint32_t cors_max_age_s;
+  /** Mutual TLS: PEM file of the CAs whose client certificates are accepted; every TLS client
+   *  must then show one (unless tls_client_cert_optional); cw_call_tls_subject names it. */
+  const char* tls_client_ca_file;
+  int tls_client_cert_optional; /**< non-zero: clients without a certificate are served too */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -964,6 +968,9 @@ CALLWIRE_API const char* cw_call_method(cw_call* call);
 CALLWIRE_API const char* cw_call_peer(cw_call* call);
 /** The user name the authenticate callback accepted; "" when none. NUL-terminated. */
 CALLWIRE_API const char* cw_call_user(cw_call* call);
+/** Mutual TLS: the subject of the client certificate the handshake verified, in RFC 2253
+ *  form ("CN=alice,O=Example"); "" when none. NUL-terminated. */
+CALLWIRE_API const char* cw_call_tls_subject(cw_call* call);
 /** The first request header field named `name` (ASCII case-insensitive): its value, borrowed
  *  and NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND. */
 CALLWIRE_API cw_status cw_call_header(cw_call* call, const char* name, const char** value_out,
@@ -1185,6 +1192,12 @@ typedef struct cw_client_options {
   const char* authorization;
   /** The User-Agent for every call; NULL: "callwire/VERSION". HTTP and SCGI only. Copied. */
   const char* user_agent;
+  /** Mutual TLS: the certificate (PEM, with its chain) and key shown to https servers that ask;
+   *  tls_key_password decrypts an encrypted key. CW_TLS_ERROR from cw_client_new when they
+   *  cannot be read or do not match. */
+  const char* tls_cert_file;
+  const char* tls_key_file;
+  const char* tls_key_password;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

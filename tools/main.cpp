@@ -190,6 +190,10 @@ int main(int argc, char** argv) {
                     "Run handlers on a pool of N threads (0: on the event loops)");
   serve->add_option("--tls-cert", serve_flags.tls_cert, "PEM certificate chain: serve HTTPS");
   serve->add_option("--tls-key", serve_flags.tls_key, "PEM private key");
+  serve->add_option("--tls-client-ca", serve_flags.tls_client_ca,
+                    "Mutual TLS: require client certificates from these CAs (PEM)");
+  serve->add_flag("--tls-client-cert-optional", serve_flags.tls_client_cert_optional,
+                  "With --tls-client-ca: serve clients without a certificate too");
   serve->add_option("--user", serve_flags.user, "Require HTTP Basic authentication as USER");
   serve->add_option("--password", serve_flags.password, "... with this password");
   serve->add_option("--dialect", serve_flags.dialect, "Answers' i8/nil: auto, i8 or apache")
@@ -239,6 +243,8 @@ int main(int argc, char** argv) {
                     "The whole Authorization value, any scheme (e.g. \"Bearer TOKEN\")");
     cmd->add_option("--user-agent", call_flags.user_agent, "The User-Agent to send");
     cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
+    cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
+    cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--insecure", call_flags.insecure,
                   "Do not verify the server's certificate (https)");

@@ -44,6 +44,8 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.user_agent = flags.user_agent;
   options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
   options.ca_file = flags.ca_file;
+  options.tls_cert_file = flags.cert_file;
+  options.tls_key_file = flags.key_file;
   options.verify_peer = !flags.insecure;
   options.accept_gzip = flags.gzip;
   if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
@@ -68,6 +70,8 @@ int run_serve(const ServeFlags& flags) {
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;
   options.tls_key_file = flags.tls_key;
+  options.tls_client_ca_file = flags.tls_client_ca;
+  options.tls_client_cert_optional = flags.tls_client_cert_optional;
   options.enable_shutdown = flags.enable_shutdown;
   options.gzip_min_size = flags.gzip_min_size;
   if (flags.max_connections) options.max_connections = flags.max_connections;

@@ -25,6 +25,8 @@ struct ServeFlags {
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;
+  std::string tls_client_ca;
+  bool tls_client_cert_optional = false;
   std::string user, password;
   std::string dialect = "auto";
   bool enable_shutdown = false;
@@ -46,6 +48,7 @@ struct ClientSettingsFlags {
   std::string authorization, user_agent;
   std::string dialect = "i8";
   std::string ca_file;
+  std::string cert_file, key_file;
   bool insecure = false;
   bool gzip = false;
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)

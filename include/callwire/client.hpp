@@ -43,6 +43,13 @@ struct ClientOptions {
   bool verify_peer = true;
   /// PEM file of trusted CAs; empty: the system's store.
   std::string ca_file;
+  /// Mutual TLS: the certificate (PEM, with its chain) and private key this client shows to
+  /// https servers that ask for one; `tls_key_password` decrypts an encrypted key. create()
+  /// reads them (TlsError for an unreadable file, a wrong password or a key that does not
+  /// match).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_password;
   /// A response body larger than this (before or after gzip) is refused: Errc::LimitExceeded.
   size_t max_response_size = size_t{32} << 20;
   xml::ReaderLimits reader_limits;

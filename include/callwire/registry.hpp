@@ -68,6 +68,9 @@ class CALLWIRE_API CallContext {
   std::string_view peer() const noexcept { return peer_; }
   /// The user name the authentication callback accepted; empty when none.
   std::string_view user() const noexcept { return user_; }
+  /// Mutual TLS (ServerOptions::tls_client_ca_file): the subject of the client certificate the
+  /// handshake verified, in RFC 2253 form ("CN=alice,O=Example"); empty when none.
+  std::string_view tls_subject() const noexcept { return tls_subject_; }
   /// The request's header fields; empty for transports without headers.
   std::span<const HeaderField> headers() const noexcept { return headers_; }
   /// The value of the first header field named `name` (ASCII case-insensitive), or empty.
@@ -111,6 +114,7 @@ class CALLWIRE_API CallContext {
   std::string_view method_;
   std::string_view peer_;
   std::string_view user_;
+  std::string_view tls_subject_;
   std::span<const HeaderField> headers_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::optional<Fault> latched_;

@@ -126,6 +126,14 @@ struct ServerOptions {
   /// When both are set, TCP listeners speak HTTPS (TLS 1.2 or later) with these PEM files.
   std::string tls_cert_file;
   std::string tls_key_file;
+  /// Mutual TLS: a PEM file of the CAs whose client certificates are accepted. Set, every TLS
+  /// client is asked for a certificate verified against them, and one without is refused in
+  /// the handshake (unless tls_client_cert_optional); a handler reads the verified subject
+  /// from CallContext::tls_subject() (Koji logs users in this way).
+  std::string tls_client_ca_file;
+  /// With tls_client_ca_file: clients without a certificate are served too (tls_subject()
+  /// empty); one that shows a certificate that does not verify is still refused.
+  bool tls_client_cert_optional = false;
 
   /// Called after every answered request, on the server's threads (must be thread-safe).
   std::function<void(const AccessLogEntry&)> access_log;

@@ -80,6 +80,12 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     out.authorization = o->authorization;
   if (CW_HAS_FIELD(o, cw_client_options, user_agent) && o->user_agent)
     out.user_agent = o->user_agent;
+  if (CW_HAS_FIELD(o, cw_client_options, tls_cert_file) && o->tls_cert_file)
+    out.tls_cert_file = o->tls_cert_file;
+  if (CW_HAS_FIELD(o, cw_client_options, tls_key_file) && o->tls_key_file)
+    out.tls_key_file = o->tls_key_file;
+  if (CW_HAS_FIELD(o, cw_client_options, tls_key_password) && o->tls_key_password)
+    out.tls_key_password = o->tls_key_password;
   return CW_OK;
 }
 

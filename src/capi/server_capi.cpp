@@ -47,7 +47,7 @@ struct cw_call {
   Value result;                    // nil unless a cw_call_return* set it
   std::optional<Fault> fault;      // set by cw_call_fault: wins over everything
   std::string param_error;         // the -32602 message of the last failed cw_call_param_*
-  std::string method, peer, user;  // NUL-terminated copies, made when first asked for
+  std::string method, peer, user, tls_subject;  // NUL-terminated copies, made when asked for
 
   cw_call(callwire::Params p, CallContext& c) : params(p), context(c) {}
 };
@@ -143,6 +143,10 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.cors_allow_origin = o->cors_allow_origin;
   if (CW_HAS_FIELD(o, cw_server_options, cors_max_age_s))
     out.cors_max_age = std::chrono::seconds(o->cors_max_age_s);
+  if (CW_HAS_FIELD(o, cw_server_options, tls_client_ca_file) && o->tls_client_ca_file)
+    out.tls_client_ca_file = o->tls_client_ca_file;
+  if (CW_HAS_FIELD(o, cw_server_options, tls_client_cert_optional))
+    out.tls_client_cert_optional = o->tls_client_cert_optional != 0;
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {
@@ -520,6 +524,10 @@ const char* cw_call_peer(cw_call* call) {
 
 const char* cw_call_user(cw_call* call) {
   return call ? cached(call->user, call->context.user()) : "";
+}
+
+const char* cw_call_tls_subject(cw_call* call) {
+  return call ? cached(call->tls_subject, call->context.tls_subject()) : "";
 }
 
 cw_status cw_call_header(cw_call* call, const char* name, const char** value_out, size_t* len_out) {

@@ -332,7 +332,8 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
     authorization = std::move(*value);
   }
   if (impl->url.tls) {
-    auto tls = net::TlsContext::client(o.verify_peer, o.ca_file);
+    auto tls = net::TlsContext::client(o.verify_peer, o.ca_file, o.tls_cert_file,
+                                       o.tls_key_file, o.tls_key_password);
     if (!tls) return tls.error();
     impl->tls = std::move(*tls);
   }

@@ -36,6 +36,9 @@ struct CallCoreOptions {
 /// The core's way into CallContext's private members (adapters and transports use it too).
 struct CallContextAccess {
   static void set_method(CallContext& c, std::string_view method) noexcept { c.method_ = method; }
+  static void set_tls_subject(CallContext& c, std::string_view subject) noexcept {
+    c.tls_subject_ = subject;
+  }
   static void clear_latch(CallContext& c) noexcept { c.latched_.reset(); }
   static void set_deadline(CallContext& c, std::chrono::steady_clock::time_point t) noexcept {
     c.deadline_ = t;

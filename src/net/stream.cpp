@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -80,6 +81,22 @@ Stream& Stream::operator=(Stream&& other) noexcept {
     error_ = std::move(other.error_);
   }
   return *this;
+}
+
+std::string Stream::verified_peer_subject() const {
+  if (!ssl_ || SSL_get_verify_result(ssl_) != X509_V_OK) return {};
+  X509* cert = SSL_get0_peer_certificate(ssl_);
+  if (!cert) return {};
+  BIO* bio = BIO_new(BIO_s_mem());
+  if (!bio) return {};
+  std::string out;
+  if (X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253) >= 0) {
+    char* data = nullptr;
+    long n = BIO_get_mem_data(bio, &data);
+    if (n > 0) out.assign(data, static_cast<size_t>(n));
+  }
+  BIO_free(bio);
+  return out;
 }
 
 Stream::~Stream() {

@@ -57,6 +57,9 @@ class Stream {
   /// Gives up the socket of a plain (not TLS) stream, open as it is; the stream is then closed.
   UniqueFd release_plain() noexcept { return std::move(fd_); }
   bool is_tls() const noexcept { return ssl_ != nullptr; }
+  /// The subject of the certificate the peer showed and the handshake verified, in RFC 2253
+  /// form ("CN=alice,O=Example"); empty when there is none (plain, or not shown).
+  std::string verified_peer_subject() const;
   /// Why the last Error happened.
   const std::string& error() const noexcept { return error_; }
 

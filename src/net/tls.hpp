@@ -14,13 +14,23 @@ namespace callwire::net {
 /// outlive it. Thread-safety: immutable after creation; shared by every thread.
 class TlsContext {
  public:
-  /// A server context from PEM files: a certificate chain and its private key.
+  /// A server context from PEM files: a certificate chain and its private key. With
+  /// `client_ca_file`, clients are asked for a certificate verified against it: one without
+  /// is refused in the handshake unless `client_cert_optional`.
   /// Errors: TlsError naming the file and OpenSSL's reason.
   static Result<std::unique_ptr<TlsContext>> server(const std::string& cert_file,
-                                                    const std::string& key_file);
+                                                    const std::string& key_file,
+                                                    const std::string& client_ca_file = {},
+                                                    bool client_cert_optional = false);
   /// A client context. `verify` checks the peer's chain (against `ca_file`, or the system's
-  /// store when empty) and its name. Errors: TlsError (an unreadable CA file).
-  static Result<std::unique_ptr<TlsContext>> client(bool verify, const std::string& ca_file);
+  /// store when empty) and its name. With `cert_file` and `key_file` (PEM; the key encrypted
+  /// with `key_password` when given) it shows that certificate to servers that ask (mutual
+  /// TLS). Errors: TlsError (an unreadable CA, certificate or key file, a wrong password, a
+  /// key that does not match).
+  static Result<std::unique_ptr<TlsContext>> client(bool verify, const std::string& ca_file,
+                                                    const std::string& cert_file = {},
+                                                    const std::string& key_file = {},
+                                                    const std::string& key_password = {});
 
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;

@@ -226,6 +226,11 @@ void Connection::handle_request() {
   // tell; a user our own authentication accepted stays.
   if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);
   http_.take_gateway_user(framing_->gateway_user());
+  // The handshake is over by the first request: the client's certificate, once.
+  if (!tls_subject_read_ && stream_.is_tls()) {
+    tls_subject_ = stream_.verified_peer_subject();
+    tls_subject_read_ = true;
+  }
   std::string_view body = request.body;
   WorkerPool* pool = loop_.core().pool.get();
   // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
@@ -274,6 +279,7 @@ void Connection::handle_request() {
           return;
         }
         CallContext context(peer_, http_.user(), headers_);
+        CallContextAccess::set_tls_subject(context, tls_subject_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
         DispatchOutcome outcome = dispatcher.handle(protocol, call, context, job_out_);
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
@@ -297,6 +303,7 @@ void Connection::handle_request() {
   size_t body_start = out_.size();
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
   CallContext context(peer_, http_.user(), headers_);
+  CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome = loop_.dispatcher().handle(protocol, body, context, out_);
   size_t response_bytes = out_.size() - body_start;

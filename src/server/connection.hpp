@@ -106,6 +106,8 @@ class Connection final : public net::Watcher {
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
   HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
+  std::string tls_subject_;  // the verified client certificate's subject (mutual TLS)
+  bool tls_subject_read_ = false;
   Buffer chunked_body_;        // a chunked request's decoded body
   Buffer inflated_body_;       // a gzipped request's inflated body
   bool head_checked_ = false;  // check_head ran for the current request

@@ -200,7 +200,8 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
     core.www_authenticate = *challenge;
   }
   if (!o.tls_cert_file.empty()) {
-    auto tls = net::TlsContext::server(o.tls_cert_file, o.tls_key_file);
+    auto tls = net::TlsContext::server(o.tls_cert_file, o.tls_key_file, o.tls_client_ca_file,
+                                       o.tls_client_cert_optional);
     if (!tls) return tls.error();
     core.tls = std::move(*tls);
   }

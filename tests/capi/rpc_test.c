@@ -85,8 +85,9 @@ static cw_status whoami(cw_call* call, void* user_data) {
   size_t tag_len = 0;
   (void)user_data;
   if (cw_call_header(call, "x-tag", &tag, &tag_len) != CW_OK) tag_len = 0;
-  snprintf(text, sizeof text, "%s|%s|%.*s|%s", cw_call_peer(call), cw_call_user(call), (int)tag_len,
-           tag, cw_call_method(call));
+  snprintf(text, sizeof text, "%s|%s%s|%.*s|%s", cw_call_peer(call), cw_call_user(call),
+           cw_call_tls_subject(call), /* "" without mutual TLS */
+           (int)tag_len, tag, cw_call_method(call));
   return cw_call_return_string(call, text, strlen(text));
 }
 
@@ -1125,6 +1126,19 @@ static void test_options_and_misuse(void) {
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
   cw_server_free(server);
+  {
+    /* A client certificate is read when the client is made (mutual TLS). */
+    cw_client_options co;
+    cw_client* client = NULL;
+    cw_client_options_init(&co);
+    co.tls_cert_file = "/nonexistent/client.pem";
+    co.tls_key_file = "/nonexistent/client.key";
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+    CHECK(strstr(err.message, "/nonexistent/client.pem") != NULL);
+    CHECK(client == NULL);
+    co.tls_key_file = NULL; /* a certificate without its key */
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+  }
 
   /* Client misuse. */
   CHECK_STATUS(cw_client_new("ftp://example.org/", NULL, &client, &err), CW_INVALID_ARGUMENT);

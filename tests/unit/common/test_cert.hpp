@@ -19,9 +19,10 @@ struct TestCert {
   bool ok = false;
 };
 
-/// Writes a fresh key and certificate (CN localhost, SAN DNS:localhost and IP:127.0.0.1)
-/// into `dir`.
-inline TestCert make_test_cert(const std::filesystem::path& dir) {
+/// Writes a fresh key and certificate (CN `common_name`, SAN DNS:localhost and IP:127.0.0.1,
+/// its own CA) into `dir`.
+inline TestCert make_test_cert(const std::filesystem::path& dir,
+                               const std::string& common_name = "localhost") {
   TestCert out;
   out.cert_file = (dir / "cert.pem").string();
   out.key_file = (dir / "key.pem").string();
@@ -35,7 +36,8 @@ inline TestCert make_test_cert(const std::filesystem::path& dir) {
   X509_set_pubkey(x, key);
   X509_NAME* name = X509_get_subject_name(x);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
   X509_set_issuer_name(x, name);
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);

@@ -927,6 +927,72 @@ TEST(HttpServer, Tls) {
   std::filesystem::remove_all(dir);
 }
 
+// Mutual TLS: the server asks for a client certificate from its CA; a handler reads the
+// verified subject; a client without one is refused (required) or served (optional).
+TEST(HttpServer, MutualTls) {
+  auto dir = std::filesystem::temp_directory_path() / ("callwire-mtls-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "server");
+  std::filesystem::create_directories(dir / "alice");
+  std::filesystem::create_directories(dir / "mallory");
+  testing::TestCert server_cert = testing::make_test_cert(dir / "server");
+  testing::TestCert alice = testing::make_test_cert(dir / "alice", "alice");
+  testing::TestCert mallory = testing::make_test_cert(dir / "mallory", "mallory");
+  ASSERT_TRUE(server_cert.ok && alice.ok && mallory.ok);
+  for (bool optional : {false, true}) {
+    SCOPED_TRACE(optional ? "optional" : "required");
+    ServerOptions o = TestServer::base_options();
+    o.tls_cert_file = server_cert.cert_file;
+    o.tls_key_file = server_cert.key_file;
+    o.tls_client_ca_file = alice.cert_file;  // alice's certificate is its own CA
+    o.tls_client_cert_optional = optional;
+    Server server(o);
+    ASSERT_TRUE(server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
+    ASSERT_TRUE(server.start());
+
+    ClientOptions as_alice;
+    as_alice.ca_file = server_cert.cert_file;
+    as_alice.tls_cert_file = alice.cert_file;
+    as_alice.tls_key_file = alice.key_file;
+    Client client = Client::create(server.url(), as_alice).value();
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(client.call<std::string>("who").value(), "CN=alice");
+
+    ClientOptions anonymous;
+    anonymous.ca_file = server_cert.cert_file;
+    Result<std::string> none = Client::create(server.url(), anonymous).value().call<std::string>("who");
+    if (optional) {
+      EXPECT_EQ(none.value(), "");
+    } else {
+      ASSERT_FALSE(none);
+      EXPECT_TRUE(none.error().code == Errc::TlsError || none.error().code == Errc::ConnectionClosed)
+          << none.error().message;
+    }
+    // A certificate from a CA the server does not trust is refused either way.
+    ClientOptions as_mallory = anonymous;
+    as_mallory.tls_cert_file = mallory.cert_file;
+    as_mallory.tls_key_file = mallory.key_file;
+    Result<std::string> refused =
+        Client::create(server.url(), as_mallory).value().call<std::string>("who");
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(refused.error().code == Errc::TlsError ||
+                refused.error().code == Errc::ConnectionClosed)
+        << refused.error().message;
+    EXPECT_EQ(client.call<std::string>("who").value(), "CN=alice");  // still serving
+  }
+  // The client's files are read at creation: a key that does not match, a missing file.
+  ClientOptions mismatched;
+  mismatched.tls_cert_file = alice.cert_file;
+  mismatched.tls_key_file = mallory.key_file;
+  EXPECT_EQ(Client::create("https://127.0.0.1:1/", mismatched).error().code, Errc::TlsError);
+  ClientOptions missing;
+  missing.tls_cert_file = (dir / "nope.pem").string();
+  missing.tls_key_file = alice.key_file;
+  EXPECT_EQ(Client::create("https://127.0.0.1:1/", missing).error().code, Errc::TlsError);
+  ClientOptions half;
+  half.tls_cert_file = alice.cert_file;
+  EXPECT_EQ(Client::create("https://127.0.0.1:1/", half).error().code, Errc::TlsError);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HttpServer, BadStartOptionsAreErrors) {
   ServerOptions o;
   o.listen = {"127.0.0.1:99999"};

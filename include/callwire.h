@@ -1241,6 +1241,10 @@ typedef struct cw_call_options {
   uint32_t timeout_ms;      /**< this call's deadline, from now */
   const cw_header* headers; /**< extra header fields for this call */
   size_t header_count;
+  /** Non-zero: a call sent on a kept connection the server had closed (no byte of answer)
+   *  fails with CW_CONNECTION_CLOSED instead of being sent once more on a fresh connection:
+   *  for methods that must not run twice. */
+  int disable_stale_resend;
 } cw_call_options;
 
 /** Calls `method` with `param_count` parameters (`params` may be NULL when 0; each borrowed)

@@ -103,6 +103,12 @@ struct CallOptions {
   std::chrono::milliseconds timeout{0};
   /// Extra header fields for this call (after the client's).
   std::vector<std::pair<std::string, std::string>> headers;
+  /// A call sent on a kept-alive connection that the server turns out to have closed (no
+  /// byte of answer came) is sent once more on a fresh connection: the server closed it idle
+  /// and most likely never saw the request. Set false for a method that must not run twice
+  /// even then: such a call fails with ConnectionClosed instead (check first with
+  /// Client::probe to make that rare).
+  bool resend_if_stale = true;
 };
 
 /// What system.multicall answered for one call: a result, or an Error (Errc::Fault with the

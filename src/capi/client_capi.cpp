@@ -95,6 +95,8 @@ cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, 
     return set_error(error, Errc::InvalidArgument, "cw_call_options: bad struct_size");
   }
   out.timeout = std::chrono::milliseconds(o->timeout_ms);
+  if (CW_HAS_FIELD(o, cw_call_options, disable_stale_resend))
+    out.resend_if_stale = o->disable_stale_resend == 0;
   return copy_headers(o->headers, o->header_count, out.headers, error);
 }
 

@@ -92,7 +92,8 @@ struct CALLWIRE_LOCAL Client::Impl {
   // Sends the request built in `c` and waits for its answer; `batch_out`: a JSON-RPC batch's
   // results go there.
   Result<Value> exchange(std::unique_ptr<ClientConnection> c, size_t offset,
-                         Clock::time_point deadline, std::vector<CallResult>* batch_out = nullptr);
+                         Clock::time_point deadline, std::vector<CallResult>* batch_out = nullptr,
+                         bool resend_if_stale = true);
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
@@ -240,12 +241,12 @@ Result<Value> Client::Impl::call_sync(std::string_view method, CallParams params
     return offset.error();
   }
   c->set_result_sink(sink);
-  return exchange(std::move(c), *offset, deadline);
+  return exchange(std::move(c), *offset, deadline, nullptr, call.resend_if_stale);
 }
 
 Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t offset,
                                      Clock::time_point deadline,
-                                     std::vector<CallResult>* batch_out) {
+                                     std::vector<CallResult>* batch_out, bool resend_if_stale) {
   for (int attempt = 0;; ++attempt) {
     c->begin(offset, deadline);
     for (;;) {
@@ -256,7 +257,8 @@ Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t
         return std::move(c->result());
       }
     }
-    if (c->stale() && attempt == 0 && Clock::now() < deadline) continue;  // fresh connection
+    if (c->stale() && attempt == 0 && resend_if_stale && Clock::now() < deadline)
+      continue;  // a fresh connection
     break;
   }
   Result<Value> result = std::move(c->result());
@@ -388,7 +390,7 @@ Status Client::notify(std::string_view method, std::span<const Value> params,
     m.give_back(std::move(c));
     return offset.error();
   }
-  auto r = m.exchange(std::move(c), *offset, deadline);
+  auto r = m.exchange(std::move(c), *offset, deadline, nullptr, options.resend_if_stale);
   if (!r) return r.error();
   return Status();
 }
@@ -482,7 +484,8 @@ Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry>
     return offset.error();
   }
   std::vector<CallResult> out;
-  auto r = m.exchange(std::move(c), *offset, deadline, calls ? &out : nullptr);
+  auto r = m.exchange(std::move(c), *offset, deadline, calls ? &out : nullptr,
+                      options.resend_if_stale);
   if (!r) return r.error();
   return out;
 }
@@ -538,6 +541,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
     return;
   }
   call.offset = *offset;
+  call.retried = !options.resend_if_stale;  // no resend: as if it had had its one
   call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   engine.submit(std::move(call));

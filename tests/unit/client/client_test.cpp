@@ -177,6 +177,33 @@ TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {
   EXPECT_EQ(server.accepts(), 3);
 }
 
+// CallOptions::resend_if_stale = false: a call that finds its kept connection closed fails
+// instead of running again on a fresh one, synchronously, asynchronously, and from C's view
+// of the same option; the connection after it is fresh again.
+TEST(Client, NoResendForCallsThatMustNotRunTwice) {
+  FakeServer server([](int fd) {
+    if (!FakeServer::read_request(fd).empty())
+      FakeServer::send_all(fd, FakeServer::ok_response(kIntResponse));
+  });
+  ClientOptions o = quick();
+  o.max_connections = 1;
+  Client client(server.url(), o);
+  CallOptions once;
+  once.resend_if_stale = false;
+  ASSERT_TRUE(client.call("x", {}, once));  // a new connection: nothing stale about it
+  Result<Value> sync = client.call("x", {}, once);
+  ASSERT_FALSE(sync);
+  EXPECT_EQ(sync.error().code, Errc::ConnectionClosed) << sync.error().message;
+  ASSERT_TRUE(client.call("x", {}, once));  // fresh again
+  Result<Value> async = client.async_call("x", {}, once).get();
+  ASSERT_FALSE(async);
+  EXPECT_EQ(async.error().code, Errc::ConnectionClosed) << async.error().message;
+  EXPECT_TRUE(client.call("x"));  // by default a stale connection is replaced
+  EXPECT_TRUE(client.call("x"));
+  // Four connections: the two refused calls were not sent again (with resends: six).
+  EXPECT_EQ(server.accepts(), 4);
+}
+
 TEST(Client, BytesAfterAnAnswerAreNeverTheNextAnswer) {
   // Every connection's first answer (7) comes with a second, unasked-for one (8) in the same
   // write, as response splitting would inject; later answers on it would be 9.

@@ -309,16 +309,20 @@ cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, 
   return st;
 }
 
+// A C method as a registry handler: cw_call over the parameters, the answer as fn says.
+callwire::Handler c_handler(cw_method_fn fn, void* user_data) {
+  return [fn, user_data](callwire::Params params, CallContext& context) -> Value {
+    cw_call call(params, context);
+    cw_status status = fn(&call, user_data);
+    return finish_call(call, enum_bits(status));
+  };
+}
+
 cw_status set_c_default_method(callwire::Registry& registry, cw_method_fn fn, void* user_data,
                                 cw_error* error) {
   return guard(error, [&] {
     callwire::Handler handler;
-    if (fn)
-      handler = [fn, user_data](callwire::Params params, CallContext& context) -> Value {
-        cw_call call(params, context);
-        cw_status status = fn(&call, user_data);
-        return finish_call(call, enum_bits(status));
-      };
+    if (fn) handler = c_handler(fn, user_data);
     callwire::Status st = registry.set_default_method(std::move(handler));
     return st ? CW_OK : set_error(error, st.error());
   });
@@ -407,8 +411,8 @@ void cw_server_free(cw_server* server) { delete server; }
 
 namespace {
 
-// A C method as a registry handler: cw_call over the parameters, the answer as cw_method_fn says.
-// `names`: NULL, or the parameters' names ended by NULL (cw_server_add_named_method).
+// Registers a C method. `names`: NULL, or the parameters' names ended by NULL
+// (cw_server_add_named_method).
 cw_status add_c_method(callwire::Registry& registry, const char* method, cw_method_fn fn,
                        void* user_data, const char* signature, const char* help,
                        const char* const* names, cw_error* error) {
@@ -419,12 +423,7 @@ cw_status add_c_method(callwire::Registry& registry, const char* method, cw_meth
     }
     info.help = view(help);
     for (; names && *names; ++names) info.parameter_names.emplace_back(*names);
-    auto handler = [fn, user_data](callwire::Params params, CallContext& context) -> Value {
-      cw_call call(params, context);
-      cw_status status = fn(&call, user_data);
-      return finish_call(call, enum_bits(status));
-    };
-    callwire::Status st = registry.add(method, std::move(handler), std::move(info));
+    callwire::Status st = registry.add(method, c_handler(fn, user_data), std::move(info));
     return st ? CW_OK : set_error(error, st.error());
   });
 }

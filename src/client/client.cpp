@@ -147,7 +147,7 @@ void Client::Impl::async_call_pipelined(std::string_view method, std::span<const
   if (!io.ok()) return fail(Error(Errc::InvalidArgument, "cannot start the client's I/O thread"));
   detail::Pipeline::Call call;
   call.deadline = deadline_of(call_options);
-  Buffer head;
+  thread_local Buffer head;  // the packet's start, built and copied in: kept, not remade per call
   auto offset = build_request(
       call.request, head, [&](Buffer& out) { return write_xml_call(out, method, params); },
       call_options, call.deadline);

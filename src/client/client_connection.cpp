@@ -317,17 +317,14 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     decode_into_sink(body, keep);
     return;
   }
-  auto parsed = reader_.read_response(body);
-  if (!parsed) {
-    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message), keep);
-    return;
-  }
-  if (parsed->is_fault) {
-    Error e(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
-    done(std::move(e), keep);
-    return;
-  }
-  done(std::move(parsed->result), keep);
+  done(xml_answer(reader_, body), keep);
+}
+
+Result<Value> xml_answer(xml::Reader& reader, std::string_view body) {
+  auto parsed = reader.read_response(body);
+  if (!parsed) return Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message);
+  if (parsed->is_fault) return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
+  return std::move(parsed->result);
 }
 
 void ClientConnection::decode_into_sink(std::string_view body, bool keep) {

@@ -44,6 +44,10 @@ struct ClientSettings {
 /// The adopted descriptor for a new connection, or the error that there is none left.
 Result<net::UniqueFd> take_adopted(std::atomic<int>& fd);
 
+/// An XML-RPC answer's body as a call's outcome: its result, its fault (Errc::Fault), or
+/// BadResponse when it is not a methodResponse.
+Result<Value> xml_answer(xml::Reader& reader, std::string_view body);
+
 /// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.
 class ClientConnection {
  public:

@@ -253,13 +253,7 @@ bool Pipeline::deliver(Connection& c, std::string_view payload) {
   c.waiters.pop_front();
   if (!w.done) return true;  // timed out: its answer is dropped, the rest stay in step
   --c.live;
-  auto parsed = c.reader.read_response(payload);
-  if (!parsed)
-    end_call(w, Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message));
-  else if (parsed->is_fault)
-    end_call(w, Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string)));
-  else
-    end_call(w, std::move(parsed->result));
+  end_call(w, xml_answer(c.reader, payload));
   return true;
 }
 

@@ -75,18 +75,19 @@ typedef enum cw_status {
   CW_INVALID_REQUEST = 6,      /**< a well-formed document that is not a request or response
                                     of its protocol, e.g. XML that is not XML-RPC (-32600) */
   CW_NOT_XMLRPC = CW_INVALID_REQUEST, /**< CW_INVALID_REQUEST's first name */
-  CW_LIMIT_EXCEEDED = 7,       /**< a size, depth or count limit was reached */
-  CW_TYPE_MISMATCH = 8,        /**< a value accessed as a type it does not hold */
-  CW_UNREPRESENTABLE = 9,      /**< a value the protocol cannot carry (NaN, a control char) */
-  CW_NOT_FOUND = 10,           /**< a struct member or an index that is not there */
-  CW_TIMEOUT = 11,             /**< a deadline passed */
-  CW_CONNECT_FAILED = 12,      /**< no connection could be made */
-  CW_CONNECTION_CLOSED = 13,   /**< the peer closed the connection before answering */
-  CW_HTTP_STATUS = 14,         /**< the peer answered with an HTTP status other than 200 */
-  CW_BAD_RESPONSE = 15,        /**< the peer's answer is not valid HTTP or XML-RPC */
-  CW_FAULT = 16,               /**< the peer answered with a fault (see cw_error.fault_code) */
-  CW_TLS_ERROR = 17,           /**< TLS handshake or certificate verification failed */
-  CW_STOPPED = 18              /**< the client or server was stopped while the call waited */
+  CW_LIMIT_EXCEEDED = 7,              /**< a size, depth or count limit was reached */
+  CW_TYPE_MISMATCH = 8,               /**< a value accessed as a type it does not hold */
+  CW_UNREPRESENTABLE = 9,    /**< a value the protocol cannot carry (NaN, a control char) */
+  CW_NOT_FOUND = 10,         /**< a struct member or an index that is not there */
+  CW_TIMEOUT = 11,           /**< a deadline passed */
+  CW_CONNECT_FAILED = 12,    /**< no connection could be made */
+  CW_CONNECTION_CLOSED = 13, /**< the peer closed the connection before answering */
+  CW_HTTP_STATUS = 14,       /**< the peer answered with an HTTP status other than 200 */
+  CW_BAD_RESPONSE = 15,      /**< the peer's answer is not valid HTTP or XML-RPC */
+  CW_FAULT = 16,             /**< the peer answered with a fault (see cw_error.fault_code) */
+  CW_TLS_ERROR = 17,         /**< TLS handshake or certificate verification failed */
+  CW_STOPPED = 18,           /**< the client or server was stopped while the call waited */
+  CW_CANCELLED = 19          /**< the caller cancelled the call (cw_call_options.cancel) */
 } cw_status;
 
 /** The short English name of a status ("out of memory", ...). Never NULL; static storage; an
@@ -97,12 +98,13 @@ CALLWIRE_API const char* cw_status_name(cw_status status);
  *  NULL when the caller only wants the status). A plain struct on the caller's side: it needs
  *  no allocation (so it can report CW_NO_MEMORY) and no freeing. `message` is always
  *  NUL-terminated valid UTF-8; one longer than 255 bytes keeps its start (what failed) and its
- *  end (usually the cause), joined by " ... ". On success it is set to {CW_OK, 0, ""}. */
+ *  end (usually the cause), joined by " ... ". On success it is set to {CW_OK, 0, "", 0}. */
 typedef struct cw_error {
   cw_status status;
   int32_t fault_code; /**< the XML-RPC fault code: the peer's for CW_FAULT, else the interop
                            code for the status (-32700, ...), or 0 for CW_OK */
   char message[256];
+  int http_status; /**< CW_HTTP_STATUS: the status answered (401, 404, 503, ...); else 0 */
 } cw_error;
 
 /** The type a value holds. */
@@ -1234,6 +1236,44 @@ CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing,
  *  frees it. NULL: does nothing. Not from a completion callback of this client. */
 CALLWIRE_API void cw_client_free(cw_client* client);
 
+/** The status line and header fields of a server's HTTP answer, filled by the calls given it
+ *  in cw_call_options.response_head (a 401's WWW-Authenticate, a 503's Retry-After, a
+ *  Set-Cookie). Opaque; one per call in flight. */
+typedef struct cw_http_head cw_http_head;
+
+/** Makes an empty head. CW_OK; CW_INVALID_ARGUMENT (out NULL); CW_NO_MEMORY. The caller frees
+ *  it with cw_http_head_free. */
+CALLWIRE_API cw_status cw_http_head_new(cw_http_head** out);
+/** Frees it. NULL: does nothing. Not while a call fills it. */
+CALLWIRE_API void cw_http_head_free(cw_http_head* head);
+/** The status (200, 404, ...); 0 when the last call given it read no answer (a packet stream,
+ *  a connection that failed), and for NULL. */
+CALLWIRE_API int cw_http_head_status(const cw_http_head* head);
+/** The first field named `name` (case-insensitive), NUL-terminated; NULL when there is none
+ *  (or a NULL argument). Valid until the head is given to another call or freed. */
+CALLWIRE_API const char* cw_http_head_field(const cw_http_head* head, const char* name);
+/** How many header fields it holds, in the order received; 0 for NULL. */
+CALLWIRE_API size_t cw_http_head_field_count(const cw_http_head* head);
+/** The `index`-th field's name and value (NUL-terminated; valid as for cw_http_head_field).
+ *  CW_OK; CW_INVALID_ARGUMENT (a NULL); CW_NOT_FOUND (index out of range). */
+CALLWIRE_API cw_status cw_http_head_field_at(const cw_http_head* head, size_t index,
+                                             const char** name_out, const char** value_out);
+
+/** Cancels calls from any thread: give it to calls in cw_call_options.cancel, then
+ *  cw_cancel_request ends every one of them still running at once with CW_CANCELLED (a
+ *  synchronous call returns, an asynchronous one's callback runs); their connections are
+ *  closed (the server may still run the method). Calls given it once it is requested fail
+ *  before anything is sent. Opaque. */
+typedef struct cw_cancel cw_cancel;
+
+/** CW_OK; CW_INVALID_ARGUMENT (out NULL); CW_NO_MEMORY. Free it with cw_cancel_free. */
+CALLWIRE_API cw_status cw_cancel_new(cw_cancel** out);
+/** Requests the cancellation; thread-safe, idempotent. NULL: does nothing. */
+CALLWIRE_API void cw_cancel_request(cw_cancel* cancel);
+/** Non-zero once requested; 0 for NULL. */
+CALLWIRE_API int cw_cancel_requested(const cw_cancel* cancel);
+/** Frees it. NULL: does nothing. Only once no call given it runs any more. */
+CALLWIRE_API void cw_cancel_free(cw_cancel* cancel);
 
 /** Per-call settings. Zero means the client's setting. */
 typedef struct cw_call_options {
@@ -1245,16 +1285,22 @@ typedef struct cw_call_options {
    *  fails with CW_CONNECTION_CLOSED instead of being sent once more on a fresh connection:
    *  for methods that must not run twice. */
   int disable_stale_resend;
+  /** Not NULL: the answer's HTTP status and header fields go here, whether the call succeeds
+   *  or fails (status 0 when no answer was read). An asynchronous call fills it before its
+   *  callback runs: keep it until then. */
+  cw_http_head* response_head;
+  /** Not NULL: cw_cancel_request on it ends this call (CW_CANCELLED). */
+  cw_cancel* cancel;
 } cw_call_options;
 
 /** Calls `method` with `param_count` parameters (`params` may be NULL when 0; each borrowed)
  *  and waits for the answer, up to the deadline. `options` and `error` may be NULL. On CW_OK,
  *  `*result_out` is a new value the caller frees.
  *  CW_OK; CW_FAULT (the server's fault: error->fault_code and error->message); CW_TIMEOUT;
- *  CW_CONNECT_FAILED; CW_CONNECTION_CLOSED; CW_HTTP_STATUS (error->fault_code holds the
- *  HTTP status); CW_BAD_RESPONSE; CW_LIMIT_EXCEEDED; CW_TLS_ERROR; CW_UNREPRESENTABLE (a
- *  parameter XML-RPC cannot carry); CW_INVALID_ARGUMENT (a NULL, a bad header, a bad
- *  struct_size); CW_NO_MEMORY. */
+ *  CW_CONNECT_FAILED; CW_CONNECTION_CLOSED; CW_HTTP_STATUS (error->http_status holds the
+ *  status, error->fault_code -32300); CW_BAD_RESPONSE; CW_LIMIT_EXCEEDED; CW_TLS_ERROR;
+ * CW_CANCELLED (options->cancel); CW_UNREPRESENTABLE (a parameter XML-RPC cannot carry);
+ * CW_INVALID_ARGUMENT (a NULL, a bad header, a bad struct_size); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_call(cw_client* client, const char* method,
                                       const cw_value* const* params, size_t param_count,
                                       const cw_call_options* options, cw_value** result_out,

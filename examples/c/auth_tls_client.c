@@ -12,7 +12,7 @@
 
 static void print_failure(const char* what, const cw_error* err) {
   if (err->status == CW_HTTP_STATUS) {
-    fprintf(stderr, "%s failed: HTTP %d: %s\n", what, (int)err->fault_code, err->message);
+    fprintf(stderr, "%s failed: HTTP %d: %s\n", what, err->http_status, err->message);
   } else {
     fprintf(stderr, "%s failed (%s): %s\n", what, cw_status_name(err->status), err->message);
   }

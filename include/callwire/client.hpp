@@ -6,7 +6,9 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -97,6 +99,16 @@ struct ClientOptions {
   bool send_timeout = false;
 };
 
+/// The status line and header fields of a server's HTTP answer (SCGI's too: its Status field
+/// and the rest), as they came.
+struct HttpHead {
+  int status = 0;  ///< 0: no answer was read (a packet stream, a call that failed before)
+  std::string reason;
+  std::vector<std::pair<std::string, std::string>> fields;  ///< in the order received
+  /// The first field named `name` (case-insensitive); nullopt when there is none.
+  CALLWIRE_API std::optional<std::string_view> field(std::string_view name) const noexcept;
+};
+
 /// Per-call settings.
 struct CallOptions {
   /// 0: the client's timeout.
@@ -109,6 +121,23 @@ struct CallOptions {
   /// even then: such a call fails with ConnectionClosed instead (check first with
   /// Client::probe to make that rare).
   bool resend_if_stale = true;
+  /// Not null: the answer's HTTP head goes here (status, reason, every header field), whether
+  /// the call succeeds or fails, so a caller can read a Set-Cookie, a rate limit's fields or
+  /// a 503's Retry-After. Cleared first: status 0 and no fields when no answer was read (a
+  /// packet stream, a connection that failed). A failed HTTP status carries the same in
+  /// Error::http_head. Asynchronous calls fill it before `done` runs (and before the future is
+  /// ready): it must stay valid until then. A batch or multicall fills it once for the whole.
+  HttpHead* response_head = nullptr;
+  /// Cancels the call from any thread: `std::stop_source stop; options.cancel =
+  /// stop.get_token();`, then `stop.request_stop()` ends the call at once with
+  /// Errc::Cancelled wherever it is (connecting, sending, awaiting the answer, waiting for a
+  /// connection; a synchronous call returns, an asynchronous one's `done` runs). Its
+  /// connection is closed: the server may still run the method, cancelling ends only the
+  /// waiting. A token stopped already fails the call before anything is sent; one source may
+  /// cancel many calls. A cancellable synchronous call waits in poll() beside its socket
+  /// instead of blocking in recv (a system call more per wait; the calling thread keeps an
+  /// eventfd for it, made at its first such call); a default token costs nothing.
+  std::stop_token cancel;
 };
 
 /// What system.multicall answered for one call: a result, or an Error (Errc::Fault with the
@@ -230,7 +259,9 @@ class CALLWIRE_API Batch {
 ///
 /// Errors, the same for every call: Errc::Fault (the server's fault: Error::fault_code and
 /// Error::message are its code and string), Timeout, ConnectFailed, ConnectionClosed (reset or
-/// closed before the answer), HttpStatus (message "HTTP 404 Not Found"), BadResponse (not
+/// closed before the answer), HttpStatus (message "HTTP 404 Not Found"; Error::http_status
+/// is the status and Error::http_head the answer's fields; fault_code is -32300, as for every
+/// transport failure), BadResponse (not
 /// HTTP, not gzip, not a response of the protocol), LimitExceeded (response too large), TlsError,
 /// Unrepresentable (a parameter XML-RPC cannot carry), InvalidArgument (a bad header).
 ///

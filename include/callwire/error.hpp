@@ -12,7 +12,8 @@
 
 namespace callwire {
 
-class Value;  // callwire/value.hpp (the value layer sits above this one)
+class Value;      // callwire/value.hpp (the value layer sits above this one)
+struct HttpHead;  // callwire/client.hpp
 
 /// What went wrong, as one table shared by C and C++ (the C API's `cw_status` has the same
 /// numbers). The codec, HTTP and net layers report these in results and never throw.
@@ -23,22 +24,23 @@ enum class Errc : int {
   NotWellFormed = 3,        ///< a document that is not well-formed XML or JSON (fault -32700)
   UnsupportedEncoding = 4,  ///< an encoding other than UTF-8, US-ASCII, ISO-8859-1 (fault -32701)
   InvalidCharacter = 5,     ///< bytes invalid for the encoding, or a character XML forbids (-32702)
-  InvalidRequest = 6,  ///< a well-formed document that is not a request or response of its
+  InvalidRequest = 6,       ///< a well-formed document that is not a request or response of its
                        ///< protocol (XML that is not XML-RPC; JSON that is not JSON-RPC): -32600
   NotXmlRpc = InvalidRequest,  ///< InvalidRequest's first name, kept for existing code
-  LimitExceeded = 7,        ///< a size, depth or count limit was reached (fault -32600)
-  TypeMismatch = 8,         ///< a Value accessed as a type it does not hold
-  Unrepresentable = 9,      ///< a value the protocol cannot carry (NaN, a control character)
-  NotFound = 10,            ///< a struct member or an index that is not there
+  LimitExceeded = 7,           ///< a size, depth or count limit was reached (fault -32600)
+  TypeMismatch = 8,            ///< a Value accessed as a type it does not hold
+  Unrepresentable = 9,         ///< a value the protocol cannot carry (NaN, a control character)
+  NotFound = 10,               ///< a struct member or an index that is not there
   // Transport outcomes, reported by clients and servers (fault code -32300 where one is sent).
-  Timeout = 11,            ///< a deadline passed (connect, send or receive)
-  ConnectFailed = 12,      ///< no connection: refused, unreachable, a name that does not resolve
-  ConnectionClosed = 13,   ///< the peer closed or reset the connection before answering
-  HttpStatus = 14,         ///< the peer answered with an HTTP status other than 200
-  BadResponse = 15,        ///< the peer's answer is not valid HTTP or not an XML-RPC response
-  Fault = 16,              ///< the peer answered with a fault; Error::fault_code is its code
-  TlsError = 17,           ///< TLS handshake or certificate verification failed
-  Stopped = 18,            ///< the client or server was stopped while the call waited
+  Timeout = 11,           ///< a deadline passed (connect, send or receive)
+  ConnectFailed = 12,     ///< no connection: refused, unreachable, a name that does not resolve
+  ConnectionClosed = 13,  ///< the peer closed or reset the connection before answering
+  HttpStatus = 14,        ///< the peer answered with an HTTP status other than 200
+  BadResponse = 15,       ///< the peer's answer is not valid HTTP or not an XML-RPC response
+  Fault = 16,             ///< the peer answered with a fault; Error::fault_code is its code
+  TlsError = 17,          ///< TLS handshake or certificate verification failed
+  Stopped = 18,           ///< the client or server was stopped while the call waited
+  Cancelled = 19,         ///< the caller cancelled the call (CallOptions::cancel)
 };
 
 /// The interop fault codes ("Specification for Fault Code Interoperability", 20010516).
@@ -72,6 +74,12 @@ struct Error {
   /// otherwise). Shared, so copying an Error stays cheap; include callwire/value.hpp to read it.
   /// A handler that returns an Error with data answers JSON-RPC with it.
   std::shared_ptr<const Value> data;
+  /// Errc::HttpStatus: the status the server answered (401, 404, 503, ...); 0 otherwise.
+  int http_status = 0;
+  /// Errc::HttpStatus: the answer's status line and header fields (a 401's WWW-Authenticate,
+  /// a 503's or 429's Retry-After, a redirect's Location); null otherwise. Shared like
+  /// `data`; include callwire/client.hpp to read it.
+  std::shared_ptr<const HttpHead> http_head;
 
   Error() = default;
   Error(Errc c, std::string msg) : code(c), fault_code(errc_fault_code(c)), message(std::move(msg)) {}

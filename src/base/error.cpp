@@ -23,6 +23,8 @@ const char* errc_name(Errc code) noexcept {
     case Errc::Fault: return "fault";
     case Errc::TlsError: return "TLS error";
     case Errc::Stopped: return "stopped";
+    case Errc::Cancelled:
+      return "cancelled";
   }
   return "unknown error";
 }
@@ -42,7 +44,9 @@ int32_t errc_fault_code(Errc code) noexcept {
     case Errc::HttpStatus:
     case Errc::BadResponse:
     case Errc::TlsError:
-    case Errc::Stopped: return fault_code::kTransportError;
+    case Errc::Stopped:
+    case Errc::Cancelled:
+      return fault_code::kTransportError;
     default: return fault_code::kInternalError;
   }
 }

@@ -115,6 +115,7 @@ inline void clear_error(cw_error* error) noexcept {
   error->status = CW_OK;
   error->fault_code = 0;
   error->message[0] = '\0';
+  error->http_status = 0;
 }
 
 // Copies `message` into cw_error's fixed buffer. One that does not fit keeps its start (what
@@ -150,6 +151,7 @@ inline cw_status set_error(cw_error* error, cw_status status, int32_t fault_code
     error->status = status;
     error->fault_code = fault_code;
     copy_message(error->message, message);
+    error->http_status = 0;
   }
   return status;
 }
@@ -159,7 +161,9 @@ inline cw_status set_error(cw_error* error, Errc code, std::string_view message)
 }
 
 inline cw_status set_error(cw_error* error, const Error& e) noexcept {
-  return set_error(error, to_status(e.code), e.fault_code, e.message);
+  set_error(error, to_status(e.code), e.fault_code, e.message);
+  if (error) error->http_status = e.http_status;
+  return to_status(e.code);
 }
 
 // Runs `body` (which returns a cw_status) and turns any exception into a status; `error`, when

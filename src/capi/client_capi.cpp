@@ -2,10 +2,12 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/ascii.hpp"
 #include "callwire/client.hpp"
 #include "capi/capi_internal.hpp"
 #include "net/fd.hpp"
@@ -16,6 +18,14 @@ using namespace callwire::capi;
 
 struct cw_client {
   callwire::Client client;
+};
+
+struct cw_http_head {
+  callwire::HttpHead head;
+};
+
+struct cw_cancel {
+  std::stop_source source;
 };
 
 namespace {
@@ -97,6 +107,10 @@ cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, 
   out.timeout = std::chrono::milliseconds(o->timeout_ms);
   if (CW_HAS_FIELD(o, cw_call_options, disable_stale_resend))
     out.resend_if_stale = o->disable_stale_resend == 0;
+  if (CW_HAS_FIELD(o, cw_call_options, response_head) && o->response_head)
+    out.response_head = &o->response_head->head;
+  if (CW_HAS_FIELD(o, cw_call_options, cancel) && o->cancel)
+    out.cancel = o->cancel->source.get_token();
   return copy_headers(o->headers, o->header_count, out.headers, error);
 }
 
@@ -201,6 +215,57 @@ size_t cw_client_probe(cw_client* client, uint32_t wait_ms) {
   if (!client) return 0;
   return client->client.probe(std::chrono::milliseconds(wait_ms));
 }
+
+cw_status cw_http_head_new(cw_http_head** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  *out = new (std::nothrow) cw_http_head();
+  return *out ? CW_OK : CW_NO_MEMORY;
+}
+
+void cw_http_head_free(cw_http_head* head) { delete head; }
+
+int cw_http_head_status(const cw_http_head* head) { return head ? head->head.status : 0; }
+
+const char* cw_http_head_field(const cw_http_head* head, const char* name) {
+  if (!head || !name) return nullptr;
+  for (const auto& [n, value] : head->head.fields)
+    if (callwire::base::iequals(n, name)) return value.c_str();
+  return nullptr;
+}
+
+size_t cw_http_head_field_count(const cw_http_head* head) {
+  return head ? head->head.fields.size() : 0;
+}
+
+cw_status cw_http_head_field_at(const cw_http_head* head, size_t index, const char** name_out,
+                                const char** value_out) {
+  if (!head || !name_out || !value_out) return CW_INVALID_ARGUMENT;
+  if (index >= head->head.fields.size()) return CW_NOT_FOUND;
+  *name_out = head->head.fields[index].first.c_str();
+  *value_out = head->head.fields[index].second.c_str();
+  return CW_OK;
+}
+
+cw_status cw_cancel_new(cw_cancel** out) {
+  if (!out) return CW_INVALID_ARGUMENT;
+  try {
+    *out = new cw_cancel();  // std::stop_source allocates its shared state too
+  } catch (const std::bad_alloc&) {
+    *out = nullptr;
+    return CW_NO_MEMORY;
+  }
+  return CW_OK;
+}
+
+void cw_cancel_request(cw_cancel* cancel) {
+  if (cancel) cancel->source.request_stop();
+}
+
+int cw_cancel_requested(const cw_cancel* cancel) {
+  return cancel && cancel->source.stop_requested() ? 1 : 0;
+}
+
+void cw_cancel_free(cw_cancel* cancel) { delete cancel; }
 
 cw_status cw_client_call(cw_client* client, const char* method, const cw_value* const* params,
                          size_t param_count, const cw_call_options* options, cw_value** result_out,

@@ -38,7 +38,8 @@ CW_SAME(CW_BAD_RESPONSE, BadResponse);
 CW_SAME(CW_FAULT, Fault);
 CW_SAME(CW_TLS_ERROR, TlsError);
 CW_SAME(CW_STOPPED, Stopped);
-static_assert(static_cast<int>(Errc::Stopped) == 18, "a new Errc needs its cw_status");
+CW_SAME(CW_CANCELLED, Cancelled);
+static_assert(static_cast<int>(Errc::Cancelled) == 19, "a new Errc needs its cw_status");
 #undef CW_SAME
 
 #define CW_SAME_TYPE(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(Type::cpp))
@@ -94,7 +95,7 @@ extern "C" {
 
 const char* cw_status_name(cw_status status) {
   int n = enum_bits(status);
-  if (n < CW_OK || n > CW_STOPPED) return "unknown";
+  if (n < CW_OK || n > CW_CANCELLED) return "unknown";
   return callwire::errc_name(static_cast<Errc>(status));
 }
 

@@ -64,6 +64,12 @@ void AsyncEngine::submit(Call call) {
 
 void AsyncEngine::start_queued() {
   while (!queue_.empty() && active_.size() < max_in_flight_) {
+    if (queue_.front()->cancel && queue_.front()->cancel->requested()) {
+      std::unique_ptr<Call> call = std::move(queue_.front());
+      queue_.pop_front();
+      end_unstarted(*call, cancelled_error());
+      continue;
+    }
     auto* a = new Active;
     a->engine = this;
     a->call = std::move(queue_.front());
@@ -113,28 +119,46 @@ void AsyncEngine::finish(Active* a) {
     return;
   }
   Result<Value> result = std::move(c.result());
+  c.set_head_out(nullptr);
   pool_.give_back(std::move(call->connection));
   call->done(std::move(result));
   start_queued();
   quit_when_done();
 }
 
+void AsyncEngine::end_unstarted(Call& call, Error error) {
+  call.connection->set_head_out(nullptr);
+  pool_.give_back(std::move(call.connection));  // nothing sent on it: still good
+  call.done(std::move(error));
+}
+
 void AsyncEngine::sweep() {
   auto now = Clock::now();
   if (pipeline_) pipeline_->sweep(now);
-  std::vector<Active*> late;
+  auto cancelled = [](const Call& call) { return call.cancel && call.cancel->requested(); };
+  std::vector<Active*> ending;
   for (Active* a : active_)
-    if (now >= a->call->deadline) late.push_back(a);
-  for (Active* a : late) {
-    a->call->connection->fail(Error(Errc::Timeout, "no answer before the deadline"));
+    if (now >= a->call->deadline || cancelled(*a->call)) ending.push_back(a);
+  for (Active* a : ending) {
+    a->call->connection->fail(cancelled(*a->call)
+                                  ? cancelled_error()
+                                  : Error(Errc::Timeout, "no answer before the deadline"));
     a->call->retried = true;
     finish(a);
   }
-  while (!queue_.empty() && now >= queue_.front()->deadline) {
-    std::unique_ptr<Call> call = std::move(queue_.front());
-    queue_.pop_front();
-    call->done(Error(Errc::Timeout, "no connection free before the deadline"));
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    std::unique_ptr<Call>& call = *it;
+    if (!cancelled(*call) && now < call->deadline) {
+      ++it;
+      continue;
+    }
+    std::unique_ptr<Call> owned = std::move(call);
+    it = queue_.erase(it);
+    end_unstarted(*owned, cancelled(*owned)
+                              ? cancelled_error()
+                              : Error(Errc::Timeout, "no connection free before the deadline"));
   }
+  quit_when_done();
 }
 
 }  // namespace callwire::detail

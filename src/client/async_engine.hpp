@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/cancel.hpp"
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
 #include "client/pipeline.hpp"
@@ -30,6 +31,7 @@ class AsyncEngine final {
     Clock::time_point deadline;
     std::function<void(Result<Value>)> done;  ///< runs on the I/O thread
     bool retried = false;
+    std::unique_ptr<AsyncCancel> cancel;  ///< null: cannot be cancelled
   };
 
   /// `pipeline_depth` > 1: calls given to submit_pipelined share up to `max_in_flight`
@@ -45,6 +47,11 @@ class AsyncEngine final {
   void submit(Call call);
   /// Hands `call` to the pipeline (only with a pipeline depth above 1).
   void submit_pipelined(Pipeline::Call call);
+  /// Makes the I/O thread end the calls cancelled since it last looked, now rather than at
+  /// its next sweep (AsyncCancel's poke). Any thread.
+  void poke() {
+    loop_->post([this] { sweep(); });
+  }
   /// Runs `task` on the I/O thread with the pipeline (null without one), and waits for it.
   void with_pipeline(const std::function<void(Pipeline*)>& task);
 
@@ -61,6 +68,8 @@ class AsyncEngine final {
   void advance(Active* a);
   void finish(Active* a);
   void sweep();
+  // Ends a call that never started: its connection back to the pool, `error` to its caller.
+  void end_unstarted(Call& call, Error error);
   void quit_when_done();
 
   ConnectionPool& pool_;

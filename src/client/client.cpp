@@ -9,6 +9,7 @@
 
 #include "callwire/json.hpp"
 #include "client/async_engine.hpp"
+#include "client/cancel.hpp"
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
 #include "client/framing.hpp"
@@ -45,6 +46,12 @@ struct CallParams {
 };
 
 }  // namespace
+
+std::optional<std::string_view> HttpHead::field(std::string_view name) const noexcept {
+  for (const auto& [n, value] : fields)
+    if (http::iequals(n, name)) return std::string_view(value);
+  return std::nullopt;
+}
 
 struct CALLWIRE_LOCAL Client::Impl {
   std::string url_text;
@@ -89,11 +96,11 @@ struct CALLWIRE_LOCAL Client::Impl {
   Result<size_t> build_call(ClientConnection& c, std::string_view method, CallParams params,
                             const CallOptions& call, Clock::time_point deadline,
                             bool notification = false);
-  // Sends the request built in `c` and waits for its answer; `batch_out`: a JSON-RPC batch's
-  // results go there.
+  // Sends the request built in `c` and waits for its answer, as `call` says (its head out,
+  // cancellation, resend); `batch_out`: a JSON-RPC batch's results go there.
   Result<Value> exchange(std::unique_ptr<ClientConnection> c, size_t offset,
-                         Clock::time_point deadline, std::vector<CallResult>* batch_out = nullptr,
-                         bool resend_if_stale = true);
+                         Clock::time_point deadline, const CallOptions& call,
+                         std::vector<CallResult>* batch_out = nullptr);
   Clock::time_point deadline_of(const CallOptions& call) const {
     return Clock::now() + (call.timeout.count() > 0 ? call.timeout : options.timeout);
   }
@@ -159,6 +166,8 @@ void Client::Impl::async_call_pipelined(std::string_view method, std::span<const
     call.addresses = std::move(*to);
   }
   call.done = std::move(done);
+  if (call_options.response_head) *call_options.response_head = HttpHead();  // no head here
+  call.cancel = detail::AsyncCancel::watch(call_options.cancel, [&io] { io.poke(); });
   io.submit_pipelined(std::move(call));
 }
 
@@ -241,29 +250,49 @@ Result<Value> Client::Impl::call_sync(std::string_view method, CallParams params
     return offset.error();
   }
   c->set_result_sink(sink);
-  return exchange(std::move(c), *offset, deadline, nullptr, call.resend_if_stale);
+  return exchange(std::move(c), *offset, deadline, call);
 }
 
 Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t offset,
-                                     Clock::time_point deadline,
-                                     std::vector<CallResult>* batch_out, bool resend_if_stale) {
+                                     Clock::time_point deadline, const CallOptions& call,
+                                     std::vector<CallResult>* batch_out) {
+  if (call.response_head) *call.response_head = HttpHead();
+  detail::SyncCancel cancel(call.cancel);
+  if (cancel.requested()) {  // nothing sent: the connection stays good for the next call
+    give_back(std::move(c));
+    return detail::cancelled_error();
+  }
+  c->set_head_out(call.response_head);
+  // A cancellable call polls its socket beside the waker; the others block in send and recv.
+  std::optional<Clock::time_point> blocking_until;
+  if (!cancel.watching()) blocking_until = deadline;
   for (int attempt = 0;; ++attempt) {
-    c->begin(offset, deadline);
-    for (;;) {
+    c->begin(offset, blocking_until);
+    bool ended = false;
+    while (!ended) {
       ClientConnection::Wait w = c->step();
       if (w == ClientConnection::Wait::None) break;
-      if (!net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, deadline)) {
-        c->fail(Error(Errc::Timeout, "no answer before the deadline"));
-        return std::move(c->result());
+      switch (
+          net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, deadline, cancel.wake_fd())) {
+        case net::WaitResult::Ready:
+          continue;
+        case net::WaitResult::Timeout:
+          c->fail(Error(Errc::Timeout, "no answer before the deadline"));
+          break;
+        case net::WaitResult::Woken:
+          c->fail(detail::cancelled_error());
+          break;
       }
+      ended = true;
     }
-    if (c->stale() && attempt == 0 && resend_if_stale && Clock::now() < deadline)
+    if (!ended && c->stale() && attempt == 0 && call.resend_if_stale && Clock::now() < deadline)
       continue;  // a fresh connection
     break;
   }
   Result<Value> result = std::move(c->result());
   if (result && batch_out) *batch_out = std::move(c->batch_results());
   c->set_result_sink(nullptr);
+  c->set_head_out(nullptr);
   give_back(std::move(c));
   return result;
 }
@@ -390,7 +419,7 @@ Status Client::notify(std::string_view method, std::span<const Value> params,
     m.give_back(std::move(c));
     return offset.error();
   }
-  auto r = m.exchange(std::move(c), *offset, deadline, nullptr, options.resend_if_stale);
+  auto r = m.exchange(std::move(c), *offset, deadline, options);
   if (!r) return r.error();
   return Status();
 }
@@ -484,8 +513,7 @@ Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry>
     return offset.error();
   }
   std::vector<CallResult> out;
-  auto r = m.exchange(std::move(c), *offset, deadline, calls ? &out : nullptr,
-                      options.resend_if_stale);
+  auto r = m.exchange(std::move(c), *offset, deadline, options, calls ? &out : nullptr);
   if (!r) return r.error();
   return out;
 }
@@ -542,8 +570,11 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   }
   call.offset = *offset;
   call.retried = !options.resend_if_stale;  // no resend: as if it had had its one
+  if (options.response_head) *options.response_head = HttpHead();
+  call.connection->set_head_out(options.response_head);
   call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
+  call.cancel = detail::AsyncCancel::watch(options.cancel, [&engine] { engine.poke(); });
   engine.submit(std::move(call));
 }
 

@@ -33,6 +33,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   reusable_ = false;
   stale_ = false;
   result_ = Value();
+  if (head_out_) *head_out_ = HttpHead();
   if (stream_.fd() >= 0) {
     used_before_ = true;
     state_ = State::Sending;
@@ -265,11 +266,21 @@ ClientConnection::Wait ClientConnection::receive() {
 
 namespace {
 
+HttpHead head_of(const http::Response& response) {
+  HttpHead head;
+  head.status = response.status;
+  head.reason = response.reason;
+  head.fields.reserve(response.headers.size());
+  for (const http::Header& h : response.headers) head.fields.emplace_back(h.name, h.value);
+  return head;
+}
+
 Error http_status_error(const http::Response& response) {
   std::string message = "HTTP " + std::to_string(response.status);
   if (!response.reason.empty()) message += " " + std::string(response.reason);
   Error e(Errc::HttpStatus, message);
-  e.fault_code = response.status;  // the status, for callers that branch on it
+  e.http_status = response.status;
+  e.http_head = std::make_shared<const HttpHead>(head_of(response));
   return e;
 }
 
@@ -284,6 +295,8 @@ Error error_of(json::Response& r) {
 
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
   bool keep = response.keep_alive && !trailing_bytes;
+  // A packet stream's answer has no head (its parser reports a 200 of its own).
+  if (head_out_ && settings_.url->framing != UrlFraming::Pstream) *head_out_ = head_of(response);
   const bool json = settings_.protocol == Protocol::JsonRpc;
   // A JSON-RPC server may send its error object with a status other than 200 (and a
   // notification's answer is a 204): the body decides, once inflated.

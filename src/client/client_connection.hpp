@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "callwire/client.hpp"
 #include "callwire/error.hpp"
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
@@ -81,6 +82,8 @@ class ClientConnection {
   /// XML-RPC: the answer's result goes to `sink` as it is read (result() is then nil), until
   /// set back to null; a JSON-RPC answer is decoded as ever.
   void set_result_sink(ValueSink* sink) noexcept { result_sink_ = sink; }
+  /// The answer's HTTP head goes to `out` (cleared at each begin()) until set back to null.
+  void set_head_out(HttpHead* out) noexcept { head_out_ = out; }
   /// After a JSON-RPC batch exchange: one result per call, in request order.
   std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
   /// Resolves the server's name now, on the calling thread, when the connection is not open
@@ -151,6 +154,7 @@ class ClientConnection {
   std::unique_ptr<AnswerParser> parser_;
   xml::Reader reader_;
   ValueSink* result_sink_ = nullptr;
+  HttpHead* head_out_ = nullptr;
   MethodResponse sunk_response_;  // the envelope of an answer read into result_sink_
   std::unique_ptr<json::Reader> json_reader_;  // made at the first JSON-RPC answer
   json::Responses json_answer_;

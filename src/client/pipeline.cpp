@@ -71,7 +71,7 @@ void Pipeline::dispatch() {
     Call call = std::move(queue_.front());
     queue_.pop_front();
     c->out.append(call.request.view().substr(call.offset));
-    c->waiters.push_back({std::move(call.done), call.deadline});
+    c->waiters.push_back({std::move(call.done), call.deadline, std::move(call.cancel)});
     ++c->live;
     ++waiting_;
   }
@@ -261,6 +261,7 @@ void Pipeline::end_call(Waiter& w, Result<Value> result) {
   --waiting_;
   auto done = std::move(w.done);
   w.done = nullptr;
+  w.cancel.reset();  // its answer, if it comes, is dropped all the same
   done(std::move(result));
 }
 
@@ -277,14 +278,28 @@ void Pipeline::close(Connection& c, const Error& error) {
   dispatch();
 }
 
+namespace {
+
+// Why a call still waiting must end now, if it must: its deadline passed, or it was cancelled.
+std::optional<Error> ended(Pipeline::Clock::time_point now, Pipeline::Clock::time_point deadline,
+                           const AsyncCancel* cancel, const char* timeout) {
+  if (cancel && cancel->requested()) return cancelled_error();
+  if (now >= deadline) return Error(Errc::Timeout, timeout);
+  return std::nullopt;
+}
+
+}  // namespace
+
 void Pipeline::sweep(Clock::time_point now) {
   for (size_t i = 0; i < connections_.size();) {
     Connection& c = *connections_[i];
-    for (Waiter& w : c.waiters)
-      if (w.done && now >= w.deadline) {
+    for (Waiter& w : c.waiters) {
+      if (!w.done) continue;
+      if (auto error = ended(now, w.deadline, w.cancel.get(), "no answer before the deadline")) {
         --c.live;
-        end_call(w, Error(Errc::Timeout, "no answer before the deadline"));
+        end_call(w, std::move(*error));
       }
+    }
     if (!c.waiters.empty() && c.live == 0) {
       // Nobody waits for what is still due on it (a stuck server, a lost network): the next
       // calls go on a fresh connection instead of behind those answers.
@@ -294,13 +309,15 @@ void Pipeline::sweep(Clock::time_point now) {
     ++i;
   }
   for (auto it = queue_.begin(); it != queue_.end();) {
-    if (now < it->deadline) {
+    auto error =
+        ended(now, it->deadline, it->cancel.get(), "no connection free before the deadline");
+    if (!error) {
       ++it;
       continue;
     }
     auto done = std::move(it->done);
     it = queue_.erase(it);
-    done(Error(Errc::Timeout, "no connection free before the deadline"));
+    done(std::move(*error));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "callwire/value.hpp"
+#include "client/cancel.hpp"
 #include "net/address.hpp"
 #include "net/event_loop.hpp"
 
@@ -36,6 +37,7 @@ class Pipeline {
     Addresses addresses;  ///< resolved on the caller's thread: the I/O thread never looks up
     Clock::time_point deadline;
     std::function<void(Result<Value>)> done;  ///< runs on the loop's thread, exactly once
+    std::unique_ptr<AsyncCancel> cancel;      ///< null: cannot be cancelled
   };
 
   Pipeline(net::EventLoop& loop, const ClientSettings& settings, size_t max_connections,
@@ -51,7 +53,8 @@ class Pipeline {
   /// Writes what the calls submitted since the last flush added (one send per connection for
   /// all of them): the loop calls it after each batch of events and posted tasks.
   void flush();
-  /// Ends the calls whose deadline has passed; drops a connection nobody waits on any more.
+  /// Ends the calls whose deadline has passed or that were cancelled; drops a connection
+  /// nobody waits on any more.
   void sweep(Clock::time_point now);
   /// No call waiting, queued or on a connection.
   bool idle() const noexcept { return queue_.empty() && waiting_ == 0; }
@@ -66,6 +69,7 @@ class Pipeline {
   struct Waiter {
     std::function<void(Result<Value>)> done;  ///< empty once the call has timed out
     Clock::time_point deadline;
+    std::unique_ptr<AsyncCancel> cancel;
   };
 
   // The connection the next queued call goes on, or null (none has room; or none could be

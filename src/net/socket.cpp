@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -74,16 +75,38 @@ Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog) {
 }
 
 bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept {
+  return wait_fd(fd, for_write, deadline, -1) == WaitResult::Ready;
+}
+
+WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline,
+                   int wake_fd) noexcept {
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() < 0) return false;
-    pollfd p{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    if (left.count() < 0) return WaitResult::Timeout;
+    pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {wake_fd, POLLIN, 0}};
     // Round up so a deadline 0.4 ms away is not a busy loop.
-    int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
-    if (rc > 0) return true;
-    if (rc < 0 && errno != EINTR) return true;  // let the caller's I/O report the error
+    int rc = poll(p, wake_fd >= 0 ? 2 : 1,
+                  static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    if (rc > 0) return p[0].revents ? WaitResult::Ready : WaitResult::Woken;
+    if (rc < 0 && errno != EINTR) return WaitResult::Ready;  // the caller's I/O reports it
   }
+}
+
+std::unique_ptr<Waker> Waker::create() noexcept {
+  UniqueFd fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!fd) return nullptr;
+  return std::unique_ptr<Waker>(new (std::nothrow) Waker(std::move(fd)));
+}
+
+void Waker::wake() noexcept {
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(fd_.get(), &one, sizeof one);  // full: already signalled
+}
+
+void Waker::drain() noexcept {
+  uint64_t count = 0;
+  [[maybe_unused]] ssize_t n = read(fd_.get(), &count, sizeof count);
 }
 
 Result<int> ready_adopted_socket(int fd) {

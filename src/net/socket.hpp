@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,30 @@ void refuse_connection(UniqueFd fd, std::string_view answer) noexcept;
 
 /// Waits until `fd` is readable (or writable) or `deadline` passes: true when ready.
 bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline) noexcept;
+
+/// What a wait for a descriptor ended with.
+enum class WaitResult : uint8_t { Ready, Timeout, Woken };
+/// As wait_fd, and Woken as soon as `wake_fd` (a Waker's; -1: none) is signalled, also when it
+/// already was. Ready wins when both are.
+WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline,
+                   int wake_fd) noexcept;
+
+/// An eventfd that one thread waits on (wait_fd's `wake_fd`) and any thread signals: how a
+/// synchronous call learns that another thread cancelled it. Ownership: owns the descriptor.
+/// Thread-safety: wake() from any thread (and from a signal handler); the rest from the waiter.
+class Waker {
+ public:
+  /// Null when no descriptor is left.
+  static std::unique_ptr<Waker> create() noexcept;
+  int fd() const noexcept { return fd_.get(); }
+  void wake() noexcept;
+  /// Unsignals it, for the next wait.
+  void drain() noexcept;
+
+ private:
+  explicit Waker(UniqueFd fd) noexcept : fd_(std::move(fd)) {}
+  UniqueFd fd_;
+};
 
 /// Readies a descriptor someone hands over (inetd, socketpair(), a parent process): it must be
 /// a connected stream socket; it is made non-blocking and close-on-exec. Returns the peer's

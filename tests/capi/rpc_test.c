@@ -353,7 +353,7 @@ static void test_stats_and_limits(void) {
   call_options.header_count = 1;
   CHECK_STATUS(cw_client_call(client, "greeting", NULL, 0, &call_options, &result, &err),
                CW_HTTP_STATUS);
-  CHECK(err.fault_code == 431);
+  CHECK(err.http_status == 431);
 
   /* A parameter nested deeper than the reader allows: fault -32600. */
   {
@@ -570,7 +570,7 @@ static void test_context_headers_and_auth(void) {
   /* No credentials: HTTP 401. */
   client = make_client(cw_server_url(server), NULL);
   CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
-  CHECK(err.fault_code == 401);
+  CHECK(err.http_status == 401 && err.fault_code == -32300);
   cw_client_free(client);
 
   cw_client_options_init(&co);
@@ -578,7 +578,7 @@ static void test_context_headers_and_auth(void) {
   co.password = "wrong!";
   client = make_client(cw_server_url(server), &co);
   CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
-  CHECK(err.fault_code == 401);
+  CHECK(err.http_status == 401 && err.fault_code == -32300);
   cw_client_free(client);
 
   co.password = "secret";
@@ -653,7 +653,7 @@ static void test_deadlines_and_transport_errors(void) {
   snprintf(url, sizeof url, "http://127.0.0.1:%u/nowhere", (unsigned)cw_server_port(server));
   client = make_client(url, NULL);
   CHECK_STATUS(cw_client_call(client, "sample.add", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
-  CHECK(err.fault_code == 404);
+  CHECK(err.http_status == 404);
   cw_client_free(client);
 
   /* Nobody listening any more: connect failed. */
@@ -1003,7 +1003,7 @@ static void test_unix_socket_paths_log_and_headers(void) {
   /* The default path is not served any more. */
   client = make_client(listen, NULL);
   CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
-  CHECK(err.fault_code == 404);
+  CHECK(err.http_status == 404);
   cw_client_free(client);
 
   cw_server_free(server); /* removes the socket file */
@@ -1613,6 +1613,141 @@ static void test_adopt_and_serve_connection(void) {
   cw_server_free(server);
 }
 
+static long elapsed_ms(const struct timespec* since) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long)(now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+static void* cancel_later(void* arg) {
+  sleep_ms(150);
+  cw_cancel_request((cw_cancel*)arg);
+  return NULL;
+}
+
+static void on_cancelled(cw_status status, const cw_value* result, const cw_error* error,
+                         void* user_data) {
+  struct async_state* s = (struct async_state*)user_data;
+  (void)result;
+  pthread_mutex_lock(&s->lock);
+  ++s->done;
+  if (status == CW_CANCELLED && error->status == CW_CANCELLED) ++s->failed;
+  pthread_cond_signal(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+}
+
+static void test_http_head_and_cancel(void) {
+  cw_server_options so;
+  cw_server* server;
+  cw_client* client;
+  cw_call_options call_options;
+  cw_http_head* head = NULL;
+  cw_cancel* cancel = NULL;
+  cw_value* result = NULL;
+  cw_value* ms = NULL;
+  const cw_value* params[1];
+  cw_error err;
+  const char *name = NULL, *value = NULL;
+  const char* field;
+  pthread_t thread;
+  struct timespec start;
+  struct async_state state;
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.authenticate = check_password;
+  so.realm = "tests";
+  so.handler_threads = 2;
+  server = start_server(&so);
+  CHECK_STATUS(cw_http_head_new(&head), CW_OK);
+  memset(&call_options, 0, sizeof call_options);
+  call_options.struct_size = sizeof call_options;
+  call_options.response_head = head;
+
+  /* A refusal: the status in its own field, the fields in the head. */
+  client = make_client(cw_server_url(server), NULL);
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err),
+               CW_HTTP_STATUS);
+  CHECK(err.http_status == 401 && err.fault_code == -32300);
+  CHECK(cw_http_head_status(head) == 401);
+  field = cw_http_head_field(head, "www-authenticate");
+  CHECK(field && strncmp(field, "Basic realm=\"tests\"", 19) == 0);
+  CHECK(cw_http_head_field(head, "X-Not-There") == NULL);
+  CHECK(cw_http_head_field_count(head) >= 2);
+  CHECK_STATUS(cw_http_head_field_at(head, 0, &name, &value), CW_OK);
+  CHECK(name && value);
+  CHECK_STATUS(cw_http_head_field_at(head, 1000, &name, &value), CW_NOT_FOUND);
+  cw_client_free(client);
+
+  /* A success fills it too; a call that gets no answer clears it. */
+  {
+    cw_client_options co;
+    cw_client_options_init(&co);
+    co.user = "alice";
+    co.password = "secret";
+    client = make_client(cw_server_url(server), &co);
+  }
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err), CW_OK);
+  cw_value_free(result);
+  result = NULL;
+  CHECK(cw_http_head_status(head) == 200 && err.http_status == 0);
+  field = cw_http_head_field(head, "Content-Type");
+  CHECK(field && strncmp(field, "text/xml", 8) == 0);
+
+  /* Cancelled from another thread while the handler sleeps: back long before its 1.5 s. */
+  CHECK_STATUS(cw_cancel_new(&cancel), CW_OK);
+  CHECK(cw_cancel_requested(cancel) == 0);
+  call_options.cancel = cancel;
+  cw_value_new_int(1500, &ms);
+  params[0] = ms;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  CHECK(pthread_create(&thread, NULL, cancel_later, cancel) == 0);
+  CHECK_STATUS(cw_client_call(client, "sleep", params, 1, &call_options, &result, &err),
+               CW_CANCELLED);
+  CHECK(elapsed_ms(&start) < 1200);
+  pthread_join(thread, NULL);
+  CHECK(cw_cancel_requested(cancel) == 1);
+  CHECK(cw_http_head_status(head) == 0); /* no answer came */
+
+  /* Requested already: a call fails at once, synchronous or not. */
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err),
+               CW_CANCELLED);
+  memset(&state, 0, sizeof state);
+  pthread_mutex_init(&state.lock, NULL);
+  pthread_cond_init(&state.cond, NULL);
+  call_options.response_head = NULL;
+  CHECK_STATUS(
+      cw_client_call_async(client, "sleep", params, 1, &call_options, on_cancelled, &state, &err),
+      CW_OK);
+  pthread_mutex_lock(&state.lock);
+  while (state.done < 1) pthread_cond_wait(&state.cond, &state.lock);
+  pthread_mutex_unlock(&state.lock);
+  CHECK(state.failed == 1);
+  pthread_mutex_destroy(&state.lock);
+  pthread_cond_destroy(&state.cond);
+
+  /* Without the cancel the client goes on. */
+  call_options.cancel = NULL;
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, &call_options, &result, &err), CW_OK);
+  cw_value_free(result);
+
+  /* NULLs. */
+  CHECK(cw_http_head_status(NULL) == 0 && cw_http_head_field(NULL, "a") == NULL);
+  CHECK(cw_http_head_field_count(NULL) == 0);
+  CHECK_STATUS(cw_http_head_new(NULL), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_cancel_new(NULL), CW_INVALID_ARGUMENT);
+  CHECK(cw_cancel_requested(NULL) == 0);
+  cw_cancel_request(NULL);
+  cw_cancel_free(NULL);
+  cw_http_head_free(NULL);
+
+  cw_value_free(ms);
+  cw_client_free(client);
+  cw_cancel_free(cancel);
+  cw_http_head_free(head);
+  cw_server_free(server);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -1632,6 +1767,7 @@ int main(int argc, char** argv) {
       TEST(test_pstream_and_several_listeners),
       TEST(test_adopt_and_serve_connection),
       TEST(test_default_method_and_preinvoke),
+      TEST(test_http_head_and_cancel),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -18,6 +18,7 @@ static void test_status_names(void) {
   CHECK(strcmp(cw_status_name((cw_status)999), "unknown") == 0);
   CHECK(strcmp(cw_status_name((cw_status)-1), "unknown") == 0);
   CHECK(CW_STOPPED == 18);
+  CHECK(CW_CANCELLED == 19);
 }
 
 /* The macros, the string and the running library agree (the library is this tree's). */

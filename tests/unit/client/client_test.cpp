@@ -491,7 +491,8 @@ TEST(Client, ScgiAnswersOfEveryShape) {
   Result<int> r = call("Status: 503 Busy\r\n\r\n");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::HttpStatus);
-  EXPECT_EQ(r.error().fault_code, 503);
+  EXPECT_EQ(r.error().http_status, 503);
+  EXPECT_EQ(r.error().message, "HTTP 503 Busy");
   r = call("Status: nonsense\r\n\r\n");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::BadResponse);

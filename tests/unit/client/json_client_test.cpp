@@ -395,7 +395,9 @@ TEST(JsonClient, TheAnswersIdMustBeTheCalls) {
       }
       ASSERT_FALSE(r);
       EXPECT_EQ(r.error().code, c.code) << r.error().message;
-      if (c.fault) {
+      if (c.code == Errc::HttpStatus) {
+        EXPECT_EQ(r.error().http_status, c.fault);  // the status, in its own field
+      } else if (c.fault) {
         EXPECT_EQ(r.error().fault_code, c.fault);
       }
     }

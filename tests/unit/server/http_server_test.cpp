@@ -349,7 +349,10 @@ TEST(HttpServer, BasicAuthentication) {
   auto denied = Client(t.url(), wrong).call("whoami");
   ASSERT_FALSE(denied);
   EXPECT_EQ(denied.error().code, Errc::HttpStatus);
-  EXPECT_EQ(denied.error().fault_code, 401);
+  EXPECT_EQ(denied.error().http_status, 401);
+  ASSERT_TRUE(denied.error().http_head);
+  EXPECT_EQ(denied.error().http_head->field("WWW-Authenticate"),
+            "Basic realm=\"test realm\", charset=\"UTF-8\"");
 
   ClientOptions right;
   right.user = "ann";

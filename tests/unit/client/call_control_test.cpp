@@ -1,0 +1,291 @@
+// What a caller controls and learns beyond the result: the answer's HTTP head
+// (CallOptions::response_head, Error::http_status and http_head) and cancellation from another
+// thread (CallOptions::cancel), synchronous, asynchronous, queued and pipelined.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "callwire/client.hpp"
+#include "fake_server.hpp"
+#include "http_test_util.hpp"
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSeven =
+    "<?xml version=\"1.0\"?><methodResponse><params><param><value><int>7</int></value>"
+    "</param></params></methodResponse>";
+
+// Answers each request on a connection with `answer`, until the client closes.
+FakeServer answering(std::string answer) {
+  return FakeServer([answer = std::move(answer)](int fd) {
+    while (!FakeServer::read_request(fd).empty()) FakeServer::send_all(fd, answer);
+  });
+}
+
+// Reads the request, then waits (without answering) until the client closes or 10 s pass; sets
+// `closed` when the client closed first.
+FakeServer silent(std::atomic<int>* closed = nullptr) {
+  return FakeServer([closed](int fd) {
+    FakeServer::read_request(fd);
+    pollfd p{fd, POLLIN, 0};
+    char byte;
+    if (::poll(&p, 1, 10000) > 0 && ::recv(fd, &byte, 1, 0) <= 0 && closed) ++*closed;
+  });
+}
+
+TEST(ResponseHead, AnErrorStatusCarriesItsStatusAndFields) {
+  FakeServer busy =
+      answering("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n");
+  auto r = Client(busy.url()).call("x");
+  ASSERT_FALSE(r);
+  const Error& e = r.error();
+  EXPECT_EQ(e.code, Errc::HttpStatus);
+  EXPECT_EQ(e.http_status, 503);
+  EXPECT_EQ(e.fault_code, fault_code::kTransportError);  // the status has its own field
+  EXPECT_EQ(e.message, "HTTP 503 Service Unavailable");
+  ASSERT_TRUE(e.http_head);
+  EXPECT_EQ(e.http_head->status, 503);
+  EXPECT_EQ(e.http_head->reason, "Service Unavailable");
+  EXPECT_EQ(e.http_head->field("retry-after"), "7");  // any case
+  EXPECT_FALSE(e.http_head->field("Location"));
+
+  FakeServer locked = answering(
+      "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"api\", error=\"invalid_token\""
+      "\r\nContent-Length: 0\r\n\r\n");
+  auto denied = Client(locked.url()).call("x");
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().http_status, 401);
+  ASSERT_TRUE(denied.error().http_head);
+  EXPECT_EQ(denied.error().http_head->field("WWW-Authenticate"),
+            "Bearer realm=\"api\", error=\"invalid_token\"");
+
+  // Nothing of the kind on other errors.
+  FakeServer fault = answering(FakeServer::ok_response(
+      "<methodResponse><fault><value><struct><member><name>faultCode</name><value><int>4</int>"
+      "</value></member><member><name>faultString</name><value>no</value></member></struct>"
+      "</value></fault></methodResponse>"));
+  auto f = Client(fault.url()).call("x");
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code, Errc::Fault);
+  EXPECT_EQ(f.error().http_status, 0);
+  EXPECT_FALSE(f.error().http_head);
+}
+
+TEST(ResponseHead, FilledOnSuccessAndOnFailureAndClearedWhenNoAnswerCame) {
+  FakeServer server =
+      answering(FakeServer::ok_response(kSeven, "Set-Cookie: session=42\r\nX-Rate-Left: 99\r\n"));
+  Client client(server.url());
+  HttpHead head;
+  CallOptions options;
+  options.response_head = &head;
+  auto r = client.call("x", {}, options);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.reason, "OK");
+  EXPECT_EQ(head.field("Set-Cookie"), "session=42");
+  EXPECT_EQ(head.field("x-rate-left"), "99");
+  ASSERT_GE(head.fields.size(), 4u);  // Content-Type, Content-Length and ours, in order
+  EXPECT_EQ(head.fields[0].first, "Content-Type");
+
+  // Asynchronous: filled before the future is ready.
+  HttpHead async_head;
+  CallOptions async_options;
+  async_options.response_head = &async_head;
+  ASSERT_TRUE(client.async_call("x", {}, async_options).get());
+  EXPECT_EQ(async_head.status, 200);
+  EXPECT_EQ(async_head.field("X-Rate-Left"), "99");
+
+  // A failed status fills it too.
+  FakeServer missing =
+      answering("HTTP/1.1 404 Not Found\r\nX-Trace: abc\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_FALSE(Client(missing.url()).call("x", {}, options));
+  EXPECT_EQ(head.status, 404);
+  EXPECT_EQ(head.field("X-Trace"), "abc");
+
+  // No answer at all: cleared, not left as the last call's.
+  uint16_t port;
+  {
+    FakeServer gone([](int) {}, false);
+    port = static_cast<uint16_t>(std::stoi(gone.url().substr(17)));
+  }
+  auto refused =
+      Client("http://127.0.0.1:" + std::to_string(port) + "/RPC2").call("x", {}, options);
+  EXPECT_EQ(refused.error().code, Errc::ConnectFailed);
+  EXPECT_EQ(head.status, 0);
+  EXPECT_TRUE(head.fields.empty());
+}
+
+TEST(Cancel, ASynchronousCallFromAnotherThread) {
+  {  // The calling thread's waker is made at its first cancellable call, and kept.
+    FakeServer server = answering(FakeServer::ok_response(kSeven));
+    std::stop_source unused;
+    CallOptions options;
+    options.cancel = unused.get_token();
+    ASSERT_TRUE(Client(server.url()).call("x", {}, options));
+  }
+  int fds = testing::open_fds();
+  {
+    std::atomic<int> closed{0};
+    FakeServer server = silent(&closed);
+    ClientOptions o;
+    o.timeout = 20s;
+    Client client(server.url(), o);
+    std::stop_source stop;
+    CallOptions options;
+    options.cancel = stop.get_token();
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(200ms);
+      stop.request_stop();
+    });
+    auto start = Clock::now();
+    auto r = client.call("x", {}, options);
+    auto took = Clock::now() - start;
+    canceller.join();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, Errc::Cancelled) << r.error().message;
+    EXPECT_GE(took, 150ms);
+    EXPECT_LT(took, 5s);  // long before the 20 s deadline
+    // Its connection is closed, and the server sees it.
+    auto wait_until = Clock::now() + 5s;
+    while (closed.load() == 0 && Clock::now() < wait_until) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(closed.load(), 1);
+
+    // A token stopped already: nothing is sent, not even a connection opened.
+    int accepts = server.accepts();
+    EXPECT_EQ(client.call("x", {}, options).error().code, Errc::Cancelled);
+    EXPECT_EQ(server.accepts(), accepts);
+  }
+  EXPECT_EQ(testing::open_fds(), fds);
+}
+
+TEST(Cancel, ACallThatEndedIsNotTouchedAndOthersGoOn) {
+  FakeServer server = answering(FakeServer::ok_response(kSeven));
+  Client client(server.url());
+  std::stop_source stop;
+  CallOptions options;
+  options.cancel = stop.get_token();
+  for (int i = 0; i < 3; ++i) {  // a cancellable call works like any other
+    auto r = client.call<int>("x");
+    ASSERT_TRUE(r);
+    auto c = client.call("x", {}, options);
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->as_int(), 7);
+  }
+  stop.request_stop();  // after the calls: nothing to end
+  EXPECT_EQ(client.call<int>("x").value(), 7);
+}
+
+TEST(Cancel, AnAsynchronousCallInFlightAndOneWaitingForAConnection) {
+  FakeServer server = silent();
+  ClientOptions o;
+  o.timeout = 20s;
+  o.max_connections = 1;  // the second call waits for the first's connection
+  Client client(server.url(), o);
+  std::stop_source first_stop, second_stop;
+  CallOptions first, second;
+  first.cancel = first_stop.get_token();
+  second.cancel = second_stop.get_token();
+  auto in_flight = client.async_call("x", {}, first);
+  auto waiting = client.async_call("y", {}, second);
+  std::this_thread::sleep_for(100ms);
+
+  auto start = Clock::now();
+  second_stop.request_stop();
+  ASSERT_EQ(waiting.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(waiting.get().error().code, Errc::Cancelled);
+  EXPECT_LT(Clock::now() - start, 2s);  // not at a sweep seconds later
+  EXPECT_EQ(in_flight.wait_for(100ms), std::future_status::timeout);  // untouched
+
+  first_stop.request_stop();
+  ASSERT_EQ(in_flight.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(in_flight.get().error().code, Errc::Cancelled);
+
+  // A callback-style call with a token stopped already ends through its callback.
+  std::promise<Errc> code;
+  client.async_call(
+      "z", {}, [&](Result<Value> r) { code.set_value(r ? Errc::Ok : r.error().code); }, first);
+  auto ended = code.get_future();
+  ASSERT_EQ(ended.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(ended.get(), Errc::Cancelled);
+}
+
+// Pipelined calls on one packet-stream connection: a cancelled one keeps its place in line
+// (its answer, when it comes, is dropped) and the others still get their own answers.
+TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  FakeServer server([released](int fd) {
+    std::string in;
+    char buf[4096];
+    // Three requests, then (once released) three answers in order: 1, 2, 3.
+    size_t packets = 0;
+    while (packets < 3) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 5000) <= 0) return;
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      in.append(buf, size_t(n));
+      packets = 0;
+      for (size_t at = in.find("\x1b"
+                               "END");
+           at != std::string::npos; at = in.find("\x1b"
+                                                 "END",
+                                                 at + 1))
+        ++packets;
+    }
+    released.wait_for(10s);
+    for (int i = 1; i <= 3; ++i) {
+      std::string xml = "<?xml version=\"1.0\"?><methodResponse><params><param><value><int>" +
+                        std::to_string(i) + "</int></value></param></params></methodResponse>";
+      FakeServer::send_all(fd,
+                           "\x1b"
+                           "PKT" +
+                               xml +
+                               "\x1b"
+                               "END");
+    }
+    FakeServer::read_request(fd);  // until the client closes
+  });
+  std::string url = server.url();
+  ClientOptions o;
+  o.pipeline_depth = 8;
+  o.max_connections = 1;
+  o.timeout = 20s;
+  Client client("pstream://" + url.substr(7, url.rfind('/') - 7), o);
+  std::stop_source stop;
+  CallOptions cancellable;
+  cancellable.cancel = stop.get_token();
+  HttpHead head;
+  head.status = 99;
+  CallOptions with_head;
+  with_head.response_head = &head;
+  auto one = client.async_call("a", {}, with_head);
+  auto two = client.async_call("b", {}, cancellable);
+  auto three = client.async_call("c", {});
+  std::this_thread::sleep_for(100ms);
+  stop.request_stop();
+  ASSERT_EQ(two.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(two.get().error().code, Errc::Cancelled);
+  release.set_value();
+  auto r1 = one.get();
+  auto r3 = three.get();
+  ASSERT_TRUE(r1) << r1.error().message;
+  ASSERT_TRUE(r3) << r3.error().message;
+  EXPECT_EQ(r1->as_int(), 1);
+  EXPECT_EQ(r3->as_int(), 3);  // not 2: the cancelled call's answer went nowhere
+  EXPECT_EQ(head.status, 0);   // a packet stream has no HTTP head
+}
+
+}  // namespace
+}  // namespace callwire

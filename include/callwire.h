@@ -699,6 +699,20 @@ typedef struct cw_access_log_entry {
  *  it must be thread-safe and quick (it delays the answer's connection). */
 typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_data);
 
+/** The oldest TLS version a server or client accepts (tls_min_version in the options). */
+typedef enum cw_tls_version {
+  CW_TLS_DEFAULT = 0, /**< TLS 1.2 */
+  CW_TLS_1_2 = 12,    /**< TLS 1.2 or later */
+  CW_TLS_1_3 = 13     /**< TLS 1.3 only */
+} cw_tls_version;
+
+/** Receives each connection the server drops without an answer, today a failed TLS handshake
+ *  (an untrusted or expired client certificate, no shared version or cipher): `peer` as in
+ *  the access log, `message` the reason ("TLS handshake failed: ... (certificate has
+ *  expired)"), both NUL-terminated and valid for the call only. Runs on the server's threads,
+ *  possibly several at once: it must be thread-safe. */
+typedef void (*cw_error_log_fn)(const char* peer, const char* message, void* user_data);
+
 /** Limits of the XML-RPC reader for each document it reads (a server's calls, a client's
  *  answers). Zero in a field keeps its default. Beyond one, the document is refused: a server
  *  answers fault -32600, a client's call fails with CW_BAD_RESPONSE (the message says which
@@ -791,6 +805,20 @@ typedef struct cw_server_options {
    *  must then show one (unless tls_client_cert_optional); cw_call_tls_subject names it. */
   const char* tls_client_ca_file;
   int tls_client_cert_optional; /**< non-zero: clients without a certificate are served too */
+  /** Mutual TLS: the client CAs from a directory of PEM files named by subject hash (as
+   *  `openssl rehash` makes it), with or without tls_client_ca_file. CW_TLS_ERROR from
+   *  cw_server_start when it is no readable directory. */
+  const char* tls_client_ca_dir;
+  /** The oldest TLS version accepted; default (0) TLS 1.2. Another value: CW_INVALID_ARGUMENT
+   *  from cw_server_start. */
+  cw_tls_version tls_min_version;
+  /** OpenSSL cipher list for TLS 1.2 ("ECDHE+AESGCM"); NULL: OpenSSL's default. An entry that
+   *  selects nothing: CW_INVALID_ARGUMENT from cw_server_start. */
+  const char* tls_ciphers;
+  /** TLS 1.3 suites ("TLS_AES_256_GCM_SHA384:..."); NULL: OpenSSL's default. As tls_ciphers. */
+  const char* tls_ciphersuites;
+  cw_error_log_fn error_log; /**< NULL: connections dropped without an answer are not reported */
+  void* error_log_data;      /**< passed to error_log */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -883,8 +911,9 @@ CALLWIRE_API cw_status cw_server_set_preinvoke(cw_server* server, cw_preinvoke_f
 
 /** Opens the listeners (so cw_server_port is known on return) and starts the server's
  *  threads; returns at once. CW_OK; CW_INVALID_ARGUMENT (NULL, already started, a `listen`
- *  it cannot use, an address in use, a certificate without a key: `error` says which);
- *  CW_TLS_ERROR (an unreadable certificate or key, or a key that does not match);
+ *  it cannot use, an address in use, a certificate without a key, a tls_min_version,
+ *  tls_ciphers or tls_ciphersuites it cannot use: `error` says which); CW_TLS_ERROR (an
+ *  unreadable certificate, key, client CA file or directory, or a key that does not match);
  *  CW_NO_MEMORY. Nothing is left running after an error. Thread-safety: the owner's thread. */
 CALLWIRE_API cw_status cw_server_start(cw_server* server, cw_error* error);
 
@@ -1200,6 +1229,17 @@ typedef struct cw_client_options {
   const char* tls_cert_file;
   const char* tls_key_file;
   const char* tls_key_password;
+  /** A directory of trusted CAs, PEM files named by subject hash (as `openssl rehash` makes
+   *  it), with or without ca_file. CW_TLS_ERROR from cw_client_new when it is no readable
+   *  directory. */
+  const char* ca_dir;
+  /** The oldest TLS version offered; default (0) TLS 1.2. Another value: CW_INVALID_ARGUMENT
+   *  from cw_client_new. */
+  cw_tls_version tls_min_version;
+  /** OpenSSL cipher list for TLS 1.2, and the TLS 1.3 suites; NULL: OpenSSL's defaults. An
+   *  entry that selects nothing: CW_INVALID_ARGUMENT from cw_client_new. */
+  const char* tls_ciphers;
+  const char* tls_ciphersuites;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1210,8 +1250,9 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
  *  "scgi+unix:/path/to/socket", xmlrpc-c's packet stream "pstream://host:port" and
  *  "pstream+unix:/path/to/socket", or JSON-RPC 2.0 over HTTP "jsonrpc+http://...",
  *  "jsonrpc+https://..." and "jsonrpc+unix:/path". Connects lazily, on the first call. `options`
- * NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size);
- * CW_TLS_ERROR (an unreadable CA file); CW_NO_MEMORY. */
+ * NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size, a
+ * tls_min_version, tls_ciphers or tls_ciphersuites it cannot use); CW_TLS_ERROR (an unreadable
+ * CA file or directory, client certificate or key); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 

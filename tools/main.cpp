@@ -192,8 +192,19 @@ int main(int argc, char** argv) {
   serve->add_option("--tls-key", serve_flags.tls_key, "PEM private key");
   serve->add_option("--tls-client-ca", serve_flags.tls_client_ca,
                     "Mutual TLS: require client certificates from these CAs (PEM)");
+  serve->add_option("--tls-client-ca-dir", serve_flags.tls_client_ca_dir,
+                    "Mutual TLS: ... or from this hashed directory (openssl rehash)");
   serve->add_flag("--tls-client-cert-optional", serve_flags.tls_client_cert_optional,
                   "With --tls-client-ca: serve clients without a certificate too");
+  serve
+      ->add_option("--tls-min-version", serve_flags.tls_min_version,
+                   "Oldest TLS version accepted: 1.2 or 1.3")
+      ->check(CLI::IsMember({"1.2", "1.3"}))
+      ->capture_default_str();
+  serve->add_option("--tls-ciphers", serve_flags.tls_ciphers,
+                    "OpenSSL cipher list for TLS 1.2 (e.g. ECDHE+AESGCM)");
+  serve->add_option("--tls-ciphersuites", serve_flags.tls_ciphersuites,
+                    "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
   serve->add_option("--user", serve_flags.user, "Require HTTP Basic authentication as USER");
   serve->add_option("--password", serve_flags.password, "... with this password");
   serve->add_option("--dialect", serve_flags.dialect, "Answers' i8/nil: auto, i8 or apache")
@@ -243,6 +254,16 @@ int main(int argc, char** argv) {
                     "The whole Authorization value, any scheme (e.g. \"Bearer TOKEN\")");
     cmd->add_option("--user-agent", call_flags.user_agent, "The User-Agent to send");
     cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
+    cmd->add_option("--ca-dir", call_flags.ca_dir,
+                    "Directory of CAs to trust, hashed by openssl rehash (https)");
+    cmd->add_option("--tls-min-version", call_flags.tls_min_version,
+                    "Oldest TLS version offered: 1.2 or 1.3")
+        ->check(CLI::IsMember({"1.2", "1.3"}))
+        ->capture_default_str();
+    cmd->add_option("--tls-ciphers", call_flags.tls_ciphers,
+                    "OpenSSL cipher list for TLS 1.2 (e.g. ECDHE+AESGCM)");
+    cmd->add_option("--tls-ciphersuites", call_flags.tls_ciphersuites,
+                    "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
     cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
     cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");

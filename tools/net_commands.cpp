@@ -35,6 +35,11 @@ int print_error(const Error& e) {
   return kFailed;
 }
 
+// "1.2" or "1.3", as the flags' check lets through.
+TlsVersion tls_version(const std::string& flag) {
+  return flag == "1.3" ? TlsVersion::Tls1_3 : TlsVersion::Tls1_2;
+}
+
 Result<Client> make_client(const ClientSettingsFlags& flags) {
   ClientOptions options;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_seconds * 1000));
@@ -44,6 +49,10 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.user_agent = flags.user_agent;
   options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
   options.ca_file = flags.ca_file;
+  options.ca_dir = flags.ca_dir;
+  options.tls_min_version = tls_version(flags.tls_min_version);
+  options.tls_ciphers = flags.tls_ciphers;
+  options.tls_ciphersuites = flags.tls_ciphersuites;
   options.tls_cert_file = flags.cert_file;
   options.tls_key_file = flags.key_file;
   options.verify_peer = !flags.insecure;
@@ -71,7 +80,16 @@ int run_serve(const ServeFlags& flags) {
   options.tls_cert_file = flags.tls_cert;
   options.tls_key_file = flags.tls_key;
   options.tls_client_ca_file = flags.tls_client_ca;
+  options.tls_client_ca_dir = flags.tls_client_ca_dir;
   options.tls_client_cert_optional = flags.tls_client_cert_optional;
+  options.tls_min_version = tls_version(flags.tls_min_version);
+  options.tls_ciphers = flags.tls_ciphers;
+  options.tls_ciphersuites = flags.tls_ciphersuites;
+  // Connections dropped without an answer (failed TLS handshakes) are always reported.
+  options.error_log = [](const ErrorLogEntry& e) {
+    std::fprintf(stderr, "callwire: %.*s: %.*s\n", int(e.peer.size()), e.peer.data(),
+                 int(e.message.size()), e.message.data());
+  };
   options.enable_shutdown = flags.enable_shutdown;
   options.gzip_min_size = flags.gzip_min_size;
   if (flags.max_connections) options.max_connections = flags.max_connections;

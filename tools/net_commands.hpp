@@ -25,8 +25,10 @@ struct ServeFlags {
   unsigned threads = 0;
   unsigned handler_threads = 0;
   std::string tls_cert, tls_key;
-  std::string tls_client_ca;
+  std::string tls_client_ca, tls_client_ca_dir;
   bool tls_client_cert_optional = false;
+  std::string tls_min_version = "1.2";
+  std::string tls_ciphers, tls_ciphersuites;
   std::string user, password;
   std::string dialect = "auto";
   bool enable_shutdown = false;
@@ -47,8 +49,10 @@ struct ClientSettingsFlags {
   std::string user, password;
   std::string authorization, user_agent;
   std::string dialect = "i8";
-  std::string ca_file;
+  std::string ca_file, ca_dir;
   std::string cert_file, key_file;
+  std::string tls_min_version = "1.2";
+  std::string tls_ciphers, tls_ciphersuites;
   bool insecure = false;
   bool gzip = false;
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)

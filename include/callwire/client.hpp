@@ -41,10 +41,24 @@ struct ClientOptions {
   /// Some servers choose their dialect by it. Refused for a packet stream.
   std::string user_agent;
   /// https: check the server's certificate chain and name (on by default; turning it off is
-  /// explicit and makes the connection open to interception).
+  /// explicit and makes the connection open to interception). The name is the URL's host: a
+  /// DNS name is checked against the certificate's DNS names (a mismatch is TlsError naming
+  /// it), an IP literal against its IP addresses. A DNS name is sent as SNI either way; an IP
+  /// literal never is (RFC 6066).
   bool verify_peer = true;
-  /// PEM file of trusted CAs; empty: the system's store.
+  /// PEM file of trusted CAs; empty (and ca_dir empty): the system's store.
   std::string ca_file;
+  /// A directory of trusted CAs, PEM files named by their subject hashes as `openssl rehash`
+  /// (c_rehash) makes it; with or without ca_file (both: either's CAs). create() checks that
+  /// it is a readable directory (TlsError otherwise).
+  std::string ca_dir;
+  /// The oldest TLS version offered: 1.2 (the default) or 1.3 (InvalidArgument for another).
+  TlsVersion tls_min_version = TlsVersion::Tls1_2;
+  /// OpenSSL cipher list for TLS 1.2, and the TLS 1.3 suites, as ServerOptions' (empty:
+  /// OpenSSL's defaults). create() refuses a list with an entry that selects nothing
+  /// (InvalidArgument naming it); a server with none in common fails the handshake (TlsError).
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
   /// Mutual TLS: the certificate (PEM, with its chain) and private key this client shows to
   /// https servers that ask for one; `tls_key_password` decrypts an encrypted key. create()
   /// reads them (TlsError for an unreadable file, a wrong password or a key that does not
@@ -270,7 +284,9 @@ class CALLWIRE_API Batch {
 /// The destructor waits for asynchronous calls in flight to end (each ends by its deadline).
 class CALLWIRE_API Client {
  public:
-  /// Errors: InvalidArgument (a URL it cannot use), TlsError (an unreadable CA file).
+  /// Errors: InvalidArgument (a URL it cannot use; a tls_min_version, tls_ciphers or
+  /// tls_ciphersuites it cannot use), TlsError (an unreadable CA file or directory, client
+  /// certificate or key).
   static Result<Client> create(std::string_view url, ClientOptions options = {});
   /// As create(), throwing callwire::Exception.
   explicit Client(std::string_view url, ClientOptions options = {});

@@ -20,6 +20,11 @@ enum class Protocol : uint8_t { XmlRpc, JsonRpc };
 /// docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md; servers only).
 enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
 
+/// The oldest TLS version a client or server accepts (ClientOptions::tls_min_version,
+/// ServerOptions::tls_min_version). Older versions are never offered; a value other than these
+/// two is refused with InvalidArgument.
+enum class TlsVersion : uint8_t { Tls1_2 = 12, Tls1_3 = 13 };
+
 /// A method call: a name and its parameters. `params` is always an array.
 struct MethodCall {
   std::string method_name;

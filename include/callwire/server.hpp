@@ -30,6 +30,13 @@ struct AccessLogEntry {
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
 };
 
+/// A connection the server dropped without an answer, for the error-log hook. Views live for
+/// the hook's call only.
+struct ErrorLogEntry {
+  std::string_view peer;     ///< as in AccessLogEntry
+  std::string_view message;  ///< "TLS handshake: error:0A000086:SSL routines::certificate
+                             ///< verify failed (certificate has expired)"
+};
 
 /// Everything a server can be told. Chainable setters are not needed: it is a plain struct.
 struct ServerOptions {
@@ -53,8 +60,9 @@ struct ServerOptions {
   /// so a slow handler never stalls the other connections of its loop.
   unsigned handler_threads = 0;
 
-  /// Open connections; a connection beyond it is answered 503 (plain HTTP) and closed at once,
-  /// never one already served.
+  /// Open connections; a connection beyond it is answered 503 and closed at once, never one
+  /// already served. Over TLS the 503 needs a handshake first: a few such refusals at a time
+  /// (8 per event loop, each given at most 3 s) get one; beyond them newcomers are just closed.
   size_t max_connections = 10000;
   /// From a request's first byte to its last (a slowloris cannot hold a slot longer).
   std::chrono::milliseconds request_timeout{30000};
@@ -129,11 +137,34 @@ struct ServerOptions {
   /// Mutual TLS: a PEM file of the CAs whose client certificates are accepted. Set, every TLS
   /// client is asked for a certificate verified against them, and one without is refused in
   /// the handshake (unless tls_client_cert_optional); a handler reads the verified subject
-  /// from CallContext::tls_subject() (Koji logs users in this way).
+  /// from CallContext::tls_subject() (Koji logs users in this way). A refused certificate
+  /// (untrusted, expired) is reported to error_log with OpenSSL's reason.
   std::string tls_client_ca_file;
-  /// With tls_client_ca_file: clients without a certificate are served too (tls_subject()
-  /// empty); one that shows a certificate that does not verify is still refused.
+  /// The same CAs from a directory of PEM files named by their subject hashes, as `openssl
+  /// rehash` (c_rehash) makes it; with or without tls_client_ca_file (both: either's CAs).
+  /// start() checks that it is a readable directory (TlsError otherwise); its files are read
+  /// when a certificate is verified, so CAs added later count without a restart.
+  std::string tls_client_ca_dir;
+  /// With tls_client_ca_file or tls_client_ca_dir: clients without a certificate are served
+  /// too (tls_subject() empty); one that shows a certificate that does not verify is still
+  /// refused.
   bool tls_client_cert_optional = false;
+  /// The oldest TLS version accepted: 1.2 (the default) or 1.3. A client that offers only
+  /// older ones fails the handshake (error_log says "unsupported protocol").
+  TlsVersion tls_min_version = TlsVersion::Tls1_2;
+  /// OpenSSL cipher list for TLS 1.2 ("ECDHE+AESGCM:ECDHE+CHACHA20"; `openssl ciphers -v`
+  /// shows what one selects); empty: OpenSSL's default. TLS 1.3 suites: tls_ciphersuites
+  /// ("TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"). start() refuses a list with an
+  /// entry that selects nothing (InvalidArgument naming it); a client with no cipher in
+  /// common fails the handshake ("no shared cipher" in error_log).
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
+
+  /// Called when the server drops a connection for a reason it cannot answer with an HTTP
+  /// status, today a failed TLS handshake: an untrusted or expired client certificate, no
+  /// shared protocol version or cipher, bytes that are not TLS. On the server's threads
+  /// (must be thread-safe). Empty: such connections are closed without a word.
+  std::function<void(const ErrorLogEntry&)> error_log;
 
   /// Called after every answered request, on the server's threads (must be thread-safe).
   std::function<void(const AccessLogEntry&)> access_log;
@@ -176,8 +207,9 @@ class CALLWIRE_API Server {
   }
 
   /// Opens the listeners (so the ports are known on return) and starts the threads.
-  /// Errors: InvalidArgument (a bad listen address, address in use, bad options), TlsError
-  /// (unreadable certificate or key); nothing is left running after an error.
+  /// Errors: InvalidArgument (a bad listen address, address in use, bad options: among them a
+  /// tls_min_version, tls_ciphers or tls_ciphersuites it cannot use), TlsError (an unreadable
+  /// certificate, key, client CA file or directory); nothing is left running after an error.
   Status start();
   /// Waits until the server has stopped (after stop() or system.shutdown).
   void wait();

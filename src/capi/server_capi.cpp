@@ -147,6 +147,24 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.tls_client_ca_file = o->tls_client_ca_file;
   if (CW_HAS_FIELD(o, cw_server_options, tls_client_cert_optional))
     out.tls_client_cert_optional = o->tls_client_cert_optional != 0;
+  if (CW_HAS_FIELD(o, cw_server_options, tls_client_ca_dir) && o->tls_client_ca_dir)
+    out.tls_client_ca_dir = o->tls_client_ca_dir;
+  // Passed on as given: cw_server_start refuses a version other than 1.2 or 1.3.
+  if (CW_HAS_FIELD(o, cw_server_options, tls_min_version) && o->tls_min_version != CW_TLS_DEFAULT) {
+    int v = enum_bits(o->tls_min_version);  // 0 (never valid) for any other, even past 255
+    out.tls_min_version = static_cast<callwire::TlsVersion>(v == 12 || v == 13 ? v : 0);
+  }
+  if (CW_HAS_FIELD(o, cw_server_options, tls_ciphers) && o->tls_ciphers)
+    out.tls_ciphers = o->tls_ciphers;
+  if (CW_HAS_FIELD(o, cw_server_options, tls_ciphersuites) && o->tls_ciphersuites)
+    out.tls_ciphersuites = o->tls_ciphersuites;
+  if (CW_HAS_FIELD(o, cw_server_options, error_log_data) && o->error_log) {
+    out.error_log = [fn = o->error_log,
+                     data = o->error_log_data](const callwire::ErrorLogEntry& e) {
+      std::string peer(e.peer), message(e.message);  // NUL-terminated copies
+      fn(peer.c_str(), message.c_str(), data);
+    };
+  }
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {

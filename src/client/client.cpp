@@ -363,8 +363,17 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
     authorization = std::move(*value);
   }
   if (impl->url.tls) {
-    auto tls = net::TlsContext::client(o.verify_peer, o.ca_file, o.tls_cert_file,
-                                       o.tls_key_file, o.tls_key_password);
+    net::TlsClientSettings settings;
+    settings.verify = o.verify_peer;
+    settings.ca_file = o.ca_file;
+    settings.ca_dir = o.ca_dir;
+    settings.cert_file = o.tls_cert_file;
+    settings.key_file = o.tls_key_file;
+    settings.key_password = o.tls_key_password;
+    settings.protocol.min_version = static_cast<int>(o.tls_min_version);
+    settings.protocol.ciphers = o.tls_ciphers;
+    settings.protocol.ciphersuites = o.tls_ciphersuites;
+    auto tls = net::TlsContext::client(settings);
     if (!tls) return tls.error();
     impl->tls = std::move(*tls);
   }

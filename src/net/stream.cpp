@@ -1,8 +1,11 @@
 #include "net/stream.hpp"
 
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -71,7 +74,8 @@ IoResult plain_result(ssize_t n, std::string& error, const char* what, IoStatus 
 Stream::Stream(Stream&& other) noexcept
     : fd_(std::move(other.fd_)),
       ssl_(std::exchange(other.ssl_, nullptr)),
-      error_(std::move(other.error_)) {}
+      error_(std::move(other.error_)),
+      peer_name_(std::move(other.peer_name_)) {}
 
 Stream& Stream::operator=(Stream&& other) noexcept {
   if (this != &other) {
@@ -79,6 +83,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
     fd_ = std::move(other.fd_);
     ssl_ = std::exchange(other.ssl_, nullptr);
     error_ = std::move(other.error_);
+    peer_name_ = std::move(other.peer_name_);
   }
   return *this;
 }
@@ -119,10 +124,25 @@ bool Stream::start_tls(TlsContext& context, bool server, const std::string& host
   } else {
     SSL_set_connect_state(ssl_);
     if (!host.empty()) {
-      // SNI is only for names; the certificate check covers names and IP literals.
-      if (host.find_first_not_of("0123456789.:") != std::string::npos)
-        SSL_set_tlsext_host_name(ssl_, host.c_str());
-      if (context.verifies()) SSL_set1_host(ssl_, host.c_str());
+      // An IP literal is checked against the certificate's IP addresses and never sent as
+      // SNI (RFC 6066 allows names only); a name is sent, and checked against its DNS names.
+      unsigned char ip[16];
+      bool literal =
+          inet_pton(AF_INET, host.c_str(), ip) == 1 || inet_pton(AF_INET6, host.c_str(), ip) == 1;
+      bool ok = literal || SSL_set_tlsext_host_name(ssl_, host.c_str()) == 1;
+      if (ok && context.verifies()) {
+        X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+        ok = literal ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1
+                     : SSL_set1_host(ssl_, host.c_str()) == 1;
+        // "*.example.com" matches one label, never "a.b.example.com" or a partial "w*.example".
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      }
+      if (!ok) {
+        error_ = "TLS: cannot verify the name " + host + ": " +
+                 take_openssl_errors("not a valid host name");
+        return false;
+      }
+      peer_name_ = host;
     }
   }
   return true;
@@ -143,7 +163,10 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
     default: {
       long verify = SSL_get_verify_result(ssl_);
       error_ = std::string("TLS: ") + take_openssl_errors("protocol error");
-      if (verify != X509_V_OK)
+      if (verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH)
+        error_ += std::string(" (") + X509_verify_cert_error_string(verify) +
+                  ": the certificate is not for " + peer_name_ + ")";
+      else if (verify != X509_V_OK)
         error_ += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
       return {0, IoStatus::Error};
     }
@@ -166,6 +189,8 @@ IoResult Stream::write(const char* data, size_t size) noexcept {
   int rc = SSL_write_ex(ssl_, data, size, &n);  // before tls_result reads n
   return tls_result(rc, n, "send");
 }
+
+bool Stream::handshake_done() const noexcept { return ssl_ && SSL_is_init_finished(ssl_); }
 
 bool Stream::has_buffered_input() const noexcept { return ssl_ && SSL_pending(ssl_) > 0; }
 

@@ -41,9 +41,12 @@ class Stream {
   ~Stream();
 
   /// Makes this a TLS stream: the server side of the handshake (`server` true) or the client
-  /// side, verifying the peer's certificate against `host` when the context verifies. The
-  /// handshake runs inside the first reads and writes. Errors: false when OpenSSL cannot
-  /// allocate the session (error() says so).
+  /// side, verifying the peer's certificate against `host` when the context verifies: a name
+  /// against its DNS names (and sent as SNI whether or not it verifies), an IPv4 or IPv6
+  /// literal against its IP addresses (and never sent as SNI, RFC 6066). The handshake runs
+  /// inside the first reads and writes; a mismatch fails it with an error naming `host`.
+  /// Errors: false when OpenSSL cannot allocate the session or refuses `host` (error() says
+  /// so).
   bool start_tls(TlsContext& context, bool server, const std::string& host = {});
 
   IoResult read(char* data, size_t size) noexcept;
@@ -57,6 +60,8 @@ class Stream {
   /// Gives up the socket of a plain (not TLS) stream, open as it is; the stream is then closed.
   UniqueFd release_plain() noexcept { return std::move(fd_); }
   bool is_tls() const noexcept { return ssl_ != nullptr; }
+  /// A TLS stream whose handshake has completed.
+  bool handshake_done() const noexcept;
   /// The subject of the certificate the peer showed and the handshake verified, in RFC 2253
   /// form ("CN=alice,O=Example"); empty when there is none (plain, or not shown).
   std::string verified_peer_subject() const;
@@ -69,6 +74,7 @@ class Stream {
   UniqueFd fd_;
   SSL* ssl_ = nullptr;
   std::string error_;
+  std::string peer_name_;  // the name or address a client stream checks the certificate for
 };
 
 }  // namespace callwire::net

@@ -71,8 +71,27 @@ void Connection::close() {
   if (phase_ == Phase::Closed) return;
   phase_ = Phase::Closed;
   loop_.events().remove(stream_.fd());
+  log_tls_failure();
   stream_ = net::Stream();  // closes the socket
   if (!busy_) loop_.destroy(this);
+}
+
+void Connection::log_tls_failure() noexcept {
+  // A handshake that failed is the one refusal the peer hears no HTTP status for (an
+  // untrusted or expired client certificate, no shared version or cipher): the operator is
+  // told instead. A peer that just went away during it is no news.
+  const auto& log = loop_.core().options.error_log;
+  if (!log || !stream_.is_tls() || stream_.handshake_done() ||
+      !stream_.error().starts_with("TLS: "))
+    return;
+  try {
+    std::string message = "TLS handshake failed: " + stream_.error().substr(5);
+    ErrorLogEntry e;
+    e.peer = peer_;
+    e.message = message;
+    log(e);
+  } catch (...) {  // out of memory, or a hook that throws: the connection closes anyway
+  }
 }
 
 void Connection::on_event(uint32_t events) {

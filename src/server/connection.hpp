@@ -88,6 +88,8 @@ class Connection final : public net::Watcher {
   void begin_linger();
   void linger_read();
   void set_interest(uint32_t events);
+  // Reports a failed TLS handshake to ServerOptions::error_log, with OpenSSL's reason.
+  void log_tls_failure() noexcept;
   void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
                   size_t response_bytes, Clock::time_point started);
   // Brings the server-wide count of buffer memory up to date with this connection's buffers

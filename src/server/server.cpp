@@ -70,6 +70,8 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty())
     return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
+  if (o.tls_min_version != TlsVersion::Tls1_2 && o.tls_min_version != TlsVersion::Tls1_3)
+    return Error(Errc::InvalidArgument, "tls_min_version: TLS 1.2 or 1.3 only");
   return {};
 }
 
@@ -200,8 +202,16 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
     core.www_authenticate = *challenge;
   }
   if (!o.tls_cert_file.empty()) {
-    auto tls = net::TlsContext::server(o.tls_cert_file, o.tls_key_file, o.tls_client_ca_file,
-                                       o.tls_client_cert_optional);
+    net::TlsServerSettings settings;
+    settings.cert_file = o.tls_cert_file;
+    settings.key_file = o.tls_key_file;
+    settings.client_ca_file = o.tls_client_ca_file;
+    settings.client_ca_dir = o.tls_client_ca_dir;
+    settings.client_cert_optional = o.tls_client_cert_optional;
+    settings.protocol.min_version = static_cast<int>(o.tls_min_version);
+    settings.protocol.ciphers = o.tls_ciphers;
+    settings.protocol.ciphersuites = o.tls_ciphersuites;
+    auto tls = net::TlsContext::server(settings);
     if (!tls) return tls.error();
     core.tls = std::move(*tls);
   }

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <new>
@@ -92,13 +93,14 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
     }
     net::UniqueFd owned(fd);
     // At the connection cap, or with the buffer memory spent: refuse the newcomer, never an
-    // established connection. A plain HTTP peer is told why (TLS would need a handshake
-    // first: it just sees the close).
+    // established connection, and tell it why (over TLS after a handshake, a few at a time).
     bool over_memory =
         core_.buffer_memory.load(std::memory_order_relaxed) >= core_.options.max_buffer_memory;
     if (core_.connections.fetch_add(1) >= core_.options.max_connections || over_memory) {
       core_.connections.fetch_sub(1);
-      if (!listener.tls)
+      if (listener.tls)
+        refuse_tls(std::move(owned), listener.framing);
+      else
         net::refuse_connection(std::move(owned), over_capacity_answer(listener.framing));
       continue;
     }
@@ -107,6 +109,85 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
                    net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
                    listener.framing, listener.tls);
   }
+}
+
+bool TlsRefusal::start() {
+  interest_ = EPOLLIN;
+  if (!loop_.events().add(stream_.fd(), interest_, this)) return false;
+  drive();  // the ClientHello is often there already
+  return true;
+}
+
+void TlsRefusal::on_event(uint32_t) {
+  if (!done_) drive();
+}
+
+void TlsRefusal::drive() {
+  while (!lingering_ && sent_ < answer_.size()) {
+    // The first write runs the server side of the handshake.
+    net::IoResult r = stream_.write(answer_.data() + sent_, answer_.size() - sent_);
+    if (r.status == net::IoStatus::Ok) {
+      sent_ += r.n;
+      continue;
+    }
+    if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) {
+      uint32_t want = r.status == net::IoStatus::WantRead ? EPOLLIN : EPOLLOUT;
+      if (want != interest_ && loop_.events().modify(stream_.fd(), want, this)) interest_ = want;
+      return;
+    }
+    finish();  // a failed handshake, or the peer left
+    return;
+  }
+  if (!lingering_) {
+    stream_.shutdown();
+    ::shutdown(stream_.fd(), SHUT_WR);
+    lingering_ = true;
+    if (interest_ != EPOLLIN && loop_.events().modify(stream_.fd(), EPOLLIN, this))
+      interest_ = EPOLLIN;
+  }
+  // Whatever the peer still sends (its request) is dropped until it closes: closing with
+  // unread bytes would reset the connection, and the peer could lose the 503 to it.
+  char sink[4096];
+  for (;;) {
+    ssize_t n = ::recv(stream_.fd(), sink, sizeof sink, 0);
+    if (n > 0) {
+      discarded_ += static_cast<size_t>(n);
+      if (discarded_ <= 64 * 1024) continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      return;
+    }
+    break;  // end of file, an error, or too much
+  }
+  finish();
+}
+
+void TlsRefusal::finish() noexcept {
+  if (done_) return;
+  done_ = true;
+  loop_.events().remove(stream_.fd());
+  stream_ = net::Stream();  // closes the socket
+}
+
+void ServerLoop::refuse_tls(net::UniqueFd fd, FramingKind framing) {
+  if (refusals_.size() >= kMaxTlsRefusals || stop_seen_) return;  // closed as it goes
+  std::string_view answer = over_capacity_answer(framing);
+  if (answer.empty()) return;
+  net::set_nodelay(fd.get());
+  net::Stream stream(std::move(fd));
+  if (!stream.start_tls(*core_.tls, true)) return;
+  try {
+    auto refusal =
+        std::make_unique<TlsRefusal>(*this, std::move(stream), answer, now_ + kTlsRefusalTime);
+    refusals_.reserve(kMaxTlsRefusals);
+    if (!refusal->start()) return;
+    refusals_.push_back(std::move(refusal));  // reserved: cannot throw
+  } catch (const std::bad_alloc&) {
+    // out of memory: this newcomer is just closed
+  }
+}
+
+void ServerLoop::reap_refusals() noexcept {
+  std::erase_if(refusals_, [](const std::unique_ptr<TlsRefusal>& r) { return r->done(); });
 }
 
 void ServerLoop::add_connection(net::Stream stream, std::string peer, FramingKind framing,
@@ -187,6 +268,9 @@ void ServerLoop::on_tick() {
     accept_paused_ = false;
     set_listening(true);
   }
+  for (auto& r : refusals_)
+    if (now_ >= r->deadline()) r->finish();
+  reap_refusals();
   bool past_grace = stop_seen_ && now_ >= stop_deadline_;
   for (Connection* c = head_; c;) {
     Connection* next = c->next;  // sweep may destroy c
@@ -228,6 +312,7 @@ void ServerLoop::after_events(bool woken) {
     take_adopted();
   }
   reap();
+  if (!refusals_.empty()) reap_refusals();
   if (woken) {
     update_clock();
     if (core_.stopping.load() && !stop_seen_) begin_stop();
@@ -245,6 +330,7 @@ void ServerLoop::begin_stop() {
   stop_seen_ = true;
   stop_deadline_ = now_ + core_.options.stop_grace;
   set_listening(false);
+  for (auto& r : refusals_) r->finish();
   for (Connection* c = head_; c;) {
     Connection* next = c->next;
     c->on_stop();

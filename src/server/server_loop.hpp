@@ -32,10 +32,48 @@ class ListenerWatcher final : public net::Watcher {
   const Listener& listener_;
 };
 
+/// A TLS newcomer over the connection cap, answered as a plain one is: the handshake, the
+/// 503, close_notify, then reading until the peer closes (so the answer is not lost to a
+/// reset), all without blocking the loop and within ServerLoop::kTlsRefusalTime.
+/// Ownership: owned by its ServerLoop, deleted after the batch of events it finished in.
+class TlsRefusal final : public net::Watcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+  TlsRefusal(ServerLoop& loop, net::Stream stream, std::string_view answer,
+             Clock::time_point deadline)
+      : loop_(loop), stream_(std::move(stream)), answer_(answer), deadline_(deadline) {}
+  /// Registers with the loop and starts; false when epoll refuses.
+  bool start();
+  void on_event(uint32_t events) override;
+  /// Closes the socket (at the deadline, on stop, or when done).
+  void finish() noexcept;
+  bool done() const noexcept { return done_; }
+  Clock::time_point deadline() const noexcept { return deadline_; }
+
+ private:
+  void drive();
+
+  ServerLoop& loop_;
+  net::Stream stream_;
+  std::string_view answer_;  // static text (over_capacity_answer)
+  size_t sent_ = 0;
+  size_t discarded_ = 0;
+  Clock::time_point deadline_;
+  uint32_t interest_ = 0;
+  bool lingering_ = false;
+  bool done_ = false;
+};
+
 class ServerLoop {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kTick{100};
+  /// TLS refusals over the connection cap in flight on one loop: each costs a handshake (CPU
+  /// and an SSL object), so a flood past the cap must not buy more than these; newcomers
+  /// beyond them are closed without a word.
+  static constexpr size_t kMaxTlsRefusals = 8;
+  /// How long one may take, handshake to close.
+  static constexpr std::chrono::seconds kTlsRefusalTime{3};
 
   /// Errors: InvalidArgument (no epoll or eventfd: out of file descriptors).
   static Result<std::unique_ptr<ServerLoop>> create(ServerCore& core);
@@ -85,6 +123,11 @@ class ServerLoop {
   // Makes `stream` a connection of this loop (counted in ServerCore::connections already;
   // uncounted again if it cannot be).
   void add_connection(net::Stream stream, std::string peer, FramingKind framing, bool tls);
+  // Answers a TLS newcomer over the cap with a 503 (TlsRefusal), or closes it when
+  // kMaxTlsRefusals are in flight already.
+  void refuse_tls(net::UniqueFd fd, FramingKind framing);
+  // Deletes the refusals that have finished (after a batch of events, never inside one).
+  void reap_refusals() noexcept;
   // Turns the sockets adopt() queued into connections (or closes them when stopping).
   void take_adopted();
   // The loop has ended: adopt() refuses from now on, and what it queued is closed.
@@ -118,6 +161,7 @@ class ServerLoop {
   int64_t date_second_ = -1;
   char date_[30] = {};
   Buffer scratch_;
+  std::vector<std::unique_ptr<TlsRefusal>> refusals_;
 };
 
 }  // namespace callwire::detail

@@ -952,6 +952,115 @@ static void log_access(const cw_access_log_entry* e, void* user_data) {
   pthread_mutex_unlock(&log->lock);
 }
 
+struct error_log {
+  pthread_mutex_t lock;
+  int entries;
+  char last[512];
+};
+
+static void log_error(const char* peer, const char* message, void* user_data) {
+  struct error_log* log = (struct error_log*)user_data;
+  pthread_mutex_lock(&log->lock);
+  ++log->entries;
+  snprintf(log->last, sizeof log->last, "%s %s", peer, message);
+  pthread_mutex_unlock(&log->lock);
+}
+
+/* HTTPS with certificates made by the openssl program now: the client trusts a hashed CA
+ * directory (openssl rehash), the server takes TLS 1.3 only and client certificates from
+ * its own hashed directory, and reports the one it refuses to error_log. */
+static void test_tls_options_end_to_end(void) {
+  char dir[] = "/tmp/cw-capi-tls-XXXXXX";
+  char command[1024], path[4][160], ca_dir[96], url[128];
+  const char* names[2] = {"server", "stranger"};
+  struct error_log log = {PTHREAD_MUTEX_INITIALIZER, 0, ""};
+  cw_server_options so;
+  cw_client_options co;
+  cw_server* server = NULL;
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  cw_error err;
+  int i, entries = 0;
+  CHECK(mkdtemp(dir) != NULL);
+  for (i = 0; i < 2; ++i) {
+    snprintf(path[2 * i], sizeof path[0], "%s/%s.pem", dir, names[i]);
+    snprintf(path[2 * i + 1], sizeof path[0], "%s/%s.key", dir, names[i]);
+    snprintf(command, sizeof command,
+             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
+             "-subj /CN=%s -addext subjectAltName=IP:127.0.0.1 -keyout %s -out %s "
+             ">/dev/null 2>&1",
+             names[i], path[2 * i + 1], path[2 * i]);
+    if (system(command) != 0) {
+      fprintf(stderr, "openssl could not make a certificate: skipped\n");
+      return;
+    }
+  }
+  /* One directory of trusted CAs for both sides: the server's own certificate. */
+  snprintf(ca_dir, sizeof ca_dir, "%s/cas", dir);
+  snprintf(command, sizeof command, "mkdir %s && cp %s %s/ && openssl rehash %s >/dev/null 2>&1",
+           ca_dir, path[0], ca_dir, ca_dir);
+  CHECK(system(command) == 0);
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.threads = 1;
+  so.tls_cert_file = path[0];
+  so.tls_key_file = path[1];
+  so.tls_client_ca_dir = ca_dir;
+  so.tls_min_version = CW_TLS_1_3;
+  so.tls_ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256";
+  so.error_log = log_error;
+  so.error_log_data = &log;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii", NULL, &err),
+               CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_OK);
+  snprintf(url, sizeof url, "https://127.0.0.1:%u/RPC2", (unsigned)cw_server_port(server));
+
+  /* Trusted by the directory, showing a certificate the server trusts (its own). */
+  cw_client_options_init(&co);
+  co.ca_dir = ca_dir;
+  co.tls_cert_file = path[0];
+  co.tls_key_file = path[1];
+  co.tls_min_version = CW_TLS_1_3;
+  client = make_client(url, &co);
+  CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
+  CHECK(result && cw_value_type(result) == CW_TYPE_INT);
+  cw_value_free(result);
+  result = NULL;
+  cw_client_free(client);
+
+  /* No suite in common: a TLS error. */
+  co.tls_ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
+  client = make_client(url, &co);
+  CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_TLS_ERROR);
+  cw_client_free(client);
+  co.tls_ciphersuites = NULL;
+
+  /* A certificate the server does not trust: refused, and the reason in its error log. */
+  co.tls_cert_file = path[2];
+  co.tls_key_file = path[3];
+  client = make_client(url, &co);
+  CHECK(call_ints(client, "sample.add", 2, 3, 2, &result, &err) != CW_OK);
+  cw_client_free(client);
+  for (i = 0; i < 200; ++i) {
+    pthread_mutex_lock(&log.lock);
+    entries = log.entries;
+    pthread_mutex_unlock(&log.lock);
+    if (entries >= 2) break;
+    sleep_ms(10);
+  }
+  CHECK(entries >= 2);
+  pthread_mutex_lock(&log.lock);
+  CHECK(strstr(log.last, "127.0.0.1:") == log.last);
+  CHECK(strstr(log.last, "TLS handshake failed") != NULL);
+  CHECK(strstr(log.last, "self-signed certificate") != NULL);
+  pthread_mutex_unlock(&log.lock);
+  cw_server_free(server);
+  snprintf(command, sizeof command, "rm -rf %s", dir);
+  CHECK(system(command) == 0);
+}
+
 /* A Unix socket, a path of our own, the access log, and client-wide headers. */
 static void test_unix_socket_paths_log_and_headers(void) {
   static const char* const kPaths[] = {"/custom"};
@@ -1138,7 +1247,52 @@ static void test_options_and_misuse(void) {
     CHECK(client == NULL);
     co.tls_key_file = NULL; /* a certificate without its key */
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+
+    /* TLS settings are checked when the client is made, with the culprit named. */
+    cw_client_options_init(&co);
+    co.ca_dir = "/nonexistent/cas";
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+    CHECK(strstr(err.message, "/nonexistent/cas") != NULL);
+    cw_client_options_init(&co);
+    co.tls_min_version = (cw_tls_version)11;
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    co.tls_min_version = (cw_tls_version)(256 + 12); /* not 1.2 by truncation either */
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    co.tls_min_version = CW_TLS_1_3;
+    co.tls_ciphers = "ECDHE+AESGCM:NO-SUCH-CIPHER";
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "NO-SUCH-CIPHER") != NULL);
+    co.tls_ciphers = "ECDHE+AESGCM";
+    co.tls_ciphersuites = "TLS_NO_SUCH_SUITE";
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "TLS_NO_SUCH_SUITE") != NULL);
+    co.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_OK);
+    cw_client_free(client);
+    client = NULL;
   }
+  /* The server's: a version it does not know, a cipher list that selects nothing. */
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.tls_min_version = (cw_tls_version)10;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "tls_min_version") != NULL);
+  cw_server_free(server);
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.tls_cert_file = "/nonexistent/cert.pem";
+  so.tls_key_file = "/nonexistent/key.pem";
+  so.tls_ciphers = "NOPE";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "NOPE") != NULL);
+  cw_server_free(server);
+  so.tls_ciphers = NULL;
+  so.tls_client_ca_dir = "/nonexistent/cas";
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(server, &err), CW_TLS_ERROR); /* the certificate, first */
+  cw_server_free(server);
 
   /* Client misuse. */
   CHECK_STATUS(cw_client_new("ftp://example.org/", NULL, &client, &err), CW_INVALID_ARGUMENT);
@@ -1768,6 +1922,7 @@ int main(int argc, char** argv) {
       TEST(test_adopt_and_serve_connection),
       TEST(test_default_method_and_preinvoke),
       TEST(test_http_head_and_cancel),
+      TEST(test_tls_options_end_to_end),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

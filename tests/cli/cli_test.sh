@@ -240,6 +240,60 @@ wait "$py_pid" 2>/dev/null
 expect_eq "$(cat "$tmp/headers" 2>/dev/null)" "Bearer t0k3n
 cli-test/1" "--authorization and --user-agent sent"
 
+# --- TLS: CAs from hashed directories (openssl rehash), the minimum version, cipher lists,
+# and a refused client certificate in the server's log.
+if command -v openssl >/dev/null; then
+  mkdir -p "$tmp/tls/cas" "$tmp/tls/empty"
+  for who in server alice mallory; do
+    san="DNS:localhost,IP:127.0.0.1"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+      -subj "/CN=$who" -addext "subjectAltName=$san" -keyout "$tmp/tls/$who.key" \
+      -out "$tmp/tls/$who.pem" >/dev/null 2>&1 || fail "openssl req ($who)"
+  done
+  cp "$tmp/tls/server.pem" "$tmp/tls/alice.pem" "$tmp/tls/cas/"
+  openssl rehash "$tmp/tls/cas" >/dev/null 2>&1 || fail "openssl rehash"
+  mkfifo "$tmp/tls/listening"
+  "$bin" serve --listen 127.0.0.1:0 --threads 1 --tls-cert "$tmp/tls/server.pem" \
+    --tls-key "$tmp/tls/server.key" --tls-client-ca-dir "$tmp/tls/cas" --tls-min-version 1.3 \
+    --tls-ciphersuites TLS_AES_256_GCM_SHA384 >"$tmp/tls/listening" 2>"$tmp/tls/serve.err" &
+  tls_pid=$!
+  exec 4<"$tmp/tls/listening"
+  read -r -t 30 _ _ tls_url <&4 || fail "serve --tls-client-ca-dir: no 'listening on URL' line"
+  mutual=(--cert "$tmp/tls/alice.pem" --key "$tmp/tls/alice.key")
+  run call --ca-dir "$tmp/tls/cas" "${mutual[@]}" "$tls_url" sample.add i/2 i/3
+  expect_rc 0 "call --ca-dir (and --tls-client-ca-dir on the server)"
+  expect_eq "$out" "5" "call --ca-dir"
+  run call --ca-dir "$tmp/tls/empty" "${mutual[@]}" "$tls_url" sample.add i/2 i/3
+  expect_rc 2 "call --ca-dir without the server's CA"
+  expect_match "$err" "certificate verify failed" "call --ca-dir without the server's CA"
+  run call --ca-dir "$tmp/tls/cas" "${mutual[@]}" --tls-ciphersuites TLS_CHACHA20_POLY1305_SHA256 \
+    "$tls_url" sample.add i/2 i/3
+  expect_rc 2 "call --tls-ciphersuites with none in common"
+  expect_match "$err" "TLS error" "call --tls-ciphersuites with none in common"
+  run call --ca-dir "$tmp/tls/cas" --tls-ciphers NOPE "$tls_url" sample.add i/2 i/3
+  expect_rc 2 "call --tls-ciphers NOPE"
+  expect_match "$err" "NOPE" "call --tls-ciphers NOPE"
+  run call --ca-dir "$tmp/tls/cas" --tls-min-version 1.1 "$tls_url" sample.add i/2 i/3
+  [ "$rc" -ne 0 ] || fail "call --tls-min-version 1.1 was accepted"
+  run call --ca-dir "$tmp/tls/cas" --cert "$tmp/tls/mallory.pem" --key "$tmp/tls/mallory.key" \
+    "$tls_url" sample.add i/2 i/3
+  expect_rc 2 "call with a client certificate the server does not trust"
+  for _ in $(seq 50); do grep -q "TLS handshake failed" "$tmp/tls/serve.err" && break; sleep 0.1; done
+  expect_match "$(cat "$tmp/tls/serve.err")" "127\.0\.0\.1:[0-9]+: TLS handshake failed: .*self-signed certificate" \
+    "serve logs a refused client certificate"
+  run call --ca-dir "$tmp/tls/cas" "${mutual[@]}" "$tls_url" sample.add i/4 i/3
+  expect_eq "$out" "7" "serve keeps serving after a refusal"
+  kill "$tls_pid"
+  wait "$tls_pid" 2>/dev/null
+  exec 4<&-
+  run serve --listen 127.0.0.1:0 --tls-cert "$tmp/tls/server.pem" --tls-key "$tmp/tls/server.key" \
+    --tls-ciphers "ECDHE+AESGCM:TYPO"
+  expect_rc 2 "serve --tls-ciphers with an entry that selects nothing"
+  expect_match "$err" "TYPO" "serve --tls-ciphers names the bad entry"
+else
+  fail "the openssl program is missing (scripts/setup.sh installs it)"
+fi
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1

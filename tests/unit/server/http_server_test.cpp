@@ -996,6 +996,363 @@ TEST(HttpServer, MutualTls) {
   std::filesystem::remove_all(dir);
 }
 
+// Collects what a server reports to ServerOptions::error_log (from its threads).
+struct ErrorLog {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  std::function<void(const ErrorLogEntry&)> hook() {
+    return [this](const ErrorLogEntry& e) {
+      std::lock_guard lock(mutex);
+      lines.push_back(std::string(e.peer) + " " + std::string(e.message));
+    };
+  }
+  // Waits (bounded) for a line containing `text`: the server logs as it closes the
+  // connection, which may be just after the client saw the failure.
+  bool saw(const std::string& text) {
+    for (int i = 0; i < 200; ++i) {
+      {
+        std::lock_guard lock(mutex);
+        for (const std::string& l : lines)
+          if (l.find(text) != std::string::npos) return true;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  std::string all() {
+    std::lock_guard lock(mutex);
+    std::string out;
+    for (const std::string& l : lines) out += l + "\n";
+    return out;
+  }
+};
+
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() /
+             ("callwire-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::filesystem::path sub(const std::string& name) const {
+    std::filesystem::create_directories(path / name);
+    return path / name;
+  }
+  std::filesystem::path path;
+};
+
+ServerOptions tls_options(const testing::TestCert& cert) {
+  ServerOptions o = TestServer::base_options();
+  o.tls_cert_file = cert.cert_file;
+  o.tls_key_file = cert.key_file;
+  return o;
+}
+
+TEST(HttpServer, TlsCaDirectories) {
+  TempDir dir("tls-ca-dir");
+  testing::TestCert server_cert = testing::make_test_cert(dir.sub("server"));
+  testing::TestCert alice = testing::make_test_cert(dir.sub("alice"), "alice");
+  testing::TestCert mallory = testing::make_test_cert(dir.sub("mallory"), "mallory");
+  ASSERT_TRUE(server_cert.ok && alice.ok && mallory.ok);
+  // Hashed directories as `openssl rehash` makes them: the server's CA for the client, alice's
+  // for the server; and one that holds only mallory's.
+  ASSERT_TRUE(testing::add_to_hashed_dir(server_cert.cert_file, dir.path / "client-cas"));
+  ASSERT_TRUE(testing::add_to_hashed_dir(alice.cert_file, dir.path / "server-cas"));
+  ASSERT_TRUE(testing::add_to_hashed_dir(mallory.cert_file, dir.path / "other-cas"));
+
+  ErrorLog log;
+  ServerOptions o = tls_options(server_cert);
+  o.tls_client_ca_dir = (dir.path / "server-cas").string();
+  o.error_log = log.hook();
+  Server server(o);
+  ASSERT_TRUE(
+      server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
+  ASSERT_TRUE(server.start());
+
+  ClientOptions as_alice;
+  as_alice.ca_dir = (dir.path / "client-cas").string();
+  as_alice.tls_cert_file = alice.cert_file;
+  as_alice.tls_key_file = alice.key_file;
+  Result<std::string> who = Client::create(server.url(), as_alice).value().call<std::string>("who");
+  ASSERT_TRUE(who) << who.error().message;
+  EXPECT_EQ(*who, "CN=alice");
+  // Both a file and a directory: either's CAs count.
+  ClientOptions both = as_alice;
+  both.ca_file = mallory.cert_file;
+  EXPECT_EQ(Client::create(server.url(), both).value().call<std::string>("who").value(),
+            "CN=alice");
+
+  // A directory without the server's CA: the chain does not verify.
+  ClientOptions wrong_dir = as_alice;
+  wrong_dir.ca_dir = (dir.path / "other-cas").string();
+  Result<std::string> untrusted =
+      Client::create(server.url(), wrong_dir).value().call<std::string>("who");
+  ASSERT_FALSE(untrusted);
+  EXPECT_EQ(untrusted.error().code, Errc::TlsError) << untrusted.error().message;
+  EXPECT_NE(untrusted.error().message.find("certificate verify failed"), std::string::npos)
+      << untrusted.error().message;
+
+  // The server's directory does not hold mallory's CA: refused, and the reason logged.
+  ClientOptions as_mallory = as_alice;
+  as_mallory.tls_cert_file = mallory.cert_file;
+  as_mallory.tls_key_file = mallory.key_file;
+  Result<std::string> refused =
+      Client::create(server.url(), as_mallory).value().call<std::string>("who");
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(log.saw("self-signed certificate")) << log.all();
+
+  // A directory that is not there is an error at creation, and at start.
+  ClientOptions missing;
+  missing.ca_dir = (dir.path / "nope").string();
+  Result<Client> no_client = Client::create("https://127.0.0.1:1/", missing);
+  ASSERT_FALSE(no_client);
+  EXPECT_EQ(no_client.error().code, Errc::TlsError);
+  EXPECT_NE(no_client.error().message.find("nope"), std::string::npos);
+  ServerOptions bad = tls_options(server_cert);
+  bad.tls_client_ca_dir = server_cert.cert_file;  // a file, not a directory
+  Server bad_server(bad);
+  Status s = bad_server.start();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, Errc::TlsError);
+}
+
+TEST(HttpServer, TlsMinVersionAndCiphers) {
+  TempDir dir("tls-versions");
+  testing::TestCert cert = testing::make_test_cert(dir.path);
+  ASSERT_TRUE(cert.ok);
+  ClientOptions trusting;
+  trusting.ca_file = cert.cert_file;
+
+  {
+    ServerOptions o = tls_options(cert);
+    o.tls_min_version = TlsVersion::Tls1_3;
+    TestServer t(o);
+    ClientOptions c = trusting;
+    c.tls_min_version = TlsVersion::Tls1_3;
+    Result<int> sum = Client::create(t.url(), c).value().call<int>("add", 2, 3);
+    ASSERT_TRUE(sum) << sum.error().message;
+    EXPECT_EQ(*sum, 5);
+  }
+  {
+    // No suite in common: the handshake fails, the client says so, the server logs why.
+    ErrorLog log;
+    ServerOptions o = tls_options(cert);
+    o.tls_min_version = TlsVersion::Tls1_3;
+    o.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    o.error_log = log.hook();
+    TestServer t(o);
+    ClientOptions c = trusting;
+    c.tls_ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
+    Result<int> sum = Client::create(t.url(), c).value().call<int>("add", 2, 3);
+    ASSERT_FALSE(sum);
+    EXPECT_EQ(sum.error().code, Errc::TlsError) << sum.error().message;
+    EXPECT_NE(sum.error().message.find("handshake failure"), std::string::npos)
+        << sum.error().message;
+    EXPECT_TRUE(log.saw("no shared cipher")) << log.all();
+    c.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    EXPECT_EQ(Client::create(t.url(), c).value().call<int>("add", 2, 3).value(), 5);
+  }
+  {
+    // TLS 1.2 cipher lists: the server's EC key takes ECDSA suites only.
+    ServerOptions o = tls_options(cert);
+    o.tls_ciphers = "ECDHE-ECDSA-AES256-GCM-SHA384";
+    TestServer t(o);
+    EXPECT_EQ(Client::create(t.url(), trusting).value().call<int>("add", 1, 1).value(), 2);
+  }
+  // Bad settings are refused when made, naming what is wrong.
+  ServerOptions bad_version = tls_options(cert);
+  bad_version.tls_min_version = static_cast<TlsVersion>(11);
+  Server s1(bad_version);
+  Status st = s1.start();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, Errc::InvalidArgument);
+  for (const char* list : {"NOPE", "ECDHE+AESGCM:TYPO"}) {
+    ServerOptions bad = tls_options(cert);
+    bad.tls_ciphers = list;
+    Server s(bad);
+    Status started = s.start();
+    ASSERT_FALSE(started) << list;
+    EXPECT_EQ(started.error().code, Errc::InvalidArgument);
+    EXPECT_NE(started.error().message.find(list == std::string("NOPE") ? "NOPE" : "TYPO"),
+              std::string::npos)
+        << started.error().message;
+    ClientOptions c = trusting;
+    c.tls_ciphers = list;
+    Result<Client> client = Client::create("https://127.0.0.1:1/", c);
+    ASSERT_FALSE(client);
+    EXPECT_EQ(client.error().code, Errc::InvalidArgument) << client.error().message;
+  }
+  ClientOptions bad_suites = trusting;
+  bad_suites.tls_ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_NO_SUCH_SUITE";
+  Result<Client> c1 = Client::create("https://127.0.0.1:1/", bad_suites);
+  ASSERT_FALSE(c1);
+  EXPECT_EQ(c1.error().code, Errc::InvalidArgument);
+  EXPECT_NE(c1.error().message.find("TLS_NO_SUCH_SUITE"), std::string::npos);
+  ClientOptions bad_client_version = trusting;
+  bad_client_version.tls_min_version = static_cast<TlsVersion>(10);
+  EXPECT_EQ(Client::create("https://127.0.0.1:1/", bad_client_version).error().code,
+            Errc::InvalidArgument);
+}
+
+TEST(HttpServer, TlsHostnameVerification) {
+  TempDir dir("tls-names");
+  testing::CertSpec wrong;
+  wrong.subject_alt_names = "DNS:wrong.example";
+  testing::TestCert cert = testing::make_test_cert(dir.path, "wrong.example", wrong);
+  ASSERT_TRUE(cert.ok);
+  TestServer t(tls_options(cert));
+  ClientOptions trusting;
+  trusting.ca_file = cert.cert_file;
+  const std::string port = std::to_string(t.port());
+  // By IP literal: checked against the IP addresses, which it has none of.
+  Result<int> by_ip = Client::create("https://127.0.0.1:" + port + "/RPC2", trusting)
+                          .value()
+                          .call<int>("add", 1, 2);
+  ASSERT_FALSE(by_ip);
+  EXPECT_EQ(by_ip.error().code, Errc::TlsError);
+  EXPECT_NE(by_ip.error().message.find("IP address mismatch"), std::string::npos)
+      << by_ip.error().message;
+  EXPECT_NE(by_ip.error().message.find("127.0.0.1"), std::string::npos) << by_ip.error().message;
+  // By name: localhost is not wrong.example.
+  Result<int> by_name = Client::create("https://localhost:" + port + "/RPC2", trusting)
+                            .value()
+                            .call<int>("add", 1, 2);
+  ASSERT_FALSE(by_name);
+  EXPECT_EQ(by_name.error().code, Errc::TlsError);
+  EXPECT_NE(by_name.error().message.find("hostname mismatch"), std::string::npos)
+      << by_name.error().message;
+  EXPECT_NE(by_name.error().message.find("localhost"), std::string::npos)
+      << by_name.error().message;
+  // Without verification the name is not checked.
+  ClientOptions blind;
+  blind.verify_peer = false;
+  EXPECT_EQ(Client::create("https://localhost:" + port + "/RPC2", blind)
+                .value()
+                .call<int>("add", 1, 2)
+                .value(),
+            3);
+
+  // The usual certificate (DNS:localhost, IP:127.0.0.1) passes by either; an IP SAN does
+  // not pass for the name, nor a DNS SAN for the address.
+  testing::TestCert good = testing::make_test_cert(dir.sub("good"));
+  ASSERT_TRUE(good.ok);
+  TestServer g(tls_options(good));
+  ClientOptions trusting_good;
+  trusting_good.ca_file = good.cert_file;
+  const std::string gport = std::to_string(g.port());
+  for (const char* host : {"127.0.0.1", "localhost"}) {
+    Result<int> sum =
+        Client::create(std::string("https://") + host + ":" + gport + "/RPC2", trusting_good)
+            .value()
+            .call<int>("add", 2, 2);
+    ASSERT_TRUE(sum) << host << ": " << sum.error().message;
+  }
+  testing::CertSpec name_as_ip;
+  name_as_ip.subject_alt_names = "DNS:127.0.0.1";  // the address written as a DNS name
+  testing::TestCert tricky = testing::make_test_cert(dir.sub("tricky"), "127.0.0.1", name_as_ip);
+  ASSERT_TRUE(tricky.ok);
+  TestServer tr(tls_options(tricky));
+  ClientOptions trusting_tricky;
+  trusting_tricky.ca_file = tricky.cert_file;
+  Result<int> tricked =
+      Client::create("https://127.0.0.1:" + std::to_string(tr.port()) + "/RPC2", trusting_tricky)
+          .value()
+          .call<int>("add", 2, 2);
+  ASSERT_FALSE(tricked);
+  EXPECT_NE(tricked.error().message.find("IP address mismatch"), std::string::npos)
+      << tricked.error().message;
+}
+
+TEST(HttpServer, TlsOverTheConnectionCapIsAnswered503) {
+  TempDir dir("tls-cap");
+  testing::TestCert cert = testing::make_test_cert(dir.path);
+  ASSERT_TRUE(cert.ok);
+  ServerOptions o = tls_options(cert);
+  o.max_connections = 1;
+  o.threads = 1;
+  TestServer t(o);
+  ClientOptions trusting;
+  trusting.ca_file = cert.cert_file;
+  trusting.max_connections = 1;
+  Client holder = Client::create(t.url(), trusting).value();
+  ASSERT_EQ(holder.call<int>("add", 1, 1).value(), 2);  // its connection stays open, idle
+  for (int i = 0; i < 3; ++i) {
+    Result<int> refused = Client::create(t.url(), trusting).value().call<int>("add", 1, 1);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, Errc::HttpStatus) << refused.error().message;
+    EXPECT_EQ(refused.error().fault_code, 503) << refused.error().message;
+  }
+  EXPECT_EQ(holder.call<int>("add", 2, 2).value(), 4);  // the held one is still served
+
+  // Refusals in flight are capped: newcomers that stall their handshake take the few places,
+  // the next is closed at once, and the stalled ones are let go after a few seconds.
+  std::vector<std::unique_ptr<RawSocket>> stalled;
+  for (int i = 0; i < 8; ++i) {
+    stalled.push_back(std::make_unique<RawSocket>(t.port()));
+    ASSERT_TRUE(stalled.back()->connected());
+  }
+  // The server takes them in order; the ninth finds every place taken.
+  std::this_thread::sleep_for(200ms);
+  RawSocket ninth(t.port());
+  std::string got = ninth.read_all(1s);
+  EXPECT_TRUE(got.empty() && ninth.closed());
+  auto start = std::chrono::steady_clock::now();
+  for (auto& s : stalled) {
+    s->read_all(6s);
+    EXPECT_TRUE(s->closed());
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  // Places free again: a newcomer is answered 503 once more.
+  Result<int> again = Client::create(t.url(), trusting).value().call<int>("add", 1, 1);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().fault_code, 503) << again.error().message;
+}
+
+TEST(HttpServer, TlsRefusedClientCertificatesAreLogged) {
+  TempDir dir("tls-refusals");
+  testing::TestCert server_cert = testing::make_test_cert(dir.sub("server"));
+  testing::TestCert ca = testing::make_test_cert(dir.sub("ca"), "Test CA");
+  ASSERT_TRUE(server_cert.ok && ca.ok);
+  testing::CertSpec leaf;
+  leaf.ca = false;
+  leaf.issuer = &ca;
+  leaf.subject_alt_names = "";
+  testing::TestCert alice = testing::make_test_cert(dir.sub("alice"), "alice", leaf);
+  testing::CertSpec expired_spec = leaf;
+  expired_spec.valid_from = -3 * 86400;
+  expired_spec.valid_to = -86400;
+  testing::TestCert expired = testing::make_test_cert(dir.sub("expired"), "bob", expired_spec);
+  testing::TestCert mallory = testing::make_test_cert(dir.sub("mallory"), "mallory");
+  ASSERT_TRUE(alice.ok && expired.ok && mallory.ok);
+
+  ErrorLog log;
+  ServerOptions o = tls_options(server_cert);
+  o.tls_client_ca_file = ca.cert_file;
+  o.error_log = log.hook();
+  Server server(o);
+  ASSERT_TRUE(
+      server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
+  ASSERT_TRUE(server.start());
+  auto as = [&](const testing::TestCert& who) {
+    ClientOptions c;
+    c.ca_file = server_cert.cert_file;
+    c.tls_cert_file = who.cert_file;
+    c.tls_key_file = who.key_file;
+    return Client::create(server.url(), c).value().call<std::string>("who");
+  };
+  EXPECT_EQ(as(alice).value(), "CN=alice");
+  Result<std::string> old = as(expired);
+  ASSERT_FALSE(old);
+  EXPECT_TRUE(log.saw("certificate has expired")) << log.all();
+  Result<std::string> stranger = as(mallory);
+  ASSERT_FALSE(stranger);
+  EXPECT_TRUE(log.saw("self-signed certificate")) << log.all();
+  EXPECT_TRUE(log.saw("TLS handshake failed")) << log.all();
+  EXPECT_TRUE(log.saw("127.0.0.1:")) << log.all();  // the peer
+  EXPECT_EQ(as(alice).value(), "CN=alice");         // still serving
+}
+
 TEST(HttpServer, BadStartOptionsAreErrors) {
   ServerOptions o;
   o.listen = {"127.0.0.1:99999"};

@@ -1281,7 +1281,7 @@ TEST(HttpServer, TlsOverTheConnectionCapIsAnswered503) {
     Result<int> refused = Client::create(t.url(), trusting).value().call<int>("add", 1, 1);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, Errc::HttpStatus) << refused.error().message;
-    EXPECT_EQ(refused.error().fault_code, 503) << refused.error().message;
+    EXPECT_EQ(refused.error().http_status, 503) << refused.error().message;
   }
   EXPECT_EQ(holder.call<int>("add", 2, 2).value(), 4);  // the held one is still served
 
@@ -1306,7 +1306,7 @@ TEST(HttpServer, TlsOverTheConnectionCapIsAnswered503) {
   // Places free again: a newcomer is answered 503 once more.
   Result<int> again = Client::create(t.url(), trusting).value().call<int>("add", 1, 1);
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().fault_code, 503) << again.error().message;
+  EXPECT_EQ(again.error().http_status, 503) << again.error().message;
 }
 
 TEST(HttpServer, TlsRefusedClientCertificatesAreLogged) {

@@ -19,10 +19,11 @@ struct TestCert {
   bool ok = false;
 };
 
-/// Writes a fresh key and certificate (CN `common_name`, SAN DNS:localhost and IP:127.0.0.1,
-/// its own CA) into `dir`.
+/// Writes a fresh key and certificate (CN `common_name`, SAN `san`: by default DNS:localhost
+/// and IP:127.0.0.1; its own CA) into `dir`.
 inline TestCert make_test_cert(const std::filesystem::path& dir,
-                               const std::string& common_name = "localhost") {
+                               const std::string& common_name = "localhost",
+                               const std::string& san = "DNS:localhost,IP:127.0.0.1") {
   TestCert out;
   out.cert_file = (dir / "cert.pem").string();
   out.key_file = (dir / "key.pem").string();
@@ -42,8 +43,7 @@ inline TestCert make_test_cert(const std::filesystem::path& dir,
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, x, x, nullptr, nullptr, 0);
-  if (X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, NID_subject_alt_name,
-                                                "DNS:localhost,IP:127.0.0.1")) {
+  if (X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, NID_subject_alt_name, san.c_str())) {
     X509_add_ext(x, ext, -1);
     X509_EXTENSION_free(ext);
   }

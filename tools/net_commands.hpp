@@ -51,6 +51,8 @@ struct ClientSettingsFlags {
   std::string cert_file, key_file;
   bool insecure = false;
   bool gzip = false;
+  std::string proxy;            // --proxy URL
+  bool proxy_from_env = false;  // --proxy-from-env
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
 };
 

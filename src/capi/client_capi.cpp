@@ -86,6 +86,9 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     out.tls_key_file = o->tls_key_file;
   if (CW_HAS_FIELD(o, cw_client_options, tls_key_password) && o->tls_key_password)
     out.tls_key_password = o->tls_key_password;
+  if (CW_HAS_FIELD(o, cw_client_options, proxy) && o->proxy) out.proxy = o->proxy;
+  if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
+    out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;
 }
 

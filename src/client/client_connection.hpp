@@ -1,7 +1,8 @@
 // Internal: one client connection and the exchange it carries, as a resumable state machine:
-// connect (trying each address), send the request, receive and decode the response. The
-// synchronous path drives it with poll() on its own thread; the asynchronous path drives it
-// from the client's event loop. One implementation for both.
+// connect (trying each address; to an HTTP proxy, with a CONNECT tunnel for https), send the
+// request, receive and decode the response. The synchronous path drives it with poll() on its
+// own thread; the asynchronous path drives it from the client's event loop. One
+// implementation for both.
 #pragma once
 
 #include <atomic>

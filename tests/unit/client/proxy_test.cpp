@@ -340,6 +340,16 @@ TEST(ProxyClient, ConnectRefusalsAndHangUps) {
   EXPECT_EQ(e.code, Errc::BadResponse) << e.message;
   e = connect_answered("HTTP/1.1 200 OK\r\n\r\nsurprise");
   EXPECT_EQ(e.code, Errc::BadResponse) << e.message;
+  // The event loop's calls too.
+  FakeServer refusing([&](int fd) {
+    FakeServer::read_request(fd);
+    FakeServer::send_all(fd, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
+  });
+  ClientOptions o = via("http://127.0.0.1:" + port_of(refusing));
+  auto async = Client("https://origin.invalid/RPC2", o).async_call("x", {}).get();
+  ASSERT_FALSE(async);
+  EXPECT_EQ(async.error().code, Errc::HttpStatus) << async.error().message;
+  EXPECT_EQ(async.error().fault_code, 403);
   // Accepted, then the tunnel closes: the TLS handshake fails.
   e = connect_answered("HTTP/1.1 200 Connection established\r\n\r\n");
   EXPECT_TRUE(e.code == Errc::TlsError || e.code == Errc::ConnectionClosed) << e.message;
@@ -456,6 +466,12 @@ TEST(Tinyproxy, HttpsThroughConnect) {
   }
   // One tunnel carried the three calls.
   EXPECT_EQ(proxy.count("CONNECT localhost:" + port + " HTTP/1.1"), 1u) << proxy.log();
+  // The event loop opens its tunnel the same way (a new client: a connection of its own).
+  Client async_client("https://localhost:" + port + "/RPC2", o);
+  auto async = async_client.async_call("add", {Value(20), Value(22)}).get();
+  ASSERT_TRUE(async) << async.error().message << "\n" << proxy.log();
+  EXPECT_EQ(async->as_int(), 42);
+  EXPECT_EQ(proxy.count("CONNECT localhost:" + port + " HTTP/1.1"), 2u) << proxy.log();
   // The certificate check names the server: through the proxy to 127.0.0.1, which the
   // certificate does not cover, the call is refused.
   auto wrong = Client("https://127.0.0.1:" + port + "/RPC2", o).call("add", {Value(1), Value(1)});

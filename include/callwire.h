@@ -1240,6 +1240,22 @@ typedef struct cw_client_options {
    *  entry that selects nothing: CW_INVALID_ARGUMENT from cw_client_new. */
   const char* tls_ciphers;
   const char* tls_ciphersuites;
+  /** An HTTP proxy for http:// and https:// calls: "http://[user:password@]host[:port]"
+   *  (port 1080 when none; the credentials are percent-decoded and sent to the proxy alone,
+   *  as Proxy-Authorization: Basic). http:// calls go to it in absolute form; https:// calls
+   *  through a CONNECT tunnel, TLS checking the server's name. NULL or "": none (see
+   *  proxy_from_environment). Another scheme, or any proxy with a Unix-socket, SCGI or
+   *  packet-stream URL: CW_INVALID_ARGUMENT from cw_client_new. A call through it fails with
+   *  CW_CONNECT_FAILED ("proxy host:port: ...") when the proxy cannot be reached,
+   *  CW_HTTP_STATUS (the proxy's status in the error's http_status, e.g. 407) when it refuses a
+   *  CONNECT or answers 407, CW_CONNECTION_CLOSED when it hangs up during the CONNECT.
+   *  Copied. */
+  const char* proxy;
+  /** Non-zero, with no proxy: take it from the environment as curl does, once, in
+   *  cw_client_new: http_proxy (lower case only) for http://, https_proxy or HTTPS_PROXY for
+   *  https://, except for the hosts no_proxy or NO_PROXY lists (names, domain suffixes, IP
+   *  literals, CIDR ranges, or "*"). Off by default. */
+  int proxy_from_environment;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

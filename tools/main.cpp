@@ -269,6 +269,12 @@ int main(int argc, char** argv) {
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--insecure", call_flags.insecure,
                   "Do not verify the server's certificate (https)");
+    cmd->add_option(
+        "--proxy", call_flags.proxy,
+        "An HTTP proxy for http:// and https:// URLs: http://[USER:PASSWORD@]HOST:PORT");
+    cmd->add_flag("--proxy-from-env", call_flags.proxy_from_env,
+                  "Without --proxy: use http_proxy, https_proxy/HTTPS_PROXY and no_proxy as curl "
+                  "does");
   };
   auto* call = app.add_subcommand("call", "Call a method; print the result's JSON form");
   add_client_flags(call);

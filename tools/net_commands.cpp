@@ -57,6 +57,8 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.tls_key_file = flags.key_file;
   options.verify_peer = !flags.insecure;
   options.accept_gzip = flags.gzip;
+  options.proxy = flags.proxy;
+  options.proxy_from_environment = flags.proxy_from_env;
   if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
   return Client::create(flags.url, std::move(options));
 }

@@ -55,6 +55,8 @@ struct ClientSettingsFlags {
   std::string tls_ciphers, tls_ciphersuites;
   bool insecure = false;
   bool gzip = false;
+  std::string proxy;            // --proxy URL
+  bool proxy_from_env = false;  // --proxy-from-env
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
 };
 

@@ -40,6 +40,36 @@ struct ClientOptions {
   /// The User-Agent sent with every call (SCGI: HTTP_USER_AGENT); empty: "callwire/VERSION".
   /// Some servers choose their dialect by it. Refused for a packet stream.
   std::string user_agent;
+  /// An HTTP proxy for http:// and https:// calls (jsonrpc+ ones too):
+  /// "http://[user:password@]host[:port]" (port 1080 when none is given, as curl; user and
+  /// password percent-decoded, sent to the proxy as Proxy-Authorization: Basic). http:// calls
+  /// go to the proxy with the absolute-form target ("POST http://server:port/RPC2"), Host the
+  /// server's; https:// calls first open a tunnel with "CONNECT server:port", then TLS with the
+  /// server itself (SNI and the certificate check name the server, not the proxy), and the
+  /// proxy's credentials never enter the tunnel. Only the proxy's name is resolved. Keep-alive
+  /// and the stale-connection resend work as without a proxy (a tunnel is one connection).
+  /// Empty: none (see proxy_from_environment). create() refuses (InvalidArgument) another
+  /// scheme (https://, socks5://), a proxy URL with a path, and any proxy for a Unix-socket,
+  /// SCGI or packet-stream URL, or a client made by adopt().
+  ///
+  /// Errors a call may return through a proxy: ConnectFailed "proxy host:port: ..." when the
+  /// proxy cannot be resolved or reached; HttpStatus with the proxy's status in http_status
+  /// ("proxy host:port: refused CONNECT server:port: HTTP 407 Proxy Authentication
+  /// Required") when it refuses a CONNECT, and a 407 to an http:// call names the proxy the
+  /// same way; ConnectionClosed when it closes the connection during the CONNECT; BadResponse
+  /// for an answer to CONNECT that is not HTTP.
+  std::string proxy;
+  /// When `proxy` is empty: take the proxy from the environment, as curl does, read once by
+  /// create(): `http_proxy` for http:// (lower case only: an upper-case HTTP_PROXY is ignored,
+  /// since CGI programs get a request's `Proxy:` header as HTTP_PROXY, "httpoxy"),
+  /// `https_proxy` or `HTTPS_PROXY` for https:// (the lower-case one first), a value without
+  /// "http://" taken as one; then `no_proxy` or `NO_PROXY` exempts hosts: a list (commas or
+  /// spaces) of names and domain suffixes (leading dot optional: "example.com" covers
+  /// www.example.com), IP literals, CIDR ranges ("10.0.0.0/8"), or "*" for all. ALL_PROXY is
+  /// not read. Unix-socket, SCGI and packet-stream URLs ignore the environment. A malformed
+  /// proxy variable is InvalidArgument at create(), naming the variable. Off by default: a
+  /// library does not follow its process's environment unless asked to.
+  bool proxy_from_environment = false;
   /// https: check the server's certificate chain and name (on by default; turning it off is
   /// explicit and makes the connection open to interception). The name is the URL's host: a
   /// DNS name is checked against the certificate's DNS names (a mismatch is TlsError naming

@@ -106,6 +106,9 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     out.tls_ciphers = o->tls_ciphers;
   if (CW_HAS_FIELD(o, cw_client_options, tls_ciphersuites) && o->tls_ciphersuites)
     out.tls_ciphersuites = o->tls_ciphersuites;
+  if (CW_HAS_FIELD(o, cw_client_options, proxy) && o->proxy) out.proxy = o->proxy;
+  if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
+    out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
 #include "client/framing.hpp"
+#include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
@@ -58,6 +60,7 @@ struct CALLWIRE_LOCAL Client::Impl {
   detail::ClientUrl url;
   ClientOptions options;
   std::unique_ptr<net::TlsContext> tls;
+  std::optional<detail::ProxyRoute> proxy;         // ClientOptions::proxy, or the environment's
   std::unique_ptr<detail::ClientFraming> framing;  // HTTP, SCGI or pstream: heads and answer parsers
   detail::ClientSettings settings;
 
@@ -362,6 +365,10 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
     if (!value) return value.error();
     authorization = std::move(*value);
   }
+  auto proxy = detail::choose_proxy(impl->url, o.proxy, o.proxy_from_environment, o.user_agent,
+                                    [](const char* name) { return std::getenv(name); });
+  if (!proxy) return proxy.error();
+  impl->proxy = std::move(*proxy);
   if (impl->url.tls) {
     net::TlsClientSettings settings;
     settings.verify = o.verify_peer;
@@ -381,13 +388,15 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   const Protocol protocol = impl->url.json_rpc ? Protocol::JsonRpc : o.protocol;
   auto framing = detail::make_client_framing(
       impl->url, protocol == Protocol::JsonRpc ? "application/json" : "text/xml", o.accept_gzip,
-      std::move(authorization), o.user_agent, std::move(headers));
+      std::move(authorization), o.user_agent, std::move(headers),
+      impl->proxy ? &*impl->proxy : nullptr);
   if (!framing) return framing.error();
   impl->framing = std::move(*framing);
   detail::ClientSettings& s = impl->settings;
   s.url = &impl->url;
   s.framing = impl->framing.get();
   s.tls = impl->tls.get();
+  s.proxy = impl->proxy ? &*impl->proxy : nullptr;
   s.response_limits.max_body = o.max_response_size;
   s.reader_limits = o.reader_limits;
   s.json_limits = o.json_limits;

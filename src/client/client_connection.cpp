@@ -7,6 +7,7 @@
 #include <charconv>
 #include <string>
 
+#include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/gzip.hpp"
 #include "net/socket.hpp"
@@ -16,6 +17,8 @@ namespace callwire::detail {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+
+Error http_status_error(const http::Response& response);
 
 }  // namespace
 
@@ -74,13 +77,14 @@ void ClientConnection::resolve_now() {
     return;
   }
   addresses_.clear();
-  auto resolved = net::resolve(settings_.url->endpoint);
+  // Through a proxy only the proxy's name is looked up: the proxy resolves the server's.
+  auto resolved = net::resolve(peer_endpoint());
+  const std::string proxy = settings_.proxy ? peer_name() + ": " : "";
   if (!resolved) {
-    connect_error_ = Error(Errc::ConnectFailed, resolved.error().message);
+    connect_error_ = Error(Errc::ConnectFailed, proxy + resolved.error().message);
   } else {
     addresses_ = std::move(*resolved);
-    connect_error_ =
-        Error(Errc::ConnectFailed, "no address for " + settings_.url->endpoint.to_string());
+    connect_error_ = Error(Errc::ConnectFailed, proxy + "no address for " + peer_name());
   }
   resolved_ = true;
 }
@@ -94,6 +98,9 @@ ClientConnection::Wait ClientConnection::step() {
         return Wait::None;
       case State::Connecting:
         w = stream_.fd() < 0 ? connect_next() : finish_connect();
+        break;
+      case State::Tunnelling:
+        w = tunnel();
         break;
       case State::Sending:
         w = send();
@@ -119,7 +126,7 @@ ClientConnection::Wait ClientConnection::connect_next() {
     return Wait::None;
   }
   while (next_address_ < addresses_.size()) {
-    auto fd = net::start_connect(addresses_[next_address_++], settings_.url->endpoint.to_string());
+    auto fd = net::start_connect(addresses_[next_address_++], peer_name());
     if (!fd) {
       connect_error_ = fd.error();
       continue;
@@ -136,10 +143,21 @@ ClientConnection::Wait ClientConnection::finish_connect() {
   if (err != 0) {
     connect_error_ =
         Error(Errc::ConnectFailed,
-              net::errno_message("connect to " + settings_.url->endpoint.to_string(), err));
+              net::errno_message(
+                  settings_.proxy ? peer_name() + ": connect" : "connect to " + peer_name(), err));
     stream_ = net::Stream();
     return Wait::None;  // step() loops: the next address
   }
+  if (settings_.proxy && settings_.proxy->tunnel) {
+    tunnel_sent_ = 0;
+    state_ = State::Tunnelling;
+    return Wait::None;
+  }
+  return start_exchange();
+}
+
+ClientConnection::Wait ClientConnection::start_exchange() {
+  // TLS with the server's name (SNI and the certificate check), through a tunnel as well.
   if (settings_.tls && !stream_.start_tls(*settings_.tls, false, settings_.url->host)) {
     done(Error(Errc::TlsError, stream_.error()), false);
     return Wait::None;
@@ -241,6 +259,14 @@ ClientConnection::Wait ClientConnection::receive() {
         return Wait::None;
       }
     } else {
+      // A server or proxy that refuses a request (401, 407, 413) often answers and closes
+      // before reading all of it; its kernel then resets the connection, and the reset may
+      // cut the answer's body short. The head said what matters: the status.
+      if (parser_->headers_complete() && parser_->response().status >= 300) {
+        done(http_status_error(parser_->response()), false);
+        if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
+        return Wait::None;
+      }
       stale_ = used_before_ && in_.empty();
       bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
       done(Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
@@ -260,6 +286,7 @@ ClientConnection::Wait ClientConnection::receive() {
     // first, a confused server): the connection is dropped rather than have them read as the
     // next call's answer.
     decode(parser_->response(), p.consumed < in_.size());
+    if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
     return Wait::None;
   }
 }
@@ -441,5 +468,87 @@ void ClientConnection::done(Result<Value> result, bool reusable) {
 }
 
 void ClientConnection::fail(Error error) { done(std::move(error), false); }
+
+const net::Endpoint& ClientConnection::peer_endpoint() const noexcept {
+  return settings_.proxy ? settings_.proxy->endpoint : settings_.url->endpoint;
+}
+
+std::string ClientConnection::peer_name() const {
+  return settings_.proxy ? "proxy " + settings_.proxy->name : settings_.url->endpoint.to_string();
+}
+
+void ClientConnection::name_proxy_refusal() {
+  if (result_ || result_.error().code != Errc::HttpStatus || result_.error().http_status != 407)
+    return;
+  Error named = result_.error();
+  named.message = peer_name() + ": " + named.message;
+  result_ = std::move(named);
+}
+
+ClientConnection::Wait ClientConnection::fail_tunnel(Error error) {
+  error.message = peer_name() + ": " + error.message;
+  done(std::move(error), false);
+  return Wait::None;
+}
+
+ClientConnection::Wait ClientConnection::tunnel() {
+  const std::string& request = settings_.proxy->connect_request;
+  while (tunnel_sent_ < request.size()) {
+    net::IoResult r = stream_.write(request.data() + tunnel_sent_, request.size() - tunnel_sent_);
+    switch (r.status) {
+      case net::IoStatus::Ok:
+        tunnel_sent_ += r.n;
+        continue;
+      case net::IoStatus::WantWrite:
+        return Wait::Write;
+      case net::IoStatus::WantRead:
+        return Wait::Read;
+      case net::IoStatus::Eof:
+      case net::IoStatus::Error:
+        return fail_tunnel(Error(
+            Errc::ConnectionClosed,
+            "sending CONNECT: " +
+                (stream_.error().empty() ? std::string("connection closed") : stream_.error())));
+    }
+  }
+  for (;;) {
+    // The answer is a head alone (a 2xx to CONNECT has no body; another status's body is
+    // not read): small reads, so nothing of the tunnel's own bytes is taken from the socket.
+    constexpr size_t kHeadChunk = 1024;
+    char* dst = in_.prepare(kHeadChunk);
+    net::IoResult r = stream_.read(dst, kHeadChunk);
+    if (r.status == net::IoStatus::WantRead) return Wait::Read;
+    if (r.status == net::IoStatus::WantWrite) return Wait::Write;
+    if (r.status == net::IoStatus::Eof)
+      return fail_tunnel(Error(Errc::ConnectionClosed,
+                               "the proxy closed the connection before answering CONNECT"));
+    if (r.status == net::IoStatus::Error)
+      return fail_tunnel(
+          Error(Errc::ConnectionClosed, "reading the answer to CONNECT: " + stream_.error()));
+    in_.commit(r.n);
+    http::ResponseParseResult p = parser_->parse(in_.view(), chunked_body_);
+    if (p.status == http::ParseStatus::Error)
+      return fail_tunnel(
+          Error(Errc::BadResponse, "bad answer to CONNECT: " + std::string(parser_->error())));
+    if (!parser_->headers_complete()) continue;
+    const http::Response& answer = parser_->response();
+    const std::string origin = settings_.url->endpoint.to_string();
+    if (answer.status < 200 || answer.status > 299) {
+      // Errc::HttpStatus with the proxy's status, as a server's refusal is reported.
+      Error refused = http_status_error(answer);
+      refused.message = "refused CONNECT " + origin + ": " + refused.message;
+      return fail_tunnel(std::move(refused));
+    }
+    // The head must be all there is: the server speaks only once TLS has begun.
+    std::string_view got = in_.view();
+    if (!got.ends_with("\r\n\r\n") && !got.ends_with("\n\n"))
+      return fail_tunnel(
+          Error(Errc::BadResponse, "bytes after the proxy's answer to CONNECT " + origin));
+    in_.clear();
+    chunked_body_.clear();
+    parser_->reset();
+    return start_exchange();
+  }
+}
 
 }  // namespace callwire::detail

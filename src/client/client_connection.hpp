@@ -1,7 +1,8 @@
 // Internal: one client connection and the exchange it carries, as a resumable state machine:
-// connect (trying each address), send the request, receive and decode the response. The
-// synchronous path drives it with poll() on its own thread; the asynchronous path drives it
-// from the client's event loop. One implementation for both.
+// connect (trying each address; to an HTTP proxy, with a CONNECT tunnel for https), send the
+// request, receive and decode the response. The synchronous path drives it with poll() on its
+// own thread; the asynchronous path drives it from the client's event loop. One
+// implementation for both.
 #pragma once
 
 #include <atomic>
@@ -26,12 +27,16 @@
 namespace callwire::detail {
 
 struct ClientUrl;
+struct ProxyRoute;
 
 /// What a connection needs to know, shared by every connection of a client.
 struct ClientSettings {
   const ClientUrl* url = nullptr;
   const ClientFraming* framing = nullptr;  ///< HTTP or SCGI: request heads, answer parsers
   net::TlsContext* tls = nullptr;  ///< set for https
+  /// Set when the connections go through an HTTP proxy: they resolve and connect to it, and
+  /// open a CONNECT tunnel first for https.
+  const ProxyRoute* proxy = nullptr;
   http::ResponseLimits response_limits;
   xml::ReaderLimits reader_limits;
   json::JsonLimits json_limits;
@@ -116,12 +121,22 @@ class ClientConnection {
   net::UniqueFd release_adopted() noexcept;
 
  private:
-  enum class State { Idle, Connecting, Sending, Receiving, Done };
+  enum class State { Idle, Connecting, Tunnelling, Sending, Receiving, Done };
   // Puts the socket in the mode the exchange wants, and its timeouts near the deadline.
   void apply_blocking_mode();
   void refresh_socket_timeout();
   Wait connect_next();
   Wait finish_connect();
+  // Connected (and through the proxy's tunnel, if any): TLS if https, then the request.
+  Wait start_exchange();
+  // https through a proxy: sends CONNECT and reads the proxy's answer.
+  Wait tunnel();
+  Wait fail_tunnel(Error error);
+  // Where the connections go (the proxy, if any), and how messages name it.
+  const net::Endpoint& peer_endpoint() const noexcept;
+  std::string peer_name() const;
+  // After an answer through a proxy in absolute form: a 407 is the proxy's, and says so.
+  void name_proxy_refusal();
   Wait send();
   Wait receive();
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
@@ -148,6 +163,7 @@ class ClientConnection {
   Buffer request_;
   Buffer head_scratch_;
   size_t sent_ = 0;
+  size_t tunnel_sent_ = 0;  // bytes of the CONNECT request sent
   Buffer in_;
   Buffer chunked_body_;
   Buffer inflated_;

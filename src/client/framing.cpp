@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
@@ -63,7 +64,8 @@ struct CommonFields {
 
 class HttpFraming final : public ClientFraming {
  public:
-  HttpFraming(const ClientUrl& url, CommonFields common) : url_(url), common_(std::move(common)) {}
+  HttpFraming(const ClientUrl& url, CommonFields common, const ProxyRoute* proxy)
+      : url_(url), common_(std::move(common)), proxy_(proxy && !proxy->tunnel ? proxy : nullptr) {}
 
   // The head's fixed part, once (its check also refuses bad extra fields at creation rather
   // than at every call).
@@ -109,11 +111,16 @@ class HttpFraming final : public ClientFraming {
     head.accept_gzip = common_.accept_gzip;
     head.authorization = common_.authorization;
     if (!common_.user_agent.empty()) head.user_agent = common_.user_agent;
+    if (proxy_) {
+      head.absolute_form = true;
+      head.proxy_authorization = proxy_->authorization;
+    }
     return head;
   }
 
   const ClientUrl& url_;
   CommonFields common_;
+  const ProxyRoute* proxy_;  // set when requests go to a proxy in absolute form
   Buffer fixed_head_;
 };
 
@@ -232,7 +239,7 @@ class PstreamFraming final : public ClientFraming {
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,
-    std::vector<std::pair<std::string, std::string>> headers) {
+    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy) {
   if (url.framing == UrlFraming::Pstream) {
     if (!headers.empty() || !authorization.empty() || !user_agent.empty())
       return Error(Errc::InvalidArgument,
@@ -250,7 +257,7 @@ Result<std::unique_ptr<ClientFraming>> make_client_framing(
     if (Status s = framing->append_head(probe, {}); !s) return s.error();
     return std::unique_ptr<ClientFraming>(std::move(framing));
   }
-  auto framing = std::make_unique<HttpFraming>(url, std::move(common));
+  auto framing = std::make_unique<HttpFraming>(url, std::move(common), proxy);
   if (Status s = framing->prepare(); !s) return s.error();
   return std::unique_ptr<ClientFraming>(std::move(framing));
 }

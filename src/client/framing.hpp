@@ -21,6 +21,7 @@
 namespace callwire::detail {
 
 struct ClientUrl;
+struct ProxyRoute;
 
 /// One answer's parser (ResponseParser's contract; a virtual call per read, not per byte).
 class AnswerParser {
@@ -61,11 +62,13 @@ class ClientFraming {
 /// The framing `url` names, with what every request says: its Content-Type (static storage:
 /// "text/xml" or "application/json"; a packet stream carries none, and refuses any other than
 /// text/xml), gzip accepted, the Authorization value ("Basic ..." or empty), the extra header
-/// fields. Errors: InvalidArgument for a field that cannot be sent, or JSON over a packet
-/// stream.
+/// fields. `proxy` (HTTP only; borrowed, outlives the framing): through a proxy that is not a
+/// CONNECT tunnel, every request's target is in absolute form and carries the proxy's
+/// Proxy-Authorization. Errors: InvalidArgument for a field that cannot be sent, or JSON over
+/// a packet stream.
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,
-    std::vector<std::pair<std::string, std::string>> headers);
+    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy = nullptr);
 
 }  // namespace callwire::detail

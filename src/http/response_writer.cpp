@@ -156,17 +156,24 @@ template <typename Sink>
 void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view host,
                         bool bracketed) noexcept {
   char digits[20];
+  const uint16_t default_port = head.tls ? 443 : 80;
+  auto authority = [&] {
+    if (bracketed) out.put("[");
+    out.put(host);
+    if (bracketed) out.put("]");
+    if (head.port != 0 && head.port != default_port) {
+      out.put(":");
+      out.put(decimal(head.port, digits));
+    }
+  };
   out.put("POST ");
+  if (head.absolute_form) {
+    out.put(head.tls ? "https://" : "http://");
+    authority();
+  }
   out.put(head.path);
   out.put(" HTTP/1.1\r\nHost: ");
-  if (bracketed) out.put("[");
-  out.put(host);
-  if (bracketed) out.put("]");
-  const uint16_t default_port = head.tls ? 443 : 80;
-  if (head.port != 0 && head.port != default_port) {
-    out.put(":");
-    out.put(decimal(head.port, digits));
-  }
+  authority();
   out.put("\r\n");
   if (!head.user_agent.empty()) {
     out.put("User-Agent: ");
@@ -182,6 +189,11 @@ void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view hos
   if (!head.authorization.empty()) {
     out.put("Authorization: ");
     out.put(head.authorization);
+    out.put("\r\n");
+  }
+  if (head.absolute_form && !head.proxy_authorization.empty()) {
+    out.put("Proxy-Authorization: ");
+    out.put(head.proxy_authorization);
     out.put("\r\n");
   }
   if (head.close) out.put("Connection: close\r\n");
@@ -352,6 +364,8 @@ Status append_request_head_fixed(Buffer& out, const RequestHead& head) {
     return invalid("a control character in the Authorization value");
   if (!syntax::is_field_value(head.user_agent))
     return invalid("a control character in the User-Agent value");
+  if (!syntax::is_field_value(head.proxy_authorization))
+    return invalid("a control character in the Proxy-Authorization value");
   if (const char* bad = check_extra(head.extra, kRequestOwned)) return invalid(bad);
   CountSink count;
   emit_request_fixed(count, head, host, bracketed);
@@ -367,6 +381,31 @@ void append_request_framing(Buffer& out, uint64_t content_length, bool gzip) {
   WriteSink w{out.prepare(count.n)};
   emit_request_framing(w, content_length, gzip);
   out.commit(count.n);
+}
+
+Status append_connect_request(Buffer& out, std::string_view host, uint16_t port,
+                              std::string_view user_agent, std::string_view proxy_authorization) {
+  bool bracketed = false;
+  std::string_view h = host_for_field(host, bracketed);
+  if (h.empty()) return invalid("malformed host for CONNECT");
+  if (!syntax::is_field_value(user_agent))
+    return invalid("a control character in the User-Agent value");
+  if (!syntax::is_field_value(proxy_authorization))
+    return invalid("a control character in the Proxy-Authorization value");
+  char digits[20];
+  std::string authority;
+  if (bracketed) authority += '[';
+  authority += h;
+  if (bracketed) authority += ']';
+  authority += ':';
+  authority += decimal(port, digits);
+  std::string head = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
+  if (!user_agent.empty()) head += "User-Agent: " + std::string(user_agent) + "\r\n";
+  if (!proxy_authorization.empty())
+    head += "Proxy-Authorization: " + std::string(proxy_authorization) + "\r\n";
+  head += "\r\n";
+  out.append(head);
+  return {};
 }
 
 }  // namespace callwire::http

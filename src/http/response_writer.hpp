@@ -102,20 +102,26 @@ struct RequestHead {
   bool close = false;              ///< Connection: close
   std::string_view authorization;  ///< the whole value ("Basic ..."); empty: none
   std::string_view user_agent = "callwire/0.1";
+  /// Through an HTTP proxy: the request-target in absolute form ("POST http://host:port/path",
+  /// RFC 9112 §3.2.2) instead of origin-form; Host is the origin's all the same.
+  bool absolute_form = false;
+  /// Proxy-Authorization, the whole value ("Basic ..."); empty: none. For the proxy's eyes:
+  /// only sent with absolute_form (inside a CONNECT tunnel the origin would see it).
+  std::string_view proxy_authorization;
   /// More fields, after the others. Not one the writer owns: Host, Content-Length,
   /// Transfer-Encoding, Content-Type, Content-Encoding, Accept-Encoding, Authorization,
   /// User-Agent, Connection.
   std::span<const Header> extra;
 };
 
-/// Appends "POST <path> HTTP/1.1", Host, User-Agent, Content-Type, [Accept-Encoding: gzip],
-/// [Authorization], [Connection: close], the extra fields, then the framing: Content-Length,
-/// [Content-Encoding: gzip] and the blank line, to `out`. It is append_request_head_fixed
-/// followed by append_request_framing.
-/// Errors: Errc::InvalidArgument with a message naming the culprit, and nothing appended, for
-/// a path that is not origin-form visible ASCII, an empty or malformed host, a value with a
-/// control character (CR, LF, NUL, ...), an extra name that is not a token or that names an
-/// owned field. Throws std::bad_alloc when `out` cannot grow.
+/// Appends "POST <path> HTTP/1.1" (or "POST http://<host>[:port]<path> HTTP/1.1"), Host,
+/// User-Agent, Content-Type, [Accept-Encoding: gzip], [Authorization], [Proxy-Authorization],
+/// [Connection: close], the extra fields, then the framing: Content-Length, [Content-Encoding:
+/// gzip] and the blank line, to `out`. It is append_request_head_fixed followed by
+/// append_request_framing. Errors: Errc::InvalidArgument with a message naming the culprit, and
+/// nothing appended, for a path that is not origin-form visible ASCII, an empty or malformed host,
+/// a value with a control character (CR, LF, NUL, ...), an extra name that is not a token or that
+/// names an owned field. Throws std::bad_alloc when `out` cannot grow.
 Status append_request_head(Buffer& out, const RequestHead& head);
 
 /// The part of the head that does not change from call to call (everything but the framing;
@@ -125,5 +131,13 @@ Status append_request_head_fixed(Buffer& out, const RequestHead& head);
 /// "Content-Length: N\r\n", ["Content-Encoding: gzip\r\n"], and the blank line that ends the
 /// head. Throws std::bad_alloc when `out` cannot grow.
 void append_request_framing(Buffer& out, uint64_t content_length, bool gzip);
+
+/// Appends a whole CONNECT request for an HTTP proxy (RFC 9110 §9.3.6): "CONNECT host:port
+/// HTTP/1.1", Host (the same authority), [User-Agent], [Proxy-Authorization] and the blank
+/// line. `host` as in RequestHead (an IPv6 address gets its brackets).
+/// Errors: Errc::InvalidArgument (nothing appended) for a malformed host or a control
+/// character in a value. Throws std::bad_alloc when `out` cannot grow.
+Status append_connect_request(Buffer& out, std::string_view host, uint16_t port,
+                              std::string_view user_agent, std::string_view proxy_authorization);
 
 }  // namespace callwire::http

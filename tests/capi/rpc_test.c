@@ -1902,6 +1902,83 @@ static void test_http_head_and_cancel(void) {
   cw_server_free(server);
 }
 
+/* Whether the array of "Name: value" lines `headers` holds `line`. */
+static int has_line(const cw_value* headers, const char* line) {
+  size_t i, n = 0;
+  if (cw_value_array_size(headers, &n) != CW_OK) return 0;
+  for (i = 0; i < n; ++i) {
+    const cw_value* item = NULL;
+    const char* text = NULL;
+    size_t len = 0;
+    if (cw_value_array_get(headers, i, &item) == CW_OK &&
+        cw_value_get_string(item, &text, &len) == CW_OK && len == strlen(line) &&
+        memcmp(text, line, len) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* HTTP proxies. The server itself plays the proxy for http:// calls: it takes the
+ * absolute-form target a proxy is sent, and answers; the server's name in the URL is never
+ * looked up (".invalid" would not resolve). https:// calls ask it for a CONNECT, which it
+ * refuses. (End to end through a real proxy: tests/unit/client/proxy_test.cpp.) */
+static void test_proxy(void) {
+  cw_server* server = start_server(NULL);
+  cw_client_options o;
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  cw_error err;
+  char proxy[128], down[128];
+  int32_t n = 0;
+
+  snprintf(proxy, sizeof proxy, "http://al%%40ice:s3cret@127.0.0.1:%u",
+           (unsigned)cw_server_port(server));
+  cw_client_options_init(&o);
+  o.proxy = proxy;
+  o.timeout_ms = 5000;
+  client = make_client("http://server.invalid:8080/RPC2", &o);
+  CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 5);
+  cw_value_free(result);
+  /* What the proxy was sent: Host the server's, the proxy's credentials ("al@ice:s3cret"). */
+  CHECK_STATUS(cw_client_call(client, "headers", NULL, 0, NULL, &result, &err), CW_OK);
+  CHECK(has_line(result, "Host: server.invalid:8080"));
+  CHECK(has_line(result, "Proxy-Authorization: Basic YWxAaWNlOnMzY3JldA=="));
+  cw_value_free(result);
+  cw_client_free(client);
+
+  /* https:// asks the proxy for a tunnel; this one refuses: CW_HTTP_STATUS with its status. */
+  client = make_client("https://server.invalid:8443/RPC2", &o);
+  CHECK_STATUS(cw_client_call(client, "sample.add", NULL, 0, NULL, &result, &err), CW_HTTP_STATUS);
+  CHECK(err.http_status >= 400 && err.http_status <= 499);
+  CHECK(strstr(err.message, "refused CONNECT server.invalid:8443") != NULL);
+  CHECK(strncmp(err.message, "proxy 127.0.0.1:", 16) == 0);
+  cw_client_free(client);
+
+  /* A proxy that is down is named. */
+  snprintf(down, sizeof down, "http://127.0.0.1:%u", (unsigned)cw_server_port(server));
+  cw_server_free(server);
+  o.proxy = down;
+  client = make_client("http://server.invalid:8080/RPC2", &o);
+  CHECK_STATUS(cw_client_call(client, "sample.add", NULL, 0, NULL, &result, &err),
+               CW_CONNECT_FAILED);
+  CHECK(strncmp(err.message, "proxy 127.0.0.1:", 16) == 0);
+  cw_client_free(client);
+
+  /* Refused at creation: a proxy of another scheme; any proxy for SCGI or a Unix socket. */
+  o.proxy = "socks5://127.0.0.1:1080";
+  CHECK_STATUS(cw_client_new("http://127.0.0.1:1/RPC2", &o, &client, &err), CW_INVALID_ARGUMENT);
+  o.proxy = "http://127.0.0.1:3128";
+  CHECK_STATUS(cw_client_new("scgi://127.0.0.1:4000", &o, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_client_new("unix:/tmp/none.sock", &o, &client, &err), CW_INVALID_ARGUMENT);
+  /* The environment, when asked, is ignored for them. */
+  o.proxy = NULL;
+  o.proxy_from_environment = 1;
+  client = make_client("scgi://127.0.0.1:4000", &o);
+  cw_client_free(client);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -1923,6 +2000,7 @@ int main(int argc, char** argv) {
       TEST(test_default_method_and_preinvoke),
       TEST(test_http_head_and_cancel),
       TEST(test_tls_options_end_to_end),
+      TEST(test_proxy),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

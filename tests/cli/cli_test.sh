@@ -293,6 +293,56 @@ if command -v openssl >/dev/null; then
 else
   fail "the openssl program is missing (scripts/setup.sh installs it)"
 fi
+# --- --proxy and --proxy-from-env: a two-request Python "proxy" writes the request line and
+# the Proxy-Authorization it received and answers 1 itself.
+python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[1], "a") as f:
+            f.write("%s %s\n" % (self.requestline, self.headers["Proxy-Authorization"]))
+        body = b"<methodResponse><params><param><value><int>1</int></value></param></params></methodResponse>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_port, flush=True)
+s.handle_request()
+s.handle_request()
+' "$tmp/proxied" >"$tmp/proxy_port" &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/proxy_port" ] && break; sleep 0.1; done
+proxy="127.0.0.1:$(cat "$tmp/proxy_port")"
+run call --proxy "http://al%40ice:pw@$proxy" http://origin.invalid:8080/RPC2 any.method
+expect_rc 0 "call --proxy"
+expect_eq "$out" "1" "call --proxy: the answer"
+# The environment is read only with --proxy-from-env: without it the call goes straight to
+# port 1 (refused); with it, to the proxy. Upper-case HTTP_PROXY is never read (curl's rule).
+http_proxy="http://$proxy" run call http://127.0.0.1:1/RPC2 any.method
+expect_rc 2 "http_proxy without --proxy-from-env"
+expect_match "$err" "cannot connect" "http_proxy without --proxy-from-env"
+http_proxy= HTTP_PROXY="http://$proxy" run call --proxy-from-env http://127.0.0.1:1/RPC2 any.method
+expect_rc 2 "HTTP_PROXY is ignored"
+http_proxy="http://$proxy" no_proxy="" run call --proxy-from-env http://127.0.0.1:1/RPC2 any.method
+expect_rc 0 "call --proxy-from-env"
+wait "$proxy_pid" 2>/dev/null
+expect_eq "$(cat "$tmp/proxied" 2>/dev/null)" "POST http://origin.invalid:8080/RPC2 HTTP/1.1 Basic YWxAaWNlOnB3
+POST http://127.0.0.1:1/RPC2 HTTP/1.1 None" "--proxy and --proxy-from-env: absolute form, credentials"
+# A proxy that is not http://, or one for a URL that cannot be proxied: refused at once.
+run call --proxy socks5://127.0.0.1:1080 http://127.0.0.1:1/RPC2 any.method
+expect_rc 2 "call --proxy socks5://"
+expect_match "$err" "invalid argument.*http:// only" "call --proxy socks5://"
+run call --proxy "http://$proxy" scgi://127.0.0.1:1 any.method
+expect_rc 2 "call --proxy with scgi://"
+expect_match "$err" "invalid argument" "call --proxy with scgi://"
+# A proxy that is down is named.
+run call --proxy http://127.0.0.1:1 http://127.0.0.1:2/RPC2 any.method
+expect_rc 2 "call --proxy (down)"
+expect_match "$err" "cannot connect: proxy 127.0.0.1:1: " "call --proxy (down)"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2

@@ -253,6 +253,47 @@ TEST(RequestWriter, EverythingOn) {
             "Cookie: a=b; c=d\r\nContent-Length: 7\r\nContent-Encoding: gzip\r\n\r\n");
 }
 
+// Through a proxy: the absolute-form target with the Host's authority, and the proxy's
+// credentials; without absolute_form they are never sent.
+TEST(RequestWriter, AbsoluteFormForAProxy) {
+  RequestHead head;
+  head.host = "example.org";
+  head.port = 8080;
+  head.absolute_form = true;
+  head.proxy_authorization = "Basic cHJveHk6cHc=";
+  head.authorization = "Basic dXNlcjpwYXNz";
+  head.content_length = 3;
+  EXPECT_EQ(request(head),
+            "POST http://example.org:8080/RPC2 HTTP/1.1\r\nHost: example.org:8080\r\n"
+            "User-Agent: callwire/0.1\r\nContent-Type: text/xml\r\n"
+            "Authorization: Basic dXNlcjpwYXNz\r\nProxy-Authorization: Basic cHJveHk6cHc=\r\n"
+            "Content-Length: 3\r\n\r\n");
+  head.host = "::1";
+  head.port = 80;
+  head.proxy_authorization = {};
+  head.authorization = {};
+  EXPECT_EQ(request(head).substr(0, 45), "POST http://[::1]/RPC2 HTTP/1.1\r\nHost: [::1]\r");
+  head.absolute_form = false;
+  head.proxy_authorization = "Basic cHJveHk6cHc=";
+  EXPECT_EQ(request(head).find("Proxy-Authorization"), std::string::npos);
+}
+
+TEST(RequestWriter, Connect) {
+  Buffer out;
+  ASSERT_TRUE(append_connect_request(out, "example.org", 443, "callwire/0.1", "Basic eDp5"));
+  EXPECT_EQ(out.view(),
+            "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\nUser-Agent: "
+            "callwire/0.1\r\nProxy-Authorization: Basic eDp5\r\n\r\n");
+  out.clear();
+  ASSERT_TRUE(append_connect_request(out, "::1", 8443, "", ""));
+  EXPECT_EQ(out.view(), "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n\r\n");
+  out.clear();
+  EXPECT_FALSE(append_connect_request(out, "a b", 443, "", ""));
+  EXPECT_FALSE(append_connect_request(out, "h", 443, "", "x\r\nEvil: 1"));
+  EXPECT_FALSE(append_connect_request(out, "h", 443, "a\nb", ""));
+  EXPECT_EQ(out.size(), 0u);
+}
+
 std::string host_field(std::string_view host, uint16_t port, bool tls = false) {
   RequestHead head;
   head.host = host;
@@ -358,6 +399,10 @@ TEST(RequestWriter, Refusals) {
   cases.push_back({"authorization_crlf",
                    with([](RequestHead& h) { h.authorization = "Basic x\r\nX-Evil: 1"; })});
   cases.push_back({"user_agent_lf", with([](RequestHead& h) { h.user_agent = "a\nb"; })});
+  cases.push_back({"proxy_authorization_crlf", with([](RequestHead& h) {
+                     h.absolute_form = true;
+                     h.proxy_authorization = "Basic x\r\nX-Evil: 1";
+                   })});
   cases.push_back({"content_type_nul",
                    with([](RequestHead& h) { h.content_type = std::string_view("a\0", 2); })});
   for (const Header* extra : {kBadName, kColonName, kEmptyName, kCrlfName, kCrlfValue, kLfValue,

@@ -27,7 +27,9 @@ namespace callwire {
 
 /// Everything a client can be told. A plain struct.
 struct ClientOptions {
-  /// Deadline of a call (connecting, sending and receiving) unless the call gives its own.
+  /// Deadline of a call (looking the name up, connecting, sending and receiving) unless the
+  /// call gives its own. A name is looked up on a thread of its own (getaddrinfo cannot be
+  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline.
   std::chrono::milliseconds timeout{30000};
   /// HTTP Basic credentials; sent with every call when `user` is not empty. Credentials in
   /// the URL ("http://user:password@host/") are used when these are empty.

@@ -18,6 +18,7 @@
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
+#include "net/lookup.hpp"
 #include "net/socket.hpp"
 #include "pstream/pstream.hpp"
 
@@ -113,11 +114,12 @@ struct CALLWIRE_LOCAL Client::Impl {
   AsyncEngine& engine();
 
   // Pipelined asynchronous calls (pipeline_depth > 1): the server's addresses, resolved on a
-  // caller's thread once (again after a failure) and shared by the calls.
+  // caller's thread once (again after a failure), within that call's deadline, and shared by
+  // the calls (which wait for that first lookup meanwhile).
   bool pipelined() const noexcept { return options.pipeline_depth > 1; }
   std::mutex addresses_mutex;
   detail::Pipeline::Addresses addresses;
-  Result<detail::Pipeline::Addresses> resolved_addresses();
+  Result<detail::Pipeline::Addresses> resolved_addresses(Clock::time_point deadline);
   void async_call_pipelined(std::string_view method, std::span<const Value> params,
                             std::function<void(Result<Value>)> done, const CallOptions& call);
 };
@@ -135,10 +137,11 @@ AsyncEngine& Client::Impl::engine() {
   return *async;
 }
 
-Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses() {
+Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses(Clock::time_point deadline) {
   std::lock_guard lock(addresses_mutex);
   if (addresses) return addresses;
-  auto found = net::resolve(url.endpoint);
+  auto found = net::resolve_until(url.endpoint, deadline);
+  if (!found && found.error().code == Errc::Timeout) return found.error();
   if (!found) return Error(Errc::ConnectFailed, found.error().message);
   if (found->empty())
     return Error(Errc::ConnectFailed, "no address for " + url.endpoint.to_string());
@@ -164,7 +167,7 @@ void Client::Impl::async_call_pipelined(std::string_view method, std::span<const
   if (!offset) return fail(offset.error());
   call.offset = *offset;
   if (!adopted) {  // an adopted connection has no address to resolve
-    auto to = resolved_addresses();
+    auto to = resolved_addresses(call.deadline);
     if (!to) return fail(to.error());
     call.addresses = std::move(*to);
   }
@@ -590,7 +593,6 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   call.retried = !options.resend_if_stale;  // no resend: as if it had had its one
   if (options.response_head) *options.response_head = HttpHead();
   call.connection->set_head_out(options.response_head);
-  call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   call.cancel = detail::AsyncCancel::watch(options.cancel, [&engine] { engine.poke(); });
   engine.submit(std::move(call));

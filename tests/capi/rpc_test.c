@@ -2034,6 +2034,64 @@ static void test_stale_resend(void) {
   cw_server_free(server);
 }
 
+/* A client over several servers: round-robin, a server that is gone costs no call, every
+ * server gone names each, and the options' errors. */
+static void test_client_group(void) {
+  cw_server* a = start_server(NULL);
+  cw_server* b = start_server(NULL);
+  cw_server* gone = start_server(NULL);
+  char gone_url[128];
+  const char* urls[3];
+  cw_failover_options failover;
+  const char* idempotent[] = {"sample.add"};
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  cw_error err;
+  int i;
+  int32_t n = 0;
+
+  snprintf(gone_url, sizeof gone_url, "%s", cw_server_url(gone));
+  cw_server_free(gone); /* nobody listens there any more */
+  urls[0] = cw_server_url(a);
+  urls[1] = gone_url;
+  urls[2] = cw_server_url(b);
+  memset(&failover, 0, sizeof failover);
+  failover.struct_size = sizeof failover;
+  failover.backoff_ms = 1000;
+  failover.idempotent_methods = idempotent;
+  failover.idempotent_count = 1;
+  CHECK_STATUS(cw_client_new_group(urls, 3, NULL, &failover, &client, &err), CW_OK);
+  for (i = 0; i < 12; ++i) {
+    CHECK_STATUS(call_ints(client, "sample.add", i, 1, 2, &result, &err), CW_OK);
+    CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+    CHECK(n == i + 1);
+    cw_value_free(result);
+    result = NULL;
+  }
+  cw_client_free(client);
+
+  /* Every server gone: the error names each. */
+  urls[0] = gone_url;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_OK);
+  CHECK_STATUS(call_ints(client, "sample.add", 1, 1, 2, &result, &err), CW_CONNECT_FAILED);
+  CHECK(strstr(err.message, "no server answered") != NULL);
+  cw_client_free(client);
+
+  /* Misuse. */
+  CHECK_STATUS(cw_client_new_group(NULL, 1, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_client_new_group(urls, 0, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  urls[1] = NULL;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  urls[1] = "ftp://nowhere";
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "ftp://nowhere") != NULL);
+  failover.struct_size = 3;
+  urls[1] = gone_url;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, &failover, &client, &err), CW_INVALID_ARGUMENT);
+  cw_server_free(a);
+  cw_server_free(b);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -2055,6 +2113,7 @@ int main(int argc, char** argv) {
       TEST(test_default_method_and_preinvoke),
       TEST(test_http_head_and_cancel),
       TEST(test_stale_resend),
+      TEST(test_client_group),
       TEST(test_tls_options_end_to_end),
       TEST(test_proxy),
   };

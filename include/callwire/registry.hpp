@@ -1,6 +1,7 @@
 // callwire: the method registry a server dispatches to, and what a handler sees of its call.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -159,10 +160,24 @@ struct MethodInfo {
 
 /// Calls, faults and time spent in one method, summed over every thread.
 struct MethodStats {
+  /// The upper bounds of the latency histogram's buckets (Prometheus' default buckets, from
+  /// 100 µs to 10 s); a last bucket holds the calls slower than the last bound.
+  static constexpr std::array<std::chrono::microseconds, 14> kLatencyBounds{
+      std::chrono::microseconds(100),     std::chrono::microseconds(250),
+      std::chrono::microseconds(500),     std::chrono::microseconds(1000),
+      std::chrono::microseconds(2500),    std::chrono::microseconds(5000),
+      std::chrono::microseconds(10000),   std::chrono::microseconds(25000),
+      std::chrono::microseconds(50000),   std::chrono::microseconds(100000),
+      std::chrono::microseconds(250000),  std::chrono::microseconds(500000),
+      std::chrono::microseconds(1000000), std::chrono::microseconds(10000000)};
+
   std::string name;
   uint64_t calls = 0;
   uint64_t faults = 0;
   std::chrono::nanoseconds total_time{0};
+  /// Calls by time taken: latency_buckets[i] counts those at most kLatencyBounds[i] (and
+  /// above the bound before it); the last, those slower than every bound. Not cumulative.
+  std::array<uint64_t, kLatencyBounds.size() + 1> latency_buckets{};
 };
 
 /// The methods one server offers. Never global: each server owns one.

@@ -252,6 +252,13 @@ class CALLWIRE_API Server {
 
   /// Calls, faults and time per method, summed over every thread.
   std::vector<MethodStats> method_stats() const;
+  /// The server's numbers in Prometheus' text format (version 0.0.4), as the metrics path
+  /// (ServerOptions::metrics_path) answers them: per method callwire_calls_total,
+  /// callwire_faults_total and the callwire_call_duration_seconds histogram (100 µs to 10 s);
+  /// callwire_connections_open, callwire_received_bytes_total, callwire_sent_bytes_total and
+  /// callwire_stopping. For a scrape endpoint of the program's own. Thread-safe; empty
+  /// metrics before start().
+  std::string metrics_text() const;
 
  private:
   struct Impl;

@@ -165,6 +165,12 @@ void CallCore::count(uint32_t counter, bool fault, uint64_t nanos) noexcept {
   c.calls.store(c.calls.load(relaxed) + 1, relaxed);
   if (fault) c.faults.store(c.faults.load(relaxed) + 1, relaxed);
   c.nanos.store(c.nanos.load(relaxed) + nanos, relaxed);
+  // Most calls fall in the first buckets: a linear search from the bottom ends at once.
+  size_t bucket = 0;
+  while (bucket < MethodStats::kLatencyBounds.size() &&
+         nanos > uint64_t(MethodStats::kLatencyBounds[bucket].count()) * 1000)
+    ++bucket;
+  c.latency[bucket].store(c.latency[bucket].load(relaxed) + 1, relaxed);
 }
 
 void CallCore::count_unsent(uint32_t counter) noexcept {
@@ -190,6 +196,8 @@ void CallCore::add_stats_to(std::vector<MethodStats>& sums) const {
     sums[i].calls += c.calls.load(std::memory_order_relaxed);
     sums[i].faults += c.faults.load(std::memory_order_relaxed);
     sums[i].total_time += std::chrono::nanoseconds(c.nanos.load(std::memory_order_relaxed));
+    for (size_t b = 0; b < c.latency.size(); ++b)
+      sums[i].latency_buckets[b] += c.latency[b].load(std::memory_order_relaxed);
   }
 }
 

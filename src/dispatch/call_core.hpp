@@ -132,6 +132,7 @@ class CallCore {
     std::atomic<uint64_t> calls{0};
     std::atomic<uint64_t> faults{0};
     std::atomic<uint64_t> nanos{0};
+    std::array<std::atomic<uint64_t>, MethodStats::kLatencyBounds.size() + 1> latency{};
   };
 
   // A method by name: a registered one or an offered system one, and its counter.

@@ -155,6 +155,7 @@ void Connection::read_input() {
     if (r.status == net::IoStatus::Ok) {
       if (in_.size() == request_start_ && !busy_) request_started_ = loop_.now();
       in_.commit(r.n);
+      loop_.count_received(r.n);
       if (stream_.has_buffered_input()) continue;
       break;
     }
@@ -447,6 +448,7 @@ void Connection::flush() {
     net::IoResult r = stream_.write(out_.data() + out_sent_, out_.size() - out_sent_);
     if (r.status == net::IoStatus::Ok) {
       out_sent_ += r.n;
+      loop_.count_sent(r.n);
       continue;
     }
     if (r.status == net::IoStatus::WantWrite || r.status == net::IoStatus::WantRead) {

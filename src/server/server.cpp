@@ -14,6 +14,7 @@
 #include "http/syntax.hpp"
 #include "net/address.hpp"
 #include "net/socket.hpp"
+#include "server/metrics.hpp"
 #include "server/server_core.hpp"
 #include "server/server_loop.hpp"
 
@@ -349,6 +350,23 @@ std::string Server::url(size_t index) const {
     return (pstream ? "pstream://" : "jsonl://") + host + ":" + std::to_string(l.port);
   return (scgi ? "scgi://" : l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) +
          path;
+}
+
+std::string Server::metrics_text() const {
+  const Impl& m = *impl_;
+  std::vector<MethodStats> methods = method_stats();
+  detail::ServerGauges gauges;
+  if (m.started.load()) {
+    gauges.connections_open = m.core.connections.load(std::memory_order_relaxed);
+    for (const auto& loop : m.loops) {
+      gauges.bytes_received += loop->bytes_received();
+      gauges.bytes_sent += loop->bytes_sent();
+    }
+    gauges.stopping = m.core.stopping.load();
+  }
+  std::string out;
+  detail::append_prometheus_text(out, methods, gauges);
+  return out;
 }
 
 std::vector<MethodStats> Server::method_stats() const {

@@ -2,6 +2,7 @@
 // timeouts on a coarse tick, and winds down on stop.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -94,6 +95,19 @@ class ServerLoop {
   bool stopping() const noexcept { return stop_seen_; }
   /// Scratch space for one gzip or inflate at a time on this loop.
   Buffer& scratch() noexcept { return scratch_; }
+  /// Bytes read from and written to this loop's connections, for the metrics. Counted on the
+  /// loop's thread (one writer: no read-modify-write), read from any.
+  void count_received(size_t n) noexcept {
+    bytes_received_.store(bytes_received_.load(std::memory_order_relaxed) + n,
+                          std::memory_order_relaxed);
+  }
+  void count_sent(size_t n) noexcept {
+    bytes_sent_.store(bytes_sent_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  uint64_t bytes_received() const noexcept {
+    return bytes_received_.load(std::memory_order_relaxed);
+  }
+  uint64_t bytes_sent() const noexcept { return bytes_sent_.load(std::memory_order_relaxed); }
 
   void accept_from(ListenerWatcher& listener);
   /// Any thread: queues `fd` (a connected socket, already counted in ServerCore::connections)
@@ -133,6 +147,8 @@ class ServerLoop {
   // The loop has ended: adopt() refuses from now on, and what it queued is closed.
   void close_adoption() noexcept;
 
+  std::atomic<uint64_t> bytes_received_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
   ServerCore& core_;
   std::unique_ptr<net::EventLoop> loop_;
   Dispatcher dispatcher_;

@@ -267,7 +267,9 @@ TEST(JsonRpc, ResultsJsonCannotCarryBecomeInternalErrors) {
   std::vector<MethodStats> stats;
   d.add_stats_to(stats);
   for (const MethodStats& s : stats)
-    if (s.name == "nan") EXPECT_EQ(s.faults, 1u);
+    if (s.name == "nan") {
+      EXPECT_EQ(s.faults, 1u);
+    }
 }
 
 // A handler's fault carries JSON-RPC's "data" (thrown or returned); XML-RPC's fault has no room
@@ -309,7 +311,9 @@ TEST(JsonRpc, OneCoreCountsBothProtocols) {
   std::vector<MethodStats> stats;
   d.add_stats_to(stats);
   for (const MethodStats& s : stats)
-    if (s.name == "sum") EXPECT_EQ(s.calls, 2u);
+    if (s.name == "sum") {
+      EXPECT_EQ(s.calls, 2u);
+    }
 }
 
 TEST(JsonRpc, LimitsComeFromTheOptions) {

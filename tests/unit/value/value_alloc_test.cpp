@@ -60,7 +60,9 @@ TEST(ValueAlloc, TheCacheStaysWithinItsBound) {
   for (int i = 0; i < 200000; ++i) blocks.push_back(detail::value_alloc(64));  // 16 MB
   for (void* p : blocks) detail::value_free(p);
   EXPECT_LE(detail::value_cache_bytes(), detail::value_cache_limit());
-  if (detail::value_cache_limit() > 0) EXPECT_GT(detail::value_cache_bytes(), 0u);
+  if (detail::value_cache_limit() > 0) {
+    EXPECT_GT(detail::value_cache_bytes(), 0u);
+  }
 }
 
 // A struct Value with some heap strings and containers.

@@ -953,6 +953,15 @@ typedef struct cw_method_stats {
 CALLWIRE_API cw_status cw_server_method_stats(const cw_server* server, cw_method_stats** stats_out,
                                               size_t* count_out);
 
+/** The server's numbers in Prometheus' text format (version 0.0.4): per method
+ *  callwire_calls_total, callwire_faults_total and the callwire_call_duration_seconds
+ *  histogram (100 us to 10 s); callwire_connections_open, callwire_received_bytes_total,
+ *  callwire_sent_bytes_total, callwire_stopping. NUL-terminated in *text_out (its length in
+ *  *len_out when not NULL), which the caller frees with cw_free: for a scrape endpoint of the
+ *  program's own. Any thread. CW_OK; CW_INVALID_ARGUMENT (NULL); CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_server_metrics_text(const cw_server* server, char** text_out,
+                                              size_t* len_out);
+
 /** The port and URL of listener `index` (cw_server_options.listens order; index 0 is what
  *  cw_server_port and cw_server_url give): as those, and 0 or "" for an index beyond the
  *  listeners. The URL is borrowed from the server (valid until cw_server_free). */

@@ -678,6 +678,14 @@ cw_status cw_call_return_string(cw_call* call, const char* data, size_t len) {
   return guard([&] { return set_result(call, Value(std::string_view(data ? data : "", len))); });
 }
 
+cw_status cw_server_metrics_text(const cw_server* server, char** text_out, size_t* len_out) {
+  if (!server || !text_out) return CW_INVALID_ARGUMENT;
+  return guard([&] {
+    copy_out(server->server.metrics_text(), text_out, len_out);
+    return CW_OK;
+  });
+}
+
 cw_status cw_server_method_stats(const cw_server* server, cw_method_stats** stats_out,
                                  size_t* count_out) {
   if (!server || !stats_out || !count_out) return CW_INVALID_ARGUMENT;

@@ -324,6 +324,18 @@ static void test_stats_and_limits(void) {
   CHECK(found == 3);
   cw_free(stats);
   CHECK_STATUS(cw_server_method_stats(server, NULL, &count), CW_INVALID_ARGUMENT);
+  /* The same in Prometheus' text format. */
+  {
+    char* text = NULL;
+    size_t len = 0;
+    CHECK_STATUS(cw_server_metrics_text(server, &text, &len), CW_OK);
+    CHECK(text && len == strlen(text));
+    CHECK(text && strstr(text, "\ncallwire_calls_total{method=\"sample.add\"} 3\n") != NULL);
+    CHECK(text && strstr(text, "\ncallwire_faults_total{method=\"fault\"} 1\n") != NULL);
+    CHECK(text && strstr(text, "\ncallwire_connections_open 1\n") != NULL);
+    cw_free(text);
+    CHECK_STATUS(cw_server_metrics_text(server, NULL, &len), CW_INVALID_ARGUMENT);
+  }
 
   /* max_requests_per_connection = 2: every second call comes on a new connection (another
    * client port), which the client opens by itself. */

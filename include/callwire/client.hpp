@@ -141,6 +141,12 @@ struct ClientOptions {
   /// handler the client no longer waits for; other servers ignore the field. Off by default:
   /// it costs some 25 bytes on every request.
   bool send_timeout = false;
+  /// Event-loop integration for hosts that may not have threads started in them (Kamailio,
+  /// OpenSIPS, GUI toolkits, libevent/libuv/GLib programs): asynchronous calls start no I/O
+  /// thread; the host's loop watches Client::loop_fd() for reading with
+  /// Client::loop_timeout() and calls Client::process(), inside which the completions run.
+  /// Synchronous calls work as always (on the calling thread). See docs/event-loop.md.
+  bool host_loop = false;
 };
 
 /// The status line and header fields of a server's HTTP answer (SCGI's too: its Status field
@@ -373,6 +379,25 @@ class CALLWIRE_API Client {
   /// in use by a synchronous call at that moment is not seen. Thread-safety: as the calls;
   /// not from an asynchronous call's `done` (it waits for the I/O thread).
   size_t probe(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  // ---- Event-loop integration (ClientOptions::host_loop). The host watches one descriptor
+  // for reading, with a timeout, and calls process() when it is readable or the timeout has
+  // passed; no thread is started. Thread-safety: process(), loop_timeout() and probe() from
+  // one thread at a time, the host's; calls (and cancellations) from any thread, as always
+  // (a call started on another thread wakes the descriptor). Without host_loop: loop_fd()
+  // is -1, loop_timeout() -1 and process() does nothing.
+
+  /// The descriptor to watch for reading (never to read, close or change): the same one for
+  /// the client's life. -1 without host_loop, or when it cannot be made (out of descriptors:
+  /// asynchronous calls then fail at once with InvalidArgument).
+  int loop_fd();
+  /// How long the host may wait for loop_fd() before calling process() anyway (the sweep of
+  /// deadlines, every 10 ms while calls are pending); -1 while no asynchronous call is
+  /// pending (wait for the descriptor alone), 0 when there is work to do now.
+  std::chrono::milliseconds loop_timeout();
+  /// Runs what is ready without blocking: reads and writes, finished calls (their `done` runs
+  /// here, on the host's thread, and may start new calls), deadlines and cancellations.
+  void process();
 
   /// Starts a call and returns at once; the future becomes ready with its result.
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,

@@ -4,22 +4,39 @@
 
 namespace callwire::detail {
 
-AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth)
-    : pool_(pool), max_in_flight_(max_in_flight) {
+AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth,
+                         bool host_loop)
+    : pool_(pool), max_in_flight_(max_in_flight), host_loop_(host_loop) {
   auto loop = net::EventLoop::create();
   if (loop) loop_ = std::move(*loop);
   if (!loop_) return;
   if (pipeline_depth > 1)
     pipeline_ = std::make_unique<Pipeline>(*loop_, pool.settings(), max_in_flight, pipeline_depth);
-  thread_ = std::thread([this] {
-    loop_->run(
-        std::chrono::milliseconds(10), [this] { sweep(); },
-        [this](bool) {
-          // The requests of every call posted in this round leave together.
-          if (pipeline_) pipeline_->flush();
-          quit_when_done();
-        });
-  });
+  if (!host_loop_) thread_ = std::thread([this] { run_loop(); });
+}
+
+void AsyncEngine::run_loop() {
+  loop_->run(
+      kTick, [this] { sweep(); },
+      [this](bool) {
+        // The requests of every call posted in this round leave together.
+        if (pipeline_) pipeline_->flush();
+        quit_when_done();
+      });
+}
+
+int AsyncEngine::timeout_ms() {
+  bool idle = active_.empty() && queue_.empty() && (!pipeline_ || pipeline_->idle());
+  if (idle && !loop_->has_tasks()) return -1;  // a call posted later wakes fd() anyway
+  return static_cast<int>(loop_->next_timeout(kTick).count());
+}
+
+void AsyncEngine::process() {
+  loop_->run_once(
+      kTick, [this] { sweep(); },
+      [this](bool) {
+        if (pipeline_) pipeline_->flush();
+      });
 }
 
 AsyncEngine::~AsyncEngine() {
@@ -28,7 +45,10 @@ AsyncEngine::~AsyncEngine() {
     stopping_ = true;
     quit_when_done();
   });
-  thread_.join();
+  if (host_loop_)
+    run_loop();  // as the thread would: the calls in flight end here, by their deadlines
+  else
+    thread_.join();
   pipeline_.reset();
 }
 
@@ -46,6 +66,7 @@ void AsyncEngine::submit_pipelined(Pipeline::Call call) {
 }
 
 void AsyncEngine::with_pipeline(const std::function<void(Pipeline*)>& task) {
+  if (host_loop_) return task(pipeline_.get());
   std::promise<void> ran;
   loop_->post([&] {
     task(pipeline_.get());

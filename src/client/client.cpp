@@ -131,7 +131,8 @@ Client::Impl::~Impl() {
 AsyncEngine& Client::Impl::engine() {
   std::lock_guard lock(async_mutex);
   if (!async)
-    async = std::make_unique<AsyncEngine>(*pool, options.max_connections, options.pipeline_depth);
+    async = std::make_unique<AsyncEngine>(*pool, options.max_connections, options.pipeline_depth,
+                                          options.host_loop);
   return *async;
 }
 
@@ -626,6 +627,24 @@ void Client::run_on_io_thread(std::function<void()> task) {
     return;
   }
   engine.post(std::move(task));
+}
+
+int Client::loop_fd() {
+  if (!impl_->options.host_loop) return -1;
+  AsyncEngine& engine = impl_->engine();
+  return engine.ok() ? engine.fd() : -1;
+}
+
+std::chrono::milliseconds Client::loop_timeout() {
+  if (!impl_->options.host_loop) return std::chrono::milliseconds(-1);
+  AsyncEngine& engine = impl_->engine();
+  return std::chrono::milliseconds(engine.ok() ? engine.timeout_ms() : -1);
+}
+
+void Client::process() {
+  if (!impl_->options.host_loop) return;
+  AsyncEngine& engine = impl_->engine();
+  if (engine.ok()) engine.process();
 }
 
 std::future<Result<Value>> Client::async_call(std::string_view method, std::vector<Value> params,

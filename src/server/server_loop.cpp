@@ -62,12 +62,31 @@ void ServerLoop::set_listening(bool on) noexcept {
 }
 
 void ServerLoop::run() {
-  set_listening(true);
-  if (core_.stopping.load()) begin_stop();
-  take_adopted();
+  begin();
   if (open_ > 0 || !(stop_seen_ || quit_when_idle_))
     loop_->run(
         kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+  end();
+}
+
+void ServerLoop::begin() {
+  set_listening(true);
+  if (core_.stopping.load()) begin_stop();
+  take_adopted();
+}
+
+bool ServerLoop::process() {
+  if (ended_) return false;
+  bool more = (open_ > 0 || !(stop_seen_ || quit_when_idle_)) &&
+              loop_->run_once(
+                  kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+  if (!more) end();
+  return more;
+}
+
+void ServerLoop::end() noexcept {
+  if (ended_) return;
+  ended_ = true;
   set_listening(false);
   close_adoption();
 }

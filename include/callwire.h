@@ -964,7 +964,9 @@ CALLWIRE_API int cw_server_loop_timeout_ms(cw_server* server);
 
 /** Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. 1 while
  *  the server runs; 0 once it has stopped and every connection has closed (then always),
- *  and without host_loop, before cw_server_start, or NULL. */
+ *  and without host_loop, before cw_server_start, or NULL. Not from inside a handler or hook
+ *  of this server (not re-entrant); cw_server_wait and cw_server_free of a host-loop server
+ *  belong to the host's thread too (they call it). */
 CALLWIRE_API int cw_server_process(cw_server* server);
 
 /** The bound TCP port once cw_server_start has succeeded (0 before, and for a Unix socket).
@@ -1535,8 +1537,9 @@ CALLWIRE_API int cw_client_loop_fd(cw_client* client);
 CALLWIRE_API int cw_client_loop_timeout_ms(cw_client* client);
 
 /** Runs what is ready without blocking: reads and writes, finished calls (their callbacks
- *  run here and may start new calls), deadlines, cancellations. CW_OK; CW_INVALID_ARGUMENT
- *  (NULL, or a client without host_loop: its own thread does this). */
+ *  run here and may start new calls), deadlines, cancellations. Not from inside a callback of
+ *  this client (not re-entrant). CW_OK; CW_INVALID_ARGUMENT (NULL, or a client without
+ *  host_loop: its own thread does this). */
 CALLWIRE_API cw_status cw_client_process(cw_client* client);
 
 #ifdef __cplusplus

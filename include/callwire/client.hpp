@@ -396,7 +396,8 @@ class CALLWIRE_API Client {
   /// pending (wait for the descriptor alone), 0 when there is work to do now.
   std::chrono::milliseconds loop_timeout();
   /// Runs what is ready without blocking: reads and writes, finished calls (their `done` runs
-  /// here, on the host's thread, and may start new calls), deadlines and cancellations.
+  /// here, on the host's thread, and may start new calls), deadlines and cancellations. Not
+  /// from inside a `done` of this client (it is not re-entrant).
   void process();
 
   /// Starts a call and returns at once; the future becomes ready with its result.
@@ -412,7 +413,9 @@ class CALLWIRE_API Client {
   /// Starts a call; `done` runs on the client's I/O thread with the result (keep it short;
   /// it must not wait for another call of this client), also when the call fails before
   /// anything is sent (a bad header: InvalidArgument). Only when the I/O thread cannot be
-  /// started does `done` run on the calling thread, before async_call returns.
+  /// started does `done` run on the calling thread, before async_call returns. With
+  /// ClientOptions::host_loop, "the I/O thread" is process() on the host's thread (and the
+  /// destructor, for calls still in flight then).
   void async_call(std::string_view method, std::vector<Value> params,
                   std::function<void(Result<Value>)> done, const CallOptions& options = {});
 

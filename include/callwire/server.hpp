@@ -274,7 +274,9 @@ class CALLWIRE_API Server {
   std::chrono::milliseconds loop_timeout();
   /// Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. True
   /// while the server runs; false once it has stopped and every connection has closed (and
-  /// without host_loop or before start()), from then on.
+  /// without host_loop or before start()), from then on. Not from inside a handler or hook
+  /// of this server (it is not re-entrant); with host_loop, wait() and the destructor are the
+  /// host's thread's too (they call it).
   bool process();
 
   /// Calls, faults and time per method, summed over every thread.

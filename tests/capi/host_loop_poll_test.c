@@ -141,6 +141,8 @@ static void test_fork_child_calls_parent_host_loop_server(void) {
   pid_t child;
   int status = -1, turns = 0;
   if (!server) return;
+  fflush(stdout); /* nothing buffered twice */
+  fflush(stderr);
   child = fork();
   if (child == 0) _exit(child_main(cw_server_url(server))); /* the URL string is plain memory */
   CHECK(child > 0);

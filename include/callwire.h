@@ -1531,7 +1531,8 @@ CALLWIRE_API cw_status cw_client_call_async(cw_client* client, const char* metho
 CALLWIRE_API int cw_client_loop_fd(cw_client* client);
 
 /** Milliseconds the host may wait for the descriptor before calling cw_client_process anyway
- *  (the sweep of deadlines: every 10 ms while calls are pending); -1 while no asynchronous
+ *  (until the earliest deadline of a call pending, at least 10 ms; every 10 ms while pipelined
+ *  calls are pending); -1 while no asynchronous
  *  call is pending (wait for the descriptor alone; poll() reads -1 so), 0 when there is work
  *  to do now. -1 without host_loop, or NULL. */
 CALLWIRE_API int cw_client_loop_timeout_ms(cw_client* client);

@@ -391,9 +391,10 @@ class CALLWIRE_API Client {
   /// the client's life. -1 without host_loop, or when it cannot be made (out of descriptors:
   /// asynchronous calls then fail at once with InvalidArgument).
   int loop_fd();
-  /// How long the host may wait for loop_fd() before calling process() anyway (the sweep of
-  /// deadlines, every 10 ms while calls are pending); -1 while no asynchronous call is
-  /// pending (wait for the descriptor alone), 0 when there is work to do now.
+  /// How long the host may wait for loop_fd() before calling process() anyway: until the
+  /// earliest deadline of a pending call (at least 10 ms, the sweep's tick; every 10 ms while
+  /// pipelined calls are pending); -1 while no asynchronous call is pending (wait for the
+  /// descriptor alone), 0 when there is work to do now.
   std::chrono::milliseconds loop_timeout();
   /// Runs what is ready without blocking: reads and writes, finished calls (their `done` runs
   /// here, on the host's thread, and may start new calls), deadlines and cancellations. Not

@@ -1,5 +1,6 @@
 #include "client/async_engine.hpp"
 
+#include <algorithm>
 #include <future>
 
 namespace callwire::detail {
@@ -26,9 +27,21 @@ void AsyncEngine::run_loop() {
 }
 
 int AsyncEngine::timeout_ms() {
-  bool idle = active_.empty() && queue_.empty() && (!pipeline_ || pipeline_->idle());
-  if (idle && !loop_->has_tasks()) return -1;  // a call posted later wakes fd() anyway
-  return static_cast<int>(loop_->next_timeout(kTick).count());
+  const bool pipelining = pipeline_ && !pipeline_->idle();
+  if (active_.empty() && queue_.empty() && !pipelining && !loop_->has_tasks())
+    return -1;  // a call posted later, or a cancellation, wakes fd() anyway
+  // The sweep only has deadlines to find (cancellations wake fd()): a host may sleep until the
+  // earliest, and the sweep runs then if its tick is due too. The pipeline's deadlines are
+  // not looked at: its calls are swept every tick.
+  auto tick = loop_->next_timeout(kTick);
+  if (tick.count() == 0 || pipelining) return static_cast<int>(tick.count());
+  auto earliest = Clock::time_point::max();
+  for (const Active* a : active_) earliest = std::min(earliest, a->call->deadline);
+  for (const auto& call : queue_) earliest = std::min(earliest, call->deadline);
+  auto left = earliest - Clock::now();
+  if (left <= Clock::duration::zero()) return static_cast<int>(tick.count());
+  auto until_deadline = std::chrono::ceil<std::chrono::milliseconds>(left);
+  return static_cast<int>(std::max(tick, until_deadline).count());
 }
 
 void AsyncEngine::process() {

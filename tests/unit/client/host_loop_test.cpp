@@ -133,14 +133,19 @@ TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
   CallOptions short_deadline;
   short_deadline.timeout = 200ms;
   std::optional<Result<Value>> cancelled, timed_out;
+  const auto started = std::chrono::steady_clock::now();
   client.async_call(
       "x", {}, [&](Result<Value> r) { cancelled = std::move(r); }, cancellable);
   client.async_call(
       "x", {}, [&](Result<Value> r) { timed_out = std::move(r); }, short_deadline);
-  for (int i = 0; i < 5; ++i) pump(nullptr, {&client});
+  client.process();  // starts both: they connect, send, and wait for an answer
+  client.process();
   EXPECT_FALSE(cancelled);
-  EXPECT_GE(client.loop_timeout().count(), 0);  // the sweep of the deadline
-  EXPECT_LE(client.loop_timeout().count(), 11);
+  EXPECT_FALSE(timed_out);
+  // Until the earliest deadline (200 ms from the start), not every tick of the sweep: the
+  // other call's deadline is 30 s away.
+  EXPECT_GT(client.loop_timeout().count(), 100);
+  EXPECT_LE(client.loop_timeout().count(), 200);
   stop.request_stop();  // wakes the client's descriptor
   pollfd p{client.loop_fd(), POLLIN, 0};
   EXPECT_EQ(::poll(&p, 1, 1000), 1);
@@ -149,6 +154,10 @@ TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
   EXPECT_FALSE(timed_out);
   pump_until(nullptr, {&client}, [&] { return timed_out.has_value(); });
   EXPECT_EQ(timed_out->error().code, Errc::Timeout);
+  auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_GE(took, 195ms);
+  EXPECT_LT(took, 2s);
+  EXPECT_EQ(client.loop_timeout(), -1ms);  // nothing pending: no wake-ups
 }
 
 TEST(HostLoop, PipelinedPacketStreamCalls) {

@@ -957,9 +957,9 @@ CALLWIRE_API void cw_server_stop(cw_server* server);
 CALLWIRE_API int cw_server_loop_fd(const cw_server* server);
 
 /** Milliseconds the host may wait for the descriptor before calling cw_server_process anyway
- *  (the sweep of timeouts, every 100 ms; 0: work to do now); -1 once cw_server_process has
- *  returned 0, without host_loop, before cw_server_start, or NULL (as poll() reads it:
- *  no timeout). */
+ *  (the sweep of the connections' timeouts, every 100 ms while any is open; 0: work to do
+ *  now); -1 while no connection is open, once cw_server_process has returned 0, without
+ *  host_loop, before cw_server_start, or NULL (as poll() reads it: no timeout). */
 CALLWIRE_API int cw_server_loop_timeout_ms(cw_server* server);
 
 /** Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. 1 while

@@ -269,8 +269,9 @@ class CALLWIRE_API Server {
   /// start() on; -1 without host_loop or before start().
   int loop_fd() const noexcept;
   /// How long the host may wait for loop_fd() before calling process() anyway (the sweep of
-  /// timeouts, every 100 ms; 0 when there is work to do now); -1 once process() has returned
-  /// false, and without host_loop or before start().
+  /// the connections' timeouts, every 100 ms while any is open; 0 when there is work to do
+  /// now); -1 while no connection is open (wait for the descriptor alone), once process() has
+  /// returned false, and without host_loop or before start().
   std::chrono::milliseconds loop_timeout();
   /// Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. True
   /// while the server runs; false once it has stopped and every connection has closed (and

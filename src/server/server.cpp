@@ -320,7 +320,7 @@ void Server::wait() {
     detail::ServerLoop& loop = *m.loops.front();
     while (loop.process()) {
       pollfd p{loop.events().fd(), POLLIN, 0};
-      ::poll(&p, 1, static_cast<int>(loop.events().next_timeout(loop.kTick).count()));
+      ::poll(&p, 1, static_cast<int>(loop.host_timeout().count()));
     }
   }
   for (auto& t : m.threads) t.join();
@@ -350,9 +350,8 @@ int Server::loop_fd() const noexcept {
 
 std::chrono::milliseconds Server::loop_timeout() {
   Impl& m = *impl_;
-  if (loop_fd() < 0 || m.loops.front()->ended()) return std::chrono::milliseconds(-1);
-  detail::ServerLoop& loop = *m.loops.front();
-  return loop.events().next_timeout(loop.kTick);
+  if (loop_fd() < 0) return std::chrono::milliseconds(-1);
+  return m.loops.front()->host_timeout();
 }
 
 bool Server::process() {

@@ -86,6 +86,9 @@ class ServerLoop {
   void begin();
   bool process();
   bool ended() const noexcept { return ended_; }
+  /// Host loop: how long the host may sleep; -1 when nothing but a descriptor can bring work
+  /// (no connection to time out, accepting, not stopping) or once ended.
+  std::chrono::milliseconds host_timeout();
   /// Wakes the loop to notice ServerCore::stopping (async-signal-safe).
   void wake() noexcept { loop_->wake(); }
 

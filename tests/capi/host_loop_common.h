@@ -148,6 +148,7 @@ static int scenario_start(struct scenario* s) {
   s->silent = hl_client_new(url);
   if (!s->client || !s->silent || cw_cancel_new(&s->cancel) != CW_OK) return 0;
   CHECK(cw_server_loop_fd(s->server) >= 0);
+  CHECK(cw_server_loop_timeout_ms(s->server) == -1); /* no connection to time out */
   CHECK(cw_client_loop_fd(s->client) >= 0);
   CHECK(cw_client_loop_timeout_ms(s->client) == -1); /* nothing pending yet */
   for (i = 0; i < kAddCalls; ++i) {

@@ -4,7 +4,10 @@
 // handler; the destructor with calls in flight; the options refused.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -84,6 +87,7 @@ TEST(HostLoop, ServerAndClientInOneThreadStartNoThread) {
   ASSERT_GE(server->loop_fd(), 0);
   ASSERT_GE(client.loop_fd(), 0);
   EXPECT_EQ(client.loop_timeout(), -1ms);  // nothing pending
+  EXPECT_EQ(server->loop_timeout(), -1ms);  // no connection to time out
 
   const std::thread::id host = std::this_thread::get_id();
   int done = 0, sum = 0, want = 0;
@@ -117,6 +121,9 @@ TEST(HostLoop, ServerAndClientInOneThreadStartNoThread) {
   EXPECT_EQ(chained.error().fault_code, -32601);
   EXPECT_EQ(count_threads(), threads);
   EXPECT_EQ(client.loop_timeout(), -1ms);
+  // The kept-alive connections have idle timeouts: the server's sweep wants its tick.
+  EXPECT_GE(server->loop_timeout().count(), 0);
+  EXPECT_LE(server->loop_timeout().count(), 101);
 }
 
 TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
@@ -158,6 +165,56 @@ TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
   EXPECT_GE(took, 195ms);
   EXPECT_LT(took, 2s);
   EXPECT_EQ(client.loop_timeout(), -1ms);  // nothing pending: no wake-ups
+}
+
+TEST(HostLoop, AServerIdleForLongTimesANewcomerFromNow) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.host_loop = true;
+  o.request_timeout = 150ms;
+  o.idle_timeout = 150ms;
+  Server server(o);
+  ASSERT_TRUE(server.bind("sample.add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(server.start());
+  EXPECT_TRUE(server.process());
+  ASSERT_EQ(server.loop_timeout(), -1ms);
+  // The host sleeps on the descriptor alone, longer than the timeouts (as a host does when
+  // told -1); then a connection comes, accepted in one process() and its request read in a
+  // later one: its timeout counts from its arrival, not from when the server last woke.
+  std::this_thread::sleep_for(400ms);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(server.port());
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
+  pollfd p{server.loop_fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 5000), 1);
+  EXPECT_TRUE(server.process());  // accepts
+  EXPECT_TRUE(server.process());
+  std::string body =
+      "<?xml version=\"1.0\"?><methodCall><methodName>sample.add</methodName><params>"
+      "<param><value><int>2</int></value></param><param><value><int>3</int></value></param>"
+      "</params></methodCall>";
+  std::string request =
+      "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), ssize_t(request.size()));
+  std::string answer;
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (answer.find("</methodResponse>") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    pollfd fds[2] = {{server.loop_fd(), POLLIN, 0}, {fd, POLLIN, 0}};
+    ::poll(fds, 2, int(server.loop_timeout().count()));
+    server.process();
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0) break;  // closed: timed out on a stale clock
+    if (n > 0) answer.append(buf, size_t(n));
+  }
+  ::close(fd);
+  EXPECT_NE(answer.find("<int>5</int>"), std::string::npos) << answer;
 }
 
 TEST(HostLoop, PipelinedPacketStreamCalls) {

@@ -1318,6 +1318,35 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 
+/** How a client over several servers (cw_client_new_group) spreads and retries its calls.
+ *  Zero means the default (see "Options structs" above). */
+typedef struct cw_failover_options {
+  size_t struct_size;
+  /** How long a server that failed (no connection, a timeout, a reset, a 502/503/504) is
+   *  skipped; default 5000. It is tried sooner when every other server failed too. */
+  uint32_t backoff_ms;
+  /** Methods that may run twice: after a transport failure (a timeout, a reset, a
+   *  502/503/504) they go to the next server. Other methods move on only when the call cannot
+   *  have reached a server (no connection, an HTTP 503). Copied. */
+  const char* const* idempotent_methods;
+  size_t idempotent_count;
+  int all_idempotent; /**< non-zero: every method may run twice */
+} cw_failover_options;
+
+/** One client over several servers that answer the same methods (`url_count` URLs, each as
+ *  cw_client_new takes it, each with `options`): each call goes to the next server in turn,
+ *  a server that failed is skipped for the backoff, and a call that fails moves on to the
+ *  next server within its one deadline when it cannot have reached one or its method may run
+ *  twice (see cw_failover_options); never after a fault or another answer. When every server
+ *  failed, the error is the last one, its message naming each server's. Every cw_client
+ *  function works on it as on a client of one server. `failover` NULL: the defaults.
+ *  CW_OK; CW_INVALID_ARGUMENT (NULL or no URLs, a bad struct_size, pipeline_depth above 1,
+ *  what cw_client_new says of a URL, naming it); CW_TLS_ERROR; CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_client_new_group(const char* const* urls, size_t url_count,
+                                           const cw_client_options* options,
+                                           const cw_failover_options* failover, cw_client** out,
+                                           cw_error* error);
+
 /** A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
  *  style: a connected socket from socketpair(), a parent process, inetd), speaking `framing`
  *  on it (CW_FRAMING_HTTP: Host "localhost", path unix_path; CW_FRAMING_SCGI;

@@ -30,6 +30,7 @@ packages=(
   lighttpd                             # interop tests: a web server running the CGI examples
   tinyproxy                            # client tests: an HTTP proxy (absolute-form, CONNECT, auth)
   libevent-dev libglib2.0-dev          # host-loop tests and examples: libevent's and GLib's loops
+  haproxy                              # interop tests: callwire backends behind HAProxy
   python3-jsonrpclib-pelix             # interop tests: a Python JSON-RPC client library
   libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)

@@ -27,7 +27,9 @@ namespace callwire {
 
 /// Everything a client can be told. A plain struct.
 struct ClientOptions {
-  /// Deadline of a call (connecting, sending and receiving) unless the call gives its own.
+  /// Deadline of a call (looking the name up, connecting, sending and receiving) unless the
+  /// call gives its own. A name is looked up on a thread of its own (getaddrinfo cannot be
+  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline.
   std::chrono::milliseconds timeout{30000};
   /// HTTP Basic credentials; sent with every call when `user` is not empty. Credentials in
   /// the URL ("http://user:password@host/") are used when these are empty.
@@ -190,6 +192,19 @@ struct CallOptions {
   std::stop_token cancel;
 };
 
+/// How a client over several servers (Client::create_group) spreads and retries its calls.
+struct FailoverOptions {
+  /// How long a server that failed (no connection, a timeout, a reset, a 502/503/504) is
+  /// skipped: it is tried again after it, or sooner when every other server failed too.
+  std::chrono::milliseconds backoff{5000};
+  /// Methods that may run twice (reads, idempotent writes): after a failure of the transport
+  /// (a timeout, a reset, a 502/503/504) they are sent to the next server. Other methods move
+  /// on only when the call cannot have reached a server (no connection; a 503).
+  std::vector<std::string> idempotent_methods;
+  /// Every method may run twice.
+  bool all_idempotent = false;
+};
+
 /// What system.multicall answered for one call: a result, or an Error (Errc::Fault with the
 /// fault's code and string).
 using CallResult = Result<Value>;
@@ -326,6 +341,19 @@ class CALLWIRE_API Client {
   static Result<Client> create(std::string_view url, ClientOptions options = {});
   /// As create(), throwing callwire::Exception.
   explicit Client(std::string_view url, ClientOptions options = {});
+  /// One client over several servers that answer the same methods (replicas, backends a
+  /// balancer would spread over), each with `options`. Each call goes to the next server in
+  /// turn; a server that fails is skipped for `failover.backoff`; a call that fails moves on
+  /// to the next server, within its one deadline, when it cannot have reached one (no
+  /// connection: refused, unreachable, a name that does not resolve; an HTTP 503), or when its
+  /// method is marked idempotent and the transport failed; never after a fault or another
+  /// answer. When every server failed, the error is the last one, its message naming each
+  /// server's ("no server answered (http://a/RPC2: ...; http://b/RPC2: ...)"). Everything else
+  /// (typed, asynchronous and batch calls, probe) works as on one server; url() lists them.
+  /// Errors: InvalidArgument (no URL, a pipeline_depth above 1), and what create() says of
+  /// each URL.
+  static Result<Client> create_group(std::span<const std::string> urls, ClientOptions options = {},
+                                     FailoverOptions failover = {});
   /// A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
   /// style: a connected socket from socketpair(), a parent process or inetd), speaking
   /// `framing` on it (Http: Host "localhost", path `unix_path`; Scgi; Pstream). The descriptor

@@ -205,6 +205,42 @@ cw_status cw_client_new(const char* url, const cw_client_options* options, cw_cl
   });
 }
 
+cw_status cw_client_new_group(const char* const* urls, size_t url_count,
+                              const cw_client_options* options, const cw_failover_options* failover,
+                              cw_client** out, cw_error* error) {
+  clear_error(error);
+  if (!urls || url_count == 0 || !out)
+    return set_error(error, Errc::InvalidArgument, "urls (at least one) and out must not be NULL");
+  return guard(error, [&] {
+    callwire::ClientOptions o;
+    if (cw_status st = to_client_options(options, o, error); st != CW_OK) return st;
+    std::vector<std::string> list;
+    for (size_t i = 0; i < url_count; ++i) {
+      if (!urls[i]) return set_error(error, Errc::InvalidArgument, "a NULL URL");
+      list.emplace_back(urls[i]);
+    }
+    callwire::FailoverOptions f;
+    if (failover) {
+      if (!options_size_ok(failover, sizeof(cw_failover_options)))
+        return set_error(error, Errc::InvalidArgument, "cw_failover_options: bad struct_size");
+      if (failover->backoff_ms) f.backoff = std::chrono::milliseconds(failover->backoff_ms);
+      if (failover->idempotent_count > 0 && !failover->idempotent_methods)
+        return set_error(error, Errc::InvalidArgument, "idempotent_methods is NULL");
+      for (size_t i = 0; i < failover->idempotent_count; ++i) {
+        if (!failover->idempotent_methods[i])
+          return set_error(error, Errc::InvalidArgument, "a NULL idempotent method");
+        f.idempotent_methods.emplace_back(failover->idempotent_methods[i]);
+      }
+      f.all_idempotent = failover->all_idempotent != 0;
+    }
+    callwire::Result<callwire::Client> c =
+        callwire::Client::create_group(list, std::move(o), std::move(f));
+    if (!c) return set_error(error, c.error());
+    *out = new cw_client{std::move(*c)};
+    return CW_OK;
+  });
+}
+
 cw_status cw_client_adopt(int fd, cw_framing framing, const cw_client_options* options,
                           cw_client** out, cw_error* error) {
   clear_error(error);

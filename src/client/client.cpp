@@ -13,11 +13,13 @@
 #include "client/cancel.hpp"
 #include "client/client_connection.hpp"
 #include "client/connection_pool.hpp"
+#include "client/failover.hpp"
 #include "client/framing.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
+#include "net/lookup.hpp"
 #include "net/socket.hpp"
 #include "pstream/pstream.hpp"
 
@@ -71,6 +73,8 @@ struct CALLWIRE_LOCAL Client::Impl {
 
   std::mutex async_mutex;
   std::unique_ptr<AsyncEngine> async;
+  // Client::create_group: the servers' clients; every call goes through it.
+  std::unique_ptr<detail::Failover> group;
 
   ~Impl();
   std::unique_ptr<ClientConnection> take() { return pool->take(); }
@@ -113,11 +117,12 @@ struct CALLWIRE_LOCAL Client::Impl {
   AsyncEngine& engine();
 
   // Pipelined asynchronous calls (pipeline_depth > 1): the server's addresses, resolved on a
-  // caller's thread once (again after a failure) and shared by the calls.
+  // caller's thread once (again after a failure), within that call's deadline, and shared by
+  // the calls (which wait for that first lookup meanwhile).
   bool pipelined() const noexcept { return options.pipeline_depth > 1; }
   std::mutex addresses_mutex;
   detail::Pipeline::Addresses addresses;
-  Result<detail::Pipeline::Addresses> resolved_addresses();
+  Result<detail::Pipeline::Addresses> resolved_addresses(Clock::time_point deadline);
   void async_call_pipelined(std::string_view method, std::span<const Value> params,
                             std::function<void(Result<Value>)> done, const CallOptions& call);
 };
@@ -136,10 +141,11 @@ AsyncEngine& Client::Impl::engine() {
   return *async;
 }
 
-Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses() {
+Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses(Clock::time_point deadline) {
   std::lock_guard lock(addresses_mutex);
   if (addresses) return addresses;
-  auto found = net::resolve(url.endpoint);
+  auto found = net::resolve_until(url.endpoint, deadline);
+  if (!found && found.error().code == Errc::Timeout) return found.error();
   if (!found) return Error(Errc::ConnectFailed, found.error().message);
   if (found->empty())
     return Error(Errc::ConnectFailed, "no address for " + url.endpoint.to_string());
@@ -165,7 +171,7 @@ void Client::Impl::async_call_pipelined(std::string_view method, std::span<const
   if (!offset) return fail(offset.error());
   call.offset = *offset;
   if (!adopted) {  // an adopted connection has no address to resolve
-    auto to = resolved_addresses();
+    auto to = resolved_addresses(call.deadline);
     if (!to) return fail(to.error());
     call.addresses = std::move(*to);
   }
@@ -311,6 +317,27 @@ Result<Client> Client::create(std::string_view url, ClientOptions options) {
   return finish_create(std::move(impl));
 }
 
+Result<Client> Client::create_group(std::span<const std::string> urls, ClientOptions options,
+                                    FailoverOptions failover) {
+  if (urls.empty()) return Error(Errc::InvalidArgument, "create_group: no URL");
+  if (options.pipeline_depth > 1)
+    return Error(Errc::InvalidArgument, "create_group: pipeline_depth above 1 is not spread");
+  std::vector<Client> members;
+  members.reserve(urls.size());
+  for (const std::string& url : urls) {
+    auto member = create(url, options);
+    if (!member) return Error(member.error().code, url + ": " + member.error().message);
+    members.push_back(std::move(*member));
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->settings.protocol = members.front().protocol();
+  impl->group =
+      std::make_unique<detail::Failover>(std::move(members), std::move(failover), options.timeout);
+  impl->url_text = impl->group->urls();
+  return Client(std::move(impl));
+}
+
 Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions options) {
   if (fd < 0) return Error(Errc::InvalidArgument, "a negative file descriptor");
   net::UniqueFd owned(fd);
@@ -426,6 +453,10 @@ Protocol Client::protocol() const noexcept { return impl_->settings.protocol; }
 Status Client::notify(std::string_view method, std::span<const Value> params,
                       const CallOptions& options) {
   Impl& m = *impl_;
+  if (m.group)
+    return m.group->run<Status>(method, options, [&](Client& c, const CallOptions& o) {
+      return c.notify(method, params, o);
+    });
   if (!m.json()) {
     auto r = m.call_sync(method, params, options);  // XML-RPC has no notifications
     if (!r) return r.error();
@@ -475,6 +506,10 @@ Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
 Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry> entries,
                                                    const CallOptions& options) {
   if (entries.empty()) return std::vector<CallResult>();
+  if (impl_->group)  // one request: moved on when not reached, or when "system.multicall" may
+    return impl_->group->run<Result<std::vector<CallResult>>>(
+        "system.multicall", options,
+        [&](Client& c, const CallOptions& o) { return c.send_batch(entries, o); });
   for (size_t i = 0; i < entries.size(); ++i) {
     const Value& params = entries[i].call.params;
     if (!params.is_array() && !params.is_struct())
@@ -539,6 +574,10 @@ Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry>
 
 Result<Value> Client::call(std::string_view method, std::span<const Value> params,
                            const CallOptions& options) {
+  if (impl_->group)
+    return impl_->group->run<Result<Value>>(method, options, [&](Client& c, const CallOptions& o) {
+      return c.call(method, params, o);
+    });
   return impl_->call_sync(method, params, options);
 }
 
@@ -547,11 +586,19 @@ Result<Value> Client::call_named(std::string_view method, const Value& named,
   if (!named.is_struct())
     return Error(Errc::InvalidArgument, std::string(method) + ": call_named takes a struct, got " +
                                             std::string(type_name(named.type())));
+  if (impl_->group)
+    return impl_->group->run<Result<Value>>(method, options, [&](Client& c, const CallOptions& o) {
+      return c.call_named(method, named, o);
+    });
   return impl_->call_sync(method, CallParams(named), options);
 }
 
 Status Client::call_reading(std::string_view method, std::span<const Value> params,
                             ValueSink& sink, const CallOptions& options) {
+  if (impl_->group)
+    return impl_->group->run<Status>(method, options, [&](Client& c, const CallOptions& o) {
+      return c.call_reading(method, params, sink, o);
+    });
   if (impl_->json()) {  // the JSON reader builds a tree; the sink reads that
     Result<Value> r = impl_->call_sync(method, params, options);
     if (!r) return r.error();
@@ -566,6 +613,16 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
 void Client::async_call(std::string_view method, std::vector<Value> params,
                         std::function<void(Result<Value>)> done, const CallOptions& options) {
   Impl& m = *impl_;
+  if (m.group) {
+    m.group->run_async(
+        std::string(method), options,
+        [method = std::string(method), params = std::move(params)](Client& c, const CallOptions& o,
+                                                                   detail::Failover::Done each) {
+          c.async_call(method, params, std::move(each), o);
+        },
+        std::move(done));
+    return;
+  }
   if (m.pipelined()) {
     m.async_call_pipelined(method, params, std::move(done), options);
     return;
@@ -591,7 +648,6 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
   call.retried = !options.resend_if_stale;  // no resend: as if it had had its one
   if (options.response_head) *options.response_head = HttpHead();
   call.connection->set_head_out(options.response_head);
-  call.connection->resolve_now();  // here, not on the I/O thread
   call.done = std::move(done);
   call.cancel = detail::AsyncCancel::watch(options.cancel, [&engine] { engine.poke(); });
   engine.submit(std::move(call));
@@ -599,6 +655,7 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
 
 size_t Client::probe(std::chrono::milliseconds wait) {
   Impl& m = *impl_;
+  if (m.group) return m.group->probe(wait);
   const bool packet = m.url.framing == detail::UrlFraming::Pstream;
   const Clock::time_point deadline = Clock::now() + wait;
   AsyncEngine* io = nullptr;
@@ -621,6 +678,7 @@ size_t Client::probe(std::chrono::milliseconds wait) {
 }
 
 void Client::run_on_io_thread(std::function<void()> task) {
+  if (impl_->group) return impl_->group->first().run_on_io_thread(std::move(task));
   AsyncEngine& engine = impl_->engine();
   if (!engine.ok()) {
     task();

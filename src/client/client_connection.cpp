@@ -46,10 +46,11 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   used_before_ = false;
   blocking_ = false;  // a new socket starts non-blocking (the connect is polled)
   socket_timeout_ = {};
-  resolve_now();
-  resolved_ = false;  // consumed: the next new connection resolves again
   next_address_ = 0;
+  lookup_.reset();
   state_ = State::Connecting;
+  if (!resolved_) start_resolving();
+  resolved_ = false;  // consumed: the next new connection resolves again
 }
 
 Result<net::UniqueFd> take_adopted(std::atomic<int>& fd) {
@@ -70,23 +71,33 @@ net::UniqueFd ClientConnection::release_adopted() noexcept {
   return stream_.release_plain();
 }
 
-void ClientConnection::resolve_now() {
-  if (resolved_ || stream_.fd() >= 0) return;
-  if (settings_.adopted_fd) {  // nothing to look up: the connection is given
-    resolved_ = true;
-    return;
-  }
-  addresses_.clear();
+void ClientConnection::start_resolving() {
+  if (settings_.adopted_fd) return;  // nothing to look up: the connection is given
   // Through a proxy only the proxy's name is looked up: the proxy resolves the server's.
-  auto resolved = net::resolve(peer_endpoint());
+  const net::Endpoint& peer = peer_endpoint();
+  if (!net::needs_lookup(peer)) return take_addresses(net::resolve(peer));
+  auto lookup = net::PendingLookup::start(peer);
+  if (!lookup) return take_addresses(lookup.error());
+  lookup_ = std::move(*lookup);
+  state_ = State::Resolving;
+}
+
+ClientConnection::Wait ClientConnection::finish_resolving() {
+  if (!lookup_->ready()) return Wait::Read;
+  take_addresses(lookup_->take());
+  state_ = State::Connecting;
+  return Wait::None;
+}
+
+void ClientConnection::take_addresses(Result<std::vector<net::SocketAddress>> found) {
+  addresses_.clear();
   const std::string proxy = settings_.proxy ? peer_name() + ": " : "";
-  if (!resolved) {
-    connect_error_ = Error(Errc::ConnectFailed, proxy + resolved.error().message);
+  if (!found) {
+    connect_error_ = Error(Errc::ConnectFailed, proxy + found.error().message);
   } else {
-    addresses_ = std::move(*resolved);
+    addresses_ = std::move(*found);
     connect_error_ = Error(Errc::ConnectFailed, proxy + "no address for " + peer_name());
   }
-  resolved_ = true;
 }
 
 ClientConnection::Wait ClientConnection::step() {
@@ -96,6 +107,9 @@ ClientConnection::Wait ClientConnection::step() {
       case State::Idle:
       case State::Done:
         return Wait::None;
+      case State::Resolving:
+        w = finish_resolving();
+        break;
       case State::Connecting:
         w = stream_.fd() < 0 ? connect_next() : finish_connect();
         break;

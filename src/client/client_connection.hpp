@@ -21,6 +21,7 @@
 #include "client/framing.hpp"
 #include "http/response_parser.hpp"
 #include "net/address.hpp"
+#include "net/lookup.hpp"
 #include "net/stream.hpp"
 #include "net/tls.hpp"
 
@@ -66,8 +67,8 @@ class ClientConnection {
   Buffer& request() noexcept { return request_; }
   /// Scratch space for building the request's head (kept: no allocation per call).
   Buffer& head_scratch() noexcept { return head_scratch_; }
-  /// Starts an exchange of the bytes in request()[offset..]. A new connection resolves and
-  /// starts connecting (names resolve synchronously).
+  /// Starts an exchange of the bytes in request()[offset..]. A new connection looks its peer up
+  /// (a name on a lookup thread: step() then waits on fd()) and connects.
   ///
   /// `blocking_until`: the synchronous path's deadline. Once connected, the socket then
   /// blocks in send and recv with SO_SNDTIMEO/SO_RCVTIMEO kept at most a little past the
@@ -91,13 +92,8 @@ class ClientConnection {
   void set_head_out(HttpHead* out) noexcept { head_out_ = out; }
   /// After a JSON-RPC batch exchange: one result per call, in request order.
   std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
-  /// Resolves the server's name now, on the calling thread, when the connection is not open
-  /// (begin() would otherwise do it): the asynchronous path calls it before handing the
-  /// exchange to its I/O thread, which must never block on a name lookup.
-  void resolve_now();
   /// For the retry after stale(): the fresh connection goes to the addresses this one was
-  /// connected through instead of resolving the name again, so the asynchronous path's retry
-  /// never looks a name up on its I/O thread.
+  /// connected through instead of looking the name up again.
   void reuse_addresses() noexcept {
     if (!addresses_.empty()) resolved_ = true;
   }
@@ -114,14 +110,24 @@ class ClientConnection {
   /// It was used before and the server closed it without a byte of answer: the request may
   /// be sent again on a fresh connection (the server never saw it, or closed it idle).
   bool stale() const noexcept { return stale_; }
-  int fd() const noexcept { return stream_.fd(); }
+  /// What to wait on: the socket, or while a name is looked up (on a thread of its own, so
+  /// neither the caller's deadline nor an event loop waits for getaddrinfo) the lookup's
+  /// descriptor, readable once it is done.
+  int fd() const noexcept {
+    return state_ == State::Resolving ? lookup_->ready_fd() : stream_.fd();
+  }
   bool tls() const noexcept { return stream_.is_tls(); }
   /// Client::adopt: hands the given connection back (non-blocking again) for the next call,
   /// whichever connection object makes it. Only between exchanges, and only when reusable().
   net::UniqueFd release_adopted() noexcept;
 
  private:
-  enum class State { Idle, Connecting, Tunnelling, Sending, Receiving, Done };
+  enum class State { Idle, Resolving, Connecting, Tunnelling, Sending, Receiving, Done };
+  // Looks the peer's name up (a literal at once, a name on a lookup thread) for a new
+  // connection, unless the addresses are known.
+  void start_resolving();
+  Wait finish_resolving();
+  void take_addresses(Result<std::vector<net::SocketAddress>> found);
   // Puts the socket in the mode the exchange wants, and its timeouts near the deadline.
   void apply_blocking_mode();
   void refresh_socket_timeout();
@@ -152,6 +158,9 @@ class ClientConnection {
   net::Stream stream_;
   std::vector<net::SocketAddress> addresses_;
   bool resolved_ = false;  // addresses_ (or connect_error_) is ready for the next connect
+  // The lookup in progress, or the last one: kept until the next begin() so its descriptor,
+  // which an event loop may still watch, is not closed and reused under it.
+  std::shared_ptr<net::PendingLookup> lookup_;
   size_t next_address_ = 0;
   Error connect_error_;
   bool used_before_ = false;

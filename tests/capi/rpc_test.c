@@ -1014,6 +1014,7 @@ static void test_tls_options_end_to_end(void) {
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "sample.add", sample_add, NULL, "i:ii", NULL, &err),
                CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "whoami", whoami, NULL, "s:", NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_OK);
   snprintf(url, sizeof url, "https://127.0.0.1:%u/RPC2", (unsigned)cw_server_port(server));
 
@@ -1026,6 +1027,18 @@ static void test_tls_options_end_to_end(void) {
   client = make_client(url, &co);
   CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
   CHECK(result && cw_value_type(result) == CW_TYPE_INT);
+  cw_value_free(result);
+  result = NULL;
+  /* The handler sees the verified subject (cw_call_tls_subject). */
+  CHECK_STATUS(cw_client_call(client, "whoami", NULL, 0, NULL, &result, &err), CW_OK);
+  {
+    const char* text = NULL;
+    size_t len = 0;
+    char copy[512];
+    CHECK_STATUS(cw_value_get_string(result, &text, &len), CW_OK);
+    snprintf(copy, sizeof copy, "%.*s", (int)len, text ? text : "");
+    CHECK(strstr(copy, "CN=server|") != NULL); /* peer|user+subject|tag|method */
+  }
   cw_value_free(result);
   result = NULL;
   cw_client_free(client);
@@ -1979,6 +1992,106 @@ static void test_proxy(void) {
   cw_client_free(client);
 }
 
+/* A kept connection the server closed idle: sent once more on a fresh one by default, not with
+ * disable_stale_resend (for methods that must not run twice). */
+static void test_stale_resend(void) {
+  cw_server_options so;
+  cw_server* server;
+  cw_client* client;
+  cw_call_options once;
+  cw_value* result = NULL;
+  cw_error err;
+  const cw_arg params[] = {cw_arg_int(5), cw_arg_int(3)};
+  int32_t n = 0;
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.idle_timeout_ms = 100;
+  server = start_server(&so);
+  client = make_client(cw_server_url(server), NULL);
+  memset(&once, 0, sizeof once);
+  once.struct_size = sizeof once;
+  once.disable_stale_resend = 1;
+
+  CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err), CW_OK);
+  cw_value_free(result);
+  result = NULL;
+  sleep_ms(800); /* the server closes the kept connection idle */
+  CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, &once, &result, &err),
+               CW_CONNECTION_CLOSED);
+  CHECK(result == NULL);
+  /* The next call opens a fresh connection. */
+  CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, &once, &result, &err), CW_OK);
+  cw_value_free(result);
+  result = NULL;
+  sleep_ms(800);
+  /* By default the call goes out again on a fresh connection and succeeds. */
+  CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err), CW_OK);
+  CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+  CHECK(n == 8);
+  cw_value_free(result);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
+/* A client over several servers: round-robin, a server that is gone costs no call, every
+ * server gone names each, and the options' errors. */
+static void test_client_group(void) {
+  cw_server* a = start_server(NULL);
+  cw_server* b = start_server(NULL);
+  cw_server* gone = start_server(NULL);
+  char gone_url[128];
+  const char* urls[3];
+  cw_failover_options failover;
+  const char* idempotent[] = {"sample.add"};
+  cw_client* client = NULL;
+  cw_value* result = NULL;
+  cw_error err;
+  int i;
+  int32_t n = 0;
+
+  snprintf(gone_url, sizeof gone_url, "%s", cw_server_url(gone));
+  cw_server_free(gone); /* nobody listens there any more */
+  urls[0] = cw_server_url(a);
+  urls[1] = gone_url;
+  urls[2] = cw_server_url(b);
+  memset(&failover, 0, sizeof failover);
+  failover.struct_size = sizeof failover;
+  failover.backoff_ms = 1000;
+  failover.idempotent_methods = idempotent;
+  failover.idempotent_count = 1;
+  CHECK_STATUS(cw_client_new_group(urls, 3, NULL, &failover, &client, &err), CW_OK);
+  for (i = 0; i < 12; ++i) {
+    CHECK_STATUS(call_ints(client, "sample.add", i, 1, 2, &result, &err), CW_OK);
+    CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+    CHECK(n == i + 1);
+    cw_value_free(result);
+    result = NULL;
+  }
+  cw_client_free(client);
+
+  /* Every server gone: the error names each. */
+  urls[0] = gone_url;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_OK);
+  CHECK_STATUS(call_ints(client, "sample.add", 1, 1, 2, &result, &err), CW_CONNECT_FAILED);
+  CHECK(strstr(err.message, "no server answered") != NULL);
+  cw_client_free(client);
+
+  /* Misuse. */
+  CHECK_STATUS(cw_client_new_group(NULL, 1, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK_STATUS(cw_client_new_group(urls, 0, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  urls[1] = NULL;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  urls[1] = "ftp://nowhere";
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, NULL, &client, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "ftp://nowhere") != NULL);
+  failover.struct_size = 3;
+  urls[1] = gone_url;
+  CHECK_STATUS(cw_client_new_group(urls, 2, NULL, &failover, &client, &err), CW_INVALID_ARGUMENT);
+  cw_server_free(a);
+  cw_server_free(b);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -1999,6 +2112,8 @@ int main(int argc, char** argv) {
       TEST(test_adopt_and_serve_connection),
       TEST(test_default_method_and_preinvoke),
       TEST(test_http_head_and_cancel),
+      TEST(test_stale_resend),
+      TEST(test_client_group),
       TEST(test_tls_options_end_to_end),
       TEST(test_proxy),
   };

@@ -207,6 +207,25 @@ r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], method="OPTIONS",
 print(r.status, r.headers["Access-Control-Allow-Origin"], r.headers["Access-Control-Max-Age"])
 ' "$url" 2>&1)
 expect_eq "$cors" "200 https://app.example 600" "serve --cors-allow-origin: the preflight"
+# The same as a browser sends it, by curl: the preflight with the header fields the page
+# will send, then the call itself, whose answer must carry Access-Control-Allow-Origin too.
+command -v curl >/dev/null || fail "curl is missing (scripts/setup.sh installs it)"
+preflight=$(curl -s -i -X OPTIONS -H "Origin: https://app.example" \
+  -H "Access-Control-Request-Method: POST" \
+  -H "Access-Control-Request-Headers: content-type" "$url" | tr -d '\r')
+expect_match "$preflight" "^HTTP/1.1 200" "curl preflight: status"
+expect_match "$preflight" $'\n''[Aa]ccess-[Cc]ontrol-[Aa]llow-[Oo]rigin: https://app.example' \
+  "curl preflight: Allow-Origin"
+expect_match "$preflight" $'\n''[Aa]ccess-[Cc]ontrol-[Aa]llow-[Mm]ethods: [^'$'\n'']*POST' \
+  "curl preflight: Allow-Methods"
+expect_match "$preflight" $'\n''[Aa]ccess-[Cc]ontrol-[Aa]llow-[Hh]eaders: [^'$'\n'']*[Cc]ontent-[Tt]ype' \
+  "curl preflight: Allow-Headers"
+answer=$(curl -s -i -H "Origin: https://app.example" -H "Content-Type: text/xml" \
+  --data '<?xml version="1.0"?><methodCall><methodName>sample.add</methodName><params><param><value><int>2</int></value></param><param><value><int>3</int></value></param></params></methodCall>' \
+  "$url" | tr -d '\r')
+expect_match "$answer" $'\n''[Aa]ccess-[Cc]ontrol-[Aa]llow-[Oo]rigin: https://app.example' \
+  "curl call with Origin: Allow-Origin"
+expect_match "$answer" "<int>5</int>" "curl call with Origin: the result"
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null
 exec 3<&-

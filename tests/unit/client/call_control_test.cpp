@@ -15,6 +15,7 @@
 #include "callwire/client.hpp"
 #include "fake_server.hpp"
 #include "http_test_util.hpp"
+#include "net/lookup.hpp"
 
 namespace callwire {
 namespace {
@@ -285,6 +286,108 @@ TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
   EXPECT_EQ(r1->as_int(), 1);
   EXPECT_EQ(r3->as_int(), 3);  // not 2: the cancelled call's answer went nowhere
   EXPECT_EQ(head.status, 0);   // a packet stream has no HTTP head
+}
+
+// A resolver for "slow.test" that takes `delay` (the first `slow_lookups` times) and then
+// answers 127.0.0.1:`port`; reset when it goes out of scope.
+class SlowResolver {
+ public:
+  SlowResolver(uint16_t port, std::chrono::milliseconds delay, int slow_lookups = 1000)
+      : state_(std::make_shared<State>()) {
+    state_->slow_left = slow_lookups;
+    net::set_resolver_for_testing(
+        [state = state_, port,
+         delay](const net::Endpoint& e) -> Result<std::vector<net::SocketAddress>> {
+          ++state->lookups;
+          if (state->slow_left.fetch_sub(1) > 0) std::this_thread::sleep_for(delay);
+          if (e.host != "slow.test") return Error(Errc::InvalidArgument, "no such name");
+          net::Endpoint local;
+          local.host = "127.0.0.1";
+          local.port = port;
+          return net::resolve(local);
+        });
+  }
+  ~SlowResolver() { net::set_resolver_for_testing(nullptr); }
+  int lookups() const { return state_->lookups.load(); }
+
+ private:
+  struct State {
+    std::atomic<int> lookups{0};
+    std::atomic<int> slow_left{0};
+  };
+  std::shared_ptr<State> state_;
+};
+
+uint16_t port_of(const FakeServer& s) {
+  return static_cast<uint16_t>(std::stoi(s.url().substr(17)));
+}
+
+TEST(NameLookup, CountsInsideTheDeadlineAndCanBeCancelled) {
+  FakeServer server = answering(FakeServer::ok_response(kSeven));
+  SlowResolver resolver(port_of(server), 3s);
+  ClientOptions o;
+  o.timeout = 300ms;
+  Client client("http://slow.test:" + std::to_string(port_of(server)) + "/RPC2", o);
+  auto start = Clock::now();
+  auto r = client.call("x");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Timeout) << r.error().message;
+  EXPECT_LT(Clock::now() - start, 2s);  // not the resolver's 3 s
+
+  std::stop_source stop;
+  CallOptions options;
+  options.timeout = 20s;
+  options.cancel = stop.get_token();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(100ms);
+    stop.request_stop();
+  });
+  start = Clock::now();
+  r = client.call("x", {}, options);
+  canceller.join();
+  EXPECT_EQ(r.error().code, Errc::Cancelled) << r.error().message;
+  EXPECT_LT(Clock::now() - start, 2s);
+
+  // The pipelined path resolves on the caller's thread, within the call's deadline too.
+  ClientOptions piped = o;
+  piped.pipeline_depth = 4;
+  Client pstream("pstream://slow.test:" + std::to_string(port_of(server)), piped);
+  start = Clock::now();
+  auto p = pstream.async_call("x", {}).get();
+  EXPECT_EQ(p.error().code, Errc::Timeout) << p.error().message;
+  EXPECT_LT(Clock::now() - start, 2s);
+}
+
+TEST(NameLookup, NeverHoldsTheIoThreadOrTheCaller) {
+  FakeServer server([](int fd) {  // one answer per connection: the next one is not held up
+    FakeServer::read_request(fd);
+    FakeServer::send_all(fd, FakeServer::ok_response(kSeven, "Connection: close\r\n"));
+  });
+  SlowResolver resolver(port_of(server), 1500ms, 1);  // only the first lookup is slow
+  ClientOptions o;
+  o.timeout = 10s;
+  o.max_connections = 2;
+  Client client("http://slow.test:" + std::to_string(port_of(server)) + "/RPC2", o);
+  auto start = Clock::now();
+  auto slow = client.async_call("x", {});
+  EXPECT_LT(Clock::now() - start, 500ms);  // async_call returned at once
+  std::this_thread::sleep_for(50ms);
+  auto quick = client.async_call("x", {});
+  ASSERT_EQ(quick.wait_for(1s), std::future_status::ready);  // while the first still looks up
+  auto q = quick.get();
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(slow.wait_for(0ms), std::future_status::timeout);
+  auto s = slow.get();
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_GE(Clock::now() - start, 1400ms);
+  EXPECT_EQ(resolver.lookups(), 2);
+
+  // A name that does not resolve is ConnectFailed naming it.
+  Client nowhere("http://nowhere.test:1/RPC2", o);
+  auto n = nowhere.call("x");
+  EXPECT_EQ(n.error().code, Errc::ConnectFailed);
+  EXPECT_NE(n.error().message.find("no such name"), std::string::npos) << n.error().message;
+  EXPECT_EQ(nowhere.async_call("x", {}).get().error().code, Errc::ConnectFailed);
 }
 
 }  // namespace

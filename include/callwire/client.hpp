@@ -147,7 +147,10 @@ struct ClientOptions {
   /// OpenSIPS, GUI toolkits, libevent/libuv/GLib programs): asynchronous calls start no I/O
   /// thread; the host's loop watches Client::loop_fd() for reading with
   /// Client::loop_timeout() and calls Client::process(), inside which the completions run.
-  /// Synchronous calls work as always (on the calling thread). See docs/event-loop.md.
+  /// Synchronous calls work as always (on the calling thread). No lookup thread either: a host
+  /// name is looked up with the system's resolver on the thread that starts a call needing a
+  /// new connection, blocking it meanwhile (give a numeric address where that matters).
+  /// Client::create_group refuses it. See docs/event-loop.md.
   bool host_loop = false;
 };
 
@@ -350,8 +353,8 @@ class CALLWIRE_API Client {
   /// answer. When every server failed, the error is the last one, its message naming each
   /// server's ("no server answered (http://a/RPC2: ...; http://b/RPC2: ...)"). Everything else
   /// (typed, asynchronous and batch calls, probe) works as on one server; url() lists them.
-  /// Errors: InvalidArgument (no URL, a pipeline_depth above 1), and what create() says of
-  /// each URL.
+  /// Errors: InvalidArgument (no URL, a pipeline_depth above 1, host_loop), and what create()
+  /// says of each URL.
   static Result<Client> create_group(std::span<const std::string> urls, ClientOptions options = {},
                                      FailoverOptions failover = {});
   /// A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec

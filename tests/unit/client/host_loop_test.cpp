@@ -19,6 +19,8 @@
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
+#include "net/address.hpp"
+#include "net/lookup.hpp"
 
 namespace callwire {
 namespace {
@@ -124,6 +126,36 @@ TEST(HostLoop, ServerAndClientInOneThreadStartNoThread) {
   // The kept-alive connections have idle timeouts: the server's sweep wants its tick.
   EXPECT_GE(server->loop_timeout().count(), 0);
   EXPECT_LE(server->loop_timeout().count(), 101);
+}
+
+TEST(HostLoop, AHostNameIsLookedUpWithoutAThread) {
+  const int threads = count_threads();
+  // The lookup thread's resolver, replaced: it must never be called (no lookup thread).
+  std::atomic<int> thread_lookups{0};
+  net::set_resolver_for_testing([&](const net::Endpoint& e) {
+    ++thread_lookups;
+    return net::resolve(e);
+  });
+  auto server = host_server();
+  Client client("http://localhost:" + std::to_string(server->port()) + "/RPC2",
+                host_client_options());
+  int done = 0, ok = 0;
+  for (int i = 0; i < 10; ++i)
+    client.async_call("sample.add", {Value(i), Value(i)}, [&](Result<Value> r) {
+      ++done;
+      if (r) ++ok;
+    });
+  pump_until(server.get(), {&client}, [&] { return done == 10; });
+  EXPECT_EQ(ok, 10);
+  EXPECT_EQ(count_threads(), threads);
+  EXPECT_EQ(thread_lookups.load(), 0);
+  // A threaded client uses the lookup thread (the check above can see one).
+  Client threaded("http://localhost:" + std::to_string(server->port()) + "/RPC2");
+  auto answer = threaded.async_call("sample.add", {Value(1), Value(1)});
+  while (answer.wait_for(0ms) != std::future_status::ready) pump(server.get(), {});
+  EXPECT_TRUE(answer.get());
+  EXPECT_GE(thread_lookups.load(), 1);
+  net::set_resolver_for_testing(nullptr);
 }
 
 TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
@@ -303,6 +335,10 @@ TEST(HostLoop, OptionsRefused) {
     EXPECT_EQ(server.loop_fd(), -1);
     EXPECT_FALSE(server.process());
   }
+  std::vector<std::string> urls = {"http://127.0.0.1:1/RPC2", "http://127.0.0.1:2/RPC2"};
+  auto group = Client::create_group(urls, host_client_options());
+  ASSERT_FALSE(group);
+  EXPECT_EQ(group.error().code, Errc::InvalidArgument);
   Server threaded;  // no host_loop
   EXPECT_EQ(threaded.loop_fd(), -1);
   EXPECT_FALSE(threaded.process());

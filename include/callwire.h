@@ -1341,7 +1341,7 @@ typedef struct cw_failover_options {
  *  failed, the error is the last one, its message naming each server's. Every cw_client
  *  function works on it as on a client of one server. `failover` NULL: the defaults.
  *  CW_OK; CW_INVALID_ARGUMENT (NULL or no URLs, a bad struct_size, pipeline_depth above 1,
- *  what cw_client_new says of a URL, naming it); CW_TLS_ERROR; CW_NO_MEMORY. */
+ *  host_loop, what cw_client_new says of a URL, naming it); CW_TLS_ERROR; CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new_group(const char* const* urls, size_t url_count,
                                            const cw_client_options* options,
                                            const cw_failover_options* failover, cw_client** out,

@@ -236,4 +236,14 @@ grep -q "certificate verify failed" "$work/c_tls_c_client_untrusted.err" ||
   fail "the C client accepted an untrusted certificate: $(cat "$work/c_tls_c_client_untrusted.err")"
 stop_server c_tls TERM
 
+# ---- host-loop mode: a server and a client in one thread, in poll(), libevent's, GLib's loop -
+for loop in poll libevent glib; do
+  if [[ ! -x $cbin/host_loop_$loop ]]; then
+    echo "c_host_loop_$loop: not built (its library is not installed), skipped"
+    continue
+  fi
+  run "c_host_loop_$loop" 0 "$cbin/host_loop_$loop" 300
+  expect_output "c_host_loop_$loop" "300 calls, all correct"
+done
+
 echo "examples: all passed"

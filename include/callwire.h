@@ -819,6 +819,13 @@ typedef struct cw_server_options {
   const char* tls_ciphersuites;
   cw_error_log_fn error_log; /**< NULL: connections dropped without an answer are not reported */
   void* error_log_data;      /**< passed to error_log */
+  /** Non-zero: event-loop integration for hosts that may not have threads started in them.
+   *  cw_server_start opens the listeners and starts no thread; the host watches
+   *  cw_server_loop_fd for reading, with cw_server_loop_timeout_ms, and calls
+   *  cw_server_process, inside which the handlers run, on the host's thread. `threads` must
+   *  be 0 or 1 and `handler_threads` 0 (CW_INVALID_ARGUMENT from cw_server_start otherwise).
+   *  See docs/event-loop.md. */
+  int host_loop;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -929,6 +936,38 @@ CALLWIRE_API cw_status cw_server_run(cw_server* server, cw_error* error);
  *  its threads end. Returns at once (cw_server_wait waits). Thread-safe, async-signal-safe
  *  (callable from a SIGINT handler) and idempotent. NULL: does nothing. */
 CALLWIRE_API void cw_server_stop(cw_server* server);
+
+/** Event-loop integration (cw_server_options.host_loop), after cw_server_start. The host
+ *  watches the descriptor for reading (POLLIN, EV_READ, G_IO_IN: never read, close or change
+ *  it), with the timeout, and calls cw_server_process when it is readable or the timeout has
+ *  passed:
+ *
+ *      struct pollfd p = {cw_server_loop_fd(server), POLLIN, 0};
+ *      while (poll(&p, 1, cw_server_loop_timeout_ms(server)) >= 0 && cw_server_process(server))
+ *        ;
+ *
+ *  To stop: cw_server_stop (from anywhere, a handler too), then cw_server_process as before
+ *  until it returns 0 (calls in flight finish, up to stop_grace_ms; the connections close);
+ *  or cw_server_wait, which drives it so itself. cw_server_free of a server still running
+ *  does the same first. Thread-safety: cw_server_process and cw_server_loop_timeout_ms from
+ *  one thread at a time, the host's; cw_server_loop_fd from any. */
+
+/** The descriptor to watch for reading, the same from cw_server_start on; -1 without
+ *  host_loop, before cw_server_start, or NULL. */
+CALLWIRE_API int cw_server_loop_fd(const cw_server* server);
+
+/** Milliseconds the host may wait for the descriptor before calling cw_server_process anyway
+ *  (the sweep of the connections' timeouts, every 100 ms while any is open; 0: work to do
+ *  now); -1 while no connection is open, once cw_server_process has returned 0, without
+ *  host_loop, before cw_server_start, or NULL (as poll() reads it: no timeout). */
+CALLWIRE_API int cw_server_loop_timeout_ms(cw_server* server);
+
+/** Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. 1 while
+ *  the server runs; 0 once it has stopped and every connection has closed (then always),
+ *  and without host_loop, before cw_server_start, or NULL. Not from inside a handler or hook
+ *  of this server (not re-entrant); cw_server_wait and cw_server_free of a host-loop server
+ *  belong to the host's thread too (they call it). */
+CALLWIRE_API int cw_server_process(cw_server* server);
 
 /** The bound TCP port once cw_server_start has succeeded (0 before, and for a Unix socket).
  *  Thread-safe: another thread may poll it while cw_server_run starts the server. */
@@ -1265,6 +1304,13 @@ typedef struct cw_client_options {
    *  https://, except for the hosts no_proxy or NO_PROXY lists (names, domain suffixes, IP
    *  literals, CIDR ranges, or "*"). Off by default. */
   int proxy_from_environment;
+  /** Non-zero: event-loop integration for hosts that may not have threads started in them
+   *  (Kamailio, OpenSIPS, GUI toolkits, libevent/libuv/GLib programs). Asynchronous calls
+   *  start no I/O thread: the host watches cw_client_loop_fd for reading, with
+   *  cw_client_loop_timeout_ms, and calls cw_client_process, inside which the completion
+   *  callbacks run, on the host's thread. Synchronous calls work as always. See
+   *  docs/event-loop.md. */
+  int host_loop;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1304,7 +1350,7 @@ typedef struct cw_failover_options {
  *  failed, the error is the last one, its message naming each server's. Every cw_client
  *  function works on it as on a client of one server. `failover` NULL: the defaults.
  *  CW_OK; CW_INVALID_ARGUMENT (NULL or no URLs, a bad struct_size, pipeline_depth above 1,
- *  what cw_client_new says of a URL, naming it); CW_TLS_ERROR; CW_NO_MEMORY. */
+ *  host_loop, what cw_client_new says of a URL, naming it); CW_TLS_ERROR; CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new_group(const char* const* urls, size_t url_count,
                                            const cw_client_options* options,
                                            const cw_failover_options* failover, cw_client** out,
@@ -1495,9 +1541,10 @@ typedef void (*cw_call_done_fn)(cw_status status, const cw_value* result, const 
                                 void* user_data);
 
 /** Starts a call and returns at once; `done` runs exactly once with its outcome, on the
- *  client's I/O thread, also for a call that cannot be sent (a parameter XML-RPC cannot carry,
- *  a bad header); only if that thread cannot be started does it run on the calling thread,
- *  before this returns. Up to max_connections calls are on the wire at once (times
+ *  client's I/O thread (with host_loop: inside cw_client_process, or inside
+ *  cw_client_free for calls still in flight then), also for a call that cannot be sent (a parameter
+ * XML-RPC cannot carry, a bad header); only if that thread cannot be started does it run on the
+ * calling thread, before this returns. Up to max_connections calls are on the wire at once (times
  *  pipeline_depth over a packet stream); more wait for a connection, within their deadline.
  *  CW_OK (done will run or has run); CW_INVALID_ARGUMENT (a NULL, a bad struct_size) or
  *  CW_NO_MEMORY: nothing started and done will not run. */
@@ -1505,6 +1552,34 @@ CALLWIRE_API cw_status cw_client_call_async(cw_client* client, const char* metho
                                             const cw_value* const* params, size_t param_count,
                                             const cw_call_options* options, cw_call_done_fn done,
                                             void* user_data, cw_error* error);
+
+/** Event-loop integration (cw_client_options.host_loop): no thread is started; the host
+ *  watches one descriptor for reading (POLLIN, EV_READ, G_IO_IN: never read, close or change
+ *  it), with a timeout, and calls cw_client_process when it is readable or the timeout has
+ *  passed; the completion callbacks of cw_client_call_async run inside it. A call started
+ *  on another thread, and a cw_cancel_request, wake the descriptor. cw_client_free waits for
+ *  the calls still in flight (each by its deadline), running their callbacks itself: let
+ *  cw_client_loop_timeout_ms come back to -1 first not to wait. Thread-safety:
+ *  cw_client_process, cw_client_loop_timeout_ms and cw_client_probe from one thread at a
+ *  time, the host's; calls from any. */
+
+/** The descriptor to watch for reading, the same for the client's life; -1 without
+ *  host_loop, for NULL, or when it cannot be made (out of descriptors: asynchronous calls
+ *  then fail at once with CW_INVALID_ARGUMENT). */
+CALLWIRE_API int cw_client_loop_fd(cw_client* client);
+
+/** Milliseconds the host may wait for the descriptor before calling cw_client_process anyway
+ *  (until the earliest deadline of a call pending, at least 10 ms; every 10 ms while pipelined
+ *  calls are pending); -1 while no asynchronous
+ *  call is pending (wait for the descriptor alone; poll() reads -1 so), 0 when there is work
+ *  to do now. -1 without host_loop, or NULL. */
+CALLWIRE_API int cw_client_loop_timeout_ms(cw_client* client);
+
+/** Runs what is ready without blocking: reads and writes, finished calls (their callbacks
+ *  run here and may start new calls), deadlines, cancellations. Not from inside a callback of
+ *  this client (not re-entrant). CW_OK; CW_INVALID_ARGUMENT (NULL, or a client without
+ *  host_loop: its own thread does this). */
+CALLWIRE_API cw_status cw_client_process(cw_client* client);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -29,6 +29,7 @@ packages=(
   wrk nginx-light                      # make bench: load generator, the fixed-body floor
   lighttpd                             # interop tests: a web server running the CGI examples
   tinyproxy                            # client tests: an HTTP proxy (absolute-form, CONNECT, auth)
+  libevent-dev libglib2.0-dev          # host-loop tests and examples: libevent's and GLib's loops
   haproxy                              # interop tests: callwire backends behind HAProxy
   prometheus                           # server tests: promtool checks the metrics page
   python3-jsonrpclib-pelix             # interop tests: a Python JSON-RPC client library

@@ -143,6 +143,15 @@ struct ClientOptions {
   /// handler the client no longer waits for; other servers ignore the field. Off by default:
   /// it costs some 25 bytes on every request.
   bool send_timeout = false;
+  /// Event-loop integration for hosts that may not have threads started in them (Kamailio,
+  /// OpenSIPS, GUI toolkits, libevent/libuv/GLib programs): asynchronous calls start no I/O
+  /// thread; the host's loop watches Client::loop_fd() for reading with
+  /// Client::loop_timeout() and calls Client::process(), inside which the completions run.
+  /// Synchronous calls work as always (on the calling thread). No lookup thread either: a host
+  /// name is looked up with the system's resolver on the thread that starts a call needing a
+  /// new connection, blocking it meanwhile (give a numeric address where that matters).
+  /// Client::create_group refuses it. See docs/event-loop.md.
+  bool host_loop = false;
 };
 
 /// The status line and header fields of a server's HTTP answer (SCGI's too: its Status field
@@ -344,8 +353,8 @@ class CALLWIRE_API Client {
   /// answer. When every server failed, the error is the last one, its message naming each
   /// server's ("no server answered (http://a/RPC2: ...; http://b/RPC2: ...)"). Everything else
   /// (typed, asynchronous and batch calls, probe) works as on one server; url() lists them.
-  /// Errors: InvalidArgument (no URL, a pipeline_depth above 1), and what create() says of
-  /// each URL.
+  /// Errors: InvalidArgument (no URL, a pipeline_depth above 1, host_loop), and what create()
+  /// says of each URL.
   static Result<Client> create_group(std::span<const std::string> urls, ClientOptions options = {},
                                      FailoverOptions failover = {});
   /// A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
@@ -402,6 +411,27 @@ class CALLWIRE_API Client {
   /// not from an asynchronous call's `done` (it waits for the I/O thread).
   size_t probe(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
+  // ---- Event-loop integration (ClientOptions::host_loop). The host watches one descriptor
+  // for reading, with a timeout, and calls process() when it is readable or the timeout has
+  // passed; no thread is started. Thread-safety: process(), loop_timeout() and probe() from
+  // one thread at a time, the host's; calls (and cancellations) from any thread, as always
+  // (a call started on another thread wakes the descriptor). Without host_loop: loop_fd()
+  // is -1, loop_timeout() -1 and process() does nothing.
+
+  /// The descriptor to watch for reading (never to read, close or change): the same one for
+  /// the client's life. -1 without host_loop, or when it cannot be made (out of descriptors:
+  /// asynchronous calls then fail at once with InvalidArgument).
+  int loop_fd();
+  /// How long the host may wait for loop_fd() before calling process() anyway: until the
+  /// earliest deadline of a pending call (at least 10 ms, the sweep's tick; every 10 ms while
+  /// pipelined calls are pending); -1 while no asynchronous call is pending (wait for the
+  /// descriptor alone), 0 when there is work to do now.
+  std::chrono::milliseconds loop_timeout();
+  /// Runs what is ready without blocking: reads and writes, finished calls (their `done` runs
+  /// here, on the host's thread, and may start new calls), deadlines and cancellations. Not
+  /// from inside a `done` of this client (it is not re-entrant).
+  void process();
+
   /// Starts a call and returns at once; the future becomes ready with its result.
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,
                                         const CallOptions& options = {});
@@ -415,7 +445,9 @@ class CALLWIRE_API Client {
   /// Starts a call; `done` runs on the client's I/O thread with the result (keep it short;
   /// it must not wait for another call of this client), also when the call fails before
   /// anything is sent (a bad header: InvalidArgument). Only when the I/O thread cannot be
-  /// started does `done` run on the calling thread, before async_call returns.
+  /// started does `done` run on the calling thread, before async_call returns. With
+  /// ClientOptions::host_loop, "the I/O thread" is process() on the host's thread (and the
+  /// destructor, for calls still in flight then).
   void async_call(std::string_view method, std::vector<Value> params,
                   std::function<void(Result<Value>)> done, const CallOptions& options = {});
 

@@ -59,6 +59,13 @@ struct ServerOptions {
   /// 0: handlers run on the event loops (fastest). N > 0: handlers run on a pool of N threads,
   /// so a slow handler never stalls the other connections of its loop.
   unsigned handler_threads = 0;
+  /// Event-loop integration for hosts that may not have threads started in them (Kamailio,
+  /// OpenSIPS, GUI toolkits, libevent/libuv/GLib programs): start() opens the listeners and
+  /// starts no thread; the host's loop watches Server::loop_fd() for reading with
+  /// Server::loop_timeout() and calls Server::process(), inside which the handlers run.
+  /// `threads` must be 0 or 1 and `handler_threads` 0 (start() says InvalidArgument
+  /// otherwise). See docs/event-loop.md.
+  bool host_loop = false;
 
   /// Open connections; a connection beyond it is answered 503 and closed at once, never one
   /// already served. Over TLS the 503 needs a handshake first: a few such refusals at a time
@@ -211,7 +218,8 @@ class CALLWIRE_API Server {
   /// tls_min_version, tls_ciphers or tls_ciphersuites it cannot use), TlsError (an unreadable
   /// certificate, key, client CA file or directory); nothing is left running after an error.
   Status start();
-  /// Waits until the server has stopped (after stop() or system.shutdown).
+  /// Waits until the server has stopped (after stop() or system.shutdown). With host_loop
+  /// it drives the server itself (poll() and process() until process() returns false).
   void wait();
   /// start() then wait().
   Status run();
@@ -249,6 +257,28 @@ class CALLWIRE_API Server {
   /// options as start() checks them), TlsError, NoMemory. A connection that ends in a protocol
   /// error or a timeout is no error of this call: it returns OK once it has closed.
   Status serve_connection(int fd, ConnectionFraming framing);
+
+  // ---- Event-loop integration (ServerOptions::host_loop), after start(). The host watches
+  // one descriptor for reading, with a timeout, and calls process() when it is readable or
+  // the timeout has passed. To stop: stop() (from anywhere, a handler too), then process()
+  // as before until it returns false: calls in flight finish (up to stop_grace) and the
+  // connections close. Thread-safety: process() and loop_timeout() from one thread at a time,
+  // the host's; loop_fd() and stop() from any.
+
+  /// The descriptor to watch for reading (never to read, close or change), the same from
+  /// start() on; -1 without host_loop or before start().
+  int loop_fd() const noexcept;
+  /// How long the host may wait for loop_fd() before calling process() anyway (the sweep of
+  /// the connections' timeouts, every 100 ms while any is open; 0 when there is work to do
+  /// now); -1 while no connection is open (wait for the descriptor alone), once process() has
+  /// returned false, and without host_loop or before start().
+  std::chrono::milliseconds loop_timeout();
+  /// Runs what is ready without blocking: accepts, reads, handlers, writes, timeouts. True
+  /// while the server runs; false once it has stopped and every connection has closed (and
+  /// without host_loop or before start()), from then on. Not from inside a handler or hook
+  /// of this server (it is not re-entrant); with host_loop, wait() and the destructor are the
+  /// host's thread's too (they call it).
+  bool process();
 
   /// Calls, faults and time per method, summed over every thread.
   std::vector<MethodStats> method_stats() const;

@@ -107,6 +107,7 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   if (CW_HAS_FIELD(o, cw_client_options, tls_ciphersuites) && o->tls_ciphersuites)
     out.tls_ciphersuites = o->tls_ciphersuites;
   if (CW_HAS_FIELD(o, cw_client_options, proxy) && o->proxy) out.proxy = o->proxy;
+  if (CW_HAS_FIELD(o, cw_client_options, host_loop)) out.host_loop = o->host_loop != 0;
   if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
     out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;
@@ -263,6 +264,22 @@ void cw_client_free(cw_client* client) { delete client; }
 size_t cw_client_probe(cw_client* client, uint32_t wait_ms) {
   if (!client) return 0;
   return client->client.probe(std::chrono::milliseconds(wait_ms));
+}
+
+int cw_client_loop_fd(cw_client* client) { return client ? client->client.loop_fd() : -1; }
+
+int cw_client_loop_timeout_ms(cw_client* client) {
+  return client ? static_cast<int>(client->client.loop_timeout().count()) : -1;
+}
+
+cw_status cw_client_process(cw_client* client) {
+  if (!client || client->client.loop_fd() < 0) return CW_INVALID_ARGUMENT;
+  try {
+    client->client.process();
+  } catch (const std::bad_alloc&) {
+    return CW_NO_MEMORY;
+  }
+  return CW_OK;
 }
 
 cw_status cw_http_head_new(cw_http_head** out) {

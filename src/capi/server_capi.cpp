@@ -158,6 +158,7 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.tls_ciphers = o->tls_ciphers;
   if (CW_HAS_FIELD(o, cw_server_options, tls_ciphersuites) && o->tls_ciphersuites)
     out.tls_ciphersuites = o->tls_ciphersuites;
+  if (CW_HAS_FIELD(o, cw_server_options, host_loop)) out.host_loop = o->host_loop != 0;
   if (CW_HAS_FIELD(o, cw_server_options, error_log_data) && o->error_log) {
     out.error_log = [fn = o->error_log,
                      data = o->error_log_data](const callwire::ErrorLogEntry& e) {
@@ -497,6 +498,21 @@ cw_status cw_server_run(cw_server* server, cw_error* error) {
 
 void cw_server_stop(cw_server* server) {
   if (server) server->server.stop();
+}
+
+int cw_server_loop_fd(const cw_server* server) { return server ? server->server.loop_fd() : -1; }
+
+int cw_server_loop_timeout_ms(cw_server* server) {
+  return server ? static_cast<int>(server->server.loop_timeout().count()) : -1;
+}
+
+int cw_server_process(cw_server* server) {
+  if (!server) return 0;
+  try {
+    return server->server.process() ? 1 : 0;
+  } catch (const std::bad_alloc&) {
+    return 1;  // out of memory for now: the host comes back
+  }
 }
 
 uint16_t cw_server_port(const cw_server* server) { return cw_server_listener_port(server, 0); }

@@ -1,25 +1,55 @@
 #include "client/async_engine.hpp"
 
+#include <algorithm>
 #include <future>
 
 namespace callwire::detail {
 
-AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth)
-    : pool_(pool), max_in_flight_(max_in_flight) {
+AsyncEngine::AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth,
+                         bool host_loop)
+    : pool_(pool), max_in_flight_(max_in_flight), host_loop_(host_loop) {
   auto loop = net::EventLoop::create();
   if (loop) loop_ = std::move(*loop);
   if (!loop_) return;
   if (pipeline_depth > 1)
     pipeline_ = std::make_unique<Pipeline>(*loop_, pool.settings(), max_in_flight, pipeline_depth);
-  thread_ = std::thread([this] {
-    loop_->run(
-        std::chrono::milliseconds(10), [this] { sweep(); },
-        [this](bool) {
-          // The requests of every call posted in this round leave together.
-          if (pipeline_) pipeline_->flush();
-          quit_when_done();
-        });
-  });
+  if (!host_loop_) thread_ = std::thread([this] { run_loop(); });
+}
+
+void AsyncEngine::run_loop() {
+  loop_->run(
+      kTick, [this] { sweep(); },
+      [this](bool) {
+        // The requests of every call posted in this round leave together.
+        if (pipeline_) pipeline_->flush();
+        quit_when_done();
+      });
+}
+
+int AsyncEngine::timeout_ms() {
+  const bool pipelining = pipeline_ && !pipeline_->idle();
+  if (active_.empty() && queue_.empty() && !pipelining && !loop_->has_tasks())
+    return -1;  // a call posted later, or a cancellation, wakes fd() anyway
+  // The sweep only has deadlines to find (cancellations wake fd()): a host may sleep until the
+  // earliest, and the sweep runs then if its tick is due too. The pipeline's deadlines are
+  // not looked at: its calls are swept every tick.
+  auto tick = loop_->next_timeout(kTick);
+  if (tick.count() == 0 || pipelining) return static_cast<int>(tick.count());
+  auto earliest = Clock::time_point::max();
+  for (const Active* a : active_) earliest = std::min(earliest, a->call->deadline);
+  for (const auto& call : queue_) earliest = std::min(earliest, call->deadline);
+  auto left = earliest - Clock::now();
+  if (left <= Clock::duration::zero()) return static_cast<int>(tick.count());
+  auto until_deadline = std::chrono::ceil<std::chrono::milliseconds>(left);
+  return static_cast<int>(std::max(tick, until_deadline).count());
+}
+
+void AsyncEngine::process() {
+  loop_->run_once(
+      kTick, [this] { sweep(); },
+      [this](bool) {
+        if (pipeline_) pipeline_->flush();
+      });
 }
 
 AsyncEngine::~AsyncEngine() {
@@ -28,7 +58,10 @@ AsyncEngine::~AsyncEngine() {
     stopping_ = true;
     quit_when_done();
   });
-  thread_.join();
+  if (host_loop_)
+    run_loop();  // as the thread would: the calls in flight end here, by their deadlines
+  else
+    thread_.join();
   pipeline_.reset();
 }
 
@@ -46,6 +79,7 @@ void AsyncEngine::submit_pipelined(Pipeline::Call call) {
 }
 
 void AsyncEngine::with_pipeline(const std::function<void(Pipeline*)>& task) {
+  if (host_loop_) return task(pipeline_.get());
   std::promise<void> ran;
   loop_->post([&] {
     task(pipeline_.get());

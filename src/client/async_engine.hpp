@@ -34,9 +34,14 @@ class AsyncEngine final {
     std::unique_ptr<AsyncCancel> cancel;  ///< null: cannot be cancelled
   };
 
+  static constexpr std::chrono::milliseconds kTick{10};
+
   /// `pipeline_depth` > 1: calls given to submit_pipelined share up to `max_in_flight`
-  /// packet-stream connections, that many on each (see Pipeline).
-  AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth = 1);
+  /// packet-stream connections, that many on each (see Pipeline). `host_loop`: no thread;
+  /// the host's loop watches fd() and calls process() (ClientOptions::host_loop), and what
+  /// this says runs "on the I/O thread" runs inside process(), on the host's thread.
+  AsyncEngine(ConnectionPool& pool, size_t max_in_flight, size_t pipeline_depth = 1,
+              bool host_loop = false);
   ~AsyncEngine();
 
   /// False when the I/O thread could not be started (no epoll: out of descriptors).
@@ -52,8 +57,18 @@ class AsyncEngine final {
   void poke() {
     loop_->post([this] { sweep(); });
   }
-  /// Runs `task` on the I/O thread with the pipeline (null without one), and waits for it.
+  /// Runs `task` on the I/O thread with the pipeline (null without one), and waits for it
+  /// (with a host loop: runs it now, on the caller's thread, which must be the host's).
   void with_pipeline(const std::function<void(Pipeline*)>& task);
+
+  // ---- With a host loop only, from the host's thread.
+  bool host_loop() const noexcept { return host_loop_; }
+  /// The descriptor to watch for reading.
+  int fd() const noexcept { return loop_->fd(); }
+  /// Milliseconds the host may wait before process(); -1: nothing pending, wait for fd().
+  int timeout_ms();
+  /// Runs what is ready: events, posted tasks, the sweep when due; completions run here.
+  void process();
 
  private:
   struct Active final : net::Watcher {
@@ -71,9 +86,12 @@ class AsyncEngine final {
   // Ends a call that never started: its connection back to the pool, `error` to its caller.
   void end_unstarted(Call& call, Error error);
   void quit_when_done();
+  // The I/O thread's work: runs the loop until the destructor's stop and no call is left.
+  void run_loop();
 
   ConnectionPool& pool_;
   const size_t max_in_flight_;
+  const bool host_loop_;
   std::unique_ptr<net::EventLoop> loop_;
   std::unique_ptr<Pipeline> pipeline_;
   std::thread thread_;

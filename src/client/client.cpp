@@ -136,14 +136,17 @@ Client::Impl::~Impl() {
 AsyncEngine& Client::Impl::engine() {
   std::lock_guard lock(async_mutex);
   if (!async)
-    async = std::make_unique<AsyncEngine>(*pool, options.max_connections, options.pipeline_depth);
+    async = std::make_unique<AsyncEngine>(*pool, options.max_connections, options.pipeline_depth,
+                                          options.host_loop);
   return *async;
 }
 
 Result<detail::Pipeline::Addresses> Client::Impl::resolved_addresses(Clock::time_point deadline) {
   std::lock_guard lock(addresses_mutex);
   if (addresses) return addresses;
-  auto found = net::resolve_until(url.endpoint, deadline);
+  // With a host loop no lookup thread is started: the lookup blocks the caller instead.
+  auto found =
+      options.host_loop ? net::resolve(url.endpoint) : net::resolve_until(url.endpoint, deadline);
   if (!found && found.error().code == Errc::Timeout) return found.error();
   if (!found) return Error(Errc::ConnectFailed, found.error().message);
   if (found->empty())
@@ -321,6 +324,8 @@ Result<Client> Client::create_group(std::span<const std::string> urls, ClientOpt
   if (urls.empty()) return Error(Errc::InvalidArgument, "create_group: no URL");
   if (options.pipeline_depth > 1)
     return Error(Errc::InvalidArgument, "create_group: pipeline_depth above 1 is not spread");
+  if (options.host_loop)  // one descriptor per member would have to be watched
+    return Error(Errc::InvalidArgument, "create_group: host_loop is not supported");
   std::vector<Client> members;
   members.reserve(urls.size());
   for (const std::string& url : urls) {
@@ -424,6 +429,7 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.framing = impl->framing.get();
   s.tls = impl->tls.get();
   s.proxy = impl->proxy ? &*impl->proxy : nullptr;
+  s.lookup_inline = o.host_loop;
   s.response_limits.max_body = o.max_response_size;
   s.reader_limits = o.reader_limits;
   s.json_limits = o.json_limits;
@@ -684,6 +690,24 @@ void Client::run_on_io_thread(std::function<void()> task) {
     return;
   }
   engine.post(std::move(task));
+}
+
+int Client::loop_fd() {
+  if (!impl_->options.host_loop) return -1;
+  AsyncEngine& engine = impl_->engine();
+  return engine.ok() ? engine.fd() : -1;
+}
+
+std::chrono::milliseconds Client::loop_timeout() {
+  if (!impl_->options.host_loop) return std::chrono::milliseconds(-1);
+  AsyncEngine& engine = impl_->engine();
+  return std::chrono::milliseconds(engine.ok() ? engine.timeout_ms() : -1);
+}
+
+void Client::process() {
+  if (!impl_->options.host_loop) return;
+  AsyncEngine& engine = impl_->engine();
+  if (engine.ok()) engine.process();
 }
 
 std::future<Result<Value>> Client::async_call(std::string_view method, std::vector<Value> params,

@@ -75,7 +75,8 @@ void ClientConnection::start_resolving() {
   if (settings_.adopted_fd) return;  // nothing to look up: the connection is given
   // Through a proxy only the proxy's name is looked up: the proxy resolves the server's.
   const net::Endpoint& peer = peer_endpoint();
-  if (!net::needs_lookup(peer)) return take_addresses(net::resolve(peer));
+  if (!net::needs_lookup(peer) || settings_.lookup_inline)
+    return take_addresses(net::resolve(peer));
   auto lookup = net::PendingLookup::start(peer);
   if (!lookup) return take_addresses(lookup.error());
   lookup_ = std::move(*lookup);

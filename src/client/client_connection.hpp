@@ -46,6 +46,9 @@ struct ClientSettings {
   /// Client::adopt: the connection the client was given, until the first connection takes it
   /// (-1 after); no name is resolved and nothing is connected. Null for a client with a URL.
   std::atomic<int>* adopted_fd = nullptr;
+  /// ClientOptions::host_loop: no lookup thread; names are looked up with the system's
+  /// resolver on the thread that begins the connection (it blocks for as long as that takes).
+  bool lookup_inline = false;
 };
 
 /// The adopted descriptor for a new connection, or the error that there is none left.

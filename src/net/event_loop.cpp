@@ -57,6 +57,30 @@ void EventLoop::post(std::function<void()> task) {
   if (first) wake();
 }
 
+inline bool EventLoop::dispatch(const epoll_event* events, int n,
+                                std::vector<std::function<void()>>& tasks) {
+  bool woken = false;
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.ptr == nullptr) {
+      woken = true;
+      continue;
+    }
+    static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
+  }
+  if (woken) {
+    uint64_t count;
+    ssize_t rc = ::read(wake_fd_.get(), &count, sizeof count);
+    (void)rc;
+    {
+      std::lock_guard lock(tasks_mutex_);
+      tasks.swap(tasks_);
+    }
+    for (auto& task : tasks) task();
+    tasks.clear();
+  }
+  return woken;
+}
+
 void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>& on_tick,
                     const std::function<void(bool woken)>& after_events) {
   using Clock = std::chrono::steady_clock;
@@ -72,25 +96,7 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
       timeout = static_cast<int>(
           std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now).count() + 1);
     int n = epoll_wait(epoll_.get(), events, kMaxEvents, timeout);
-    bool woken = false;
-    for (int i = 0; i < n; ++i) {
-      if (events[i].data.ptr == nullptr) {
-        woken = true;
-        continue;
-      }
-      static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
-    }
-    if (woken) {
-      uint64_t count;
-      ssize_t rc = ::read(wake_fd_.get(), &count, sizeof count);
-      (void)rc;
-      {
-        std::lock_guard lock(tasks_mutex_);
-        tasks.swap(tasks_);
-      }
-      for (auto& task : tasks) task();
-      tasks.clear();
-    }
+    bool woken = dispatch(events, n, tasks);
     after_events(woken);
     now = Clock::now();  // one clock read per turn of the loop
     if (now >= next_tick) {
@@ -99,6 +105,38 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
       next_tick = now + tick;
     }
   }
+}
+
+bool EventLoop::run_once(std::chrono::milliseconds tick, const std::function<void()>& on_tick,
+                         const std::function<void(bool woken)>& after_events) {
+  using Clock = std::chrono::steady_clock;
+  constexpr int kMaxEvents = 64;  // the descriptor stays readable: the host comes back for more
+  epoll_event events[kMaxEvents];
+  std::vector<std::function<void()>> tasks;
+  if (next_tick_ == Clock::time_point{}) next_tick_ = Clock::now() + tick;
+  int n = epoll_wait(epoll_.get(), events, kMaxEvents, 0);
+  bool woken = dispatch(events, n, tasks);
+  after_events(woken);
+  auto now = Clock::now();
+  if (now >= next_tick_) {
+    on_tick();
+    next_tick_ = Clock::now() + tick;
+  }
+  return !quit_;
+}
+
+std::chrono::milliseconds EventLoop::next_timeout(std::chrono::milliseconds tick) {
+  using namespace std::chrono;
+  if (has_tasks()) return milliseconds(0);
+  if (next_tick_ == steady_clock::time_point{}) return tick;
+  auto left = next_tick_ - steady_clock::now();
+  if (left <= steady_clock::duration::zero()) return milliseconds(0);
+  return duration_cast<milliseconds>(left) + milliseconds(1);  // not a little before it
+}
+
+bool EventLoop::has_tasks() {
+  std::lock_guard lock(tasks_mutex_);
+  return !tasks_.empty();
 }
 
 }  // namespace callwire::net

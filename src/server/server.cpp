@@ -1,6 +1,7 @@
 #include "callwire/server.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -223,6 +224,11 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
 
 Status Server::start() {
   Impl& m = *impl_;
+  if (m.core.options.host_loop && !m.started.load() &&
+      (m.core.options.threads > 1 || m.core.options.handler_threads > 0))
+    return Error(Errc::InvalidArgument,
+                 "host_loop: the host's loop is the server's only one (threads 0 or 1, "
+                 "handler_threads 0)");
   if (Status s = m.prepare(*this, true); !s) return s;
   detail::ServerCore& core = m.core;
   const ServerOptions& o = core.options;
@@ -231,7 +237,9 @@ Status Server::start() {
     core.listeners.clear();
     return s;
   }
-  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = o.host_loop ? 1
+                     : o.threads ? o.threads
+                                 : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < threads; ++i) {
     auto loop = detail::ServerLoop::create(core);
     if (!loop) {
@@ -246,6 +254,10 @@ Status Server::start() {
     core.pool =
         std::make_unique<detail::WorkerPool>(o.handler_threads, core.registry, core.dispatch);
   m.started.store(true);
+  if (o.host_loop) {
+    m.loops.front()->begin();  // listening from here; the host's process() serves
+    return {};
+  }
   for (auto& loop : m.loops) m.threads.emplace_back([l = loop.get()] { l->run(); });
   return {};
 }
@@ -304,6 +316,14 @@ Status Server::serve_connection(int fd, ConnectionFraming framing) {
 void Server::wait() {
   Impl& m = *impl_;
   if (!m.started.load() || m.joined) return;
+  if (m.core.options.host_loop && !m.loops.empty()) {
+    // Nobody else drives the loop: drive it here, as a host would, until it has ended.
+    detail::ServerLoop& loop = *m.loops.front();
+    while (loop.process()) {
+      pollfd p{loop.events().fd(), POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(loop.host_timeout().count()));
+    }
+  }
   for (auto& t : m.threads) t.join();
   m.joined = true;
   if (m.core.pool) m.core.pool->stop_and_join();
@@ -321,6 +341,24 @@ void Server::stop() noexcept {
   m.core.stopping.store(true);
   if (!m.started.load()) return;
   for (auto& loop : m.loops) loop->wake();
+}
+
+int Server::loop_fd() const noexcept {
+  const Impl& m = *impl_;
+  if (!m.core.options.host_loop || !m.started.load() || m.loops.empty()) return -1;
+  return m.loops.front()->events().fd();
+}
+
+std::chrono::milliseconds Server::loop_timeout() {
+  Impl& m = *impl_;
+  if (loop_fd() < 0) return std::chrono::milliseconds(-1);
+  return m.loops.front()->host_timeout();
+}
+
+bool Server::process() {
+  Impl& m = *impl_;
+  if (loop_fd() < 0) return false;
+  return m.loops.front()->process();
 }
 
 uint16_t Server::port(size_t index) const {

@@ -62,12 +62,41 @@ void ServerLoop::set_listening(bool on) noexcept {
 }
 
 void ServerLoop::run() {
-  set_listening(true);
-  if (core_.stopping.load()) begin_stop();
-  take_adopted();
+  begin();
   if (open_ > 0 || !(stop_seen_ || quit_when_idle_))
     loop_->run(
         kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+  end();
+}
+
+void ServerLoop::begin() {
+  set_listening(true);
+  if (core_.stopping.load()) begin_stop();
+  take_adopted();
+}
+
+bool ServerLoop::process() {
+  if (ended_) return false;
+  // The host may have slept for long (host_timeout() -1): what happens now must not be timed
+  // from a stale clock (a new connection would look idle for that long).
+  update_clock();
+  bool more = (open_ > 0 || !(stop_seen_ || quit_when_idle_)) &&
+              loop_->run_once(
+                  kTick, [this] { on_tick(); }, [this](bool woken) { after_events(woken); });
+  if (!more) end();
+  return more;
+}
+
+std::chrono::milliseconds ServerLoop::host_timeout() {
+  if (ended_) return std::chrono::milliseconds(-1);
+  if (open_ == 0 && refusals_.empty() && !accept_paused_ && !stop_seen_ && !loop_->has_tasks())
+    return std::chrono::milliseconds(-1);
+  return loop_->next_timeout(kTick);
+}
+
+void ServerLoop::end() noexcept {
+  if (ended_) return;
+  ended_ = true;
   set_listening(false);
   close_adoption();
 }

@@ -82,6 +82,14 @@ class ServerLoop {
 
   /// Runs on the calling thread until the server stops and every connection is closed.
   void run();
+  /// Driven by a host's loop instead of run() (ServerOptions::host_loop): begin() once, then
+  /// process() (never blocks) until it returns false: stopped, every connection closed.
+  void begin();
+  bool process();
+  bool ended() const noexcept { return ended_; }
+  /// Host loop: how long the host may sleep; -1 when nothing but a descriptor can bring work
+  /// (no connection to time out, accepting, not stopping) or once ended.
+  std::chrono::milliseconds host_timeout();
   /// Wakes the loop to notice ServerCore::stopping (async-signal-safe).
   void wake() noexcept { loop_->wake(); }
 
@@ -132,6 +140,7 @@ class ServerLoop {
   void resume_finished();
   void begin_stop();
   void maybe_quit();
+  void end() noexcept;
   void update_clock() noexcept;
   void set_listening(bool on) noexcept;
   // Makes `stream` a connection of this loop (counted in ServerCore::connections already;
@@ -168,6 +177,7 @@ class ServerLoop {
   std::vector<Adopted> adopted_;
   bool adoption_closed_ = false;  // under adopt_mutex_
   bool quit_when_idle_ = false;
+  bool ended_ = false;  // host loop: process() has seen the end
   size_t open_ = 0;
   Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then

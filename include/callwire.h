@@ -819,6 +819,10 @@ typedef struct cw_server_options {
   const char* tls_ciphersuites;
   cw_error_log_fn error_log; /**< NULL: connections dropped without an answer are not reported */
   void* error_log_data;      /**< passed to error_log */
+  /** Non-zero: SO_REUSEPORT on the TCP listeners, so several servers (processes) of the same
+   *  user listen on one port and the kernel spreads connections over them; each must set it.
+   *  Without it, a port in use fails cw_server_start with CW_INVALID_ARGUMENT. */
+  int reuse_port;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

@@ -180,6 +180,8 @@ int main(int argc, char** argv) {
                     "Also serve newline-delimited JSON-RPC on HOST:PORT (repeatable)");
   serve->add_option("--jsonl-unix", serve_flags.jsonl_unix_path,
                     "Also serve newline-delimited JSON-RPC on this Unix socket");
+  serve->add_flag("--reuse-port", serve_flags.reuse_port,
+                  "SO_REUSEPORT: several servers started with it share each TCP port");
   serve
       ->add_option("--inetd", serve_flags.inetd,
                    "Serve the connection on standard input alone, in this framing (inetd, "

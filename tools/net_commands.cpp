@@ -77,6 +77,7 @@ int run_serve(const ServeFlags& flags) {
   for (const std::string& address : flags.jsonl) options.listen.push_back("jsonl://" + address);
   if (!flags.jsonl_unix_path.empty()) options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
+  options.reuse_port = flags.reuse_port;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;

@@ -51,6 +51,13 @@ struct ServerOptions {
   /// request document, each answer a line (none for notifications only); max_body caps a
   /// line; no credentials either (docs/json-rpc.md).
   std::vector<std::string> listen = {"127.0.0.1:8080"};
+  /// SO_REUSEPORT on the TCP listeners: several servers (processes, or Server objects of one
+  /// process) of the same user listen on one address and port, and the kernel spreads new
+  /// connections over them (docs/deploying.md). Each must set it; without it a second server
+  /// on a port in use fails start() with InvalidArgument ("address already in use"). A
+  /// listener that stops (a process that exits) drops the connections still queued on it.
+  /// Unix and inherited listeners are not affected.
+  bool reuse_port = false;
   /// Request paths served; any other gets 404. A query string is ignored.
   std::vector<std::string> paths = {"/RPC2", "/"};
 

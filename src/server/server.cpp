@@ -134,7 +134,7 @@ Status Server::Impl::open_listeners() {
     }
     auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
-    auto fd = net::listen_on(*endpoint);
+    auto fd = net::listen_on(*endpoint, o.reuse_port);
     if (!fd) return fd.error();
     detail::Listener l;
     l.spec = spec;

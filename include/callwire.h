@@ -743,6 +743,9 @@ typedef struct cw_server_options {
    *  web server in front) as "scgi://HOST:PORT" or "scgi+unix:PATH"; xmlrpc-c's packet stream
    *  (XML-RPC without HTTP, docs/pstream.md) as "pstream://HOST:PORT" or "pstream+unix:PATH".
    *  Port 0 picks a free port (read it back with cw_server_port). Default "127.0.0.1:8080".
+   *  Inherited listening sockets (docs/deploying.md), served over HTTP: "systemd:" every
+   *  socket systemd's socket activation passed (LISTEN_FDS, LISTEN_PID; the variables are
+   *  unset once read), "systemd:NAME" those with FileDescriptorName=NAME, "fd:N" descriptor N.
    *  For several listeners: `listens` below. */
   const char* listen;
   unsigned threads;            /**< event loops; default one per core */

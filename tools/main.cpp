@@ -166,7 +166,9 @@ int main(int argc, char** argv) {
   callwire::tool::ServeFlags serve_flags;
   auto* serve = app.add_subcommand(
       "serve", "Run a demo server: sample.add, validator1.*, echo and the system methods");
-  serve->add_option("--listen", serve_flags.listen, "HOST:PORT or [IPV6]:PORT (repeatable)");
+  serve->add_option("--listen", serve_flags.listen,
+                    "HOST:PORT, [IPV6]:PORT, systemd: or systemd:NAME (socket activation), "
+                    "fd:N (an inherited listening socket); repeatable");
   serve->add_option("--unix", serve_flags.unix_path, "Also listen on this Unix socket");
   serve->add_option("--scgi", serve_flags.scgi,
                     "Also serve SCGI (a web server's scgi_pass) on HOST:PORT (repeatable)");

@@ -50,6 +50,15 @@ struct ServerOptions {
   /// "jsonl://HOST:PORT" and "jsonl+unix:PATH" speak newline-delimited JSON-RPC: each line a
   /// request document, each answer a line (none for notifications only); max_body caps a
   /// line; no credentials either (docs/json-rpc.md).
+  /// Sockets opened by someone else (docs/deploying.md), served over HTTP (HTTPS on TCP with
+  /// a certificate): "systemd:" every listening socket systemd passed (socket activation:
+  /// LISTEN_FDS from descriptor 3 on, when LISTEN_PID is this process; start() unsets the
+  /// three LISTEN_* variables once it has read them, as sd_listen_fds(1) does),
+  /// "systemd:NAME" those named NAME (FileDescriptorName= in the .socket unit), "fd:N" the
+  /// listening socket on descriptor N. Each must be a listening TCP or Unix stream socket
+  /// (start() says InvalidArgument otherwise, or when systemd passed none); the server owns
+  /// it from start() on and closes it when it stops, but never unlinks its path. Sockets
+  /// systemd passed that no "systemd:NAME" took stay open, close-on-exec.
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   /// SO_REUSEPORT on the TCP listeners: several servers (processes, or Server objects of one
   /// process) of the same user listen on one address and port, and the kernel spreads new

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include "http/basic_auth.hpp"
@@ -14,6 +15,7 @@
 #include "http/syntax.hpp"
 #include "net/address.hpp"
 #include "net/socket.hpp"
+#include "server/inherited_listeners.hpp"
 #include "server/server_core.hpp"
 #include "server/server_loop.hpp"
 
@@ -107,7 +109,12 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
 
 Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
+  std::optional<std::vector<net::InheritedSocket>> systemd;  // read on the first "systemd:"
   for (const std::string& spec : o.listen) {
+    if (detail::is_inherited_listener(spec)) {
+      if (Status s = detail::add_inherited_listeners(core, spec, systemd); !s) return s;
+      continue;
+    }
     // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass),
     // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream,
     // "jsonl://HOST:PORT" and "jsonl+unix:PATH" for newline-delimited JSON-RPC.
@@ -155,7 +162,7 @@ Status Server::Impl::open_listeners() {
 void Server::Impl::close_listeners() noexcept {
   for (detail::Listener& l : core.listeners) {
     l.fd.reset();
-    if (l.unix_socket) ::unlink(l.unix_path.c_str());
+    if (l.unix_socket && !l.inherited) ::unlink(l.unix_path.c_str());
   }
 }
 

@@ -28,6 +28,11 @@ expect_match() {  # expect_match TEXT REGEX WHAT
   [[ "$1" =~ $2 ]] || fail "$3: [$1] does not match /$2/"
 }
 
+# A port free a moment ago: bound to port 0, read back, released.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # serve NAME ARGS...: starts `callwire serve ARGS` and waits for its "listening on URL" line
 # (read from a FIFO: exactly until it is up); sets $url and $pid, stderr in $tmp/NAME.err.
 serve() {
@@ -77,6 +82,68 @@ for i in 1 2 3 4 5; do
   expect_eq "$out" "2" "--reuse-port: call after the first server left"
 done
 stop "$second_pid"
+
+# --- socket activation: systemd-socket-activate binds, `callwire serve --listen systemd:` serves
+if ! command -v systemd-socket-activate >/dev/null; then
+  fail "systemd-socket-activate is missing (package systemd; scripts/setup.sh installs it)"
+else
+  port=$(free_port)
+  mkfifo "$tmp/activate.fifo"
+  # It binds, says "Listening on ..." on stderr, and starts the server at the first connection
+  # with the socket as descriptor 3 (LISTEN_FDS=1, LISTEN_PID its pid, LISTEN_FDNAMES=rpc).
+  systemd-socket-activate -l "127.0.0.1:$port" --fdname=rpc \
+    "$bin" serve --listen systemd:rpc --threads 1 >"$tmp/activate.out" 2>"$tmp/activate.fifo" &
+  activate_pid=$!
+  pids+=("$activate_pid")
+  exec {afd}<"$tmp/activate.fifo"
+  read -r -t 30 line <&"$afd" || fail "systemd-socket-activate: no 'Listening on' line"
+  expect_match "$line" "Listening on 127.0.0.1:$port" "systemd-socket-activate: bound"
+  out=$("$bin" call "http://127.0.0.1:$port/RPC2" sample.add i/2 i/3 2>&1)
+  expect_eq "$out" "5" "--listen systemd:rpc: a call"
+  out=$("$bin" call --json-rpc "http://127.0.0.1:$port/RPC2" sample.add 20 3 2>&1)
+  expect_eq "$out" "23" "--listen systemd:rpc: a second call"
+  expect_match "$(cat "$tmp/activate.out")" "listening on http://127.0.0.1:$port/RPC2" \
+    "--listen systemd:rpc: the URL it prints"
+  # The activated server is the process systemd-socket-activate exec'd itself into.
+  expect_eq "$(tr '\0' ' ' </proc/$activate_pid/cmdline)" \
+    "$bin serve --listen systemd:rpc --threads 1 " "systemd-socket-activate ran the server"
+  stop "$activate_pid"
+  exec {afd}<&-
+  # A name nothing was passed under: refused at start with the reason.
+  port=$(free_port)
+  mkfifo "$tmp/activate2.fifo"
+  systemd-socket-activate -l "127.0.0.1:$port" --fdname=other \
+    "$bin" serve --listen systemd:rpc >/dev/null 2>"$tmp/activate2.fifo" &
+  activate_pid=$!
+  pids+=("$activate_pid")
+  exec {afd}<"$tmp/activate2.fifo"
+  read -r -t 30 line <&"$afd" || fail "systemd-socket-activate: no 'Listening on' line"
+  cat <&"$afd" >"$tmp/activate2.err" &  # the rest, until the server exits
+  "$bin" call "http://127.0.0.1:$port/RPC2" sample.add i/1 i/1 >/dev/null 2>&1
+  wait "$activate_pid"
+  expect_eq "$?" 2 "--listen systemd:rpc with no socket named rpc: exit status"
+  wait $!  # the reader: the FIFO's writer is gone
+  exec {afd}<&-
+  expect_match "$(cat "$tmp/activate2.err")" "no listening socket passed by systemd named rpc" \
+    "--listen systemd:rpc with no socket named rpc: the reason"
+
+  # --- inetd style: systemd-socket-activate --inetd --accept hands each connection over as
+  # standard input and output; `callwire serve --inetd http` serves it and exits.
+  port=$(free_port)
+  mkfifo "$tmp/inetd.fifo"
+  systemd-socket-activate --inetd -a -l "127.0.0.1:$port" \
+    "$bin" serve --inetd http >/dev/null 2>"$tmp/inetd.fifo" &
+  inetd_pid=$!
+  pids+=("$inetd_pid")
+  exec {ifd}<"$tmp/inetd.fifo"
+  read -r -t 30 line <&"$ifd" || fail "systemd-socket-activate --inetd: no 'Listening on' line"
+  for i in 1 2; do  # a process per connection
+    out=$("$bin" call "http://127.0.0.1:$port/RPC2" sample.add "i/$i" i/10 2>&1)
+    expect_eq "$out" "$((i + 10))" "serve --inetd http under systemd-socket-activate: call $i"
+  done
+  stop "$inetd_pid"
+  exec {ifd}<&-
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2

@@ -826,6 +826,10 @@ typedef struct cw_server_options {
    *  user listen on one port and the kernel spreads connections over them; each must set it.
    *  Without it, a port in use fails cw_server_start with CW_INVALID_ARGUMENT. */
   int reuse_port;
+  /** The health endpoint for load balancers ("/healthz"): a GET of it is answered 200 "ok"
+   *  while serving and 503 from cw_server_stop until stopped, without credentials, HTTP only
+   *  (ServerOptions::health_path in callwire/server.hpp has the details). NULL: off. */
+  const char* health_path;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

@@ -184,6 +184,8 @@ int main(int argc, char** argv) {
                     "Also serve newline-delimited JSON-RPC on this Unix socket");
   serve->add_flag("--reuse-port", serve_flags.reuse_port,
                   "SO_REUSEPORT: several servers started with it share each TCP port");
+  serve->add_option("--health-path", serve_flags.health_path,
+                    "Answer GET PATH (e.g. /healthz) with 200 while serving, 503 while stopping");
   serve
       ->add_option("--inetd", serve_flags.inetd,
                    "Serve the connection on standard input alone, in this framing (inetd, "

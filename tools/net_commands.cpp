@@ -78,6 +78,7 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.jsonl_unix_path.empty()) options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.reuse_port = flags.reuse_port;
+  options.health_path = flags.health_path;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;

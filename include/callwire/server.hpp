@@ -101,6 +101,17 @@ struct ServerOptions {
   /// With CORS: how long a browser may keep a preflight's answer (Access-Control-Max-Age,
   /// xmlrpc-c's access_ctl_max_age); 0: not sent (browsers then keep it about 5 s).
   std::chrono::seconds cors_max_age{0};
+  /// The health endpoint, for load balancers and supervisors (docs/deploying.md): a GET of this
+  /// path ("/healthz") is answered 200 "ok" while the server serves, and 503 "stopping" from
+  /// stop() until it has stopped, so a balancer drains this backend before it exits. It needs
+  /// no credentials (it tells nothing but that), counts in no method's statistics, is logged
+  /// as any answer, and is HTTP only (not SCGI, nor the other framings); each answer closes
+  /// its connection. With it, the listeners keep accepting through stop_grace (while calls
+  /// are in flight) so that health checks get the 503 instead of a refused connection: what
+  /// arrives then is still served, each answer closing its connection. Empty (the default):
+  /// off, GET is 405 as always. Must start with '/' and hold visible ASCII only (start()
+  /// says InvalidArgument otherwise); a query string is ignored.
+  std::string health_path;
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus

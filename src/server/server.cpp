@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <new>
 #include <optional>
@@ -72,6 +73,11 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty())
     return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
+  if (!o.health_path.empty() &&
+      (o.health_path[0] != '/' ||
+       std::any_of(o.health_path.begin(), o.health_path.end(),
+                   [](char c) { return c <= ' ' || c == '?' || c == 0x7f; })))
+    return Error(Errc::InvalidArgument, "health_path must be '/' and visible ASCII, no query");
   if (o.tls_min_version != TlsVersion::Tls1_2 && o.tls_min_version != TlsVersion::Tls1_3)
     return Error(Errc::InvalidArgument, "tls_min_version: TLS 1.2 or 1.3 only");
   return {};

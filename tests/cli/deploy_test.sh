@@ -83,6 +83,24 @@ for i in 1 2 3 4 5; do
 done
 stop "$second_pid"
 
+# --- --health-path: curl, without the credentials calls need; off without the flag
+serve health --listen 127.0.0.1:0 --threads 1 --health-path /healthz --user alice --password pw
+base=${url%/RPC2}
+health=$(curl -s -i "$base/healthz" | tr -d '\r')
+expect_match "$health" "^HTTP/1.1 200 OK" "--health-path: GET /healthz"
+expect_match "$health" $'\n[Cc]ache-[Cc]ontrol: no-store\n' "--health-path: not cached"
+expect_match "$health" $'\n\nok$' "--health-path: the body"
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/healthz")" 404 \
+  "--health-path: POST to it is no call"
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' "$url")" 405 "--health-path: GET elsewhere"
+out=$("$bin" call "$url" sample.add i/1 i/1 2>&1)
+expect_match "$out" "401" "--health-path: calls still need credentials"
+stop "$pid"
+serve nohealth --listen 127.0.0.1:0 --threads 1
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' "${url%/RPC2}/healthz")" 405 \
+  "without --health-path: GET /healthz"
+stop "$pid"
+
 # --- socket activation: systemd-socket-activate binds, `callwire serve --listen systemd:` serves
 if ! command -v systemd-socket-activate >/dev/null; then
   fail "systemd-socket-activate is missing (package systemd; scripts/setup.sh installs it)"

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -172,6 +174,94 @@ TEST(InheritedListener, SystemdSocketsForAnotherProcessAreNotTakenAndTheVariable
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("not a number"), std::string::npos) << s.error().message;
   EXPECT_EQ(std::getenv("LISTEN_FDS"), nullptr);
+}
+
+std::string health_check(uint16_t port, std::string_view target = "/healthz") {
+  RawSocket s(port);
+  if (!s.connected()) return "not connected";
+  s.send("GET " + std::string(target) + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  return s.read_all();  // the answer closes the connection
+}
+
+// 200 "ok" while serving, without credentials and without counting as a call; 503 from stop()
+// while a slow call is still in flight (the listener keeps accepting through the grace so the
+// balancer hears it); the call still finishes.
+TEST(Health, OkWhileServingUnavailableWhileStopping) {
+  ServerOptions o = options_on("127.0.0.1:0");
+  o.health_path = "/healthz";
+  o.handler_threads = 2;  // the loop stays free while the slow call runs
+  o.authenticate = [](std::string_view user, std::string_view password) {
+    return constant_time_equal(user, "alice") & constant_time_equal(password, "secret");
+  };
+  std::atomic<bool> in_flight{false};
+  std::atomic<bool> release{false};
+  Server server(o);
+  ASSERT_TRUE(server.add_method("add", add));
+  ASSERT_TRUE(server.add_method("slow", [&](Params, CallContext&) {
+    in_flight = true;
+    for (int i = 0; i < 1000 && !release; ++i) std::this_thread::sleep_for(5ms);
+    return Value(true);
+  }));
+  ASSERT_TRUE(server.start());
+  std::string ok = health_check(server.port());
+  EXPECT_EQ(ok.substr(0, ok.find("\r\n")), "HTTP/1.1 200 OK");
+  EXPECT_NE(ok.find("\r\n\r\nok\n"), std::string::npos) << ok;
+  EXPECT_NE(ok.find("Cache-Control: no-store"), std::string::npos) << ok;
+  std::string query = health_check(server.port(), "/healthz?verbose");
+  EXPECT_EQ(query.substr(0, query.find("\r\n")), "HTTP/1.1 200 OK");
+  std::string other = health_check(server.port(), "/other");
+  EXPECT_EQ(other.substr(0, other.find("\r\n")), "HTTP/1.1 405 Method Not Allowed");
+  EXPECT_TRUE(server.method_stats().empty() ||
+              std::all_of(server.method_stats().begin(), server.method_stats().end(),
+                          [](const MethodStats& m) { return m.calls == 0; }))
+      << "health checks are no calls";
+
+  ClientOptions co;
+  co.user = "alice";
+  co.password = "secret";
+  Client client(server.url(), co);
+  std::atomic<bool> slow_ok{false};
+  std::thread caller([&] {
+    auto r = client.call("slow", {});
+    slow_ok = r && r->as_bool();
+  });
+  for (int i = 0; i < 1000 && !in_flight; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(in_flight.load());
+  server.stop();
+  std::string stopping = health_check(server.port());
+  EXPECT_EQ(stopping.substr(0, stopping.find("\r\n")), "HTTP/1.1 503 Service Unavailable");
+  EXPECT_NE(stopping.find("\r\n\r\nstopping\n"), std::string::npos) << stopping;
+  EXPECT_NE(stopping.find("Retry-After: 1"), std::string::npos) << stopping;
+  // A call that still arrives in the grace is answered, and its connection closed.
+  RawSocket late(server.port());
+  ASSERT_TRUE(late.connected());
+  std::string body = testing::call_xml("add",
+                                       "<param><value><int>2</int></value></param>"
+                                       "<param><value><int>3</int></value></param>");
+  late.send(testing::post(body, "Authorization: Basic YWxpY2U6c2VjcmV0\r\n"));
+  std::string answer = late.read_all();
+  EXPECT_NE(answer.find("<int>5</int>"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  release = true;
+  caller.join();
+  server.wait();
+  EXPECT_TRUE(slow_ok.load());
+  // Stopped: nobody listens.
+  EXPECT_EQ(health_check(server.port()), "not connected");
+}
+
+TEST(Health, OffByDefaultAndCheckedAtStart) {
+  Server off(options_on("127.0.0.1:0"));
+  ASSERT_TRUE(off.start());
+  std::string get = health_check(off.port());
+  EXPECT_EQ(get.substr(0, get.find("\r\n")), "HTTP/1.1 405 Method Not Allowed");
+  for (const char* bad : {"healthz", "/health z", "/healthz?x"}) {
+    ServerOptions o = options_on("127.0.0.1:0");
+    o.health_path = bad;
+    Server server(o);
+    Status s = server.start();
+    EXPECT_FALSE(s) << bad;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 set -uo pipefail
 
 bin=$(realpath "${1:?usage: deploy_test.sh path/to/callwire}")
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -161,6 +162,45 @@ else
   done
   stop "$inetd_pid"
   exec {ifd}<&-
+fi
+
+# --- deploy/'s units: systemd-analyze verify (with ExecStart on the built binary, which it
+# checks is executable; --man=no since callwire(1) is not installed here) says nothing, and
+# the pair run as systemd would run them (the socket's address and name, the service's
+# command) answers a call and the health check.
+units="$repo/deploy"
+if ! command -v systemd-analyze >/dev/null; then
+  fail "systemd-analyze is missing (package systemd; scripts/setup.sh installs it)"
+else
+  mkdir "$tmp/units"
+  sed "s|/usr/bin/callwire|$bin|" "$units/callwire.service" >"$tmp/units/callwire.service"
+  cp "$units/callwire.socket" "$tmp/units/"
+  verify=$(systemd-analyze verify --man=no "$tmp/units/callwire.socket" \
+    "$tmp/units/callwire.service" 2>&1)
+  expect_eq "$?:$verify" "0:" "systemd-analyze verify deploy/callwire.{socket,service}"
+fi
+listen_stream=$(sed -n 's/^ListenStream=//p' "$units/callwire.socket")
+fd_name=$(sed -n 's/^FileDescriptorName=//p' "$units/callwire.socket")
+exec_start=$(sed -n 's|^ExecStart=/usr/bin/callwire ||p' "$units/callwire.service")
+expect_eq "$listen_stream" "127.0.0.1:8080" "callwire.socket: ListenStream"
+expect_match "$exec_start" "--listen systemd:$fd_name" "callwire.service takes the socket's name"
+if command -v systemd-socket-activate >/dev/null; then
+  port=$(free_port)
+  mkfifo "$tmp/unit.fifo"
+  # shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them (no quotes)
+  systemd-socket-activate -l "${listen_stream%:*}:$port" --fdname="$fd_name" \
+    "$bin" $exec_start >"$tmp/unit.out" 2>"$tmp/unit.fifo" &
+  unit_pid=$!
+  pids+=("$unit_pid")
+  exec {ufd}<"$tmp/unit.fifo"
+  read -r -t 30 line <&"$ufd" || fail "deploy/ units: no 'Listening on' line"
+  out=$("$bin" call "http://127.0.0.1:$port/RPC2" sample.add i/40 i/2 2>&1)
+  expect_eq "$out" "42" "deploy/ units run as systemd would: a call"
+  health=$(curl -s -i "http://127.0.0.1:$port/healthz" | tr -d '\r')
+  expect_match "$health" "^HTTP/1.1 200 OK" "deploy/ units: GET /healthz"
+  expect_match "$health" $'\n\nok$' "deploy/ units: GET /healthz says ok"
+  stop "$unit_pid"
+  exec {ufd}<&-
 fi
 
 if [ "$failures" -ne 0 ]; then

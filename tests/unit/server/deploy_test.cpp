@@ -5,18 +5,22 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
 #include "http_test_util.hpp"
+#include "test_cert.hpp"
 
 namespace callwire {
 namespace {
@@ -116,6 +120,47 @@ TEST(InheritedListener, ServesAListeningSocketGivenByDescriptor) {
   server.stop();
   server.wait();
   EXPECT_EQ(::fcntl(fd, F_GETFD), -1) << "the server closes what it took";
+}
+
+// With a certificate an inherited TCP socket speaks HTTPS, as a TCP listener the server opens
+// does; an inherited Unix socket is served plain, and its path (the supervisor's) stays.
+TEST(InheritedListener, TlsOnTcpAndAUnixSocketWhosePathStays) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("callwire-inherited-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  testing::TestCert cert = testing::make_test_cert(dir);
+  ASSERT_TRUE(cert.ok);
+  const std::string path = (dir / "rpc.sock").string();
+  int unix_fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  ASSERT_EQ(::bind(unix_fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(unix_fd, 16), 0);
+  int tcp_fd = listening_socket();
+  ASSERT_GE(tcp_fd, 0);
+  ServerOptions o = options_on("fd:" + std::to_string(tcp_fd));
+  o.listen.push_back("fd:" + std::to_string(unix_fd));
+  o.tls_cert_file = cert.cert_file;
+  o.tls_key_file = cert.key_file;
+  {
+    Server server(o);
+    ASSERT_TRUE(server.add_method("add", add));
+    Status s = server.start();
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(server.url(0).substr(0, 8), "https://");
+    EXPECT_EQ(server.url(1), "unix:" + path);
+    ClientOptions trusted;
+    trusted.ca_file = cert.cert_file;
+    auto r = Client(server.url(0), trusted).call("add", {Value(1), Value(2)});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->as_int(), 3);
+    r = Client(server.url(1)).call("add", {Value(3), Value(4)});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->as_int(), 7);
+  }
+  EXPECT_TRUE(std::filesystem::exists(path)) << "a Unix path that is not the server's stays";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(InheritedListener, RefusesWhatIsNoListeningStreamSocket) {

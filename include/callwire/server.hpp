@@ -246,7 +246,8 @@ class CALLWIRE_API Server {
   /// ends. Async-signal-safe; any thread; idempotent.
   void stop() noexcept;
 
-  /// The bound port of listener `index` (in options.listen order); 0 for a Unix socket.
+  /// The bound port of listener `index` (in options.listen order, a "systemd:" address
+  /// counting once for each socket it took); 0 for a Unix socket.
   uint16_t port(size_t index = 0) const;
   /// The URL of listener `index`: "http://127.0.0.1:40312/RPC2", "https://...",
   /// "unix:/path" for a Unix socket, "scgi://..." or "scgi+unix:/path" for SCGI,

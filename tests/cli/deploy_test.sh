@@ -128,6 +128,25 @@ else
     "$bin serve --listen systemd:rpc --threads 1 " "systemd-socket-activate ran the server"
   stop "$activate_pid"
   exec {afd}<&-
+  # Two sockets (descriptors 3 and 4), "systemd:" without a name: both served, each URL printed.
+  port=$(free_port)
+  port2=$(free_port)
+  mkfifo "$tmp/activate3.fifo"
+  systemd-socket-activate -l "127.0.0.1:$port" -l "127.0.0.1:$port2" \
+    "$bin" serve --listen systemd: --threads 1 >"$tmp/activate3.out" 2>"$tmp/activate3.fifo" &
+  activate_pid=$!
+  pids+=("$activate_pid")
+  exec {afd}<"$tmp/activate3.fifo"
+  read -r -t 30 line <&"$afd" || fail "systemd-socket-activate (two sockets): no 'Listening on' line"
+  read -r -t 30 line <&"$afd" || fail "systemd-socket-activate (two sockets): no second line"
+  out=$("$bin" call "http://127.0.0.1:$port2/RPC2" sample.add i/4 i/4 2>&1)
+  expect_eq "$out" "8" "--listen systemd: (two sockets): a call on the second"
+  out=$("$bin" call "http://127.0.0.1:$port/RPC2" sample.add i/5 i/5 2>&1)
+  expect_eq "$out" "10" "--listen systemd: (two sockets): a call on the first"
+  expect_eq "$(grep -c '^listening on http://127.0.0.1:' "$tmp/activate3.out")" 2 \
+    "--listen systemd: (two sockets): both URLs printed"
+  stop "$activate_pid"
+  exec {afd}<&-
   # A name nothing was passed under: refused at start with the reason.
   port=$(free_port)
   mkfifo "$tmp/activate2.fifo"

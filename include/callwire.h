@@ -966,8 +966,8 @@ CALLWIRE_API cw_status cw_server_method_stats(const cw_server* server, cw_method
 
 /** The port and URL of listener `index` (cw_server_options.listens order, a "systemd:" entry
  *  counting once for each socket it took; index 0 is what cw_server_port and cw_server_url
- *  give): as those, and 0 or "" for an index beyond the listeners. The URL is borrowed from the
- * server (valid until cw_server_free). */
+ *  give): as those, and 0 or "" for an index beyond the listeners. The URL is borrowed from
+ *  the server (valid until cw_server_free). */
 CALLWIRE_API uint16_t cw_server_listener_port(const cw_server* server, size_t index);
 CALLWIRE_API const char* cw_server_listener_url(const cw_server* server, size_t index);
 

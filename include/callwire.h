@@ -743,6 +743,9 @@ typedef struct cw_server_options {
    *  web server in front) as "scgi://HOST:PORT" or "scgi+unix:PATH"; xmlrpc-c's packet stream
    *  (XML-RPC without HTTP, docs/pstream.md) as "pstream://HOST:PORT" or "pstream+unix:PATH".
    *  Port 0 picks a free port (read it back with cw_server_port). Default "127.0.0.1:8080".
+   *  Inherited listening sockets (docs/deploying.md), served over HTTP: "systemd:" every
+   *  socket systemd's socket activation passed (LISTEN_FDS, LISTEN_PID; the variables are
+   *  unset once read), "systemd:NAME" those with FileDescriptorName=NAME, "fd:N" descriptor N.
    *  For several listeners: `listens` below. */
   const char* listen;
   unsigned threads;            /**< event loops; default one per core */
@@ -826,6 +829,14 @@ typedef struct cw_server_options {
    *  be 0 or 1 and `handler_threads` 0 (CW_INVALID_ARGUMENT from cw_server_start otherwise).
    *  See docs/event-loop.md. */
   int host_loop;
+  /** Non-zero: SO_REUSEPORT on the TCP listeners, so several servers (processes) of the same
+   *  user listen on one port and the kernel spreads connections over them; each must set it.
+   *  Without it, a port in use fails cw_server_start with CW_INVALID_ARGUMENT. */
+  int reuse_port;
+  /** The health endpoint for load balancers ("/healthz"): a GET of it is answered 200 "ok"
+   *  while serving and 503 from cw_server_stop until stopped, without credentials, HTTP only
+   *  (ServerOptions::health_path in callwire/server.hpp has the details). NULL: off. */
+  const char* health_path;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1001,9 +1012,10 @@ CALLWIRE_API cw_status cw_server_method_stats(const cw_server* server, cw_method
 CALLWIRE_API cw_status cw_server_metrics_text(const cw_server* server, char** text_out,
                                               size_t* len_out);
 
-/** The port and URL of listener `index` (cw_server_options.listens order; index 0 is what
- *  cw_server_port and cw_server_url give): as those, and 0 or "" for an index beyond the
- *  listeners. The URL is borrowed from the server (valid until cw_server_free). */
+/** The port and URL of listener `index` (cw_server_options.listens order, a "systemd:" entry
+ *  counting once for each socket it took; index 0 is what cw_server_port and cw_server_url
+ *  give): as those, and 0 or "" for an index beyond the listeners. The URL is borrowed from
+ *  the server (valid until cw_server_free). */
 CALLWIRE_API uint16_t cw_server_listener_port(const cw_server* server, size_t index);
 CALLWIRE_API const char* cw_server_listener_url(const cw_server* server, size_t index);
 

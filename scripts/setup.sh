@@ -39,6 +39,7 @@ packages=(
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
   debootstrap                          # the install test's clean Debian root
   lintian                              # install.deb: Debian's checks on the packages
+  systemd                              # CLI test: systemd-socket-activate, systemd-analyze verify (deploy/)
   "$@"
 )
 # Debian's nodejs and npm, unless a Node.js with npm is there already (NodeSource's nodejs

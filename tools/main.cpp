@@ -166,7 +166,9 @@ int main(int argc, char** argv) {
   callwire::tool::ServeFlags serve_flags;
   auto* serve = app.add_subcommand(
       "serve", "Run a demo server: sample.add, validator1.*, echo and the system methods");
-  serve->add_option("--listen", serve_flags.listen, "HOST:PORT or [IPV6]:PORT (repeatable)");
+  serve->add_option("--listen", serve_flags.listen,
+                    "HOST:PORT, [IPV6]:PORT, systemd: or systemd:NAME (socket activation), "
+                    "fd:N (an inherited listening socket); repeatable");
   serve->add_option("--unix", serve_flags.unix_path, "Also listen on this Unix socket");
   serve->add_option("--scgi", serve_flags.scgi,
                     "Also serve SCGI (a web server's scgi_pass) on HOST:PORT (repeatable)");
@@ -180,6 +182,10 @@ int main(int argc, char** argv) {
                     "Also serve newline-delimited JSON-RPC on HOST:PORT (repeatable)");
   serve->add_option("--jsonl-unix", serve_flags.jsonl_unix_path,
                     "Also serve newline-delimited JSON-RPC on this Unix socket");
+  serve->add_flag("--reuse-port", serve_flags.reuse_port,
+                  "SO_REUSEPORT: several servers started with it share each TCP port");
+  serve->add_option("--health-path", serve_flags.health_path,
+                    "Answer GET PATH (e.g. /healthz) with 200 while serving, 503 while stopping");
   serve
       ->add_option("--inetd", serve_flags.inetd,
                    "Serve the connection on standard input alone, in this framing (inetd, "

@@ -77,6 +77,8 @@ int run_serve(const ServeFlags& flags) {
   for (const std::string& address : flags.jsonl) options.listen.push_back("jsonl://" + address);
   if (!flags.jsonl_unix_path.empty()) options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
+  options.reuse_port = flags.reuse_port;
+  options.health_path = flags.health_path;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;
@@ -116,7 +118,6 @@ int run_serve(const ServeFlags& flags) {
                    e.request_bytes, e.response_bytes, e.duration.count() / 1e6);
     };
   }
-  const size_t listeners = options.listen.size();  // options move into the server
   Server server(std::move(options));
   for (auto& m : demo::demo_methods()) {
     if (Status s = server.add_method(m.name, std::move(m.handler), std::move(m.info)); !s)
@@ -138,7 +139,8 @@ int run_serve(const ServeFlags& flags) {
   g_server = &server;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  for (size_t i = 0; i < listeners; ++i)
+  // Every listener: a "systemd:" address may have brought several sockets.
+  for (size_t i = 0; !server.url(i).empty(); ++i)
     std::printf("listening on %s\n", server.url(i).c_str());
   std::fflush(stdout);
   server.wait();

@@ -50,7 +50,23 @@ struct ServerOptions {
   /// "jsonl://HOST:PORT" and "jsonl+unix:PATH" speak newline-delimited JSON-RPC: each line a
   /// request document, each answer a line (none for notifications only); max_body caps a
   /// line; no credentials either (docs/json-rpc.md).
+  /// Sockets opened by someone else (docs/deploying.md), served over HTTP (HTTPS on TCP with
+  /// a certificate): "systemd:" every listening socket systemd passed (socket activation:
+  /// LISTEN_FDS from descriptor 3 on, when LISTEN_PID is this process; start() unsets the
+  /// three LISTEN_* variables once it has read them, as sd_listen_fds(1) does),
+  /// "systemd:NAME" those named NAME (FileDescriptorName= in the .socket unit), "fd:N" the
+  /// listening socket on descriptor N. Each must be a listening TCP or Unix stream socket
+  /// (start() says InvalidArgument otherwise, or when systemd passed none); the server owns
+  /// it from start() on and closes it when it stops, but never unlinks its path. Sockets
+  /// systemd passed that no "systemd:NAME" took stay open, close-on-exec.
   std::vector<std::string> listen = {"127.0.0.1:8080"};
+  /// SO_REUSEPORT on the TCP listeners: several servers (processes, or Server objects of one
+  /// process) of the same user listen on one address and port, and the kernel spreads new
+  /// connections over them (docs/deploying.md). Each must set it; without it a second server
+  /// on a port in use fails start() with InvalidArgument ("address already in use"). A
+  /// listener that stops (a process that exits) drops the connections still queued on it.
+  /// Unix and inherited listeners are not affected.
+  bool reuse_port = false;
   /// Request paths served; any other gets 404. A query string is ignored.
   std::vector<std::string> paths = {"/RPC2", "/"};
 
@@ -92,6 +108,17 @@ struct ServerOptions {
   /// With CORS: how long a browser may keep a preflight's answer (Access-Control-Max-Age,
   /// xmlrpc-c's access_ctl_max_age); 0: not sent (browsers then keep it about 5 s).
   std::chrono::seconds cors_max_age{0};
+  /// The health endpoint, for load balancers and supervisors (docs/deploying.md): a GET of this
+  /// path ("/healthz") is answered 200 "ok" while the server serves, and 503 "stopping" from
+  /// stop() until it has stopped, so a balancer drains this backend before it exits. It needs
+  /// no credentials (it tells nothing but that), counts in no method's statistics, is logged
+  /// as any answer, and is HTTP only (not SCGI, nor the other framings); each answer closes
+  /// its connection. With it, the listeners keep accepting through stop_grace (while calls
+  /// are in flight) so that health checks get the 503 instead of a refused connection: what
+  /// arrives then is still served, each answer closing its connection. Empty (the default):
+  /// off, GET is 405 as always. Must start with '/' and hold visible ASCII only (start()
+  /// says InvalidArgument otherwise); a query string is ignored.
+  std::string health_path;
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus
@@ -227,7 +254,8 @@ class CALLWIRE_API Server {
   /// ends. Async-signal-safe; any thread; idempotent.
   void stop() noexcept;
 
-  /// The bound port of listener `index` (in options.listen order); 0 for a Unix socket.
+  /// The bound port of listener `index` (in options.listen order, a "systemd:" address
+  /// counting once for each socket it took); 0 for a Unix socket.
   uint16_t port(size_t index = 0) const;
   /// The URL of listener `index`: "http://127.0.0.1:40312/RPC2", "https://...",
   /// "unix:/path" for a Unix socket, "scgi://..." or "scgi+unix:/path" for SCGI,

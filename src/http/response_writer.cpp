@@ -346,6 +346,28 @@ Status append_error_response(Buffer& out, int status, std::span<const Header> ex
   return {};
 }
 
+Status append_text_response(Buffer& out, int status, std::string_view body,
+                            std::span<const Header> extra, std::string_view date) {
+  if (!valid_status(status)) return invalid("HTTP status " + std::to_string(status));
+  if (const char* bad = check_extra(extra, kResponseOwned)) return invalid(bad);
+  if (!syntax::is_field_value(date)) return invalid("a control character in the Date value");
+  ResponseHead head;
+  head.status = status;
+  head.content_type = "text/plain";
+  head.content_length = body.size();
+  head.close = true;
+  head.date = date;
+  head.extra = extra;
+  const size_t n = response_head_size(head);  // valid: checked above
+  char* dst = out.prepare(n + body.size());
+  WriteSink w{dst};
+  emit_response_head(w, head);
+  WriteSink b{dst + n};
+  b.put(body);
+  out.commit(n + body.size());
+  return {};
+}
+
 Status append_request_head(Buffer& out, const RequestHead& head) {
   if (Status s = append_request_head_fixed(out, head); !s) return s;
   append_request_framing(out, head.content_length, head.gzip);

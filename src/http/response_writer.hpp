@@ -86,6 +86,10 @@ size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) n
 /// invalid extra field (as for ResponseHead). Throws std::bad_alloc when `out` cannot grow.
 Status append_error_response(Buffer& out, int status, std::span<const Header> extra = {},
                              std::string_view date = {});
+/// The same with `body` (text/plain) instead of the status's reason: a health check's "ok\n".
+/// Errors as append_error_response's.
+Status append_text_response(Buffer& out, int status, std::string_view body,
+                            std::span<const Header> extra = {}, std::string_view date = {});
 
 /// What a client's request head says. Views are borrowed for the call.
 struct RequestHead {

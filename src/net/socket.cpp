@@ -43,7 +43,7 @@ Status clear_stale_unix_path(const Endpoint& endpoint, const SocketAddress& addr
 
 }  // namespace
 
-Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog) {
+Result<UniqueFd> listen_on(const Endpoint& endpoint, bool reuse_port, int backlog) {
   auto addresses = resolve(endpoint);
   if (!addresses) return addresses.error();
   Error last(Errc::InvalidArgument, "no address to listen on");
@@ -60,6 +60,8 @@ Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog) {
     if (endpoint.kind == Endpoint::Kind::Tcp) {
       int one = 1;
       setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (reuse_port && setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0)
+        return Error(Errc::InvalidArgument, errno_message("SO_REUSEPORT", errno));
     }
     if (bind(fd.get(), address.get(), address.length) != 0) {
       last = Error(Errc::InvalidArgument, errno_message("bind " + endpoint.to_string(), errno));

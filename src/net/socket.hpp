@@ -22,8 +22,11 @@ namespace callwire::net {
 /// on it) is replaced; one in use is an error. Errors: InvalidArgument with the system's
 /// reason (address in use, permission denied, ...). The backlog defaults to the most the
 /// kernel allows (net.core.somaxconn caps it): a burst of connections waits there instead of
-/// being dropped while the server is busy.
-Result<UniqueFd> listen_on(const Endpoint& endpoint, int backlog = SOMAXCONN);
+/// being dropped while the server is busy. `reuse_port`: SO_REUSEPORT on a TCP socket, so that
+/// several sockets (processes) of the same user may listen on one port, the kernel spreading
+/// new connections over them (ignored for Unix sockets).
+Result<UniqueFd> listen_on(const Endpoint& endpoint, bool reuse_port = false,
+                           int backlog = SOMAXCONN);
 
 /// Starts a non-blocking connect to `address`: the socket is connected, or connecting
 /// (wait until writable, then finish_connect). Errors: ConnectFailed with the reason.

@@ -216,8 +216,13 @@ void Connection::process_input() {
 
 bool Connection::refused_on_head(const http::Request& request) {
   head_checked_ = true;
-  HttpSession::Refusal refusal = http_.check_head(request);
-  if (refusal.status) respond_error(refusal.status, refusal.fields);
+  // The server-wide flag, not the loop's view of it: stop() makes health checks fail at once.
+  HttpSession::Refusal refusal =
+      http_.check_head(request, loop_.core().stopping.load(std::memory_order_relaxed));
+  if (!refusal.body.empty())
+    respond_text(refusal.status, refusal.body, refusal.fields);
+  else if (refusal.status)
+    respond_error(refusal.status, refusal.fields);
   return refusal.status != 0;
 }
 
@@ -443,6 +448,19 @@ void Connection::respond_error(int status, std::span<const http::Header> extra) 
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 
+void Connection::respond_text(int status, std::string_view body,
+                              std::span<const http::Header> extra) {
+  close_after_write_ = true;  // as after an error: a body it may have sent is never read
+  std::array<http::Header, 6> all{};
+  size_t n = std::min(extra.size(), all.size() - 1);
+  std::copy_n(extra.begin(), n, all.begin());
+  if (std::span<const http::Header> cors = http_.cors_fields(); !cors.empty()) all[n++] = cors[0];
+  // The session's own fields: valid, so the answer is always appended.
+  static_cast<void>(
+      http::append_text_response(out_, status, body, {all.data(), n}, loop_.http_date()));
+  if (loop_.core().options.access_log) log_access({}, status, 0, 0, body.size(), loop_.now());
+}
+
 void Connection::flush() {
   while (out_sent_ < out_.size()) {
     net::IoResult r = stream_.write(out_.data() + out_sent_, out_.size() - out_sent_);
@@ -561,6 +579,10 @@ void Connection::on_stop() {
   // (handle_request closes after every answer while stopping); past stop_grace the loop
   // closes the connection anyway.
   if (!busy_ && request_start_ < in_.size()) return;
+  // With a health path the listeners accept through the grace; a connection accepted just
+  // before the stop, its first request still on the way (a health check, a call), is served as
+  // those accepted after it are (each answer closing it), not closed unanswered.
+  if (!busy_ && !served_any_ && !loop_.core().options.health_path.empty()) return;
   // Also when a worker is running the call (busy_): job_done() then answers with
   // "Connection: close" and closes, instead of keeping an idle connection open until the
   // stop grace runs out.

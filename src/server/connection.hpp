@@ -73,6 +73,8 @@ class Connection final : public net::Watcher {
   int inflate_body(std::string_view gzipped);
   // 4xx/5xx with a short text body; the connection closes after it.
   void respond_error(int status, std::span<const http::Header> extra = {});
+  // A complete text/plain answer of the session's (the health path's), then close.
+  void respond_text(int status, std::string_view body, std::span<const http::Header> extra);
   // Asks the HTTP session what the head alone decides, once per request, and answers a
   // refusal: true when refused.
   bool refused_on_head(const http::Request& request);

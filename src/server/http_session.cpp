@@ -13,7 +13,7 @@ namespace {
 // Runs on every request: an origin-form target is checked without a library call (a query
 // found by a loop, not memchr, in a target of a few bytes).
 [[gnu::always_inline]] inline bool path_matches(std::string_view target,
-                                              const std::vector<std::string>& paths) {
+                                                std::span<const std::string> paths) {
   if (target.empty()) return false;
   if (target[0] != '/') {  // absolute-form ("http://host/RPC2"), as a proxy would send
     if (!target.starts_with("http://") && !target.starts_with("https://")) return false;
@@ -43,13 +43,23 @@ std::optional<int64_t> timeout_millis(std::string_view value) {
 
 }  // namespace
 
-HttpSession::Refusal HttpSession::check_head(const http::Request& request) {
+HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool stopping) {
   Refusal r;
   size_t n = 0;
   auto add = [&](std::string_view name, std::string_view value) {
     refusal_fields_[n++] = {name, value};
     r.fields = {refusal_fields_.data(), n};
   };
+  // Health first: a balancer holds no credentials, and asks whether to send calls here.
+  // (SCGI's requests come through a web server, whose own health is what its balancer asks.)
+  if (capped_ && !options_.health_path.empty() && request.method == "GET" &&
+      path_matches(request.target, {&options_.health_path, 1})) {
+    r.status = stopping ? 503 : 200;
+    r.body = stopping ? "stopping\n" : "ok\n";
+    add("Cache-Control", "no-store");
+    if (stopping) add("Retry-After", "1");
+    return r;
+  }
   const bool cors = !options_.cors_allow_origin.empty();
   if (request.method != "POST") {
     if (cors && request.method == "OPTIONS" && path_matches(request.target, options_.paths)) {

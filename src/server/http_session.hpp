@@ -33,12 +33,12 @@ class HttpSession {
   using Clock = std::chrono::steady_clock;
 
   /// `www_authenticate`: the 401's challenge, for a server with `authenticate`.
-  /// `capped`: the framing's connections count toward max_requests_per_connection (HTTP).
-  HttpSession(const ServerOptions& options, const std::string& www_authenticate,
-              bool capped = true)
+  /// `http`: the framing is HTTP itself (not SCGI behind a gateway): its connections count
+  /// toward max_requests_per_connection, and the health path is answered on them.
+  HttpSession(const ServerOptions& options, const std::string& www_authenticate, bool http = true)
       : options_(options),
         www_authenticate_(www_authenticate),
-        capped_(capped),
+        capped_(http),
         cors_origin_{"Access-Control-Allow-Origin", options.cors_allow_origin} {
     if (options.cors_max_age.count() > 0) max_age_ = std::to_string(options.cors_max_age.count());
   }
@@ -49,14 +49,18 @@ class HttpSession {
   struct Refusal {
     int status = 0;
     std::span<const http::Header> fields;
+    /// The answer's text (static), for the health path; empty: the status's reason.
+    std::string_view body;
   };
   /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
   /// path is answered 200 with what it asks for (a "refusal" that ends it); 405 for a method
   /// other than POST, 404 for a path not served (origin- or absolute-form; the query is
   /// ignored), 401 without accepted credentials, 415 for a content coding other than gzip or
   /// identity. Calls `authenticate` once per new Authorization value: the same credentials
-  /// again on this connection are accepted as before.
-  Refusal check_head(const http::Request& request);
+  /// again on this connection are accepted as before. Before all of them, on HTTP: a GET of
+  /// health_path (when set) is answered 200 "ok\n", or 503 "stopping\n" when `stopping`,
+  /// with Cache-Control: no-store, whatever the credentials.
+  Refusal check_head(const http::Request& request, bool stopping = false);
   /// With CORS (cors_allow_origin set), the field every answer carries; else empty.
   std::span<const http::Header> cors_fields() const noexcept {
     return {&cors_origin_, options_.cors_allow_origin.empty() ? 0u : 1u};

@@ -6,8 +6,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include "http/basic_auth.hpp"
@@ -16,6 +18,7 @@
 #include "net/address.hpp"
 #include "net/socket.hpp"
 #include "server/metrics.hpp"
+#include "server/inherited_listeners.hpp"
 #include "server/server_core.hpp"
 #include "server/server_loop.hpp"
 
@@ -72,6 +75,11 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty())
     return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
+  if (!o.health_path.empty() &&
+      (o.health_path[0] != '/' ||
+       std::any_of(o.health_path.begin(), o.health_path.end(),
+                   [](char c) { return c <= ' ' || c == '?' || c == 0x7f; })))
+    return Error(Errc::InvalidArgument, "health_path must be '/' and visible ASCII, no query");
   if (o.tls_min_version != TlsVersion::Tls1_2 && o.tls_min_version != TlsVersion::Tls1_3)
     return Error(Errc::InvalidArgument, "tls_min_version: TLS 1.2 or 1.3 only");
   return {};
@@ -109,7 +117,12 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
 
 Status Server::Impl::open_listeners() {
   const ServerOptions& o = core.options;
+  std::optional<std::vector<net::InheritedSocket>> systemd;  // read on the first "systemd:"
   for (const std::string& spec : o.listen) {
+    if (detail::is_inherited_listener(spec)) {
+      if (Status s = detail::add_inherited_listeners(core, spec, systemd); !s) return s;
+      continue;
+    }
     // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass),
     // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream,
     // "jsonl://HOST:PORT" and "jsonl+unix:PATH" for newline-delimited JSON-RPC.
@@ -136,7 +149,7 @@ Status Server::Impl::open_listeners() {
     }
     auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
-    auto fd = net::listen_on(*endpoint);
+    auto fd = net::listen_on(*endpoint, o.reuse_port);
     if (!fd) return fd.error();
     detail::Listener l;
     l.spec = spec;
@@ -157,7 +170,7 @@ Status Server::Impl::open_listeners() {
 void Server::Impl::close_listeners() noexcept {
   for (detail::Listener& l : core.listeners) {
     l.fd.reset();
-    if (l.unix_socket) ::unlink(l.unix_path.c_str());
+    if (l.unix_socket && !l.inherited) ::unlink(l.unix_path.c_str());
   }
 }
 

@@ -24,7 +24,8 @@ struct Listener {
   std::string spec;  // as given in ServerOptions::listen
   std::string host;  // the TCP host it was bound to
   bool unix_socket = false;
-  std::string unix_path;  // unlinked when the server stops
+  std::string unix_path;   // unlinked when the server stops, unless inherited
+  bool inherited = false;  // handed down ("systemd:", "fd:N"): its path is the supervisor's
   uint16_t port = 0;
   bool tls = false;
   FramingKind framing = FramingKind::Http;

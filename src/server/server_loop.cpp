@@ -301,6 +301,7 @@ void ServerLoop::on_tick() {
     if (now_ >= r->deadline()) r->finish();
   reap_refusals();
   bool past_grace = stop_seen_ && now_ >= stop_deadline_;
+  if (past_grace) set_listening(false);
   for (Connection* c = head_; c;) {
     Connection* next = c->next;  // sweep may destroy c
     if (past_grace && !c->busy())
@@ -358,7 +359,10 @@ void ServerLoop::reap() noexcept {
 void ServerLoop::begin_stop() {
   stop_seen_ = true;
   stop_deadline_ = now_ + core_.options.stop_grace;
-  set_listening(false);
+  // With a health path, newcomers through the grace are served (each answer closing its
+  // connection), so that health checks hear 503 while calls in flight finish, instead of a
+  // refused or unanswered connection; on_tick stops accepting when the grace is over.
+  if (core_.options.health_path.empty()) set_listening(false);
   for (auto& r : refusals_) r->finish();
   for (Connection* c = head_; c;) {
     Connection* next = c->next;

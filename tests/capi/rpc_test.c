@@ -3,7 +3,9 @@
  * Basic auth, deadlines, asynchronous calls, multicall latching, stop from another thread,
  * options structs (zeroed, older, bad sizes), and the errors of misuse. */
 #define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -2104,6 +2106,74 @@ static void test_client_group(void) {
   cw_server_free(b);
 }
 
+/* GET `path` from 127.0.0.1:`port` and read the answer until the server closes: into `out`. */
+static void http_get(uint16_t port, const char* path, char* out, size_t size) {
+  struct sockaddr_in a;
+  char request[256];
+  size_t used = 0;
+  ssize_t n;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  out[0] = '\0';
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path);
+  CHECK(send(fd, request, strlen(request), 0) == (ssize_t)strlen(request));
+  while (used + 1 < size && (n = recv(fd, out + used, size - 1 - used, 0)) > 0) used += (size_t)n;
+  out[used] = '\0';
+  close(fd);
+}
+
+/* reuse_port: two servers on one port; without it on the newcomer, address in use. health_path:
+ * GET answered 200 "ok" without the credentials calls need; off by default. */
+static void test_reuse_port_and_health(void) {
+  cw_server_options so;
+  cw_server* first = NULL;
+  cw_server* second = NULL;
+  cw_server* third = NULL;
+  cw_error err;
+  char address[32];
+  char answer[1024];
+
+  cw_server_options_init(&so);
+  so.listen = "127.0.0.1:0";
+  so.threads = 1;
+  so.reuse_port = 1;
+  so.health_path = "/healthz";
+  so.authenticate = check_password;
+  first = start_server(&so);
+  if (!first) return;
+  snprintf(address, sizeof address, "127.0.0.1:%u", (unsigned)cw_server_port(first));
+  so.listen = address;
+  second = start_server(&so);
+  if (second) CHECK(cw_server_port(second) == cw_server_port(first));
+  so.reuse_port = 0;
+  CHECK_STATUS(cw_server_new(&so, &third, &err), CW_OK);
+  CHECK_STATUS(cw_server_start(third, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "in use") != NULL);
+  cw_server_free(third);
+
+  http_get(cw_server_port(first), "/healthz", answer, sizeof answer);
+  CHECK(strncmp(answer, "HTTP/1.1 200 OK\r\n", 17) == 0);
+  CHECK(strstr(answer, "\r\n\r\nok\n") != NULL);
+  http_get(cw_server_port(first), "/RPC2", answer, sizeof answer);
+  CHECK(strncmp(answer, "HTTP/1.1 405 ", 13) == 0);
+  cw_server_free(second);
+  cw_server_free(first);
+
+  /* Off by default: a GET is 405 as on any path. */
+  first = start_server(NULL);
+  if (!first) return;
+  http_get(cw_server_port(first), "/healthz", answer, sizeof answer);
+  CHECK(strncmp(answer, "HTTP/1.1 405 ", 13) == 0);
+  cw_server_free(first);
+}
+
 int main(int argc, char** argv) {
   static const struct test_case tests[] = {
       TEST(test_sync_calls),
@@ -2128,6 +2198,7 @@ int main(int argc, char** argv) {
       TEST(test_client_group),
       TEST(test_tls_options_end_to_end),
       TEST(test_proxy),
+      TEST(test_reuse_port_and_health),
   };
   return run_tests(tests, COUNT(tests), argc, argv);
 }

@@ -189,6 +189,53 @@ TEST(HttpSession, AnswersCorsPreflights) {
   EXPECT_EQ(cors.check_head(Parsed(post()).request()).status, 0);
 }
 
+// The health path: GET answered 200 "ok" while serving, 503 "stopping" while stopping, before
+// credentials; nothing when it is off, on other paths and methods, or on SCGI.
+TEST(HttpSession, AnswersTheHealthPath) {
+  ServerOptions o;
+  Parsed health("GET /healthz HTTP/1.1\r\nHost: h\r\n", "");
+  HttpSession off(o, kNoChallenge);
+  EXPECT_EQ(off.check_head(health.request()).status, 405);  // no health path: as any GET
+
+  o.health_path = "/healthz";
+  int asked = 0;
+  o.authenticate = [&](std::string_view, std::string_view) {
+    ++asked;
+    return false;
+  };
+  const std::string challenge = "Basic realm=\"callwire\"";
+  HttpSession s(o, challenge);
+  HttpSession::Refusal ok = s.check_head(health.request());
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.body, "ok\n");
+  ASSERT_EQ(ok.fields.size(), 1u);
+  EXPECT_EQ(ok.fields[0].name, "Cache-Control");
+  EXPECT_EQ(ok.fields[0].value, "no-store");
+  HttpSession::Refusal stopping = s.check_head(health.request(), /*stopping=*/true);
+  EXPECT_EQ(stopping.status, 503);
+  EXPECT_EQ(stopping.body, "stopping\n");
+  ASSERT_EQ(stopping.fields.size(), 2u);
+  EXPECT_EQ(stopping.fields[1].name, "Retry-After");
+  EXPECT_EQ(asked, 0) << "the health path asks for no credentials";
+  // A query is ignored; the absolute form (through a proxy) is the same path.
+  EXPECT_EQ(
+      s.check_head(Parsed("GET /healthz?full=1 HTTP/1.1\r\nHost: h\r\n", "").request()).status,
+      200);
+  EXPECT_EQ(
+      s.check_head(Parsed("GET http://h/healthz HTTP/1.1\r\nHost: h\r\n", "").request()).status,
+      200);
+  // Elsewhere, and other methods on it, are refused as before (without credentials first: 401).
+  EXPECT_EQ(s.check_head(Parsed("GET /healthz/x HTTP/1.1\r\nHost: h\r\n", "").request()).status,
+            405);
+  HttpSession::Refusal post_health = s.check_head(Parsed(post("/healthz")).request());
+  EXPECT_EQ(post_health.status, 404);
+  EXPECT_TRUE(post_health.body.empty());
+  EXPECT_EQ(s.check_head(Parsed(post()).request()).status, 401);
+  // Behind a gateway (SCGI) there is none: the web server in front has its own.
+  HttpSession scgi(o, challenge, /*http=*/false);
+  EXPECT_EQ(scgi.check_head(health.request()).status, 405);
+}
+
 TEST(HttpSession, CapsTheRequestsOfAConnection) {
   ServerOptions o;
   o.max_requests_per_connection = 3;
@@ -198,7 +245,7 @@ TEST(HttpSession, CapsTheRequestsOfAConnection) {
   EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
   EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
   EXPECT_FALSE(http.setup_call(p.request(), false, false, headers).keep_alive);  // the third
-  HttpSession packets(o, kNoChallenge, /*capped=*/false);
+  HttpSession packets(o, kNoChallenge, /*http=*/false);
   for (int i = 0; i < 5; ++i)
     EXPECT_TRUE(packets.setup_call(p.request(), false, false, headers).keep_alive);
   o.max_requests_per_connection = 0;

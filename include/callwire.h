@@ -837,6 +837,12 @@ typedef struct cw_server_options {
    *  while serving and 503 from cw_server_stop until stopped, without credentials, HTTP only
    *  (ServerOptions::health_path in callwire/server.hpp has the details). NULL: off. */
   const char* health_path;
+  /** The metrics page for Prometheus ("/metrics"): a GET of it is answered with
+   *  cw_server_metrics_text's page. HTTP only. NULL: off. */
+  const char* metrics_path;
+  /** Not NULL: a metrics request must carry exactly this Authorization value ("Bearer
+   *  <token>", "Basic <base64>"), else 401; the server's authenticate does not apply. */
+  const char* metrics_authorization;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

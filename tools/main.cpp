@@ -186,6 +186,10 @@ int main(int argc, char** argv) {
                   "SO_REUSEPORT: several servers started with it share each TCP port");
   serve->add_option("--health-path", serve_flags.health_path,
                     "Answer GET PATH (e.g. /healthz) with 200 while serving, 503 while stopping");
+  serve->add_option("--metrics-path", serve_flags.metrics_path,
+                    "Answer GET PATH (e.g. /metrics) with the metrics in Prometheus' format");
+  serve->add_option("--metrics-authorization", serve_flags.metrics_authorization,
+                    "The whole Authorization value the metrics path requires (e.g. 'Bearer T')");
   serve
       ->add_option("--inetd", serve_flags.inetd,
                    "Serve the connection on standard input alone, in this framing (inetd, "

@@ -79,6 +79,8 @@ int run_serve(const ServeFlags& flags) {
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.reuse_port = flags.reuse_port;
   options.health_path = flags.health_path;
+  options.metrics_path = flags.metrics_path;
+  options.metrics_authorization = flags.metrics_authorization;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;

@@ -21,6 +21,8 @@ struct ServeFlags {
   std::string jsonl_unix_path;
   bool reuse_port = false;  // SO_REUSEPORT: several processes on one port
   std::string health_path;  // GET answered 200 "ok" while serving, 503 while stopping
+  std::string metrics_path;           // GET answered with the Prometheus page
+  std::string metrics_authorization;  // the Authorization value the metrics page requires
   // http, scgi, pstream or jsonl: serve the connection on standard input alone (inetd,
   // systemd's Accept=yes, xmlrpc-c's socketexec), print nothing on stdout, exit when it closes.
   std::string inetd;

@@ -119,6 +119,15 @@ struct ServerOptions {
   /// off, GET is 405 as always. Must start with '/' and hold visible ASCII only (start()
   /// says InvalidArgument otherwise); a query string is ignored.
   std::string health_path;
+  /// The metrics page, for Prometheus (docs/deploying.md): a GET of this path ("/metrics") is
+  /// answered with Server::metrics_text() (calls, faults and latency per method, connections,
+  /// bytes). HTTP only, not counted in any method's statistics; each answer closes its
+  /// connection. Empty (the default): off. The same rules as health_path for its form.
+  std::string metrics_path;
+  /// When set, a request for the metrics page must carry exactly this Authorization value
+  /// ("Bearer <token>", or "Basic " and base64 of user:password, as a Prometheus scrape
+  /// config sends): otherwise 401. The server's `authenticate` does not apply to the page.
+  std::string metrics_authorization;
   /// Sending one response (a peer that stops reading is dropped).
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus

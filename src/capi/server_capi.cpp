@@ -169,6 +169,10 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   if (CW_HAS_FIELD(o, cw_server_options, reuse_port)) out.reuse_port = o->reuse_port != 0;
   if (CW_HAS_FIELD(o, cw_server_options, health_path) && o->health_path)
     out.health_path = o->health_path;
+  if (CW_HAS_FIELD(o, cw_server_options, metrics_path) && o->metrics_path)
+    out.metrics_path = o->metrics_path;
+  if (CW_HAS_FIELD(o, cw_server_options, metrics_authorization) && o->metrics_authorization)
+    out.metrics_authorization = o->metrics_authorization;
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {

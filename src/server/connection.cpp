@@ -219,7 +219,9 @@ bool Connection::refused_on_head(const http::Request& request) {
   // The server-wide flag, not the loop's view of it: stop() makes health checks fail at once.
   HttpSession::Refusal refusal =
       http_.check_head(request, loop_.core().stopping.load(std::memory_order_relaxed));
-  if (!refusal.body.empty())
+  if (refusal.metrics)
+    respond_text(refusal.status, loop_.core().metrics_text(), refusal.fields);
+  else if (!refusal.body.empty())
     respond_text(refusal.status, refusal.body, refusal.fields);
   else if (refusal.status)
     respond_error(refusal.status, refusal.fields);

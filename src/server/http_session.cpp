@@ -60,6 +60,22 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
     if (stopping) add("Retry-After", "1");
     return r;
   }
+  if (capped_ && !options_.metrics_path.empty() && request.method == "GET" &&
+      path_matches(request.target, {&options_.metrics_path, 1})) {
+    add("Cache-Control", "no-store");
+    const std::string& want = options_.metrics_authorization;
+    if (!want.empty() && !constant_time_equal(request.find_header("Authorization"), want)) {
+      r.status = 401;
+      // The scheme of the value expected, so a client knows what to send.
+      std::string_view scheme = std::string_view(want).substr(0, want.find(' '));
+      add("WWW-Authenticate",
+          http::iequals(scheme, "Basic") ? "Basic realm=\"metrics\"" : "Bearer realm=\"metrics\"");
+      return r;
+    }
+    r.status = 200;
+    r.metrics = true;
+    return r;
+  }
   const bool cors = !options_.cors_allow_origin.empty();
   if (request.method != "POST") {
     if (cors && request.method == "OPTIONS" && path_matches(request.target, options_.paths)) {

@@ -51,6 +51,8 @@ class HttpSession {
     std::span<const http::Header> fields;
     /// The answer's text (static), for the health path; empty: the status's reason.
     std::string_view body;
+    /// The metrics path: answer 200 with the server's metrics page.
+    bool metrics = false;
   };
   /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
   /// path is answered 200 with what it asks for (a "refusal" that ends it); 405 for a method
@@ -59,7 +61,8 @@ class HttpSession {
   /// identity. Calls `authenticate` once per new Authorization value: the same credentials
   /// again on this connection are accepted as before. Before all of them, on HTTP: a GET of
   /// health_path (when set) is answered 200 "ok\n", or 503 "stopping\n" when `stopping`,
-  /// with Cache-Control: no-store, whatever the credentials.
+  /// with Cache-Control: no-store, whatever the credentials; then a GET of metrics_path
+  /// (when set) is `metrics`, or 401 without metrics_authorization's exact value.
   Refusal check_head(const http::Request& request, bool stopping = false);
   /// With CORS (cors_allow_origin set), the field every answer carries; else empty.
   std::span<const http::Header> cors_fields() const noexcept {

@@ -75,11 +75,17 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty())
     return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
-  if (!o.health_path.empty() &&
-      (o.health_path[0] != '/' ||
-       std::any_of(o.health_path.begin(), o.health_path.end(),
-                   [](char c) { return c <= ' ' || c == '?' || c == 0x7f; })))
+  auto bad_path = [](const std::string& path) {
+    return !path.empty() && (path[0] != '/' || std::any_of(path.begin(), path.end(), [](char c) {
+                               return c <= ' ' || c == '?' || c == 0x7f;
+                             }));
+  };
+  if (bad_path(o.health_path))
     return Error(Errc::InvalidArgument, "health_path must be '/' and visible ASCII, no query");
+  if (bad_path(o.metrics_path))
+    return Error(Errc::InvalidArgument, "metrics_path must be '/' and visible ASCII, no query");
+  if (!o.metrics_path.empty() && o.metrics_path == o.health_path)
+    return Error(Errc::InvalidArgument, "metrics_path and health_path are the same");
   if (o.tls_min_version != TlsVersion::Tls1_2 && o.tls_min_version != TlsVersion::Tls1_3)
     return Error(Errc::InvalidArgument, "tls_min_version: TLS 1.2 or 1.3 only");
   return {};
@@ -193,6 +199,7 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   if (started.load()) return Error(Errc::InvalidArgument, "the server was already started");
   const ServerOptions& o = core.options;
   if (Status s = check_options(o, with_listeners); !s) return s;
+  core.metrics_text = [&server] { return server.metrics_text(); };
 
   core.request_limits.max_header_bytes = o.max_header_bytes;
   core.request_limits.max_body = o.max_body;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct ServerCore {
   // body's length is known) right-aligned against it, so the body is never copied: the most
   // any head of this server takes (CORS adds a field of the user's length).
   size_t head_room = http::kResponseHeadGap;
+
+  // Server::metrics_text, for the metrics path (set by the server before it serves).
+  std::function<std::string()> metrics_text;
 
   std::atomic<size_t> connections{0};
   // Bytes held by every connection's buffers (their capacities), as each last accounted them.

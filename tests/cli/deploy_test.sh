@@ -102,6 +102,27 @@ expect_eq "$(curl -s -o /dev/null -w '%{http_code}' "${url%/RPC2}/healthz")" 405
   "without --health-path: GET /healthz"
 stop "$pid"
 
+# --- --metrics-path with --metrics-authorization: what Prometheus scrapes, checked by its own
+# promtool; refused without the token; calls keep their own credentials.
+command -v promtool >/dev/null || fail "promtool is missing (scripts/setup.sh installs prometheus)"
+serve metrics --listen 127.0.0.1:0 --threads 1 --metrics-path /metrics \
+  --metrics-authorization "Bearer s3cret" --user alice --password pw
+base=${url%/RPC2}
+for i in 1 2 3; do "$bin" call --user alice --password pw "$url" sample.add i/1 i/2 >/dev/null; done
+"$bin" call --user alice --password pw "$url" sample.add i/1 >/dev/null 2>&1  # a fault: -32602
+page=$(curl -s -H "Authorization: Bearer s3cret" "$base/metrics")
+expect_match "$page" $'\ncallwire_calls_total\\{method="sample.add"\\} 4\n' "--metrics-path: calls"
+expect_match "$page" $'\ncallwire_faults_total\\{method="sample.add"\\} 1\n' "--metrics-path: faults"
+expect_match "$page" 'callwire_call_duration_seconds_bucket\{method="sample.add",le="\+Inf"\} 4' \
+  "--metrics-path: the latency histogram"
+checked=$(printf '%s\n' "$page" | promtool check metrics 2>&1) ||
+  fail "promtool check metrics: $checked"
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics")" 401 \
+  "--metrics-path: without the token"
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer guess" \
+  "$base/metrics")" 401 "--metrics-path: a wrong token"
+stop "$pid"
+
 # --- socket activation: systemd-socket-activate binds, `callwire serve --listen systemd:` serves
 if ! command -v systemd-socket-activate >/dev/null; then
   fail "systemd-socket-activate is missing (package systemd; scripts/setup.sh installs it)"

@@ -191,6 +191,41 @@ TEST(HttpSession, AnswersCorsPreflights) {
 
 // The health path: GET answered 200 "ok" while serving, 503 "stopping" while stopping, before
 // credentials; nothing when it is off, on other paths and methods, or on SCGI.
+TEST(HttpSession, AnswersTheMetricsPathWithItsOwnCredentials) {
+  ServerOptions o;
+  Parsed metrics("GET /metrics HTTP/1.1\r\nHost: h\r\n", "");
+  EXPECT_EQ(HttpSession(o, kNoChallenge).check_head(metrics.request()).status, 405);  // off
+
+  o.metrics_path = "/metrics";
+  int asked = 0;
+  o.authenticate = [&](std::string_view, std::string_view) {
+    ++asked;
+    return false;
+  };
+  HttpSession open(o, kNoChallenge);
+  HttpSession::Refusal page = open.check_head(metrics.request());
+  EXPECT_EQ(page.status, 200);
+  EXPECT_TRUE(page.metrics);
+  EXPECT_EQ(asked, 0) << "the server's authenticate is not the metrics page's";
+  // POST to it is a call to a path not served; the health path is not it.
+  EXPECT_EQ(open.check_head(Parsed("POST /metrics HTTP/1.1\r\nHost: h\r\n", "").request()).status,
+            404);
+
+  o.metrics_authorization = "Bearer s3cret";
+  HttpSession locked(o, kNoChallenge);
+  HttpSession::Refusal refused = locked.check_head(metrics.request());
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_FALSE(refused.metrics);
+  bool challenged = false;
+  for (const auto& f : refused.fields)
+    if (f.name == "WWW-Authenticate") challenged = f.value.starts_with("Bearer");
+  EXPECT_TRUE(challenged);
+  Parsed wrong("GET /metrics HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer s3cre\r\n", "");
+  EXPECT_EQ(locked.check_head(wrong.request()).status, 401);
+  Parsed right("GET /metrics HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer s3cret\r\n", "");
+  EXPECT_TRUE(locked.check_head(right.request()).metrics);
+}
+
 TEST(HttpSession, AnswersTheHealthPath) {
   ServerOptions o;
   Parsed health("GET /healthz HTTP/1.1\r\nHost: h\r\n", "");

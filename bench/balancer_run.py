@@ -2,7 +2,8 @@
 """Throughput of callwire backends behind nginx (issue 15): wrk POSTing sample.add through nginx
 to 1, 2 and 4 `callwire serve` backends (each one event loop: `--threads 1`), with nginx's
 upstream keep-alive as deploy/nginx/callwire-upstream.conf sets it, beside nginx alone answering
-the same response body itself (the floor: a balancer that does no proxying at all). Every
+the same response body itself (the floor: a balancer that does no proxying at all), and
+callwire alone without the proxy. Every
 process runs on this machine; on two cores the backends and nginx share them, so the rows say
 what the proxy hop costs and where adding processes stops paying, not what more machines give.
 
@@ -82,7 +83,7 @@ http {{
 
 def wrk(port, seconds, script):
     p = subprocess.run(["wrk", "-t", str(WRK_THREADS), "-c", str(WRK_CONNECTIONS), "-d",
-                        f"{seconds}s", "-s", str(script), f"http://127.0.0.1:{port}/RPC2"],
+                        f"{seconds:g}s", "-s", str(script), f"http://127.0.0.1:{port}/RPC2"],
                        capture_output=True, text=True, check=True)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", p.stdout).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", p.stdout)
@@ -90,7 +91,21 @@ def wrk(port, seconds, script):
     return rps, int(errors.group(1)) if errors else 0, socket_errors.group(1) if socket_errors else ""
 
 
+def run_direct(callwire, seconds, script):
+    port = free_port()
+    p = subprocess.Popen([callwire, "serve", "--listen", f"127.0.0.1:{port}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        return wrk(port, seconds, script)
+    finally:
+        p.terminate()
+        p.wait(10)
+
+
 def run(callwire, backends_count, seconds, tmp, script):
+    if backends_count < 0:
+        return run_direct(callwire, seconds, script)
     directory = Path(tempfile.mkdtemp(dir=tmp))
     backends = []
     procs = []
@@ -129,7 +144,8 @@ def main():
         script.write_text('wrk.method = "POST"\nwrk.body = [[' + CALL + ']]\n'
                           'wrk.headers["Content-Type"] = "text/xml"\n')
         rows = [("nginx alone, a fixed answer (the floor)", 0)] + [
-            (f"nginx → {n} callwire serve --threads 1", n) for n in (1, 2, 4)]
+            (f"nginx → {n} callwire serve --threads 1", n) for n in (1, 2, 4)] + [
+            ("callwire serve alone, no proxy (one loop per core)", -1)]
         results = {}
         for _ in range(a.repeat):  # interleaved; the best run of each counts
             for name, n in rows:

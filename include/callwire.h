@@ -843,6 +843,13 @@ typedef struct cw_server_options {
   /** Not NULL: a metrics request must carry exactly this Authorization value ("Bearer
    *  <token>", "Basic <base64>"), else 401; the server's authenticate does not apply. */
   const char* metrics_authorization;
+  /** The proxies whose X-Forwarded-For is believed (`trusted_proxy_count` addresses or ranges:
+   *  "127.0.0.1", "10.0.0.0/8", "::1", "unix"): a request from one of them is the client's
+   *  its X-Forwarded-For names (the rightmost entry not itself trusted), as cw_call_peer and
+   *  the access log show. NULL: the field is ignored. A bad entry: CW_INVALID_ARGUMENT from
+   *  cw_server_start. Copied. */
+  const char* const* trusted_proxies;
+  size_t trusted_proxy_count;
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

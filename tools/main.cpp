@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
                     "Answer GET PATH (e.g. /healthz) with 200 while serving, 503 while stopping");
   serve->add_option("--metrics-path", serve_flags.metrics_path,
                     "Answer GET PATH (e.g. /metrics) with the metrics in Prometheus' format");
+  serve->add_option("--trusted-proxy", serve_flags.trusted_proxies,
+                    "Believe X-Forwarded-For from this address or range (repeatable; 'unix')");
   serve->add_option("--metrics-authorization", serve_flags.metrics_authorization,
                     "The whole Authorization value the metrics path requires (e.g. 'Bearer T')");
   serve

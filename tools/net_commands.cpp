@@ -81,6 +81,7 @@ int run_serve(const ServeFlags& flags) {
   options.health_path = flags.health_path;
   options.metrics_path = flags.metrics_path;
   options.metrics_authorization = flags.metrics_authorization;
+  options.trusted_proxies = flags.trusted_proxies;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
   options.tls_cert_file = flags.tls_cert;

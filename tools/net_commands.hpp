@@ -23,6 +23,7 @@ struct ServeFlags {
   std::string health_path;  // GET answered 200 "ok" while serving, 503 while stopping
   std::string metrics_path;           // GET answered with the Prometheus page
   std::string metrics_authorization;  // the Authorization value the metrics page requires
+  std::vector<std::string> trusted_proxies;  // whose X-Forwarded-For is believed
   // http, scgi, pstream or jsonl: serve the connection on standard input alone (inetd,
   // systemd's Accept=yes, xmlrpc-c's socketexec), print nothing on stdout, exit when it closes.
   std::string inetd;

@@ -124,6 +124,16 @@ struct ServerOptions {
   /// bytes). HTTP only, not counted in any method's statistics; each answer closes its
   /// connection. Empty (the default): off. The same rules as health_path for its form.
   std::string metrics_path;
+  /// The proxies whose X-Forwarded-For is believed: addresses or ranges ("127.0.0.1",
+  /// "10.0.0.0/8", "::1", "fd00::/8"; "unix" for peers on a Unix socket). A request that comes
+  /// from one of them is taken to be from the client its X-Forwarded-For names: the rightmost
+  /// entry that is not itself a trusted proxy (what lies left of an untrusted hop is the
+  /// client's own say). CallContext::peer() and the access log then show that address
+  /// (without a port); a field that is missing or holds an entry that is no address leaves
+  /// the proxy's. Empty (the default): the field is ignored, as it must be from anyone else.
+  /// HTTP only (an SCGI gateway tells the client's address itself). start() says
+  /// InvalidArgument for an entry that is no address or range.
+  std::vector<std::string> trusted_proxies;
   /// When set, a request for the metrics page must carry exactly this Authorization value
   /// ("Bearer <token>", or "Basic " and base64 of user:password, as a Prometheus scrape
   /// config sends): otherwise 401. The server's `authenticate` does not apply to the page.

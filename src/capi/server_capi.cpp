@@ -173,6 +173,15 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.metrics_path = o->metrics_path;
   if (CW_HAS_FIELD(o, cw_server_options, metrics_authorization) && o->metrics_authorization)
     out.metrics_authorization = o->metrics_authorization;
+  if (CW_HAS_FIELD(o, cw_server_options, trusted_proxy_count) && o->trusted_proxy_count > 0) {
+    if (!o->trusted_proxies)
+      return set_error(error, Errc::InvalidArgument, "cw_server_options: trusted_proxies is NULL");
+    for (size_t i = 0; i < o->trusted_proxy_count; ++i) {
+      if (!o->trusted_proxies[i])
+        return set_error(error, Errc::InvalidArgument, "cw_server_options: a NULL trusted proxy");
+      out.trusted_proxies.emplace_back(o->trusted_proxies[i]);
+    }
+  }
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {

@@ -111,6 +111,71 @@ Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint) {
   return out;
 }
 
+Result<IpRange> parse_ip_range(std::string_view text) {
+  IpRange r;
+  if (text == "unix") {
+    r.family = AF_UNIX;
+    return r;
+  }
+  std::string address(text.substr(0, text.find('/')));
+  if (inet_pton(AF_INET, address.c_str(), r.bytes) == 1) {
+    r.family = AF_INET;
+    r.prefix = 32;
+  } else if (inet_pton(AF_INET6, address.c_str(), r.bytes) == 1) {
+    r.family = AF_INET6;
+    r.prefix = 128;
+  } else {
+    return Error(Errc::InvalidArgument,
+                 "not an IP address or range: '" + std::string(text.substr(0, 64)) + "'");
+  }
+  if (size_t slash = text.find('/'); slash != std::string_view::npos) {
+    std::string_view bits = text.substr(slash + 1);
+    unsigned prefix = 0;
+    auto [end, ec] = std::from_chars(bits.data(), bits.data() + bits.size(), prefix);
+    if (bits.empty() || ec != std::errc() || end != bits.data() + bits.size() || prefix > r.prefix)
+      return Error(Errc::InvalidArgument,
+                   "a bad prefix length in '" + std::string(text.substr(0, 64)) + "'");
+    r.prefix = prefix;
+  }
+  return r;
+}
+
+bool in_range(const IpRange& range, std::string_view address) noexcept {
+  if (range.family == AF_UNIX) return address == "unix";
+  char text[INET6_ADDRSTRLEN];
+  if (address.empty() || address.size() >= sizeof text) return false;
+  std::memcpy(text, address.data(), address.size());
+  text[address.size()] = '\0';
+  unsigned char bytes[16];
+  int family = 0;
+  if (inet_pton(AF_INET, text, bytes) == 1) {
+    family = AF_INET;
+  } else if (inet_pton(AF_INET6, text, bytes) == 1) {
+    family = AF_INET6;
+    static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (range.family == AF_INET && std::memcmp(bytes, kMapped, 12) == 0) {
+      std::memmove(bytes, bytes + 12, 4);
+      family = AF_INET;
+    }
+  }
+  if (family != range.family) return false;
+  unsigned full = range.prefix / 8, rest = range.prefix % 8;
+  if (std::memcmp(bytes, range.bytes, full) != 0) return false;
+  if (rest == 0) return true;
+  unsigned char mask = static_cast<unsigned char>(0xff << (8 - rest));
+  return (bytes[full] & mask) == (range.bytes[full] & mask);
+}
+
+std::string_view peer_address(std::string_view peer) noexcept {
+  if (peer.starts_with('[')) {
+    size_t close = peer.find(']');
+    return close == std::string_view::npos ? peer : peer.substr(1, close - 1);
+  }
+  size_t colon = peer.rfind(':');
+  if (colon == std::string_view::npos || peer.find(':') != colon) return peer;
+  return peer.substr(0, colon);
+}
+
 std::string format_peer(const sockaddr* address, socklen_t length) {
   char text[INET6_ADDRSTRLEN] = "";
   if (address->sa_family == AF_INET && length >= sizeof(sockaddr_in)) {

@@ -45,6 +45,22 @@ Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint);
 /// "127.0.0.1:40312", "[::1]:40312", or "unix" — for logs and CallContext::peer().
 std::string format_peer(const sockaddr* address, socklen_t length);
 
+/// An IPv4 or IPv6 address range: an address with a prefix length ("10.0.0.0/8",
+/// "2001:db8::/32"; a bare address is all of its bits), or "unix" for Unix-domain peers.
+struct IpRange {
+  int family = 0;  ///< AF_INET, AF_INET6, or AF_UNIX for "unix"
+  unsigned char bytes[16] = {};
+  unsigned prefix = 0;
+};
+/// Errors: InvalidArgument naming the text.
+Result<IpRange> parse_ip_range(std::string_view text);
+/// Whether `address` (an IPv4 or IPv6 literal without brackets or port; "unix" for a Unix
+/// peer) is in `range`. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) counts as the IPv4 one.
+bool in_range(const IpRange& range, std::string_view address) noexcept;
+/// The address of a peer as format_peer wrote it ("127.0.0.1:40312" → "127.0.0.1",
+/// "[::1]:40312" → "::1", "unix" → "unix").
+std::string_view peer_address(std::string_view peer) noexcept;
+
 /// The port a bound TCP socket got (after binding port 0); 0 for other sockets.
 uint16_t local_port(int fd) noexcept;
 

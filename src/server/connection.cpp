@@ -10,6 +10,7 @@
 
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
+#include "server/forwarded.hpp"
 #include "server/server_loop.hpp"
 
 namespace callwire::detail {
@@ -26,13 +27,13 @@ const http::Header kRetryAfter{"Retry-After", "1"};
 
 }  // namespace
 
-Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
-                               FramingKind framing)
+Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing)
     : loop_(loop),
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
-      http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http) {
+      http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http),
+      from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)) {
   idle_since_ = request_started_ = loop_.now();
 }
 
@@ -252,6 +253,15 @@ void Connection::handle_request() {
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
   // tell; a user our own authentication accepted stays.
   if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);
+  // Through a trusted proxy, the call is the client's it names (each request may be another
+  // client's on a proxy's kept-alive connection).
+  forwarded_ = false;
+  if (from_trusted_proxy_ && framing_->has_http_head())
+    if (std::string_view client = forwarded_client(request, loop_.core().trusted_proxies);
+        !client.empty()) {
+      forwarded_peer_.assign(client);
+      forwarded_ = true;
+    }
   http_.take_gateway_user(framing_->gateway_user());
   // The handshake is over by the first request: the client's certificate, once.
   if (!tls_subject_read_ && stream_.is_tls()) {
@@ -305,7 +315,7 @@ void Connection::handle_request() {
           loop_.job_finished(this);
           return;
         }
-        CallContext context(peer_, http_.user(), headers_);
+        CallContext context(call_peer(), http_.user(), headers_);
         CallContextAccess::set_tls_subject(context, tls_subject_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
         DispatchOutcome outcome = dispatcher.handle(protocol, call, context, job_out_);
@@ -329,7 +339,7 @@ void Connection::handle_request() {
   size_t start = open_answer(512);
   size_t body_start = out_.size();
   Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
-  CallContext context(peer_, http_.user(), headers_);
+  CallContext context(call_peer(), http_.user(), headers_);
   CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome = loop_.dispatcher().handle(protocol, body, context, out_);
@@ -596,7 +606,7 @@ void Connection::log_access(std::string_view method, int status, int32_t fault_c
                                 size_t request_bytes, size_t response_bytes,
                                 Clock::time_point started) {
   AccessLogEntry e;
-  e.peer = peer_;
+  e.peer = call_peer();
   e.user = http_.user();
   e.method = method;
   e.http_status = status;

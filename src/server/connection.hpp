@@ -110,6 +110,13 @@ class Connection final : public net::Watcher {
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
   HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
+  // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
+  // for the client in forwarded_peer_.
+  const bool from_trusted_proxy_;
+  bool forwarded_ = false;
+  std::string forwarded_peer_;
+  // Who the current call is from: the peer, or the client a trusted proxy named.
+  std::string_view call_peer() const noexcept { return forwarded_ ? forwarded_peer_ : peer_; }
   std::string tls_subject_;  // the verified client certificate's subject (mutual TLS)
   bool tls_subject_read_ = false;
   Buffer chunked_body_;        // a chunked request's decoded body

@@ -200,6 +200,12 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   const ServerOptions& o = core.options;
   if (Status s = check_options(o, with_listeners); !s) return s;
   core.metrics_text = [&server] { return server.metrics_text(); };
+  core.trusted_proxies.clear();
+  for (const std::string& entry : o.trusted_proxies) {
+    auto range = net::parse_ip_range(entry);
+    if (!range) return Error(Errc::InvalidArgument, "trusted_proxies: " + range.error().message);
+    core.trusted_proxies.push_back(*range);
+  }
 
   core.request_limits.max_header_bytes = o.max_header_bytes;
   core.request_limits.max_body = o.max_body;

@@ -13,6 +13,7 @@
 #include "callwire/server.hpp"
 #include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
+#include "net/address.hpp"
 #include "net/fd.hpp"
 #include "net/tls.hpp"
 #include "protocol/dispatcher.hpp"
@@ -49,6 +50,8 @@ struct ServerCore {
 
   // Server::metrics_text, for the metrics path (set by the server before it serves).
   std::function<std::string()> metrics_text;
+  // ServerOptions::trusted_proxies, parsed.
+  std::vector<net::IpRange> trusted_proxies;
 
   std::atomic<size_t> connections{0};
   // Bytes held by every connection's buffers (their capacities), as each last accounted them.

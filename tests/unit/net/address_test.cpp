@@ -70,3 +70,39 @@ TEST(Peer, FormatsAddressesAsHandlersSeeThem) {
 
 }  // namespace
 }  // namespace callwire::net
+
+namespace callwire::net {
+namespace {
+
+TEST(IpRange, ParsesAndMatchesAddressesAndRanges) {
+  auto range = [](std::string_view text) { return parse_ip_range(text).value(); };
+  EXPECT_TRUE(in_range(range("127.0.0.1"), "127.0.0.1"));
+  EXPECT_FALSE(in_range(range("127.0.0.1"), "127.0.0.2"));
+  EXPECT_TRUE(in_range(range("10.0.0.0/8"), "10.200.3.4"));
+  EXPECT_FALSE(in_range(range("10.0.0.0/8"), "11.0.0.1"));
+  EXPECT_TRUE(in_range(range("192.168.1.0/25"), "192.168.1.127"));
+  EXPECT_FALSE(in_range(range("192.168.1.0/25"), "192.168.1.128"));
+  EXPECT_TRUE(in_range(range("0.0.0.0/0"), "203.0.113.9"));
+  EXPECT_TRUE(in_range(range("::1"), "::1"));
+  EXPECT_TRUE(in_range(range("fd00::/8"), "fd12:3456::1"));
+  EXPECT_FALSE(in_range(range("fd00::/8"), "fe80::1"));
+  EXPECT_TRUE(in_range(range("10.0.0.0/8"), "::ffff:10.1.2.3"));  // IPv4-mapped
+  EXPECT_FALSE(in_range(range("::1"), "127.0.0.1"));
+  EXPECT_TRUE(in_range(range("unix"), "unix"));
+  EXPECT_FALSE(in_range(range("unix"), "127.0.0.1"));
+  EXPECT_FALSE(in_range(range("127.0.0.1"), "unix"));
+  EXPECT_FALSE(in_range(range("127.0.0.1"), "not an address"));
+  for (std::string_view bad :
+       {"", "localhost", "10.0.0.0/33", "::/129", "10.0.0.0/", "1.2.3.4/x", "10.0.0.0/8/8"})
+    EXPECT_EQ(parse_ip_range(bad).error().code, Errc::InvalidArgument) << bad;
+}
+
+TEST(IpRange, PeerAddressDropsThePort) {
+  EXPECT_EQ(peer_address("127.0.0.1:40312"), "127.0.0.1");
+  EXPECT_EQ(peer_address("[::1]:40312"), "::1");
+  EXPECT_EQ(peer_address("unix"), "unix");
+  EXPECT_EQ(peer_address("2001:db8::1"), "2001:db8::1");  // no brackets: no port to drop
+}
+
+}  // namespace
+}  // namespace callwire::net

@@ -307,5 +307,48 @@ TEST(Health, OffByDefaultAndCheckedAtStart) {
   }
 }
 
+// ServerOptions::trusted_proxies: a handler and the access log see the client a trusted proxy
+// names in X-Forwarded-For, and nobody else is believed.
+TEST(TrustedProxies, TheClientBehindATrustedProxy) {
+  auto serve = [](std::vector<std::string> trusted, std::string* logged) {
+    ServerOptions o;
+    o.listen = {"127.0.0.1:0"};
+    o.threads = 1;
+    o.trusted_proxies = std::move(trusted);
+    o.access_log = [logged](const AccessLogEntry& e) { *logged = std::string(e.peer); };
+    auto server = std::make_unique<Server>(o);
+    EXPECT_TRUE(server->bind("peer", [](CallContext& ctx) { return std::string(ctx.peer()); }));
+    return server;
+  };
+  ClientOptions via;
+  via.headers = {{"X-Forwarded-For", "198.51.100.1, 203.0.113.7"}};
+  std::string logged;
+  auto trusting = serve({"127.0.0.0/8"}, &logged);
+  ASSERT_TRUE(trusting->start());
+  Client client(trusting->url(), via);
+  EXPECT_EQ(client.call<std::string>("peer").value(), "203.0.113.7");
+  trusting->stop();
+  trusting->wait();
+  EXPECT_EQ(logged, "203.0.113.7");
+  // Without the field: the proxy's own address.
+  std::string logged_elsewhere[4];  // one each: their access logs run on their own threads
+  auto plain_trusting = serve({"127.0.0.1"}, &logged_elsewhere[0]);
+  ASSERT_TRUE(plain_trusting->start());
+  EXPECT_TRUE(
+      Client(plain_trusting->url()).call<std::string>("peer").value().starts_with("127.0.0.1:"));
+  // Not trusted: the field is ignored.
+  auto wary = serve({"10.0.0.0/8"}, &logged_elsewhere[1]);
+  ASSERT_TRUE(wary->start());
+  EXPECT_TRUE(Client(wary->url(), via).call<std::string>("peer").value().starts_with("127.0.0.1:"));
+  auto none = serve({}, &logged_elsewhere[2]);
+  ASSERT_TRUE(none->start());
+  EXPECT_TRUE(Client(none->url(), via).call<std::string>("peer").value().starts_with("127.0.0.1:"));
+  // A bad entry is refused at start.
+  auto bad = serve({"localhost"}, &logged_elsewhere[3]);
+  Status started = bad->start();
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().message.find("trusted_proxies"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace callwire

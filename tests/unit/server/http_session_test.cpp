@@ -9,6 +9,7 @@
 
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
+#include "server/forwarded.hpp"
 
 namespace callwire::detail {
 namespace {
@@ -191,6 +192,30 @@ TEST(HttpSession, AnswersCorsPreflights) {
 
 // The health path: GET answered 200 "ok" while serving, 503 "stopping" while stopping, before
 // credentials; nothing when it is off, on other paths and methods, or on SCGI.
+TEST(Forwarded, TheRightmostUntrustedAddressIsTheClient) {
+  std::vector<net::IpRange> trusted = {net::parse_ip_range("127.0.0.1").value(),
+                                       net::parse_ip_range("10.0.0.0/8").value()};
+  auto client = [&](std::string fields) {
+    static std::optional<Parsed> keep;  // the view points into the request
+    keep.emplace("POST /RPC2 HTTP/1.1\r\nHost: h\r\n" + fields);
+    return std::string(detail::forwarded_client(keep->request(), trusted));
+  };
+  EXPECT_EQ(client(""), "");
+  EXPECT_EQ(client("X-Forwarded-For: 203.0.113.7\r\n"), "203.0.113.7");
+  // The client's own claim left of it is not believed; trusted hops on the right are skipped.
+  EXPECT_EQ(client("X-Forwarded-For: 1.1.1.1, 203.0.113.7, 10.1.2.3\r\n"), "203.0.113.7");
+  EXPECT_EQ(client("X-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 198.51.100.2\r\n"),
+            "198.51.100.2");
+  EXPECT_EQ(client("x-forwarded-for: 2001:db8::7\r\n"), "2001:db8::7");
+  EXPECT_EQ(client("X-Forwarded-For: [2001:db8::7]:4711\r\n"), "2001:db8::7");
+  EXPECT_EQ(client("X-Forwarded-For: 192.0.2.1:4711\r\n"), "192.0.2.1");
+  EXPECT_EQ(client("X-Forwarded-For: 127.0.0.1, 10.0.0.1\r\n"), "");   // all trusted
+  EXPECT_EQ(client("X-Forwarded-For: 203.0.113.7, unknown\r\n"), "");  // not evidence
+  EXPECT_TRUE(detail::is_trusted_proxy("127.0.0.1:5000", trusted));
+  EXPECT_FALSE(detail::is_trusted_proxy("192.0.2.1:5000", trusted));
+  EXPECT_FALSE(detail::is_trusted_proxy("127.0.0.1:5000", {}));
+}
+
 TEST(HttpSession, AnswersTheMetricsPathWithItsOwnCredentials) {
   ServerOptions o;
   Parsed metrics("GET /metrics HTTP/1.1\r\nHost: h\r\n", "");

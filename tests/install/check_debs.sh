@@ -41,7 +41,8 @@ for package in "${expected[@]}"; do
   # Its own synopsis (the first line), then a long description; nothing of CMake's lists.
   grep -q ';' <<<"$(field "$package" Description)" && fail "$package: a ';' in its Description"
   [ "$(field "$package" Description | wc -l)" -ge 2 ] || fail "$package: no long description"
-  contents "$package" | grep -qx "/usr/share/doc/$package/copyright" \
+  # Captured first: `cmd | grep -q` fails under pipefail when grep stops reading early.
+  grep -qx "/usr/share/doc/$package/copyright" <<<"$(contents "$package")" \
     || fail "$package has no /usr/share/doc/$package/copyright"
   cmp -s <(dpkg-deb --fsys-tarfile "$(deb_of "$package")" |
            tar -xO "./usr/share/doc/$package/copyright") "$(dirname "$0")/../../LICENSE" \

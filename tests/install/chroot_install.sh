@@ -48,7 +48,9 @@ for p in "${packages[@]}"; do
   [ "$(in_root dpkg-query -W -f '${Status} ${Version}' "$p")" = "install ok installed $version" ] \
     || fail "$p is not installed at $version"
 done
-in_root ldconfig -p | grep -q "libcallwire.so.$soversion " \
+# Captured first: `cmd | grep -q` fails under pipefail when grep stops reading early (the
+# writer then dies of SIGPIPE).
+grep -q "libcallwire.so.$soversion " <<<"$(in_root ldconfig -p)" \
   || fail "ldconfig does not know libcallwire.so.$soversion"
 if [[ " ${packages[*]} " == *" callwire "* ]]; then
   [ "$(in_root callwire --version)" = "callwire $version" ] || fail "callwire --version"
@@ -76,7 +78,7 @@ for linkage in shared static; do
   # The shared builds must load the installed library, found by the loader's own paths (/lib
   # is /usr/lib on Debian 12).
   if [ $linkage = shared ]; then
-    in_root ldd "$dir/sample_add" | grep -Eq "libcallwire.so.$soversion => (/usr)?/lib/" \
+    grep -Eq "libcallwire.so.$soversion => (/usr)?/lib/" <<<"$(in_root ldd "$dir/sample_add")" \
       || fail "$dir/sample_add does not load the system's libcallwire.so.$soversion"
   fi
 done

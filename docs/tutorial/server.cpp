@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
   // compares in constant time so the time taken tells a guesser nothing.
   if (!user.empty()) {
     options.authenticate = [user, password](std::string_view u, std::string_view p) {
-      return callwire::constant_time_equal(u, user) & callwire::constant_time_equal(p, password);
+      // Both compared, whatever the first says: no early exit on a wrong user name.
+      bool user_ok = callwire::constant_time_equal(u, user);
+      bool password_ok = callwire::constant_time_equal(p, password);
+      return user_ok && password_ok;
     };
   }
 

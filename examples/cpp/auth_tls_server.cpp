@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
   // threads, possibly several at once: it only reads `user` and `password` here. The
   // comparison takes the same time wherever a guess goes wrong.
   options.authenticate = [&user, &password](std::string_view u, std::string_view p) {
-    return callwire::constant_time_equal(u, user) & callwire::constant_time_equal(p, password);
+    bool user_ok = callwire::constant_time_equal(u, user);  // both compared, always
+    bool password_ok = callwire::constant_time_equal(p, password);
+    return user_ok && password_ok;
   };
   options.realm = "callwire example";
   callwire::Server server(options);

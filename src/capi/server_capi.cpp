@@ -150,9 +150,11 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   if (CW_HAS_FIELD(o, cw_server_options, tls_client_ca_dir) && o->tls_client_ca_dir)
     out.tls_client_ca_dir = o->tls_client_ca_dir;
   // Passed on as given: cw_server_start refuses a version other than 1.2 or 1.3.
-  if (CW_HAS_FIELD(o, cw_server_options, tls_min_version) && o->tls_min_version != CW_TLS_DEFAULT) {
+  // Read as bits: loading a value outside the enum's range as the enum is undefined.
+  if (CW_HAS_FIELD(o, cw_server_options, tls_min_version)) {
     int v = enum_bits(o->tls_min_version);  // 0 (never valid) for any other, even past 255
-    out.tls_min_version = static_cast<callwire::TlsVersion>(v == 12 || v == 13 ? v : 0);
+    if (v != CW_TLS_DEFAULT)
+      out.tls_min_version = static_cast<callwire::TlsVersion>(v == 12 || v == 13 ? v : 0);
   }
   if (CW_HAS_FIELD(o, cw_server_options, tls_ciphers) && o->tls_ciphers)
     out.tls_ciphers = o->tls_ciphers;

@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "base/ascii.hpp"
 #include "callwire/client.hpp"
 #include "capi/capi_internal.hpp"
 #include "net/fd.hpp"
@@ -296,9 +295,9 @@ int cw_http_head_status(const cw_http_head* head) { return head ? head->head.sta
 
 const char* cw_http_head_field(const cw_http_head* head, const char* name) {
   if (!head || !name) return nullptr;
-  for (const auto& [n, value] : head->head.fields)
-    if (callwire::base::iequals(n, name)) return value.c_str();
-  return nullptr;
+  // HttpHead::field views a whole std::string: its data is NUL-terminated.
+  std::optional<std::string_view> value = head->head.field(name);
+  return value ? value->data() : nullptr;
 }
 
 size_t cw_http_head_field_count(const cw_http_head* head) {

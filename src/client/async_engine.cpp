@@ -169,28 +169,26 @@ void AsyncEngine::end_unstarted(Call& call, Error error) {
 void AsyncEngine::sweep() {
   auto now = Clock::now();
   if (pipeline_) pipeline_->sweep(now);
-  auto cancelled = [](const Call& call) { return call.cancel && call.cancel->requested(); };
-  std::vector<Active*> ending;
+  std::vector<std::pair<Active*, Error>> ending;
   for (Active* a : active_)
-    if (now >= a->call->deadline || cancelled(*a->call)) ending.push_back(a);
-  for (Active* a : ending) {
-    a->call->connection->fail(cancelled(*a->call)
-                                  ? cancelled_error()
-                                  : Error(Errc::Timeout, "no answer before the deadline"));
+    if (auto error = call_ended(now, a->call->deadline, a->call->cancel.get(),
+                                "no answer before the deadline"))
+      ending.emplace_back(a, std::move(*error));
+  for (auto& [a, error] : ending) {
+    a->call->connection->fail(std::move(error));
     a->call->retried = true;
     finish(a);
   }
   for (auto it = queue_.begin(); it != queue_.end();) {
-    std::unique_ptr<Call>& call = *it;
-    if (!cancelled(*call) && now < call->deadline) {
+    auto error = call_ended(now, (*it)->deadline, (*it)->cancel.get(),
+                            "no connection free before the deadline");
+    if (!error) {
       ++it;
       continue;
     }
-    std::unique_ptr<Call> owned = std::move(call);
+    std::unique_ptr<Call> owned = std::move(*it);
     it = queue_.erase(it);
-    end_unstarted(*owned, cancelled(*owned)
-                              ? cancelled_error()
-                              : Error(Errc::Timeout, "no connection free before the deadline"));
+    end_unstarted(*owned, std::move(*error));
   }
   quit_when_done();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -69,5 +70,15 @@ class AsyncCancel {
   std::function<void()> poke_;
   std::optional<std::stop_callback<Mark>> callback_;  // last: registered once the rest is set
 };
+
+/// Why an asynchronous call still waiting must end now, if it must: it was cancelled, or its
+/// deadline passed (Errc::Timeout with `timeout_message`).
+inline std::optional<Error> call_ended(std::chrono::steady_clock::time_point now,
+                                       std::chrono::steady_clock::time_point deadline,
+                                       const AsyncCancel* cancel, const char* timeout_message) {
+  if (cancel && cancel->requested()) return cancelled_error();
+  if (now >= deadline) return Error(Errc::Timeout, timeout_message);
+  return std::nullopt;
+}
 
 }  // namespace callwire::detail

@@ -278,24 +278,13 @@ void Pipeline::close(Connection& c, const Error& error) {
   dispatch();
 }
 
-namespace {
-
-// Why a call still waiting must end now, if it must: its deadline passed, or it was cancelled.
-std::optional<Error> ended(Pipeline::Clock::time_point now, Pipeline::Clock::time_point deadline,
-                           const AsyncCancel* cancel, const char* timeout) {
-  if (cancel && cancel->requested()) return cancelled_error();
-  if (now >= deadline) return Error(Errc::Timeout, timeout);
-  return std::nullopt;
-}
-
-}  // namespace
-
 void Pipeline::sweep(Clock::time_point now) {
   for (size_t i = 0; i < connections_.size();) {
     Connection& c = *connections_[i];
     for (Waiter& w : c.waiters) {
       if (!w.done) continue;
-      if (auto error = ended(now, w.deadline, w.cancel.get(), "no answer before the deadline")) {
+      if (auto error =
+              call_ended(now, w.deadline, w.cancel.get(), "no answer before the deadline")) {
         --c.live;
         end_call(w, std::move(*error));
       }
@@ -310,7 +299,7 @@ void Pipeline::sweep(Clock::time_point now) {
   }
   for (auto it = queue_.begin(); it != queue_.end();) {
     auto error =
-        ended(now, it->deadline, it->cancel.get(), "no connection free before the deadline");
+        call_ended(now, it->deadline, it->cancel.get(), "no connection free before the deadline");
     if (!error) {
       ++it;
       continue;

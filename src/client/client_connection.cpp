@@ -36,6 +36,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   reusable_ = false;
   stale_ = false;
   result_ = Value();
+  retired_ = net::Stream();  // whoever watched it has let it go by now
   if (head_out_) *head_out_ = HttpHead();
   if (stream_.fd() >= 0) {
     used_before_ = true;
@@ -160,7 +161,7 @@ ClientConnection::Wait ClientConnection::finish_connect() {
         Error(Errc::ConnectFailed,
               net::errno_message(
                   settings_.proxy ? peer_name() + ": connect" : "connect to " + peer_name(), err));
-    stream_ = net::Stream();
+    retired_ = std::move(stream_);  // closed at the next begin(): see retired_
     return Wait::None;  // step() loops: the next address
   }
   if (settings_.proxy && settings_.proxy->tunnel) {
@@ -474,7 +475,9 @@ void ClientConnection::done(Result<Value> result, bool reusable) {
   result_ = std::move(result);
   reusable_ = reusable;
   state_ = State::Done;
-  if (!reusable) stream_ = net::Stream();
+  // Closed at the next begin() (see retired_); an empty stream_ must not replace one retired
+  // earlier, which a loop may still watch.
+  if (!reusable && stream_.fd() >= 0) retired_ = std::move(stream_);
   // A large exchange leaves large buffers: let them go rather than pin them in the pool.
   constexpr size_t kKeep = 1 << 20;
   if (in_.capacity() > kKeep) in_ = Buffer();

@@ -164,6 +164,10 @@ class ClientConnection {
   // The lookup in progress, or the last one: kept until the next begin() so its descriptor,
   // which an event loop may still watch, is not closed and reused under it.
   std::shared_ptr<net::PendingLookup> lookup_;
+  // A socket this connection is done with, kept open until the next begin() (or the end):
+  // an event loop may still have it registered, and closing it at once would let its number
+  // be reused (by this loop or another thread) before the loop removes it by that number.
+  net::Stream retired_;
   size_t next_address_ = 0;
   Error connect_error_;
   bool used_before_ = false;

@@ -1457,6 +1457,14 @@ typedef struct cw_call_options {
   cw_http_head* response_head;
   /** Not NULL: cw_cancel_request on it ends this call (CW_CANCELLED). */
   cw_cancel* cancel;
+  /** Not NULL: where a fault's data goes: the `data` of a JSON-RPC error (an XML-RPC fault has
+   *  none). cw_client_call, _call_args, _call_named, _notify and _call_async: `*fault_data` is
+   *  set to a new value the caller frees when the call ends in CW_FAULT with data, and to NULL
+   *  otherwise (an asynchronous call sets it before its callback runs: keep it until then).
+   *  cw_client_multicall and cw_client_batch: an array of one pointer per entry, each set so
+   *  for that entry's fault (NULL for a success, a notification, a fault without data), and
+   *  all NULL when the whole call fails. */
+  cw_value** fault_data;
 } cw_call_options;
 
 /** Calls `method` with `param_count` parameters (`params` may be NULL when 0; each borrowed)

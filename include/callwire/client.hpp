@@ -253,15 +253,53 @@ struct ResultSink final : ValueSink {
 
 class Client;
 
+namespace detail {
+// What a Batch's typed calls read their results from: its last send()'s.
+struct BatchOutcome {
+  bool sent = false;
+  std::optional<Error> failed;  // the error of the whole batch, when the last send() failed
+  std::vector<CallResult> results;
+};
+}  // namespace detail
+
+/// A typed call's place in a Batch (Batch::call<R>): after send(), get() gives its converted
+/// result. Cheap to copy; stays valid after the Batch is gone. Thread-safety: as its Batch's.
+template <class R>
+class BatchResult {
+ public:
+  /// The call's result from the Batch's last send(), converted as Client::call<R> converts
+  /// it: Result<R>, or Status for R = void. Errors: those of a typed call (Errc::Fault with the
+  /// server's error, TypeMismatch naming the method: "add: result must be int, got string");
+  /// the error of the whole batch when that send() failed; InvalidArgument before any send().
+  typename detail::TypedResult<R>::type get() const {
+    if (!outcome_->sent) return Error(Errc::InvalidArgument, method_ + ": the batch was not sent");
+    if (outcome_->failed) return *outcome_->failed;
+    return detail::convert_result<R>(method_, CallResult(outcome_->results[index_]));
+  }
+
+ private:
+  friend class Batch;
+  BatchResult(std::shared_ptr<const detail::BatchOutcome> outcome, size_t index, std::string method)
+      : outcome_(std::move(outcome)), index_(index), method_(std::move(method)) {}
+
+  std::shared_ptr<const detail::BatchOutcome> outcome_;
+  size_t index_;  // among the batch's calls
+  std::string method_;
+};
+
 /// Calls and notifications sent together: for JSON-RPC one batch (a JSON array, one HTTP
 /// request), for XML-RPC one system.multicall (the notifications go in it as calls whose
 /// results are dropped). Made by Client::batch(); `client.batch().call("a", {1}).notify("log",
 /// {"x"}).call("b").send()` gives one result per call in the order the calls were added,
 /// whatever the order of the server's answers (JSON-RPC answers are matched by id).
 ///
+/// Typed calls, `auto sum = batch.call<int>("sample.add", 2, 3)`, give a BatchResult<R> whose
+/// get() converts the result after send().
+///
 /// Ownership: borrows the Client, which must outlive it; owns copies of the params.
 /// Thread-safety: one thread at a time (the Client itself may be shared). send() may be called
-/// again: it sends the same entries again (with new ids).
+/// again: it sends the same entries again (with new ids), and the typed calls' results are then
+/// the new ones. A copy of a Batch shares its typed calls' results with the original.
 class CALLWIRE_API Batch {
  public:
   /// Adds a call; its result is the n-th of send()'s, n counting the calls added before it.
@@ -279,6 +317,13 @@ class CALLWIRE_API Batch {
   Batch& call_named(std::string_view method, const Value& named);
   /// Adds a notification with its parameters by name.
   Batch& notify_named(std::string_view method, const Value& named);
+  /// Adds a typed call: the arguments converted as Client::call<R> converts them; its result
+  /// comes from the returned BatchResult's get() after send(). An argument that cannot be
+  /// converted (an unsigned 64-bit above INT64_MAX, a null const char*) fails the whole batch
+  /// at send() with that error, as a bad `named` does.
+  template <class R, class... Args>
+  requires(ToValue<detail::ArgType<Args>>&&...) BatchResult<R> call(std::string_view method,
+                                                                    const Args&... args);
   /// Calls added (the results send() returns).
   size_t calls() const noexcept { return calls_; }
   /// Entries added, notifications included.
@@ -307,6 +352,8 @@ class CALLWIRE_API Batch {
   Client* client_;
   std::vector<Entry> entries_;
   size_t calls_ = 0;
+  std::optional<Error> invalid_;                   // a typed call's argument that failed
+  std::shared_ptr<detail::BatchOutcome> outcome_;  // made by the first typed call
 };
 
 /// An XML-RPC or JSON-RPC 2.0 client for one server: "http://host:port/path", "https://...",
@@ -623,5 +670,16 @@ class CALLWIRE_API Client {
   CALLWIRE_LOCAL explicit Client(std::unique_ptr<Impl> impl) noexcept;  // for create()
   std::unique_ptr<Impl> impl_;
 };
+
+template <class R, class... Args>
+requires(ToValue<detail::ArgType<Args>>&&...) BatchResult<R> Batch::call(std::string_view method,
+                                                                         const Args&... args) {
+  Client::check_result_type<R>();
+  std::vector<Value> params;
+  if (Status s = Client::to_params(params, args...); !s && !invalid_) invalid_ = s.error();
+  call(method, std::span<const Value>(params.data(), params.size()));
+  if (!outcome_) outcome_ = std::make_shared<detail::BatchOutcome>();
+  return BatchResult<R>(outcome_, calls_ - 1, std::string(method));
+}
 
 }  // namespace callwire

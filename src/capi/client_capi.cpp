@@ -1,4 +1,5 @@
 // callwire: the C API's client (include/callwire.h): cw_client over callwire::Client.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -114,11 +115,32 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   return CW_OK;
 }
 
-cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, cw_error* error) {
+// Where the call's fault data goes (cw_call_options.fault_data): one slot per call of it.
+cw_value** fault_data_of(const cw_call_options* o) noexcept {
+  return o && CW_HAS_FIELD(o, cw_call_options, fault_data) ? o->fault_data : nullptr;
+}
+
+// Fills `slot` (when there is one) with a fault's data as a new value, or NULL. A copy that
+// cannot be allocated leaves NULL: the fault itself is still reported.
+void give_fault_data(cw_value** slot, const callwire::Error& e) noexcept {
+  if (!slot) return;
+  *slot = nullptr;
+  if (e.code != Errc::Fault || !e.data) return;
+  try {
+    make_handle(Value(*e.data), slot);
+  } catch (const std::bad_alloc&) {
+    *slot = nullptr;
+  }
+}
+
+// Checks the caller's options and copies them; `calls` fault data slots are set to NULL.
+cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, cw_error* error,
+                          size_t calls = 1) {
   if (!o) return CW_OK;
   if (!options_size_ok(o, kCallOptionsV1)) {
     return set_error(error, Errc::InvalidArgument, "cw_call_options: bad struct_size");
   }
+  if (cw_value** slots = fault_data_of(o)) std::fill(slots, slots + calls, nullptr);
   out.timeout = std::chrono::milliseconds(o->timeout_ms);
   if (CW_HAS_FIELD(o, cw_call_options, disable_stale_resend))
     out.resend_if_stale = o->disable_stale_resend == 0;
@@ -141,11 +163,14 @@ cw_status prepare(const char* method, const cw_value* const* params, size_t para
 
 // The synchronous call itself, once the parameters are values: the result handed out.
 cw_status call_and_return(cw_client& client, const char* method, const std::vector<Value>& values,
-                          const callwire::CallOptions& call_options, cw_value** result_out,
-                          cw_error* error) {
+                          const callwire::CallOptions& call_options, cw_value** fault_data,
+                          cw_value** result_out, cw_error* error) {
   callwire::Result<Value> r = client.client.call(
       method, std::span<const Value>(values.data(), values.size()), call_options);
-  if (!r) return set_error(error, r.error());
+  if (!r) {
+    give_fault_data(fault_data, r.error());
+    return set_error(error, r.error());
+  }
   return make_handle(std::move(*r), result_out);
 }
 
@@ -165,7 +190,7 @@ cw_status to_method_call(const char* method, const cw_value* const* params, size
 // Fills results[i] from answers[i], where an entry without an answer (a notification) is null.
 // Every handle is made first, so a failure part way leaves `results` untouched.
 void hand_out(std::vector<std::optional<callwire::CallResult>>& answers,
-              cw_multicall_result* results) {
+              cw_multicall_result* results, cw_value** fault_data) {
   std::vector<cw_value*> handles(answers.size(), nullptr);
   try {
     for (size_t i = 0; i < answers.size(); ++i) {
@@ -178,7 +203,10 @@ void hand_out(std::vector<std::optional<callwire::CallResult>>& answers,
   for (size_t i = 0; i < answers.size(); ++i) {
     results[i].result = handles[i];
     clear_error(&results[i].error);
-    if (answers[i] && !*answers[i]) set_error(&results[i].error, answers[i]->error());
+    if (answers[i] && !*answers[i]) {
+      set_error(&results[i].error, answers[i]->error());
+      if (fault_data) give_fault_data(&fault_data[i], answers[i]->error());
+    }
   }
 }
 
@@ -346,7 +374,8 @@ cw_status cw_client_call(cw_client* client, const char* method, const cw_value* 
     callwire::CallOptions call_options;
     cw_status st = prepare(method, params, param_count, options, values, call_options, error);
     if (st != CW_OK) return st;
-    return call_and_return(*client, method, values, call_options, result_out, error);
+    return call_and_return(*client, method, values, call_options, fault_data_of(options),
+                           result_out, error);
   });
 }
 
@@ -368,7 +397,8 @@ cw_status cw_client_call_args(cw_client* client, const char* method, const cw_ar
     }
     callwire::CallOptions call_options;
     if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
-    return call_and_return(*client, method, values, call_options, result_out, error);
+    return call_and_return(*client, method, values, call_options, fault_data_of(options),
+                           result_out, error);
   });
 }
 
@@ -382,7 +412,7 @@ cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls
   }
   return guard(error, [&] {
     callwire::CallOptions call_options;
-    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    if (cw_status st = to_call_options(options, call_options, error, count); st != CW_OK) return st;
     std::vector<callwire::MethodCall> batch(count);
     for (size_t i = 0; i < count; ++i) {
       const cw_multicall_entry& c = calls[i];
@@ -393,7 +423,7 @@ cw_status cw_client_multicall(cw_client* client, const cw_multicall_entry* calls
     if (!answers) return set_error(error, answers.error());
     std::vector<std::optional<callwire::CallResult>> all(count);
     for (size_t i = 0; i < count; ++i) all[i] = std::move((*answers)[i]);
-    hand_out(all, results);
+    hand_out(all, results, fault_data_of(options));
     return CW_OK;
   });
 }
@@ -409,7 +439,9 @@ cw_status cw_client_notify(cw_client* client, const char* method, const cw_value
     if (st != CW_OK) return st;
     callwire::Status sent = client->client.notify(
         method, std::span<const Value>(values.data(), values.size()), call_options);
-    return sent ? CW_OK : set_error(error, sent.error());
+    if (sent) return CW_OK;
+    give_fault_data(fault_data_of(options), sent.error());
+    return set_error(error, sent.error());
   });
 }
 
@@ -425,7 +457,10 @@ cw_status cw_client_call_named(cw_client* client, const char* method, const cw_v
     callwire::CallOptions call_options;
     if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
     callwire::Result<Value> r = client->client.call_named(method, named->value, call_options);
-    if (!r) return set_error(error, r.error());
+    if (!r) {
+      give_fault_data(fault_data_of(options), r.error());
+      return set_error(error, r.error());
+    }
     return make_handle(std::move(*r), result_out);
   });
 }
@@ -440,7 +475,7 @@ cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries, size
   }
   return guard(error, [&] {
     callwire::CallOptions call_options;
-    if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
+    if (cw_status st = to_call_options(options, call_options, error, count); st != CW_OK) return st;
     callwire::Batch batch = client->client.batch();
     for (size_t i = 0; i < count; ++i) {
       const cw_batch_entry& e = entries[i];
@@ -475,7 +510,7 @@ cw_status cw_client_batch(cw_client* client, const cw_batch_entry* entries, size
     for (size_t i = 0; i < count; ++i) {
       if (!entries[i].notification) all[i] = std::move((*answers)[next++]);
     }
-    hand_out(all, results);
+    hand_out(all, results, fault_data_of(options));
     return CW_OK;
   });
 }
@@ -495,12 +530,13 @@ cw_status cw_client_call_async(cw_client* client, const char* method, const cw_v
     // From here on `done` owns the outcome: it runs exactly once.
     client->client.async_call(
         method, std::move(values),
-        [done, user_data](callwire::Result<Value> r) noexcept {
+        [done, user_data, fault_data = fault_data_of(options)](callwire::Result<Value> r) noexcept {
           cw_error e;
           clear_error(&e);
           if (r) {
             done(CW_OK, borrow(*r), &e, user_data);
           } else {
+            give_fault_data(fault_data, r.error());
             done(set_error(&e, r.error()), nullptr, &e, user_data);
           }
         },

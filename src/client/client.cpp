@@ -505,7 +505,19 @@ Batch& Batch::add_named(std::string_view method, const Value& named, bool notifi
 }
 
 Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
-  return client_->send_batch(entries_, options);
+  Result<std::vector<CallResult>> all = invalid_ ? Result<std::vector<CallResult>>(*invalid_)
+                                                 : client_->send_batch(entries_, options);
+  if (outcome_) {  // what the typed calls' get() read
+    outcome_->sent = true;
+    outcome_->failed.reset();
+    outcome_->results.clear();
+    if (all) {
+      outcome_->results = *all;
+    } else {
+      outcome_->failed = all.error();
+    }
+  }
+  return all;
 }
 
 Result<std::vector<CallResult>> Client::send_batch(std::span<const Batch::Entry> entries,

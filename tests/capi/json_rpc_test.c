@@ -429,6 +429,7 @@ static cw_server* start_server(void) {
                CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "refuse", refuse, NULL, NULL, NULL, &err), CW_OK);
   CHECK_STATUS(cw_server_add_method(server, "record", record, NULL, NULL, NULL, &err), CW_OK);
+  CHECK_STATUS(cw_server_add_method(server, "busy", busy, NULL, NULL, NULL, &err), CW_OK);
   {
     static const char* const kOneName[] = {"only", NULL};
     CHECK_STATUS(
@@ -558,6 +559,134 @@ static void test_client_over_json_rpc_and_xml_rpc(void) {
   cw_server_free(server);
 }
 
+/* `v` is busy's data: {"retry_after": 5}. */
+static int is_busy_data(const cw_value* v) {
+  const cw_value* member = NULL;
+  return cw_value_type(v) == CW_TYPE_STRUCT && size_of(v) == 1 &&
+         cw_value_struct_get(v, "retry_after", &member) == CW_OK && int_of(member) == 5;
+}
+
+struct fault_data_wait {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+  cw_status status;
+};
+
+static void on_fault_done(cw_status status, const cw_value* result, const cw_error* error,
+                          void* user_data) {
+  struct fault_data_wait* w = (struct fault_data_wait*)user_data;
+  (void)result;
+  (void)error;
+  pthread_mutex_lock(&w->lock);
+  w->status = status;
+  w->done = 1;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+/* cw_call_options.fault_data: a JSON-RPC error's data for every kind of call; NULL for a
+ * success, a fault without data and any XML-RPC fault. */
+static void test_fault_data(void) {
+  cw_server* server = start_server();
+  char url[256];
+  cw_client* client = NULL;
+  cw_client* xml_client = NULL;
+  cw_value* result = NULL;
+  cw_value* data = (cw_value*)&data; /* not NULL: each call must set it */
+  cw_call_options options;
+  cw_error err;
+  if (!server) return;
+  snprintf(url, sizeof url, "jsonrpc+%s", cw_server_url(server));
+  CHECK_STATUS(cw_client_new(url, NULL, &client, &err), CW_OK);
+  CHECK_STATUS(cw_client_new(cw_server_url(server), NULL, &xml_client, &err), CW_OK);
+  memset(&options, 0, sizeof options);
+  options.struct_size = sizeof options;
+  options.fault_data = &data;
+
+  CHECK_STATUS(cw_client_call(client, "busy", NULL, 0, &options, &result, &err), CW_FAULT);
+  CHECK(err.fault_code == -32001 && is_busy_data(data));
+  cw_value_free(data);
+  CHECK_STATUS(cw_client_call_args(client, "busy", NULL, 0, &options, &result, &err), CW_FAULT);
+  CHECK(is_busy_data(data));
+  cw_value_free(data);
+  {
+    cw_value* named = NULL;
+    CHECK_STATUS(cw_value_new_struct(&named), CW_OK);
+    CHECK_STATUS(cw_client_call_named(client, "busy", named, &options, &result, &err), CW_FAULT);
+    CHECK(is_busy_data(data));
+    cw_value_free(data);
+    cw_value_free(named);
+  }
+  /* No data, a success, XML-RPC: NULL. */
+  data = (cw_value*)&data;
+  CHECK_STATUS(cw_client_call(client, "refuse", NULL, 0, &options, &result, &err), CW_FAULT);
+  CHECK(data == NULL);
+  data = (cw_value*)&data;
+  {
+    const cw_arg args[] = {cw_arg_int(7), cw_arg_int(2)};
+    CHECK_STATUS(cw_client_call_args(client, "subtract", args, 2, &options, &result, &err), CW_OK);
+    CHECK(data == NULL && int_of(result) == 5);
+    cw_value_free(result);
+  }
+  data = (cw_value*)&data;
+  CHECK_STATUS(cw_client_call(xml_client, "busy", NULL, 0, &options, &result, &err), CW_FAULT);
+  CHECK(err.fault_code == -32001 && data == NULL);
+  data = (cw_value*)&data;
+  CHECK_STATUS(cw_client_notify(xml_client, "busy", NULL, 0, &options, &err), CW_FAULT);
+  CHECK(data == NULL);
+
+  /* A batch: one slot per entry. */
+  {
+    cw_batch_entry entries[4];
+    cw_multicall_result results[4];
+    cw_value* slots[4];
+    int i;
+    memset(entries, 0, sizeof entries);
+    entries[0].method = "busy";
+    entries[1].method = "record";
+    entries[1].notification = 1;
+    entries[2].method = "refuse";
+    entries[3].method = "busy";
+    for (i = 0; i < 4; ++i) slots[i] = (cw_value*)&slots;
+    options.fault_data = slots;
+    CHECK_STATUS(cw_client_batch(client, entries, 4, &options, results, &err), CW_OK);
+    CHECK(results[0].error.status == CW_FAULT && is_busy_data(slots[0]));
+    CHECK(slots[1] == NULL && slots[2] == NULL && is_busy_data(slots[3]));
+    for (i = 0; i < 4; ++i) {
+      cw_value_free(slots[i]);
+      cw_value_free(results[i].result);
+    }
+    /* The whole batch fails (a NULL method): every slot NULL. */
+    for (i = 0; i < 4; ++i) slots[i] = (cw_value*)&slots;
+    entries[1].method = NULL;
+    CHECK_STATUS(cw_client_batch(client, entries, 4, &options, results, &err), CW_INVALID_ARGUMENT);
+    CHECK(slots[0] == NULL && slots[1] == NULL && slots[2] == NULL && slots[3] == NULL);
+  }
+
+  /* Asynchronous: set before the callback runs. */
+  {
+    struct fault_data_wait w;
+    memset(&w, 0, sizeof w);
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cond, NULL);
+    options.fault_data = &data;
+    data = (cw_value*)&data;
+    CHECK_STATUS(cw_client_call_async(client, "busy", NULL, 0, &options, on_fault_done, &w, &err),
+                 CW_OK);
+    pthread_mutex_lock(&w.lock);
+    while (!w.done) pthread_cond_wait(&w.cond, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    CHECK(w.status == CW_FAULT && is_busy_data(data));
+    cw_value_free(data);
+    pthread_cond_destroy(&w.cond);
+    pthread_mutex_destroy(&w.lock);
+  }
+  cw_client_free(xml_client);
+  cw_client_free(client);
+  cw_server_free(server);
+}
+
 /* The JSON limits of each options struct are applied: a server's and a registry's batch and
  * depth (-32600), a client's string size (CW_BAD_RESPONSE). */
 static void test_json_limits(void) {
@@ -634,6 +763,7 @@ int main(int argc, char** argv) {
       TEST(test_decoders_out_of_memory),
       TEST(test_registry_dispatch_content),
       TEST(test_client_over_json_rpc_and_xml_rpc),
+      TEST(test_fault_data),
       TEST(test_json_limits),
   };
   return run_tests(tests, COUNT(tests), argc, argv);

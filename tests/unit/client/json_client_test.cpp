@@ -160,6 +160,64 @@ TEST(JsonClient, Batches) {
   EXPECT_NE(nan.error().message.find("batch entry 2 (same)"), std::string::npos);
 }
 
+// Typed calls in a batch: arguments converted as call<R> converts them, each result read from
+// its BatchResult after send(), over JSON-RPC and XML-RPC (one system.multicall) alike.
+TEST(JsonClient, TypedBatchEntries) {
+  JsonServer s;
+  for (const std::string& url : {s.json_url(), s.url()}) {
+    SCOPED_TRACE(url);
+    Client client(url);
+    Batch batch = client.batch();
+    BatchResult<int> sum = batch.call<int>("add", 2, 3);
+    batch.notify("count");
+    BatchResult<std::string> echoed = batch.call<std::string>("echo", "hi");
+    BatchResult<int> wrong_type = batch.call<int>("echo", "not a number");
+    BatchResult<void> fault = batch.call<void>("boom");
+    BatchResult<std::string> untyped_neighbour = batch.call<std::string>("echo", std::string("x"));
+    // Not sent yet: get() says so.
+    EXPECT_EQ(sum.get().error().code, Errc::InvalidArgument);
+    auto all = batch.send();
+    ASSERT_TRUE(all) << all.error().message;
+    ASSERT_EQ(all->size(), 5u);
+    EXPECT_EQ(sum.get().value(), 5);
+    EXPECT_EQ(echoed.get().value(), "hi");
+    Result<int> mismatch = wrong_type.get();
+    ASSERT_FALSE(mismatch);
+    EXPECT_EQ(mismatch.error().code, Errc::TypeMismatch);
+    EXPECT_NE(mismatch.error().message.find("echo: result must be int"), std::string::npos)
+        << mismatch.error().message;
+    Status boom = fault.get();
+    ASSERT_FALSE(boom);
+    EXPECT_EQ(boom.error().code, Errc::Fault);
+    EXPECT_EQ(boom.error().fault_code, 42);
+    EXPECT_EQ(untyped_neighbour.get().value(), "x");
+    // The handles outlive the batch and keep its last results.
+    {
+      Batch again = client.batch();
+      BatchResult<int> kept = again.call<int>("add", 40, 2);
+      ASSERT_TRUE(again.send());
+      sum = kept;
+    }
+    EXPECT_EQ(sum.get().value(), 42);
+  }
+}
+
+// A typed argument that cannot be converted fails the whole batch at send(), nothing sent;
+// the typed calls then give that error too.
+TEST(JsonClient, TypedBatchBadArgumentFailsTheBatch) {
+  JsonServer s;
+  Client client(s.json_url());
+  Batch batch = client.batch();
+  BatchResult<int> fine = batch.call<int>("count");
+  BatchResult<int> bad = batch.call<int>("add", uint64_t{1} << 63, 1);
+  auto all = batch.send();
+  ASSERT_FALSE(all);
+  EXPECT_EQ(all.error().code, Errc::Unrepresentable);
+  EXPECT_EQ(fine.get().error().code, Errc::Unrepresentable);
+  EXPECT_EQ(bad.get().error().code, Errc::Unrepresentable);
+  EXPECT_EQ(client.call<int>("seen").value(), 0);  // "count" never ran
+}
+
 // Parameters by name: JSON-RPC's "params" object, placed by the method's names (in any order,
 // typed too, in a batch too); XML-RPC sends the struct as the one parameter. Not a struct:
 // InvalidArgument before anything is sent.

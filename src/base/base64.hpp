@@ -3,9 +3,18 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace callwire::base64 {
+
+/// The vector code in use, widest last.
+enum class Simd { Scalar, Avx2, Avx512Vbmi };
+/// What encode and decode use on this machine (the widest it runs, within the test cap).
+Simd simd_level() noexcept;
+/// Tests: use nothing wider than `cap`, to check each path on one machine; returns the cap it
+/// replaces. Not for use while another thread encodes or decodes.
+Simd cap_simd_for_testing(Simd cap) noexcept;
 
 /// Characters needed to encode `n` bytes.
 constexpr size_t encoded_size(size_t n) { return (n + 2) / 3 * 4; }

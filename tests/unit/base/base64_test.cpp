@@ -29,6 +29,22 @@ std::string decode(std::string_view text) {
   return out;
 }
 
+// Runs `check` once with each vector path this machine has (AVX-512 VBMI, AVX2, none), so
+// every path is tested wherever the widest one runs.
+template <class Check>
+void on_every_path(Check check) {
+  const base64::Simd widest = base64::simd_level();
+  for (base64::Simd cap : {base64::Simd::Avx512Vbmi, base64::Simd::Avx2, base64::Simd::Scalar}) {
+    if (cap > widest) continue;
+    SCOPED_TRACE(cap == base64::Simd::Scalar ? "scalar"
+                 : cap == base64::Simd::Avx2 ? "avx2"
+                                             : "avx512vbmi");
+    base64::Simd before = base64::cap_simd_for_testing(cap);
+    check();
+    base64::cap_simd_for_testing(before);
+  }
+}
+
 TEST(Base64, Rfc4648Vectors) {
   const char* plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
   const char* coded[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
@@ -61,17 +77,19 @@ TEST(Base64, Errors) {
 }
 
 TEST(Base64, RandomRoundTrips) {
-  std::mt19937 rng(7);
-  for (int round = 0; round < 300; ++round) {
-    std::string data(rng() % 300, '\0');
-    for (char& c : data) c = char(rng());
-    std::string coded = encode(data);
-    EXPECT_EQ(decode(coded), data);
-    // Line breaks every 76 characters, as Python writes them.
-    std::string wrapped;
-    for (size_t i = 0; i < coded.size(); i += 76) wrapped += coded.substr(i, 76) + "\n";
-    EXPECT_EQ(decode(wrapped), data);
-  }
+  on_every_path([] {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 300; ++round) {
+      std::string data(rng() % 300, '\0');
+      for (char& c : data) c = char(rng());
+      std::string coded = encode(data);
+      EXPECT_EQ(decode(coded), data);
+      // Line breaks every 76 characters, as Python writes them.
+      std::string wrapped;
+      for (size_t i = 0; i < coded.size(); i += 76) wrapped += coded.substr(i, 76) + "\n";
+      EXPECT_EQ(decode(wrapped), data);
+    }
+  });
 }
 
 // A plain, obviously correct encoder: the wide (AVX2) paths must agree with it byte for byte.
@@ -91,51 +109,55 @@ std::string reference_encode(std::string_view in) {
 }
 
 TEST(Base64, EveryLengthAgreesWithAPlainEncoder) {
-  std::mt19937 rng(11);
-  for (size_t n = 0; n <= 400; ++n) {
-    std::string data(n, '\0');
-    for (char& c : data) c = char(rng());
-    std::string coded = encode(data);
-    ASSERT_EQ(coded, reference_encode(data)) << n;
-    ASSERT_EQ(decode(coded), data) << n;
-  }
-  std::string big(1 << 20, '\0');  // a blob: the wide loops run for a long stretch
-  for (char& c : big) c = char(rng());
-  std::string coded = encode(big);
-  EXPECT_EQ(coded, reference_encode(big));
-  EXPECT_EQ(decode(coded), big);
-  // Every sextet value at every position of a 32-character block.
-  std::string all = reference_encode(
-      std::string("\x00\x10\x83\x10\x51\x87\x20\x92\x8b\x30\xd3\x8f\x41\x14\x93\x51\x55\x97\x61\x96"
-                  "\x9b\x71\xd7\x9f\x82\x18\xa3\x92\x59\xa7\xa2\x9a\xab\xb2\xdb\xaf\xc3\x1c\xb3\xd3"
-                  "\x5d\xb7\xe3\x9e\xbb\xf3\xdf\xbf",
-                  48));
-  EXPECT_EQ(all, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
-  for (size_t shift = 0; shift < 64; shift += 4) {
-    std::string rotated = all.substr(shift) + all.substr(0, shift);
-    EXPECT_EQ(encode(decode(rotated)), rotated) << shift;
-  }
+  on_every_path([] {
+    std::mt19937 rng(11);
+    for (size_t n = 0; n <= 400; ++n) {
+      std::string data(n, '\0');
+      for (char& c : data) c = char(rng());
+      std::string coded = encode(data);
+      ASSERT_EQ(coded, reference_encode(data)) << n;
+      ASSERT_EQ(decode(coded), data) << n;
+    }
+    std::string big(1 << 20, '\0');  // a blob: the wide loops run for a long stretch
+    for (char& c : big) c = char(rng());
+    std::string coded = encode(big);
+    EXPECT_EQ(coded, reference_encode(big));
+    EXPECT_EQ(decode(coded), big);
+    // Every sextet value at every position of a 32-character block.
+    std::string all = reference_encode(std::string(
+        "\x00\x10\x83\x10\x51\x87\x20\x92\x8b\x30\xd3\x8f\x41\x14\x93\x51\x55\x97\x61\x96"
+        "\x9b\x71\xd7\x9f\x82\x18\xa3\x92\x59\xa7\xa2\x9a\xab\xb2\xdb\xaf\xc3\x1c\xb3\xd3"
+        "\x5d\xb7\xe3\x9e\xbb\xf3\xdf\xbf",
+        48));
+    EXPECT_EQ(all, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+    for (size_t shift = 0; shift < 64; shift += 4) {
+      std::string rotated = all.substr(shift) + all.substr(0, shift);
+      EXPECT_EQ(encode(decode(rotated)), rotated) << shift;
+    }
+  });
 }
 
 TEST(Base64, EveryBadByteAtEveryPositionOfAWideBlock) {
-  std::string good = reference_encode(std::string(72, 'q'));  // 96 characters, 3 wide blocks
-  for (int c = 0; c < 256; ++c) {
-    unsigned char u = static_cast<unsigned char>(c);
-    bool alphabet = std::isalnum(u) || u == '+' || u == '/';
-    bool space = u == ' ' || u == '\t' || u == '\r' || u == '\n';
-    if (alphabet || space || u == '=') continue;
-    for (size_t at = 0; at < good.size(); at += 5) {
-      std::string bad = good;
-      bad[at] = char(u);
-      ASSERT_EQ(decode(bad), "ERR@" + std::to_string(at)) << c << " at " << at;
+  on_every_path([] {
+    std::string good = reference_encode(std::string(144, 'q'));  // 192: 3 blocks of 64, 6 of 32
+    for (int c = 0; c < 256; ++c) {
+      unsigned char u = static_cast<unsigned char>(c);
+      bool alphabet = std::isalnum(u) || u == '+' || u == '/';
+      bool space = u == ' ' || u == '\t' || u == '\r' || u == '\n';
+      if (alphabet || space || u == '=') continue;
+      for (size_t at = 0; at < good.size(); at += 5) {
+        std::string bad = good;
+        bad[at] = char(u);
+        ASSERT_EQ(decode(bad), "ERR@" + std::to_string(at)) << c << " at " << at;
+      }
     }
-  }
-  // Whitespace inside a wide block is skipped, wherever it falls.
-  for (size_t at = 0; at <= good.size(); ++at) {
-    std::string spaced = good;
-    spaced.insert(at, "\r\n");
-    ASSERT_EQ(decode(spaced), std::string(72, 'q')) << at;
-  }
+    // Whitespace inside a wide block is skipped, wherever it falls.
+    for (size_t at = 0; at <= good.size(); ++at) {
+      std::string spaced = good;
+      spaced.insert(at, "\r\n");
+      ASSERT_EQ(decode(spaced), std::string(144, 'q')) << at;
+    }
+  });
 }
 
 // The public API (callwire/base64.hpp) over the same code.

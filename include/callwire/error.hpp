@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -124,21 +125,28 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
+/// The Error a successful Status reports (Errc::Ok, no message).
+CALLWIRE_API const Error& no_error() noexcept;
+
 /// A Result without a value: success, or an Error.
 class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
-  explicit operator bool() const noexcept { return error_.code == Errc::Ok; }
-  bool ok() const noexcept { return error_.code == Errc::Ok; }
-  const Error& error() const noexcept { return error_; }
+  explicit operator bool() const noexcept { return ok(); }
+  bool ok() const noexcept { return !error_ || error_->code == Errc::Ok; }
+  /// The error; on success one with Errc::Ok and no message.
+  const Error& error() const noexcept { return error_ ? *error_ : no_error(); }
   /// Throws callwire::Exception when this holds an error.
   void check() const {
-    if (!ok()) throw Exception(error_);
+    if (!ok()) throw Exception(*error_);
   }
 
  private:
-  Error error_;
+  // Empty on success: readers return a Status for every value they read, and an empty one
+  // is made and dropped with a flag, where an Error has strings and shared pointers to set up
+  // and tear down.
+  std::optional<Error> error_;
 };
 
 }  // namespace callwire

@@ -55,4 +55,9 @@ Exception::Exception(Error error)
     : std::runtime_error(error.message.empty() ? errc_name(error.code) : error.message),
       error_(std::move(error)) {}
 
+const Error& no_error() noexcept {
+  static const Error& none = *new Error();  // never destroyed: usable from any destructor
+  return none;
+}
+
 }  // namespace callwire

@@ -36,14 +36,16 @@ struct Escapes {
   char letter[128];
   constexpr Escapes() : letter() {
     for (int c = 0; c < 0x20; ++c) letter[c] = 'u';
-    letter['\b'] = 'b';
-    letter['\f'] = 'f';
-    letter['\n'] = 'n';
-    letter['\r'] = 'r';
-    letter['\t'] = 't';
-    letter['"'] = '"';
-    letter['\\'] = '\\';
+    set('\b', 'b');
+    set('\f', 'f');
+    set('\n', 'n');
+    set('\r', 'r');
+    set('\t', 't');
+    set('"', '"');
+    set('\\', '\\');
   }
+  // By an unsigned index: a char subscript is what clang's -Wchar-subscripts warns of.
+  constexpr void set(unsigned char c, char escape) { letter[c] = escape; }
 };
 inline constexpr Escapes kEscapes;
 

@@ -215,6 +215,10 @@ class CALLWIRE_API BatchWriter {
   size_t count() const noexcept { return count_; }
 
  private:
+  // The server's writer of a typed result (src/json/result_writer.hpp) writes an entry piece
+  // by piece: it puts the separator before it and counts it once complete.
+  friend class ResultWriter;
+
   void separate();
   // Counts an entry written, or takes back all of it from `mark` on.
   Status settle(size_t mark, Status written);

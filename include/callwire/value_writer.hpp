@@ -7,8 +7,8 @@
 //
 // A ValueWriter takes exactly one value: a scalar, or begin_array() then the elements then
 // end_array(), or begin_struct() then member(name) and its value for each member then
-// end_struct(), nested as deep as needed. The protocol (XML-RPC today) is the writer's
-// business, not the caller's.
+// end_struct(), nested as deep as needed. The protocol (XML-RPC or JSON-RPC: a server writes
+// both answers this way) is the writer's business, not the caller's.
 //
 // Errors: a value the protocol cannot carry (a NaN, a string that is not UTF-8, an invalid
 // dateTime) or a sequence that is not one value (end_array() with no array open, two values

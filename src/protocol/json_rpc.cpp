@@ -3,6 +3,7 @@
 #include <span>
 #include <string>
 
+#include "json/result_writer.hpp"
 #include "protocol/xml_rpc.hpp"  // xml_safe_text: a fault string any syntax can carry
 
 namespace callwire::detail {
@@ -20,6 +21,11 @@ void write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id, c
   if (write(Value(error.message))) return;
   // The account may quote input that is not UTF-8; made safe, it can be written.
   static_cast<void>(write(Value(xml_safe_text(error.message))));
+}
+
+Status write_result(json::BatchWriter* batch, Buffer& out, std::string_view id,
+                    const Value& result) {
+  return batch ? batch->result(id, result) : json::write_result(out, id, result);
 }
 
 void write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, const Fault& fault) {
@@ -87,6 +93,11 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
   Value result;
   Fault fault;
   CallOutcome done;
+  // A typed handler writes its result straight into the response (no Value tree); anything
+  // else returns it. What a handler wrote and then failed or threw is taken back. A
+  // notification's result is not sent, so it is not offered the writer.
+  json::ResultWriter direct(out, call.id, batch);
+  ValueWriter* offered = call.is_notification() ? nullptr : &direct;
   if (call.method.starts_with("rpc.")) {
     fault = Fault{fault_code::kMethodNotFound, "method names beginning with 'rpc.' are reserved"};
   } else {
@@ -96,16 +107,17 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
     form.named = call.params.is_struct() ? &call.params : nullptr;
     form.text_for_bytes_and_times = true;
     std::span<Value> params = form.named ? std::span<Value>() : call.params.as_array();
-    done = core_.call(call.method, params, ctx, nullptr, result, fault, form);
+    done = core_.call(call.method, params, ctx, offered, result, fault, form);
   }
+  if (!done.ok || !done.written) direct.discard();
   note(done.ok ? 0 : fault.code);
   if (call.is_notification()) return;
   outcome.no_answer = false;
   if (done.ok) {
-    Status written =
-        batch ? batch->result(call.id, result) : json::write_result(out, call.id, result);
+    Status written = done.written ? direct.finish() : write_result(batch, out, call.id, result);
     if (written) return;
-    // A result JSON cannot carry (NaN, a string that is not UTF-8).
+    // A result JSON cannot carry (NaN, a string that is not UTF-8), or a typed result written
+    // as pieces that are not one value.
     core_.count_unsent(done.counter);
     fault = unsendable_result(call.method, written.error());
     note(fault.code);

@@ -3,12 +3,11 @@
 // is given, written as it comes, with no Value tree between.
 #pragma once
 
-#include <string>
-
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "callwire/value_writer.hpp"
 #include "callwire/xml.hpp"
+#include "value/value_shape.hpp"
 #include "xml/xml_writer.hpp"
 
 namespace callwire::xml {
@@ -23,14 +22,14 @@ class ResultWriter final : public ValueWriter {
       : out_(out), start_(out.size()), w_(out, options) {}
 
   /// Anything has been written (or tried).
-  bool used() const noexcept { return used_; }
+  bool used() const noexcept { return shape_.used(); }
   /// Ends the document when one whole value was written; else leaves `out` as it was and
   /// returns why (Errc::Unrepresentable for a value XML-RPC cannot carry, InvalidArgument for
   /// pieces that are not one value).
   Status finish();
   /// Leaves `out` as it was before anything was written.
   void discard() noexcept {
-    if (used_) out_.truncate(start_);
+    if (shape_.used()) out_.truncate(start_);
   }
 
   void nil() override;
@@ -49,21 +48,16 @@ class ResultWriter final : public ValueWriter {
   void end_struct() override;
 
  private:
-  // What is open, innermost last: 'a' an array, 'm' a struct awaiting member() or its end,
-  // 'v' a struct awaiting the value of the member just named. A std::string, so ordinary
-  // nesting (up to 15 levels) allocates nothing.
-  bool before_value();
-  void after_value();
+  // Asks shape_ whether a value may come, starting the document for the first; false: skip it.
+  bool start_value();
+  // Ends a value: a member's value closes its member.
+  void end_value();
   void scalar(const Value& v);
-  void fail(const char* message);
 
   Buffer& out_;
   size_t start_;
   XmlWriter w_;
-  std::string open_;
-  bool used_ = false;
-  bool failed_ = false;
-  bool complete_ = false;
+  detail::ValueShape shape_;
 };
 
 }  // namespace callwire::xml

@@ -33,6 +33,15 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
+// Whether `s` holds a backslash: a loop for short strings (most), where calling memchr costs
+// more than looking.
+bool has_backslash(std::string_view s) {
+  if (s.size() > 32) return std::memchr(s.data(), '\\', s.size()) != nullptr;
+  for (char c : s)
+    if (c == '\\') return true;
+  return false;
+}
+
 enum class Number : uint8_t { Invalid, Integer, Float };
 
 // JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked on `s`. For
@@ -157,28 +166,42 @@ struct ReaderImpl {
     return trim_right(s);
   }
 
+  // One value into `out`, which is released first.
   template <class V>
   bool value(V& v, Value& out) {
+    out = Value();
     od::json_type type;
     if (auto e = v.type().get(type)) return syntax(e);
+    if (type != od::json_type::array && type != od::json_type::object) return scalar(v, type, out);
+    if (!nested(v, type)) return false;
+    out = std::move(stack.back());
+    stack.pop_back();
+    return true;
+  }
+
+  // An array or object below the current depth, onto the stack.
+  template <class V>
+  bool nested(V& v, od::json_type type) {
+    if (depth == limits.max_depth)
+      return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
+    ++depth;
+    bool ok = container(v, type);
+    --depth;
+    return ok;
+  }
+
+  // Anything but an array or object, written straight into `out` (nil, or a scalar).
+  template <class V>
+  bool scalar(V& v, od::json_type type, Value& out) {
     switch (type) {
-      case od::json_type::array:
-      case od::json_type::object: {
-        if (depth == limits.max_depth)
-          return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
-        ++depth;
-        bool ok = container(v, type, out);
-        --depth;
-        return ok;
-      }
       case od::json_type::null:
       case od::json_type::boolean: {
         // Read from the text, as numbers are: `nul` or `truex` are not JSON.
         std::string_view atom = raw_token(v);
         if (atom == "null") {
-          out = Value();
+          // `out` is nil already
         } else if (atom == "true" || atom == "false") {
-          out = Value(atom[0] == 't');
+          ValueAccess::set_bool(out, atom[0] == 't');
         } else {
           return syntax(simdjson::T_ATOM_ERROR);
         }
@@ -186,15 +209,44 @@ struct ReaderImpl {
       }
       case od::json_type::number:
         return number(v, out);
-      case od::json_type::string: {
-        std::string_view s;
-        if (auto e = v.get_string().get(s)) return syntax(e);
-        if (!check_string(s)) return false;
-        out = Value(s);
-        return true;
-      }
+      case od::json_type::string:
+        return string(v, out);
+      default:
+        break;
     }
     return syntax(simdjson::INCORRECT_TYPE);
+  }
+
+  // A string copied once, from the input into its Value, when it has no escapes (most
+  // strings): the bytes between its quotes are then the string, and stage 1 has checked their
+  // UTF-8 and that no control character is in them. Else unescaped by simdjson, then copied.
+  template <class V>
+  bool string(V& v, Value& out) {
+    std::string_view token = raw_token(v);
+    std::string_view s;
+    if (token.size() >= 2 && token.back() == '"' &&
+        !has_backslash(token.substr(1, token.size() - 2))) {
+      s = token.substr(1, token.size() - 2);
+    } else if (auto e = v.get_string().get(s)) {
+      return syntax(e);
+    }
+    if (!check_string(s)) return false;
+    char* text = ValueAccess::make_text(out, Type::String, s.size());
+    if (!s.empty()) std::memcpy(text, s.data(), s.size());
+    return true;
+  }
+
+  // A member name: straight from the input when it has no escapes, as strings are.
+  bool key(od::field& field, std::string_view& out) {
+    const char* raw = field.key().raw();
+    const char* p = raw;
+    while (*p != '"' && *p != '\\') ++p;
+    if (*p == '"') {
+      out = std::string_view(raw, size_t(p - raw));
+      return true;
+    }
+    if (auto e = field.unescaped_key().get(out)) return syntax(e);
+    return true;
   }
 
   template <class V>
@@ -210,11 +262,10 @@ struct ReaderImpl {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "integer " + std::string(text.substr(0, 40)) +
                          (text.size() > 40 ? "..." : "") + " is beyond 64 bits");
-          out = Value();
         } else if (n >= INT32_MIN && n <= INT32_MAX) {
-          out = Value(int32_t(n));
+          ValueAccess::set_int32(out, int32_t(n));
         } else {
-          out = Value::i8(n);
+          ValueAccess::set_int64(out, n);
         }
         return true;
       case Number::Float: {
@@ -225,9 +276,8 @@ struct ReaderImpl {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "number " + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") +
                          " is beyond the range of a double");
-          out = Value();
         } else {
-          out = Value(d);
+          ValueAccess::set_double(out, d);
         }
         return true;
       }
@@ -235,22 +285,23 @@ struct ReaderImpl {
     return syntax(simdjson::NUMBER_ERROR);
   }
 
-  // An array or an object (`json_type` says which), its values waiting on `stack` until it
-  // closes, then moved into `out` with one allocation of the exact size.
+  // An array or an object (`json_type` says which) onto the stack: a slot for it, then its
+  // values after the slot until it closes, then moved into the slot with one allocation of the
+  // exact size. Everything is built in place on the stack, no temporary Values.
   template <class V>
-  bool container(V& v, od::json_type type, Value& out) {
-    size_t base = stack.size();
+  bool container(V& v, od::json_type type) {
+    size_t at = stack.size();
+    stack.emplace_back();
     bool is_struct = type == od::json_type::object;
     if (is_struct) {
       od::object obj;
       if (auto e = v.get_object().get(obj)) return syntax(e);
       for (auto field_result : obj) {
         od::field field;
-        std::string_view key;
+        std::string_view name;
         if (auto e = std::move(field_result).get(field)) return syntax(e);
-        if (auto e = field.unescaped_key().get(key)) return syntax(e);
-        if (!check_string(key)) return false;
-        stack.emplace_back(key);
+        if (!key(field, name) || !check_string(name)) return false;
+        stack.emplace_back(name);
         if (!element(field.value())) return false;
       }
     } else {
@@ -262,26 +313,27 @@ struct ReaderImpl {
         if (!element(item)) return false;
       }
     }
-    size_t count = stack.size() - base;
-    out = Value();
+    Value* items = stack.data() + at + 1;
+    size_t count = stack.size() - at - 1;
+    Value& out = stack[at];
     if (is_struct) {
-      ValueAccess::make_struct(out, stack.data() + base, count / 2);
+      ValueAccess::make_struct(out, items, count / 2);
       if (out.size() != count / 2)
         soft_error(Errc::InvalidRequest, kInvalidRequest, "an object repeats a member name");
     } else {
-      ValueAccess::make_array(out, stack.data() + base, count);
+      ValueAccess::make_array(out, items, count);
     }
-    stack.resize(base);
+    stack.resize(at + 1);
     return true;
   }
 
   // One array element or member value, onto the stack.
   bool element(od::value& v) {
     if (!count_element()) return false;
-    Value item;
-    if (!value(v, item)) return false;
-    stack.push_back(std::move(item));
-    return true;
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    if (type == od::json_type::array || type == od::json_type::object) return nested(v, type);
+    return scalar(v, type, stack.emplace_back());
   }
 
   // A member the protocol ignores: walked, so that bad JSON in it is still a parse error and
@@ -304,8 +356,7 @@ struct ReaderImpl {
       od::field field;
       std::string_view key;
       if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
+      if (!this->key(field, key) || !count_element() || !check_string(key)) return false;
       od::value fv = field.value();
       od::json_type ft;
       if (auto e = fv.type().get(ft)) return syntax(e);
@@ -359,8 +410,9 @@ struct ReaderImpl {
       } else if (flag == &seen.params &&
                  (ft == od::json_type::array || ft == od::json_type::object)) {
         // The params array or object is not a value of its own: its members start at depth 0.
-        bool ok = container(fv, ft, call.params);
-        if (!ok) return false;
+        if (!container(fv, ft)) return false;
+        call.params = std::move(stack.back());
+        stack.pop_back();
       } else if (flag == &seen.id && ft != od::json_type::array && ft != od::json_type::object &&
                  ft != od::json_type::boolean) {
         if (!id(fv, ft, call.id)) return false;

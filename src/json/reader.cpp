@@ -33,15 +33,6 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
-// Whether `s` holds a backslash: a loop for short strings (most), where calling memchr costs
-// more than looking.
-bool has_backslash(std::string_view s) {
-  if (s.size() > 32) return std::memchr(s.data(), '\\', s.size()) != nullptr;
-  for (char c : s)
-    if (c == '\\') return true;
-  return false;
-}
-
 enum class Number : uint8_t { Invalid, Integer, Float };
 
 // JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked on `s`. For
@@ -225,7 +216,7 @@ struct ReaderImpl {
     std::string_view token = raw_token(v);
     std::string_view s;
     if (token.size() >= 2 && token.back() == '"' &&
-        !has_backslash(token.substr(1, token.size() - 2))) {
+        !std::memchr(token.data() + 1, '\\', token.size() - 2)) {
       s = token.substr(1, token.size() - 2);
     } else if (auto e = v.get_string().get(s)) {
       return syntax(e);

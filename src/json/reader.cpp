@@ -737,11 +737,18 @@ Status Reader::read_request_padded(std::string_view document, Request& out) {
 }
 
 Status Reader::read_response(std::string_view document, Responses& out) {
+  if (document.size() > impl_->limits.max_document_size) {
+    out.responses.clear();
+    out.batch = false;
+    impl_->start(document);  // reports the limit before the copy
+    return std::move(impl_->hard);
+  }
+  return read_response_padded(impl_->pad(document), out);
+}
+
+Status Reader::read_response_padded(std::string_view document, Responses& out) {
   ReaderImpl& r = *impl_;
-  bool ok = document.size() > r.limits.max_document_size
-                ? r.start(document)  // reports the limit before the copy
-                : r.start(r.pad(document)) && r.response_document(out) && r.finish();
-  if (!ok) {
+  if (!r.start(document) || !r.response_document(out) || !r.finish()) {
     out.responses.clear();
     out.batch = false;
     return std::move(r.hard);

@@ -8,6 +8,7 @@
 // - what the small limits accept, the defaults accept the same; what the small limits refuse
 //   for another reason than a limit, the defaults refuse with the same error;
 // - reading into a Responses that holds the previous input's gives what a fresh one gets;
+// - reading in place (read_response_padded) gives what reading a copy gives;
 // - an accepted document holds one response, or a batch of 1 to max_batch_size;
 // - each response is exactly one of: a result (no data), an error (Errc::Fault, data
 //   optional), or one spoilt by its result or data (Unrepresentable -32602 or InvalidRequest
@@ -22,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -198,6 +200,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s.ok() != s_reused.ok() || !same(out, reused) ||
       (!s && !same_error(s.error(), s_reused.error())))
     fail("reading into a used Responses differs from a fresh one", doc);
+
+  // Read in place from a Buffer with room after the text (filled with quotes and escapes, whose
+  // contents must not matter), it reads the same as copied.
+  static Buffer padded;
+  padded.clear();
+  padded.append(doc);
+  std::memset(padded.prepare(json::kPadding), size % 2 ? '"' : '\\', json::kPadding);
+  Status s_padded = reader.read_response_padded(padded.view(), reused);
+  if (s.ok() != s_padded.ok() || !same(out, reused) ||
+      (!s && !same_error(s.error(), s_padded.error())))
+    fail("reading in place differs from reading a copy", doc);
 
   if (s_small) {
     if (!s || !same(little, out)) fail("the small limits accept what the defaults do not", doc);

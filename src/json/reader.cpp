@@ -261,6 +261,10 @@ struct ReaderImpl {
     std::string_view s;
     if (token.size() >= 2 && token.back() == '"' &&
         !std::memchr(token.data() + 1, '\\', token.size() - 2)) {
+      // Consumed all the same, without unescaping: a string left for simdjson to skip is taken
+      // for a member name when a ':' follows it, and what follows is skipped unchecked
+      // (`[1,"":2}]` would read as [1,""]).
+      if (auto e = v.get_raw_json_string().error()) return syntax(e);
       s = token.substr(1, token.size() - 2);
     } else if (auto e = v.get_string().get(s)) {
       return syntax(e);

@@ -162,6 +162,9 @@ class CALLWIRE_API Reader {
   /// array, or any response of it malformed as above: the message names which and why),
   /// LimitExceeded.
   Status read_response(std::string_view document, Responses& out);
+  /// The same without the copy, as read_request_padded: `document` must have kPadding readable
+  /// bytes after its end (their contents do not matter).
+  Status read_response_padded(std::string_view document, Responses& out);
 
   /// One JSON value (any type at the root), mapped as described at the top of this header.
   Result<Value> read_value(std::string_view document);

@@ -10,8 +10,10 @@
 // with a nil in the value's place.
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,49 @@ Number scan_number(std::string_view s, int64_t& n, bool& fits) {
   return Number::Integer;
 }
 
+// The values waiting for their array or struct. A Value is trivially relocatable
+// (value_build.hpp), so the stack grows with realloc; and make_array / make_struct leave the
+// values they take nil, so a closed container's are dropped without running destructors
+// (std::vector's resize ran them one by one: 2% of a read of many small structs).
+class ValueStack {
+ public:
+  ValueStack() = default;
+  ValueStack(const ValueStack&) = delete;
+  ValueStack& operator=(const ValueStack&) = delete;
+  ~ValueStack() {
+    clear();
+    std::free(items_);
+  }
+
+  size_t size() const noexcept { return size_; }
+  Value* at(size_t i) noexcept { return items_ + i; }
+  // A new nil slot on top.
+  Value& push() {
+    if (size_ == capacity_) grow();
+    return *new (items_ + size_++) Value();
+  }
+  // The top value, taken off.
+  Value pop() noexcept { return std::move(items_[--size_]); }
+  // Drops the values from `n` on, all nil (taken by make_array or make_struct).
+  void drop_nil(size_t n) noexcept { size_ = n; }
+  void clear() noexcept {
+    while (size_ > 0) items_[--size_].~Value();
+  }
+
+ private:
+  void grow() {
+    size_t capacity = capacity_ ? 2 * capacity_ : 256;
+    void* items = std::realloc(static_cast<void*>(items_), capacity * sizeof(Value));
+    if (!items) throw std::bad_alloc();
+    items_ = static_cast<Value*>(items);
+    capacity_ = capacity;
+  }
+
+  Value* items_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
 // Where each of a request's four members stands while it is read.
 struct Seen {
   bool jsonrpc = false, method = false, params = false, id = false;
@@ -95,7 +140,7 @@ struct ReaderImpl {
   std::unique_ptr<char[]> padded;  // read_request's copy of the document
   size_t padded_capacity = 0;
   std::string_view input;    // the document being read
-  std::vector<Value> stack;  // finished values waiting for their array or struct
+  ValueStack stack;
   bool started = false;      // simdjson has the document (a location can be asked for)
   size_t elements = 0;
   uint32_t depth = 0;
@@ -157,28 +202,41 @@ struct ReaderImpl {
     return trim_right(s);
   }
 
+  // One value into `out`, which is released first.
   template <class V>
   bool value(V& v, Value& out) {
+    out = Value();
     od::json_type type;
     if (auto e = v.type().get(type)) return syntax(e);
+    if (type != od::json_type::array && type != od::json_type::object) return scalar(v, type, out);
+    if (!nested(v, type)) return false;
+    out = stack.pop();
+    return true;
+  }
+
+  // An array or object below the current depth, onto the stack.
+  template <class V>
+  bool nested(V& v, od::json_type type) {
+    if (depth == limits.max_depth)
+      return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
+    ++depth;
+    bool ok = container(v, type);
+    --depth;
+    return ok;
+  }
+
+  // Anything but an array or object, written straight into `out` (nil, or a scalar).
+  template <class V>
+  bool scalar(V& v, od::json_type type, Value& out) {
     switch (type) {
-      case od::json_type::array:
-      case od::json_type::object: {
-        if (depth == limits.max_depth)
-          return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
-        ++depth;
-        bool ok = container(v, type, out);
-        --depth;
-        return ok;
-      }
       case od::json_type::null:
       case od::json_type::boolean: {
         // Read from the text, as numbers are: `nul` or `truex` are not JSON.
         std::string_view atom = raw_token(v);
         if (atom == "null") {
-          out = Value();
+          // `out` is nil already
         } else if (atom == "true" || atom == "false") {
-          out = Value(atom[0] == 't');
+          ValueAccess::set_bool(out, atom[0] == 't');
         } else {
           return syntax(simdjson::T_ATOM_ERROR);
         }
@@ -186,15 +244,53 @@ struct ReaderImpl {
       }
       case od::json_type::number:
         return number(v, out);
-      case od::json_type::string: {
-        std::string_view s;
-        if (auto e = v.get_string().get(s)) return syntax(e);
-        if (!check_string(s)) return false;
-        out = Value(s);
-        return true;
-      }
+      case od::json_type::string:
+        return string(v, out);
+      default:
+        break;
     }
     return syntax(simdjson::INCORRECT_TYPE);
+  }
+
+  // A string copied once, from the input into its Value, when it has no escapes (most
+  // strings): the bytes between its quotes are then the string, and stage 1 has checked their
+  // UTF-8 and that no control character is in them. Else unescaped by simdjson, then copied.
+  template <class V>
+  bool string(V& v, Value& out) {
+    std::string_view token = raw_token(v);
+    std::string_view s;
+    if (token.size() >= 2 && token.back() == '"' &&
+        !std::memchr(token.data() + 1, '\\', token.size() - 2)) {
+      // Consumed all the same, without unescaping: a string left for simdjson to skip is taken
+      // for a member name when a ':' follows it, and what follows is skipped unchecked
+      // (`[1,"":2}]` would read as [1,""]).
+      if (auto e = v.get_raw_json_string().error()) return syntax(e);
+      s = token.substr(1, token.size() - 2);
+    } else if (auto e = v.get_string().get(s)) {
+      return syntax(e);
+    }
+    if (!check_string(s)) return false;
+    set_string(out, s);
+    return true;
+  }
+
+  // `s` into `out`, a nil Value.
+  static void set_string(Value& out, std::string_view s) {
+    char* text = ValueAccess::make_text(out, Type::String, s.size());
+    if (!s.empty()) std::memcpy(text, s.data(), s.size());
+  }
+
+  // A member name: straight from the input when it has no escapes, as strings are.
+  bool key(od::field& field, std::string_view& out) {
+    const char* raw = field.key().raw();
+    const char* p = raw;
+    while (*p != '"' && *p != '\\') ++p;
+    if (*p == '"') {
+      out = std::string_view(raw, size_t(p - raw));
+      return true;
+    }
+    if (auto e = field.unescaped_key().get(out)) return syntax(e);
+    return true;
   }
 
   template <class V>
@@ -210,11 +306,10 @@ struct ReaderImpl {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "integer " + std::string(text.substr(0, 40)) +
                          (text.size() > 40 ? "..." : "") + " is beyond 64 bits");
-          out = Value();
         } else if (n >= INT32_MIN && n <= INT32_MAX) {
-          out = Value(int32_t(n));
+          ValueAccess::set_int32(out, int32_t(n));
         } else {
-          out = Value::i8(n);
+          ValueAccess::set_int64(out, n);
         }
         return true;
       case Number::Float: {
@@ -225,9 +320,8 @@ struct ReaderImpl {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "number " + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") +
                          " is beyond the range of a double");
-          out = Value();
         } else {
-          out = Value(d);
+          ValueAccess::set_double(out, d);
         }
         return true;
       }
@@ -235,22 +329,23 @@ struct ReaderImpl {
     return syntax(simdjson::NUMBER_ERROR);
   }
 
-  // An array or an object (`json_type` says which), its values waiting on `stack` until it
-  // closes, then moved into `out` with one allocation of the exact size.
+  // An array or an object (`json_type` says which) onto the stack: a slot for it, then its
+  // values after the slot until it closes, then moved into the slot with one allocation of the
+  // exact size. Everything is built in place on the stack, no temporary Values.
   template <class V>
-  bool container(V& v, od::json_type type, Value& out) {
-    size_t base = stack.size();
+  bool container(V& v, od::json_type type) {
+    size_t at = stack.size();
+    stack.push();
     bool is_struct = type == od::json_type::object;
     if (is_struct) {
       od::object obj;
       if (auto e = v.get_object().get(obj)) return syntax(e);
       for (auto field_result : obj) {
         od::field field;
-        std::string_view key;
+        std::string_view name;
         if (auto e = std::move(field_result).get(field)) return syntax(e);
-        if (auto e = field.unescaped_key().get(key)) return syntax(e);
-        if (!check_string(key)) return false;
-        stack.emplace_back(key);
+        if (!key(field, name) || !check_string(name)) return false;
+        set_string(stack.push(), name);
         if (!element(field.value())) return false;
       }
     } else {
@@ -262,26 +357,27 @@ struct ReaderImpl {
         if (!element(item)) return false;
       }
     }
-    size_t count = stack.size() - base;
-    out = Value();
+    Value* items = stack.at(at + 1);
+    size_t count = stack.size() - at - 1;
+    Value& out = *stack.at(at);
     if (is_struct) {
-      ValueAccess::make_struct(out, stack.data() + base, count / 2);
+      ValueAccess::make_struct(out, items, count / 2);
       if (out.size() != count / 2)
         soft_error(Errc::InvalidRequest, kInvalidRequest, "an object repeats a member name");
     } else {
-      ValueAccess::make_array(out, stack.data() + base, count);
+      ValueAccess::make_array(out, items, count);
     }
-    stack.resize(base);
+    stack.drop_nil(at + 1);
     return true;
   }
 
   // One array element or member value, onto the stack.
   bool element(od::value& v) {
     if (!count_element()) return false;
-    Value item;
-    if (!value(v, item)) return false;
-    stack.push_back(std::move(item));
-    return true;
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    if (type == od::json_type::array || type == od::json_type::object) return nested(v, type);
+    return scalar(v, type, stack.push());
   }
 
   // A member the protocol ignores: walked, so that bad JSON in it is still a parse error and
@@ -304,8 +400,7 @@ struct ReaderImpl {
       od::field field;
       std::string_view key;
       if (auto e = std::move(field_result).get(field)) return syntax(e);
-      if (auto e = field.unescaped_key().get(key)) return syntax(e);
-      if (!count_element() || !check_string(key)) return false;
+      if (!this->key(field, key) || !count_element() || !check_string(key)) return false;
       od::value fv = field.value();
       od::json_type ft;
       if (auto e = fv.type().get(ft)) return syntax(e);
@@ -359,8 +454,8 @@ struct ReaderImpl {
       } else if (flag == &seen.params &&
                  (ft == od::json_type::array || ft == od::json_type::object)) {
         // The params array or object is not a value of its own: its members start at depth 0.
-        bool ok = container(fv, ft, call.params);
-        if (!ok) return false;
+        if (!container(fv, ft)) return false;
+        call.params = stack.pop();
       } else if (flag == &seen.id && ft != od::json_type::array && ft != od::json_type::object &&
                  ft != od::json_type::boolean) {
         if (!id(fv, ft, call.id)) return false;
@@ -694,11 +789,18 @@ Status Reader::read_request_padded(std::string_view document, Request& out) {
 }
 
 Status Reader::read_response(std::string_view document, Responses& out) {
+  if (document.size() > impl_->limits.max_document_size) {
+    out.responses.clear();
+    out.batch = false;
+    impl_->start(document);  // reports the limit before the copy
+    return std::move(impl_->hard);
+  }
+  return read_response_padded(impl_->pad(document), out);
+}
+
+Status Reader::read_response_padded(std::string_view document, Responses& out) {
   ReaderImpl& r = *impl_;
-  bool ok = document.size() > r.limits.max_document_size
-                ? r.start(document)  // reports the limit before the copy
-                : r.start(r.pad(document)) && r.response_document(out) && r.finish();
-  if (!ok) {
+  if (!r.start(document) || !r.response_document(out) || !r.finish()) {
     out.responses.clear();
     out.batch = false;
     return std::move(r.hard);

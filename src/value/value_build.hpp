@@ -83,6 +83,20 @@ struct ValueAccess {
   }
   static void* pointer(const Value& v) noexcept { return load<void*>(v, 8); }
 
+  /// Scalars written straight into `out` (nil, or a scalar: nothing is released). The JSON
+  /// reader builds its values in place with them: a temporary Value written byte by byte, then
+  /// copied as 16 bytes, stalls on store forwarding.
+  static void set_bool(Value& out, bool b) noexcept {
+    out.raw_[0] = static_cast<unsigned char>(Type::Boolean);
+    out.raw_[4] = b ? 1 : 0;
+  }
+  static void set_int32(Value& out, int32_t n) noexcept { out.set_int32(n); }
+  static void set_int64(Value& out, int64_t n) noexcept { out.set_int64(n); }
+  static void set_double(Value& out, double d) noexcept {
+    out.raw_[0] = static_cast<unsigned char>(Type::Double);
+    std::memcpy(out.raw_ + 8, &d, sizeof d);
+  }
+
   /// A string or bytes Value whose `size` bytes the caller fills in through the returned
   /// pointer. `out` must be nil.
   static char* make_text(Value& out, Type type, size_t size);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <string>
 
@@ -457,6 +458,49 @@ TEST(JsonClient, TheAnswersIdMustBeTheCalls) {
         EXPECT_EQ(r.error().http_status, c.fault);  // the status, in its own field
       } else if (c.fault) {
         EXPECT_EQ(r.error().fault_code, c.fault);
+      }
+    }
+  }
+}
+
+// The answer's JSON is read in place where its buffer has room after it (the body in the
+// receive buffer, or the chunked body's), copied otherwise: either way, of any size, framed by
+// its length, in chunks or by the connection's close, it reads the same.
+TEST(JsonClient, AnswersReadTheSameInPlaceOrCopied) {
+  ClientOptions o;
+  o.timeout = 5s;
+  for (size_t size : {0, 1, 100, 64 << 10, 1 << 20}) {
+    std::string text(size, 'x');
+    for (size_t i = 0; i < size; i += 97) text[i] = char('a' + i % 26);
+    for (int framing = 0; framing < 3; ++framing) {
+      SCOPED_TRACE(std::to_string(size) + " bytes, framing " + std::to_string(framing));
+      auto answer = [&](const std::string& q) {
+        std::string body =
+            R"({"jsonrpc":"2.0","result":")" + text + R"(","id":)" + nth_id(q, 0) + "}";
+        if (framing == 0) return json_answer(body);
+        std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+        if (framing == 2) return head + "Connection: close\r\n\r\n" + body;
+        size_t half = body.size() / 2;
+        auto chunk = [](std::string_view c) {
+          char hex[32];
+          std::snprintf(hex, sizeof hex, "%zx\r\n", c.size());
+          return hex + std::string(c) + "\r\n";
+        };
+        return head + "Transfer-Encoding: chunked\r\n\r\n" + chunk(body.substr(0, half)) +
+               chunk(body.substr(half)) + "0\r\n\r\n";
+      };
+      // A body ended by the close: one answer a connection.
+      FakeServer server([&](int fd) {
+        for (std::string req; !(req = FakeServer::read_request(fd)).empty();) {
+          FakeServer::send_all(fd, answer(req));
+          if (framing == 2) return;
+        }
+      });
+      Client client("jsonrpc+" + server.url(), o);
+      for (int i = 0; i < 2; ++i) {
+        auto r = client.call("m");
+        ASSERT_TRUE(r) << r.error().message;
+        EXPECT_EQ(*r, Value(text));
       }
     }
   }

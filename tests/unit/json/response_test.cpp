@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <string>
 
 #include "callwire/json.hpp"
@@ -187,6 +189,78 @@ TEST(JsonResponse, Limits) {
   limits = {};
   limits.max_document_size = 10;
   EXPECT_EQ(refused(R"({"jsonrpc":"2.0","result":1,"id":1})", limits).code, Errc::LimitExceeded);
+}
+
+// One Reader and one Responses across documents of different shapes (values are built in
+// place on a stack the Reader keeps), copied or read in place from a Buffer with room after
+// them, whose contents do not matter.
+TEST(JsonResponse, ReaderIsReusableAndPaddedInputNeedsNoCopy) {
+  const std::string documents[] = {
+      R"([{"jsonrpc":"2.0","result":[1,{"a":[2,"bb"],"c":{}}],"id":1},)"
+      R"({"jsonrpc":"2.0","error":{"code":-1,"message":"m","data":[3]},"id":"x"}])",
+      R"({"jsonrpc":"2.0","result":"a string longer than fourteen bytes","id":2})",
+      R"({"jsonrpc":"2.0","result":{"z":[[[]]],"y":1.5},"id":3})",
+      R"([1,)",
+      R"({"jsonrpc":"2.0","result":[{"a":1,"a":2}],"id":4})",
+      R"({"jsonrpc":"2.0","result":12345678901,"id":5})",
+  };
+  auto check = [](size_t i, Status s, const Responses& out) {
+    if (i == 3) {
+      EXPECT_FALSE(s);
+      EXPECT_TRUE(out.responses.empty());
+      return;
+    }
+    ASSERT_TRUE(s) << i << ": " << s.error().message;
+    EXPECT_EQ(out.batch, i == 0);
+    ASSERT_EQ(out.responses.size(), i == 0 ? 2u : 1u);
+    const Response& r = out.responses[0];
+    switch (i) {
+      case 0:
+        EXPECT_EQ(r.result, Value::array({1, Value::structure({{"a", Value::array({2, "bb"})},
+                                                               {"c", Value::structure({})}})}));
+        EXPECT_EQ(out.responses[1].id, "\"x\"");
+        EXPECT_TRUE(out.responses[1].is_fault());
+        EXPECT_EQ(out.responses[1].data, Value::array({3}));
+        break;
+      case 1:
+        EXPECT_EQ(r.result, Value("a string longer than fourteen bytes"));
+        break;
+      case 2:
+        EXPECT_EQ(r.result, Value::structure({{"z", Value::array({Value::array({Value::array()})})},
+                                              {"y", 1.5}}));
+        break;
+      case 4:
+        EXPECT_EQ(r.error.code, Errc::InvalidRequest);
+        EXPECT_EQ(r.id, "4");
+        break;
+      case 5:
+        EXPECT_EQ(r.result, Value::i8(12345678901));
+        break;
+    }
+  };
+  Reader reader;
+  Responses out;
+  Buffer in;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < std::size(documents); ++i) {
+      check(i, reader.read_response(documents[i], out), out);
+      in.clear();
+      in.append(documents[i]);
+      char* room = in.prepare(kPadding);
+      std::memset(room, round ? '"' : '\\', kPadding);  // a quote or escape right after the text
+      check(i, reader.read_response_padded(in.view(), out), out);
+    }
+  }
+  JsonLimits small;
+  small.max_document_size = 8;
+  Reader limited(small);
+  in.clear();
+  in.append(documents[1]);
+  in.prepare(kPadding);
+  Status s = limited.read_response_padded(in.view(), out);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, Errc::LimitExceeded);
+  EXPECT_TRUE(out.responses.empty());
 }
 
 TEST(JsonResponse, WhatTheWritersWriteReadsBack) {

@@ -277,6 +277,43 @@ TEST(JsonLimits, Elements) {
   expect_refused("[1, [2], {\"a\": 3}]", Errc::LimitExceeded, fault_code::kInvalidXmlRpc, limits);
 }
 
+// Strings and member names without escapes are copied straight from the input, the others
+// unescaped first: both read the same, whatever white space follows them, at the root too.
+TEST(JsonValue, StringsAndNamesWithAndWithoutEscapes) {
+  EXPECT_EQ(parsed(R"("")"), Value(""));
+  EXPECT_EQ(parsed(" \"abc\" \n"), Value("abc"));
+  EXPECT_EQ(parsed(R"("a\"b")"), Value("a\"b"));
+  EXPECT_EQ(parsed(R"("\\")"), Value("\\"));
+  EXPECT_EQ(parsed(R"("\u00e9 and a long tail past the inline size")"),
+            Value("\xC3\xA9 and a long tail past the inline size"));
+  EXPECT_EQ(parsed(R"([ "a" , "b\n" ,"" ,"a string longer than fourteen bytes"  ])"),
+            Value::array({"a", "b\n", "", "a string longer than fourteen bytes"}));
+  EXPECT_EQ(parsed(R"({"":1, "a\tb" :2,"plain":"x", "\u0063":"y"})"),
+            Value::structure({{"", 1}, {"a\tb", 2}, {"plain", "x"}, {"c", "y"}}));
+  // A name spelt once plain and once escaped is the same name.
+  expect_refused(R"({"a":1,"\u0061":2})", Errc::InvalidRequest, fault_code::kInvalidXmlRpc);
+  // Stage 1 checks what the copy does not: control characters, UTF-8, the closing quote.
+  expect_refused("[\"a\x01b\"]", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused("{\"a\x01\":1}", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused("[\"a\xFF\"]", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"(["abc)", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"(["abc" "d"])", Errc::NotWellFormed, fault_code::kParseError);
+  // A string followed by a ':' where a ',' is due (simdjson skips a string it was not asked
+  // for as a member name, and what follows it unchecked).
+  expect_refused(R"([1,"":2}])", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"({"a":["x":2}]})", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"(["a":2])", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"(["a\q"])", Errc::NotWellFormed, fault_code::kParseError);
+  expect_refused(R"({"a\q":1})", Errc::NotWellFormed, fault_code::kParseError);
+  JsonLimits limits;
+  limits.max_string_size = 3;
+  EXPECT_TRUE(from_json(R"(["abc", {"abc": "a\"c"}])", limits));
+  expect_refused(R"(["abcd"])", Errc::LimitExceeded, fault_code::kInvalidXmlRpc, limits);
+  expect_refused(R"(["ab\"cd"])", Errc::LimitExceeded, fault_code::kInvalidXmlRpc, limits);
+  expect_refused(R"({"abcd":1})", Errc::LimitExceeded, fault_code::kInvalidXmlRpc, limits);
+  expect_refused(R"({"ab\ncd":1})", Errc::LimitExceeded, fault_code::kInvalidXmlRpc, limits);
+}
+
 TEST(JsonReader, IsReusable) {
   Reader reader;
   for (int i = 0; i < 3; ++i) {

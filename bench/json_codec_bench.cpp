@@ -1,4 +1,4 @@
-// callwire bench: the JSON-RPC codec against simdjson's DOM parser and memcpy (issue 12).
+// callwire bench: the JSON-RPC codec against jsoncpp, simdjson's DOM parser and memcpy (issue 12).
 //
 // The same three documents as the XML-RPC codec bench (codec_bench.cpp), built from the same
 // data as JSON-RPC: (a) the sample.add call, (b) the response of 1000 structs, (c) the response
@@ -8,20 +8,26 @@
 // json.dumps(indent=1)), read only.
 //
 // Read: callwire's json::Reader (read_request for the call, read_response for the responses)
-// builds Values; simdjson's dom::parser::parse builds only its tape, no Values: the floor for
-// reading. Both copy the text into a padded buffer they keep (callwire's read_request and
-// read_response; simdjson's parse with realloc_if_needed) before parsing it. Write:
-// callwire's json::write_call / write_result into a reused Buffer; memcpy of the same bytes is
-// the floor. Every benchmark reports bytes/s of the JSON text (read: the text given; write: what
-// callwire writes), and "allocs", the heap allocations per document (alloc_count.c).
+// builds Values; jsoncpp, the parser libjsonrpccpp (the paper's C++ JSON-RPC peer) reads with,
+// builds its Json::Value tree (the peer); simdjson's dom::parser::parse builds only its tape, no
+// Values: the floor for reading. Both copy the text into a padded buffer they keep (callwire's
+// read_request and read_response; simdjson's parse with realloc_if_needed) before parsing it.
+// Write: callwire's json::write_call / write_result into a reused Buffer; jsoncpp writes its tree
+// of the same document (read once outside the timed loop), compact, as libjsonrpccpp sends it;
+// memcpy of the same bytes is the floor. Every benchmark reports bytes/s of the JSON text (read:
+// the text given; write: what callwire writes), and "allocs", the heap allocations per document
+// (alloc_count.c).
 //
 // bench/run.py runs this binary after codec_bench and writes bench/RESULTS.md.
 
+#include <json/json.h>
 #include <simdjson.h>
 
 #include <charconv>
 #include <deque>
+#include <memory>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -252,6 +258,43 @@ void check_callwire_read(const Document& d, const callwire::json::Request& reque
   }
 }
 
+// jsoncpp's reader, as libjsonrpccpp configures it (the defaults, no comments kept): one reader
+// reused; the tree is rebuilt for every document, as a peer's server does per request.
+std::unique_ptr<Json::CharReader> jsoncpp_reader() {
+  Json::CharReaderBuilder builder;
+  builder["collectComments"] = false;
+  return std::unique_ptr<Json::CharReader>(builder.newCharReader());
+}
+
+Json::Value jsoncpp_parse(Json::CharReader& reader, std::string_view text) {
+  Json::Value root;
+  std::string errors;
+  if (!reader.parse(text.data(), text.data() + text.size(), &root, &errors))
+    die("jsoncpp failed: " + errors);
+  return root;
+}
+
+// jsoncpp's tree of `json` has the shape of `d`, and what jsoncpp writes of it reads back in
+// callwire as the same values.
+void check_jsoncpp(const Document& d, callwire::json::Reader& reader,
+                   callwire::json::Request& request, callwire::json::Responses& responses) {
+  const std::string where = "document " + d.id + ": jsoncpp: ";
+  std::unique_ptr<Json::CharReader> parser = jsoncpp_reader();
+  const Json::Value root = jsoncpp_parse(*parser, d.json);
+  if (d.is_call) {
+    check(root["params"].size() == d.params.size(), where + "a different parameter count");
+  } else if (d.read_result.is_array()) {
+    check(root["result"].size() == d.read_result.size(), where + "a different array size");
+  } else {
+    check(root["result"].asString() == d.read_result.as_string(), where + "a different string");
+  }
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";
+  const std::string written = Json::writeString(builder, root);
+  callwire_read(d, written, reader, request, responses);
+  check_callwire_read(d, request, responses, "jsoncpp's output");
+}
+
 // simdjson's tape of `json` has the shape of `d`.
 void check_simdjson(const Document& d, std::string_view json, const std::string& what) {
   const std::string where = "document " + d.id + ", " + what + ": simdjson: ";
@@ -281,6 +324,7 @@ void verify(Document& d) {
   callwire_read(d, d.json, reader, request, responses);
   check_callwire_read(d, request, responses, "the text");
   check_simdjson(d, d.json, "the text");
+  check_jsoncpp(d, reader, request, responses);
 
   // callwire writes something that reads back as the same values.
   callwire::Buffer out;
@@ -317,6 +361,28 @@ void read_simdjson(benchmark::State& state, const Document* d) {
   });
 }
 
+void read_jsoncpp(benchmark::State& state, const Document* d) {
+  std::unique_ptr<Json::CharReader> reader = jsoncpp_reader();
+  timed(state, d->json.size(), [&] {
+    Json::Value root = jsoncpp_parse(*reader, d->json);
+    benchmark::DoNotOptimize(root);
+  });
+}
+
+void write_jsoncpp(benchmark::State& state, const Document* d) {
+  std::unique_ptr<Json::CharReader> reader = jsoncpp_reader();
+  const Json::Value root = jsoncpp_parse(*reader, d->json);
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";  // compact, as libjsonrpccpp writes
+  std::unique_ptr<Json::StreamWriter> writer(builder.newStreamWriter());
+  std::ostringstream out;
+  timed(state, d->written.size(), [&] {
+    out.str(std::string());
+    writer->write(root, &out);
+    benchmark::DoNotOptimize(out);
+  });
+}
+
 void write_callwire(benchmark::State& state, const Document* d) {
   callwire::Buffer out;  // reused, as a connection reuses its send buffer
   timed(state, d->written.size(), [&] {
@@ -333,11 +399,13 @@ void register_benchmarks(const std::deque<Document>& docs) {
   for (const Document& d : docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
     add("read/" + d.id + "/simdjson", read_simdjson, &d);
+    add("read/" + d.id + "/jsoncpp", read_jsoncpp, &d);
     add("read/" + d.id + "/memcpy", copy_memcpy, &d.json);
   }
   for (const Document& d : docs) {
     if (d.read_only) continue;
     add("write/" + d.id + "/callwire", write_callwire, &d);
+    add("write/" + d.id + "/jsoncpp", write_jsoncpp, &d);
     add("write/" + d.id + "/memcpy", copy_memcpy, &d.written);
   }
 }

@@ -160,6 +160,13 @@ inline Status expect_type(ValueReader& r, Type wanted, std::string_view name) {
 inline Error prefix_error(std::string head, const Error& e) {
   return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
 }
+// "[i]", built by append for the same reason as member_path below.
+inline std::string index_path(size_t i) {
+  std::string path = "[";
+  path += std::to_string(i);
+  path += ']';
+  return path;
+}
 // ".name", built by append: g++ 12 at -O3 warns falsely (-Wrestrict, GCC bug 105329) on
 // "." + std::string(name) wherever it is inlined, which is every user's Convert.
 inline std::string member_path(std::string_view name, std::string_view tail = {}) {
@@ -545,7 +552,7 @@ struct Convert<std::vector<T, A>> {
     size_t i = 0;
     for (const Value& item : v.as_array()) {
       Result<T> r = Convert<T>::from_value(item);
-      if (!r) return detail::prefix_error("[" + std::to_string(i) + "]", r.error());
+      if (!r) return detail::prefix_error(detail::index_path(i), r.error());
       out.push_back(std::move(*r));
       ++i;
     }
@@ -562,7 +569,7 @@ struct Convert<std::vector<T, A>> {
       if (!more) return more.error();
       if (!*more) return {};
       if (Status s = read_value(r, out.emplace_back()); !s)
-        return detail::prefix_error("[" + std::to_string(i) + "]", s.error());
+        return detail::prefix_error(detail::index_path(i), s.error());
     }
   }
 };
@@ -656,7 +663,7 @@ struct Convert<std::tuple<Ts...>> {
     std::tuple<Result<Ts>...> items{Convert<Ts>::from_value(v[I])...};
     std::optional<Error> error;
     ((error || std::get<I>(items).ok() ||
-      (error = detail::prefix_error("[" + std::to_string(I) + "]", std::get<I>(items).error()),
+      (error = detail::prefix_error(detail::index_path(I), std::get<I>(items).error()),
        true)),
      ...);
     if (error) return *std::move(error);

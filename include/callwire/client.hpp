@@ -254,12 +254,8 @@ struct ResultSink final : ValueSink {
 class Client;
 
 namespace detail {
-// What a Batch's typed calls read their results from: its last send()'s.
-struct BatchOutcome {
-  bool sent = false;
-  std::optional<Error> failed;  // the error of the whole batch, when the last send() failed
-  std::vector<CallResult> results;
-};
+// What a Batch's typed calls read their results from: its last send()'s, empty before any.
+using BatchOutcome = std::optional<Result<std::vector<CallResult>>>;
 }  // namespace detail
 
 /// A typed call's place in a Batch (Batch::call<R>): after send(), get() gives its converted
@@ -272,9 +268,10 @@ class BatchResult {
   /// server's error, TypeMismatch naming the method: "add: result must be int, got string");
   /// the error of the whole batch when that send() failed; InvalidArgument before any send().
   typename detail::TypedResult<R>::type get() const {
-    if (!outcome_->sent) return Error(Errc::InvalidArgument, method_ + ": the batch was not sent");
-    if (outcome_->failed) return *outcome_->failed;
-    return detail::convert_result<R>(method_, CallResult(outcome_->results[index_]));
+    const detail::BatchOutcome& last = *outcome_;
+    if (!last) return Error(Errc::InvalidArgument, method_ + ": the batch was not sent");
+    if (!*last) return last->error();
+    return detail::convert_result<R>(method_, CallResult((**last)[index_]));
   }
 
  private:

@@ -507,16 +507,7 @@ Batch& Batch::add_named(std::string_view method, const Value& named, bool notifi
 Result<std::vector<CallResult>> Batch::send(const CallOptions& options) {
   Result<std::vector<CallResult>> all = invalid_ ? Result<std::vector<CallResult>>(*invalid_)
                                                  : client_->send_batch(entries_, options);
-  if (outcome_) {  // what the typed calls' get() read
-    outcome_->sent = true;
-    outcome_->failed.reset();
-    outcome_->results.clear();
-    if (all) {
-      outcome_->results = *all;
-    } else {
-      outcome_->failed = all.error();
-    }
-  }
+  if (outcome_) *outcome_ = all;  // what the typed calls' get() read
   return all;
 }
 

@@ -226,13 +226,28 @@ struct TypedResult<void> {
 template <class A>
 using ArgType = std::decay_t<A>;
 
+// The result converted to R. `json`: it came from JSON-RPC, where strings stand for bytes and
+// times; a type with Convert<R>::read then reads it through a TreeReader that says so.
 template <class R>
-typename TypedResult<R>::type convert_result(std::string_view method, Result<Value>&& r) {
+Result<R> result_as(const Value& v, bool json) {
+  if constexpr (Readable<R> && std::default_initializable<R>) {
+    if (json) {
+      R out{};
+      TreeReader reader(v, true);
+      if (Status s = read_value(reader, out); !s) return s.error();
+      return out;
+    }
+  }
+  return Convert<R>::from_value(v);
+}
+template <class R>
+typename TypedResult<R>::type convert_result(std::string_view method, Result<Value>&& r,
+                                             bool json) {
   if (!r) return r.error();
   if constexpr (std::is_void_v<R>) {
     return Status();
   } else {
-    Result<R> out = Convert<R>::from_value(*r);
+    Result<R> out = result_as<R>(*r, json);
     if (out) return out;
     return Error(Errc::TypeMismatch,
                  join_path(std::string(method) + ": result", out.error().message));
@@ -271,17 +286,19 @@ class BatchResult {
     const detail::BatchOutcome& last = *outcome_;
     if (!last) return Error(Errc::InvalidArgument, method_ + ": the batch was not sent");
     if (!*last) return last->error();
-    return detail::convert_result<R>(method_, CallResult((**last)[index_]));
+    return detail::convert_result<R>(method_, CallResult((**last)[index_]), json_);
   }
 
  private:
   friend class Batch;
-  BatchResult(std::shared_ptr<const detail::BatchOutcome> outcome, size_t index, std::string method)
-      : outcome_(std::move(outcome)), index_(index), method_(std::move(method)) {}
+  BatchResult(std::shared_ptr<const detail::BatchOutcome> outcome, size_t index, std::string method,
+              bool json)
+      : outcome_(std::move(outcome)), index_(index), method_(std::move(method)), json_(json) {}
 
   std::shared_ptr<const detail::BatchOutcome> outcome_;
   size_t index_;  // among the batch's calls
   std::string method_;
+  bool json_;  // JSON-RPC: strings stand for bytes and times
 };
 
 /// Calls and notifications sent together: for JSON-RPC one batch (a JSON array, one HTTP
@@ -440,7 +457,7 @@ class CALLWIRE_API Client {
   typename detail::TypedResult<R>::type call_named(std::string_view method, const Value& named,
                                                    const CallOptions& options = {}) {
     check_result_type<R>();
-    return detail::convert_result<R>(method, call_named(method, named, options));
+    return detail::convert_result<R>(method, call_named(method, named, options), is_json());
   }
 
   /// Checks the connections the client keeps open between calls and drops those the server
@@ -480,8 +497,8 @@ class CALLWIRE_API Client {
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,
                                         const CallOptions& options = {});
   /// Calls `method` and hands its result to `sink` as the answer is read, with no Value tree
-  /// built in between (XML-RPC; a JSON-RPC answer is read into a Value first, and the sink
-  /// reads that through a TreeReader). What call<R> uses for types with Convert<R>::read.
+  /// built in between, in XML-RPC and JSON-RPC alike (JSON-RPC's reader says strings stand for
+  /// bytes and times). What call<R> uses for types with Convert<R>::read.
   /// Errors: those of call(); BadResponse for a malformed answer, also when the sink met the
   /// fault first; otherwise the sink's own error as it returned it.
   Status call_reading(std::string_view method, std::span<const Value> params, ValueSink& sink,
@@ -531,7 +548,7 @@ class CALLWIRE_API Client {
       if (!s) return s.error();
       return std::move(sink.value);
     } else {
-      return detail::convert_result<R>(method, call(method, param_span, options));
+      return detail::convert_result<R>(method, call(method, param_span, options), is_json());
     }
   }
 
@@ -559,8 +576,8 @@ class CALLWIRE_API Client {
     }
     async_call(
         method, std::move(params),
-        [promise, name = std::string(method)](Result<Value> r) {
-          promise->set_value(detail::convert_result<R>(name, std::move(r)));
+        [promise, name = std::string(method), json = is_json()](Result<Value> r) {
+          promise->set_value(detail::convert_result<R>(name, std::move(r), json));
         },
         options);
     return future;
@@ -597,8 +614,8 @@ class CALLWIRE_API Client {
     }
     async_call(
         method, std::move(params),
-        [done = std::move(done), name = std::string(method)](Result<Value> r) {
-          done(detail::convert_result<R>(name, std::move(r)));
+        [done = std::move(done), name = std::string(method), json = is_json()](Result<Value> r) {
+          done(detail::convert_result<R>(name, std::move(r), json));
         },
         options);
   }
@@ -621,6 +638,11 @@ class CALLWIRE_API Client {
   /// The protocol this client speaks (options.protocol, or JsonRpc for a jsonrpc+ URL).
   Protocol protocol() const noexcept;
 
+ private:
+  // Whether results come from JSON-RPC, where strings stand for bytes and times.
+  bool is_json() const noexcept { return protocol() == Protocol::JsonRpc; }
+
+ public:
   /// Sends the calls as one system.multicall and returns one result per call, in order.
   /// Accepts servers that answer each entry with a bare result instead of a one-element
   /// array (supervisord). Errors: those of call(), and BadResponse when the answer is not
@@ -676,7 +698,8 @@ requires(ToValue<detail::ArgType<Args>>&&...) BatchResult<R> Batch::call(std::st
   if (Status s = Client::to_params(params, args...); !s && !invalid_) invalid_ = s.error();
   call(method, std::span<const Value>(params.data(), params.size()));
   if (!outcome_) outcome_ = std::make_shared<detail::BatchOutcome>();
-  return BatchResult<R>(outcome_, calls_ - 1, std::string(method));
+  return BatchResult<R>(outcome_, calls_ - 1, std::string(method),
+                        client_->protocol() == Protocol::JsonRpc);
 }
 
 }  // namespace callwire

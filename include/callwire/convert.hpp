@@ -157,6 +157,26 @@ inline Status expect_type(ValueReader& r, Type wanted, std::string_view name) {
   if (*type != wanted) return type_error(name, *type);
   return {};
 }
+// Whether the value before `r` is a string standing for bytes or a time (JSON-RPC).
+inline bool text_stands_in(ValueReader& r) {
+  if (!r.strings_stand_for_bytes_and_times()) return false;
+  Result<Type> type = r.peek();
+  return type && *type == Type::String;
+}
+// A dateTime into `out`: read whole, or parsed from its ISO 8601 text where strings stand for
+// times. Errors: as from_value's for a dateTime.
+inline Status read_datetime(ValueReader& r, Value& out) {
+  if (!text_stands_in(r)) return r.read(out);
+  std::string text;
+  if (Status s = r.read_string(text); !s) return s;
+  Result<DateTime> dt = DateTime::parse(text);
+  if (!dt)
+    return Error(Errc::TypeMismatch,
+                 "must be dateTime.iso8601, got a string that is not "
+                 "ISO 8601");
+  out = Value(*dt);
+  return {};
+}
 inline Error prefix_error(std::string head, const Error& e) {
   return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
 }
@@ -420,7 +440,9 @@ struct Convert<std::vector<uint8_t>> {
     return std::vector<uint8_t>(b.begin(), b.end());
   }
   static Status read(ValueReader& r, std::vector<uint8_t>& out) {
-    if (Status s = detail::expect_type(r, Type::Bytes, type_name); !s) return s;
+    if (!detail::text_stands_in(r)) {
+      if (Status s = detail::expect_type(r, Type::Bytes, type_name); !s) return s;
+    }
     return r.read_bytes(out);
   }
 };
@@ -445,6 +467,14 @@ struct Convert<DateTime> {
   static Result<DateTime> from_value(const Value& v) {
     if (!v.is_datetime()) return type_error(type_name, v);
     return v.as_datetime();
+  }
+  static Status read(ValueReader& r, DateTime& out) {
+    Value v;
+    if (Status s = detail::read_datetime(r, v); !s) return s;
+    Result<DateTime> dt = from_value(v);
+    if (!dt) return dt.error();
+    out = *dt;
+    return {};
   }
 };
 
@@ -493,6 +523,14 @@ struct Convert<std::chrono::time_point<std::chrono::system_clock, Duration>> {
       return Error(Errc::TypeMismatch, "must be dateTime.iso8601 within the time_point range, "
                                        "got " + dt.to_string());
     return TimePoint(duration_cast<Duration>(s) + duration_cast<Duration>(nanoseconds{dt.nanosecond}));
+  }
+  static Status read(ValueReader& r, TimePoint& out) {
+    Value v;
+    if (Status s = detail::read_datetime(r, v); !s) return s;
+    Result<TimePoint> tp = from_value(v);
+    if (!tp) return tp.error();
+    out = *tp;
+    return {};
   }
 };
 

@@ -46,6 +46,10 @@
 #include "callwire/export.hpp"
 #include "callwire/value.hpp"
 
+namespace callwire {
+class ValueSink;
+}
+
 namespace callwire::json {
 
 /// The bytes simdjson may read past the end of a document (it loads 64 bytes at a time). A
@@ -165,6 +169,23 @@ class CALLWIRE_API Reader {
   /// The same without the copy, as read_request_padded: `document` must have kPadding readable
   /// bytes after its end (their contents do not matter).
   Status read_response_padded(std::string_view document, Responses& out);
+
+  /// A document of one response (not a batch) whose result goes to `sink` as it is read, with
+  /// no Value tree built (a typed call's result decoded straight into its C++ type), as
+  /// xml::Reader::read_response with a sink does: `response` gets the id, and the error of an
+  /// error response (its result stays nil). The sink reads through a ValueReader on which
+  /// strings stand for bytes and times (`strings_stand_for_bytes_and_times()`: JSON has
+  /// neither): a base64 string reads as bytes, an ISO 8601 one as a dateTime. The returned
+  /// status is the document's, as read_response's (a batch is InvalidRequest); the sink's own
+  /// goes in `sink_status`. What the sink leaves unread of the result is still walked, so
+  /// invalid JSON anywhere fails the document; a number no Value holds or a repeated member
+  /// name in the result fails the sink's read and is also `response.error`, as read_response
+  /// reports it. Copies the document as read_response does.
+  Status read_response(std::string_view document, Response& response, ValueSink& sink,
+                       Status& sink_status);
+  /// The same without the copy: `document` must have kPadding readable bytes after its end.
+  Status read_response_padded(std::string_view document, Response& response, ValueSink& sink,
+                              Status& sink_status);
 
   /// One JSON value (any type at the root), mapped as described at the top of this header.
   Result<Value> read_value(std::string_view document);

@@ -53,11 +53,21 @@ class CALLWIRE_API ValueReader {
   /// reader) and its value before the reader; false when the struct ended.
   virtual Result<bool> next_member(std::string_view& name) = 0;
 
+  /// Whether strings stand for bytes and times, as in JSON-RPC (JSON has neither): a typed
+  /// read of base64 or a dateTime then takes a String too, read_bytes() decoding its base64 and
+  /// the converter parsing its ISO 8601 text. False for XML-RPC and by default.
+  virtual bool strings_stand_for_bytes_and_times() const noexcept { return false; }
+
  protected:
   ValueReader() = default;
   ValueReader(const ValueReader&) = default;
   ValueReader& operator=(const ValueReader&) = default;
 };
+
+/// Bytes from their base64 text, where a string stands for them
+/// (strings_stand_for_bytes_and_times). Errors: TypeMismatch "must be base64, got a string
+/// that is not base64".
+CALLWIRE_API Status bytes_from_text(std::string_view text, std::vector<uint8_t>& out);
 
 /// Something that reads one value: what Client::call_reading hands the result to.
 class CALLWIRE_API ValueSink {
@@ -72,10 +82,11 @@ class CALLWIRE_API ValueSink {
 };
 
 /// A ValueReader over a Value already decoded: the same reads where the document has been
-/// read into a tree (a JSON-RPC answer, a server's parameters, tests). Borrows `value`.
+/// read into a tree (a JSON-RPC answer, a server's parameters, tests). Borrows `value`. With
+/// `strings_for_bytes_and_times` (a tree read from JSON), strings stand for bytes and times.
 class CALLWIRE_API TreeReader final : public ValueReader {
  public:
-  explicit TreeReader(const Value& value) noexcept;
+  explicit TreeReader(const Value& value, bool strings_for_bytes_and_times = false) noexcept;
   ~TreeReader() override;
 
   Result<Type> peek() override;
@@ -86,6 +97,7 @@ class CALLWIRE_API TreeReader final : public ValueReader {
   Result<bool> next_element() override;
   Status enter_struct() override;
   Result<bool> next_member(std::string_view& name) override;
+  bool strings_stand_for_bytes_and_times() const noexcept override { return text_types_; }
 
  private:
   struct Frame {
@@ -95,6 +107,7 @@ class CALLWIRE_API TreeReader final : public ValueReader {
   Status misuse(const char* what) const;
 
   const Value* current_;  // the value before the reader, or null when there is none
+  bool text_types_;
   std::vector<Frame> frames_;
 };
 

@@ -607,12 +607,6 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
     return impl_->group->run<Status>(method, options, [&](Client& c, const CallOptions& o) {
       return c.call_reading(method, params, sink, o);
     });
-  if (impl_->json()) {  // the JSON reader builds a tree; the sink reads that
-    Result<Value> r = impl_->call_sync(method, params, options);
-    if (!r) return r.error();
-    TreeReader reader(*r);
-    return sink.read(reader);
-  }
   Result<Value> r = impl_->call_sync(method, params, options, &sink);
   if (!r) return r.error();
   return Status();

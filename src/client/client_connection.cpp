@@ -422,8 +422,20 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
   if (!json_reader_) json_reader_ = std::make_unique<json::Reader>(settings_.json_limits);
   const bool padded =
       padded_in(body, in_) || padded_in(body, chunked_body_) || padded_in(body, inflated_);
-  Status read = padded ? json_reader_->read_response_padded(body, json_answer_)
-                       : json_reader_->read_response(body, json_answer_);
+  // A typed call's result goes straight into its sink (a single call's answer only).
+  const bool sunk = result_sink_ && !json_batch_ && !notification;
+  Status sink_status;
+  Status read;
+  if (sunk) {
+    json_answer_.batch = false;
+    json_answer_.responses.resize(1);
+    json::Response& single = json_answer_.responses[0];
+    read = padded ? json_reader_->read_response_padded(body, single, *result_sink_, sink_status)
+                  : json_reader_->read_response(body, single, *result_sink_, sink_status);
+  } else {
+    read = padded ? json_reader_->read_response_padded(body, json_answer_)
+                  : json_reader_->read_response(body, json_answer_);
+  }
   if (!read) {
     if (!success_status) return done(http_status_error(response), keep);
     if (notification) return done(Value(), keep);  // whatever it says, it is no error object
@@ -449,6 +461,7 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
                                      " is not the call's id " + std::to_string(json_first_id_)),
         false);
   if (!r.ok()) return done(error_of(r), keep);
+  if (!sink_status) return done(sink_status.error(), keep);
   done(std::move(r.result), keep);
 }
 

@@ -1,12 +1,28 @@
 // ValueReader over a Value tree (TreeReader), and the destructors of the reader interfaces.
 #include "callwire/value_reader.hpp"
 
+#include "base/base64.hpp"
+
 namespace callwire {
 
 ValueReader::~ValueReader() = default;
 ValueSink::~ValueSink() = default;
 
-TreeReader::TreeReader(const Value& value) noexcept : current_(&value) {}
+Status bytes_from_text(std::string_view text, std::vector<uint8_t>& out) {
+  out.resize(base64::max_decoded_size(text.size()));
+  size_t error_at = 0;
+  long n = base64::decode(text, out.data(), error_at);
+  if (n < 0) {
+    out.clear();
+    return Error(Errc::TypeMismatch, "must be base64, got a string that is not base64 (at byte " +
+                                         std::to_string(error_at) + ")");
+  }
+  out.resize(size_t(n));
+  return {};
+}
+
+TreeReader::TreeReader(const Value& value, bool strings_for_bytes_and_times) noexcept
+    : current_(&value), text_types_(strings_for_bytes_and_times) {}
 TreeReader::~TreeReader() = default;
 
 Status TreeReader::misuse(const char* what) const {
@@ -40,6 +56,11 @@ Status TreeReader::read_string(std::string& out) {
 }
 
 Status TreeReader::read_bytes(std::vector<uint8_t>& out) {
+  if (current_ && current_->is_string() && text_types_) {
+    Status s = bytes_from_text(current_->as_string(), out);
+    current_ = nullptr;
+    return s;
+  }
   if (!current_ || !current_->is_bytes()) return misuse("read_bytes() needs base64");
   std::span<const uint8_t> b = current_->as_bytes();
   out.assign(b.begin(), b.end());

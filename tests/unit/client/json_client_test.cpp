@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "callwire/client.hpp"
 #include "callwire/registry.hpp"
@@ -33,6 +35,10 @@ struct JsonServer {
     EXPECT_TRUE(server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); }));
     EXPECT_TRUE(server->add_method("busy", [](Params, CallContext&) -> Value {
       throw FaultError(-32001, "busy", Value::structure({{"retry_after", 5}}));
+    }));
+    EXPECT_TRUE(server->bind("blob", [](int n) { return std::vector<uint8_t>(size_t(n), 7); }));
+    EXPECT_TRUE(server->bind("epoch_plus", [](int seconds) {
+      return std::chrono::sys_seconds(std::chrono::seconds(seconds));
     }));
     EXPECT_TRUE(server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
     EXPECT_TRUE(server->add_method("same", [](Params p, CallContext&) { return p[0]; }));
@@ -107,6 +113,46 @@ TEST(JsonClient, AsyncCallsTakeTheSamePath) {
   std::promise<Result<int>> done;
   client.async_call<int>([&](Result<int> r) { done.set_value(std::move(r)); }, "add", 5, 6);
   EXPECT_EQ(done.get_future().get().value(), 11);
+}
+
+// JSON has no bytes or times: they come as base64 and ISO 8601 strings, and a typed call
+// reads them from those, on every path (straight into R, async, batch, by name), as the
+// XML-RPC client reads its native types.
+TEST(JsonClient, TypedResultsTakeBytesAndTimesFromTheirStrings) {
+  JsonServer s;
+  using Bytes = std::vector<uint8_t>;
+  const Bytes three{7, 7, 7};
+  const auto day = std::chrono::sys_seconds(std::chrono::seconds(86400));
+  for (const std::string& url : {s.json_url(), s.url()}) {
+    SCOPED_TRACE(url);
+    Client client(url);
+    EXPECT_EQ(client.call<Bytes>("blob", 3).value(), three);
+    EXPECT_EQ(client.call<std::optional<Bytes>>("blob", 0).value(), Bytes());
+    EXPECT_EQ(client.call<std::chrono::sys_seconds>("epoch_plus", 86400).value(), day);
+    EXPECT_EQ(client.async_call<Bytes>("blob", 3).get().value(), three);
+    EXPECT_EQ(client.async_call<std::chrono::sys_seconds>("epoch_plus", 86400).get().value(), day);
+    Batch batch = client.batch();
+    BatchResult<Bytes> blob = batch.call<Bytes>("blob", 3);
+    BatchResult<DateTime> when = batch.call<DateTime>("epoch_plus", 86400);
+    ASSERT_TRUE(batch.send());
+    EXPECT_EQ(blob.get().value(), three);
+    EXPECT_EQ(when.get().value().day, 2);
+  }
+  Client client(s.json_url());
+  EXPECT_EQ(client.call_named<Bytes>("blob", Value::structure({{"n", 2}})).error().code,
+            Errc::Fault);  // bound without names: one struct param, which is no int
+  // A string that is not base64 is no bytes: named as a typed call's mismatch.
+  Result<Bytes> not_bytes = client.call<Bytes>("echo", "not*base64");
+  ASSERT_FALSE(not_bytes);
+  EXPECT_EQ(not_bytes.error().code, Errc::TypeMismatch);
+  EXPECT_NE(not_bytes.error().message.find("echo: result must be base64, got a string that is "
+                                           "not base64"),
+            std::string::npos)
+      << not_bytes.error().message;
+  Result<Bytes> async_not_bytes = client.async_call<Bytes>("echo", "not*base64").get();
+  EXPECT_EQ(async_not_bytes.error().code, Errc::TypeMismatch);
+  // A string that is base64 stays a string where R is one.
+  EXPECT_EQ(client.call<std::string>("echo", "AAEC").value(), "AAEC");
 }
 
 TEST(JsonClient, Notifications) {

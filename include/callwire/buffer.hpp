@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -40,6 +41,17 @@ class CALLWIRE_API Buffer {
   size_t capacity() const noexcept { return capacity_; }
   bool empty() const noexcept { return size_ == 0; }
   std::string_view view() const noexcept { return {data_, size_}; }
+  /// The bytes of the storage after the end of `view` (contents or not, all readable), or 0
+  /// when `view` does not lie in the storage. A reader that may load past a document's end
+  /// reads one in place when this is at least its padding (json::kPadding for
+  /// json::Reader::read_request_padded). Valid until the storage grows or goes.
+  size_t room_after(std::string_view view) const noexcept {
+    auto begin = reinterpret_cast<uintptr_t>(data_);
+    auto at = reinterpret_cast<uintptr_t>(view.data());
+    if (!data_ || at < begin || at - begin > capacity_) return 0;
+    size_t after_start = capacity_ - (at - begin);
+    return after_start >= view.size() ? after_start - view.size() : 0;
+  }
 
   /// Forgets the contents; keeps the storage.
   void clear() noexcept { size_ = 0; }

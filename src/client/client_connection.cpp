@@ -328,15 +328,6 @@ Error http_status_error(const http::Response& response) {
   return e;
 }
 
-// Whether `body` lies in `buffer`'s storage with json::kPadding bytes of it after its end: the
-// JSON reader then reads it in place rather than copying it (a whole megabyte photo, say).
-bool padded_in(std::string_view body, const Buffer& buffer) {
-  auto begin = reinterpret_cast<uintptr_t>(buffer.data());
-  auto at = reinterpret_cast<uintptr_t>(body.data());
-  return buffer.data() && at >= begin && at - begin <= buffer.capacity() &&
-         buffer.capacity() - (at - begin) >= body.size() + json::kPadding;
-}
-
 // A JSON-RPC answer's error, with its "data" kept in the Error (taken from `r`).
 Error error_of(json::Response& r) {
   Error e = std::move(r.error);
@@ -420,8 +411,10 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
                 keep);
   }
   if (!json_reader_) json_reader_ = std::make_unique<json::Reader>(settings_.json_limits);
-  const bool padded =
-      padded_in(body, in_) || padded_in(body, chunked_body_) || padded_in(body, inflated_);
+  // A body with the reader's padding after it in one of our buffers is read in place rather
+  // than copied (a whole megabyte photo, say).
+  const bool padded = std::max({in_.room_after(body), chunked_body_.room_after(body),
+                                inflated_.room_after(body)}) >= json::kPadding;
   // A typed call's result goes straight into its sink (a single call's answer only).
   const bool sunk = result_sink_ && !json_batch_ && !notification;
   Status sink_status;

@@ -43,8 +43,11 @@ class Dispatcher {
         json_rpc_(core_, options.json_rpc) {}
 
   /// Answers a request body in `protocol` (XmlRpcDispatcher::handle, JsonRpcDispatcher::handle).
-  DispatchOutcome handle(Protocol protocol, std::string_view body, CallContext& ctx, Buffer& out) {
-    return protocol == Protocol::JsonRpc ? json_rpc_.handle(body, ctx, out)
+  /// `readable_after`: how many readable bytes follow the body in memory (a transport's
+  /// Buffer::room_after); with enough, a JSON body is read in place instead of copied.
+  DispatchOutcome handle(Protocol protocol, std::string_view body, CallContext& ctx, Buffer& out,
+                         size_t readable_after = 0) {
+    return protocol == Protocol::JsonRpc ? json_rpc_.handle(body, ctx, out, readable_after)
                                          : xml_rpc_.handle(body, ctx, out);
   }
   /// Answers an XML-RPC request body.

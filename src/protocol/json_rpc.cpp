@@ -45,11 +45,13 @@ void write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, con
 
 }  // namespace
 
-DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
+DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out,
+                                          size_t readable_after) {
   const size_t start = out.size();
   try {
     DispatchOutcome outcome;
-    Status read = reader_.read_request(body, request_);
+    Status read = readable_after >= json::kPadding ? reader_.read_request_padded(body, request_)
+                                                   : reader_.read_request(body, request_);
     if (!read) {
       CallContextAccess::clear_latch(ctx);
       CallContextAccess::set_method(ctx, {});

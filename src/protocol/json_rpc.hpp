@@ -30,8 +30,10 @@ class JsonRpcDispatcher {
   /// request was a notification. A document that cannot be read gets one error object with id
   /// null (-32700 not JSON; -32600 not JSON-RPC, `[]`, or over a limit). Named params reach
   /// the method as one struct parameter. Never throws except std::bad_alloc, and then `out`
-  /// is as it was.
-  DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out);
+  /// is as it was. `readable_after`: the readable bytes after `body` in memory (their contents
+  /// do not matter); at least json::kPadding and the body is read in place, else copied.
+  DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
+                         size_t readable_after = 0);
 
  private:
   // Runs one decoded request; writes its response unless it is a notification.

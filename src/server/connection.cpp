@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 
+#include "callwire/json.hpp"
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
 #include "server/forwarded.hpp"
@@ -151,7 +152,9 @@ void Connection::read_input() {
       respond_error(503);
       break;
     }
-    char* dst = in_.prepare(want);
+    // The JSON reader's padding stays spare after what is read: a body that ends the input
+    // is read in place (see room_after_body).
+    char* dst = in_.prepare(want + json::kPadding);
     net::IoResult r = stream_.read(dst, want);
     if (r.status == net::IoStatus::Ok) {
       if (in_.size() == request_start_ && !busy_) request_started_ = loop_.now();
@@ -318,7 +321,8 @@ void Connection::handle_request() {
         CallContext context(call_peer(), http_.user(), headers_);
         CallContextAccess::set_tls_subject(context, tls_subject_);
         CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-        DispatchOutcome outcome = dispatcher.handle(protocol, call, context, job_out_);
+        DispatchOutcome outcome =
+            dispatcher.handle(protocol, call, context, job_out_, room_after_body(call));
         job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
         job_no_answer_ = outcome.no_answer;
         job_method_.assign(outcome.method);
@@ -342,13 +346,19 @@ void Connection::handle_request() {
   CallContext context(call_peer(), http_.user(), headers_);
   CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, deadline);
-  DispatchOutcome outcome = loop_.dispatcher().handle(protocol, body, context, out_);
+  DispatchOutcome outcome =
+      loop_.dispatcher().handle(protocol, body, context, out_, room_after_body(body));
   size_t response_bytes = out_.size() - body_start;
   int status = finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_,
                                outcome.no_answer);
   if (loop_.core().options.access_log)
     log_access(outcome.method, status, outcome.is_fault ? outcome.fault_code : 0, body.size(),
                response_bytes, started);
+}
+
+size_t Connection::room_after_body(std::string_view body) const noexcept {
+  return std::max(
+      {in_.room_after(body), chunked_body_.room_after(body), inflated_body_.room_after(body)});
 }
 
 int Connection::inflate_body(std::string_view gzipped) {

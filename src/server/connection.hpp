@@ -71,6 +71,11 @@ class Connection final : public net::Watcher {
   // 0, or the status to refuse it with (413 over max_body, 503 over the budget, 400 not gzip).
   // On the loop, or on the worker while busy.
   int inflate_body(std::string_view gzipped);
+  // The readable bytes after a request body in whichever of our buffers holds it (in_, the
+  // chunked or the inflated body), or 0: with enough, the JSON reader reads it in place. The
+  // buffer must not change while the dispatcher reads (it does not: the loop waits, or the
+  // worker owns them while busy).
+  size_t room_after_body(std::string_view body) const noexcept;
   // 4xx/5xx with a short text body; the connection closes after it.
   void respond_error(int status, std::span<const http::Header> extra = {});
   // A complete text/plain answer of the session's (the health path's), then close.

@@ -328,6 +328,49 @@ TEST(JsonRpc, LimitsComeFromTheOptions) {
                "null", -32600);
 }
 
+// A body read in place (readable_after >= json::kPadding) ends where its length says, whatever
+// follows it in memory: here bytes that would complete or change the document if read on.
+// Without the room it is copied; the answers are the same.
+TEST(JsonRpc, ABodyReadInPlaceEndsAtItsLength) {
+  Fixture f;
+  Dispatcher d(f.registry, {});
+  auto answer = [&](std::string_view document, std::string_view after, bool in_place) {
+    Buffer memory;
+    memory.append(document);
+    memory.append(after);
+    memory.append(std::string(json::kPadding, '}'));
+    std::string_view body = memory.view().substr(0, document.size());
+    size_t readable_after = in_place ? memory.room_after(body) : 0;
+    if (in_place) EXPECT_GE(readable_after, json::kPadding);
+    Buffer out;
+    CallContext ctx;
+    d.handle(Protocol::JsonRpc, body, ctx, out, readable_after);
+    json::Reader reader;
+    Result<Value> v = reader.read_value(out.view());
+    EXPECT_TRUE(v) << out.view();
+    return v ? *v : Value();
+  };
+  for (bool in_place : {true, false}) {
+    SCOPED_TRACE(in_place ? "in place" : "copied");
+    expect_result(answer(R"({"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1})",
+                         R"(]}{"x)", in_place),
+                  "1", Value(19));
+    // Cut short: what follows would finish it, but it is not part of the body.
+    expect_error(
+        answer(R"({"jsonrpc":"2.0","method":"subtract","params":[42,23)", R"(],"id":1})", in_place),
+        "null", -32700);
+    // Bytes after a whole document are not trailing content (that would be -32700).
+    Value batch =
+        answer(R"([{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":12}])", "34", in_place);
+    ASSERT_TRUE(batch.is_array());
+    ASSERT_EQ(batch.size(), 1u);
+    expect_result(batch[0], "12", Value(3));
+    // An id at the body's end is not continued by the digits and the brace after it.
+    expect_error(answer(R"({"jsonrpc":"2.0","method":"sum","params":[1],"id":12)", "34}", in_place),
+                 "null", -32700);
+  }
+}
+
 TEST(JsonRpc, TheContentTypeNamesTheProtocol) {
   EXPECT_EQ(protocol_for_content_type("application/json"), Protocol::JsonRpc);
   EXPECT_EQ(protocol_for_content_type("Application/JSON; charset=utf-8"), Protocol::JsonRpc);

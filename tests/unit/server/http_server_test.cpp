@@ -870,6 +870,38 @@ TEST(HttpServer, JsonLimitsAreTheServersOwn) {
   }
 }
 
+// A large JSON-RPC body, read where it lies (in the receive buffer, the decoded chunked
+// body, the inflated body), inline and on the worker pool, kept alive and followed by a small
+// call pipelined right behind it.
+TEST(HttpServer, LargeJsonRpcBodies) {
+  std::string text(1 << 20, 'j');
+  text[3] = 'k';
+  const std::string big =
+      R"({"jsonrpc":"2.0","method":"echo","params":[")" + text + R"("],"id":1})";
+  const std::string small = R"({"jsonrpc":"2.0","method":"add","params":[2,3],"id":2})";
+  std::string chunked = chunked_post(big, 64 * 1024);
+  chunked.replace(chunked.find("text/xml"), 8, "application/json");
+  Buffer z;
+  ASSERT_TRUE(http::gzip_compress(big, z));
+  std::string gzipped = json_post(z.view());
+  gzipped.insert(gzipped.find("\r\n\r\n") + 2, "Content-Encoding: gzip\r\n");
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "worker pool" : "inline");
+    TestServer t(pool ? pool_options() : TestServer::base_options());
+    RawSocket s(t.port());
+    for (const std::string& request : {json_post(big), chunked, gzipped}) {
+      ASSERT_TRUE(s.send(request + json_post(small)));
+      std::string got = s.read_responses(2, 10s);
+      ASSERT_EQ(RawSocket::complete_responses(got), 2) << got.substr(0, 400);
+      size_t second = got.find("HTTP/1.1", 1);
+      EXPECT_TRUE(got.substr(0, second).ends_with(R"({"jsonrpc":"2.0","result":[")" + text +
+                                                  R"("],"id":1})"))
+          << got.substr(0, 400);
+      EXPECT_TRUE(got.ends_with(R"({"jsonrpc":"2.0","result":5,"id":2})")) << got.substr(second);
+    }
+  }
+}
+
 TEST(HttpServer, MethodStatsCountCallsAndFaults) {
   TestServer t;
   Client client(t.url());

@@ -23,6 +23,7 @@
 #include <json/json.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
 #include <memory>
@@ -33,8 +34,10 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "callwire/convert.hpp"
 #include "callwire/json.hpp"
 #include "callwire/value.hpp"
+#include "callwire/value_reader.hpp"
 #include "codec_common.hpp"
 
 namespace {
@@ -258,6 +261,83 @@ void check_callwire_read(const Document& d, const callwire::json::Request& reque
   }
 }
 
+// ---- The typed read: a response's result straight into C++ types (json::Reader::read_response
+// with a sink), as Client::call<R> reads it over JSON-RPC: the structs into TypedPerson, the
+// blob's base64 string into its bytes. No Value tree.
+
+struct TypedPerson {
+  int id = 0;
+  std::string name;
+  std::string email;
+  double score = 0;
+  std::vector<std::string> tags;
+};
+
+}  // namespace
+
+template <>
+struct callwire::Convert<TypedPerson> {
+  static constexpr std::string_view type_name = "struct";
+  static Result<TypedPerson> from_value(const Value& v) {
+    TypedPerson p;
+    TreeReader reader(v);
+    if (Status s = read(reader, p); !s) return s.error();
+    return p;
+  }
+  static Status read(ValueReader& r, TypedPerson& p) {
+    return read_struct(r, field("id", p.id), field("name", p.name), field("email", p.email),
+                       field("score", p.score), field("tags", p.tags));
+  }
+};
+
+namespace {
+
+// The typed result of a response document: what its sink reads into.
+struct TypedResult final : callwire::ValueSink {
+  bool blob = false;  // else the structs
+  std::vector<TypedPerson> people;
+  std::vector<uint8_t> bytes;
+  callwire::Status read(callwire::ValueReader& r) override {
+    return blob ? callwire::read_value(r, bytes) : callwire::read_value(r, people);
+  }
+};
+
+bool has_typed_read(const Document& d) { return !d.is_call; }
+
+// Reads `d`'s response into `out`, reused; dies on an error.
+void callwire_read_typed(const Document& d, callwire::json::Reader& reader,
+                         callwire::json::Response& response, TypedResult& out) {
+  out.blob = d.id == "base64";
+  callwire::Status sunk;
+  callwire::Status read = reader.read_response(d.json, response, out, sunk);
+  if (!read) die("document " + d.id + ": callwire typed: " + read.error().message);
+  if (!sunk) die("document " + d.id + ": callwire typed: " + sunk.error().message);
+  if (!response.ok()) die("document " + d.id + ": callwire typed: " + response.error.message);
+}
+
+// What the typed read gave is what `d` holds.
+void check_typed_read(const Document& d) {
+  const std::string where = "document " + d.id + ", typed: ";
+  callwire::json::Reader reader(kReaderLimits);
+  callwire::json::Response response;
+  TypedResult typed;
+  callwire_read_typed(d, reader, response, typed);
+  if (typed.blob) {
+    std::span<const uint8_t> want = d.result.as_bytes();
+    check(std::equal(want.begin(), want.end(), typed.bytes.begin(), typed.bytes.end()),
+          where + "different bytes");
+    return;
+  }
+  check(typed.people.size() == d.result.size(), where + "a different array size");
+  for (size_t i = 0; i < typed.people.size(); ++i) {
+    auto expected = callwire::Convert<TypedPerson>::from_value(d.result[i]);
+    check(expected && expected->id == typed.people[i].id &&
+              expected->email == typed.people[i].email && expected->tags == typed.people[i].tags &&
+              expected->score == typed.people[i].score && expected->name == typed.people[i].name,
+          where + "a different person");
+  }
+}
+
 // jsoncpp's reader, as libjsonrpccpp configures it (the defaults, no comments kept): one reader
 // reused; the tree is rebuilt for every document, as a peer's server does per request.
 std::unique_ptr<Json::CharReader> jsoncpp_reader() {
@@ -325,6 +405,7 @@ void verify(Document& d) {
   check_callwire_read(d, request, responses, "the text");
   check_simdjson(d, d.json, "the text");
   check_jsoncpp(d, reader, request, responses);
+  if (has_typed_read(d)) check_typed_read(d);
 
   // callwire writes something that reads back as the same values.
   callwire::Buffer out;
@@ -349,6 +430,16 @@ void read_callwire(benchmark::State& state, const Document* d) {
     callwire_read(*d, d->json, reader, request, responses);
     benchmark::DoNotOptimize(request);
     benchmark::DoNotOptimize(responses);
+  });
+}
+
+void read_callwire_typed(benchmark::State& state, const Document* d) {
+  callwire::json::Reader reader(kReaderLimits);
+  callwire::json::Response response;
+  TypedResult typed;  // reused, as a caller's result variable may be
+  timed(state, d->json.size(), [&] {
+    callwire_read_typed(*d, reader, response, typed);
+    benchmark::DoNotOptimize(typed);
   });
 }
 
@@ -398,6 +489,7 @@ void register_benchmarks(const std::deque<Document>& docs) {
   };
   for (const Document& d : docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
+    if (has_typed_read(d)) add("read/" + d.id + "/callwire-typed", read_callwire_typed, &d);
     add("read/" + d.id + "/simdjson", read_simdjson, &d);
     add("read/" + d.id + "/jsoncpp", read_jsoncpp, &d);
     add("read/" + d.id + "/memcpy", copy_memcpy, &d.json);

@@ -341,7 +341,9 @@ TEST(JsonRpc, ABodyReadInPlaceEndsAtItsLength) {
     memory.append(std::string(json::kPadding, '}'));
     std::string_view body = memory.view().substr(0, document.size());
     size_t readable_after = in_place ? memory.room_after(body) : 0;
-    if (in_place) EXPECT_GE(readable_after, json::kPadding);
+    if (in_place) {
+      EXPECT_GE(readable_after, json::kPadding);
+    }
     Buffer out;
     CallContext ctx;
     d.handle(Protocol::JsonRpc, body, ctx, out, readable_after);

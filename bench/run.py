@@ -291,7 +291,7 @@ def json_section(runs, context):
         "reads the responses as a typed `call<R>` does (`read_response` with a sink; no Value "
         "tree): (b) into a `std::vector` of C++ structs (int, two std::strings, double, "
         "`std::vector<std::string>`), (c) its base64 string decoded into a "
-        "`std::vector<uint8_t>`; the vector is reused, as a caller's result variable may be.",
+        "`std::vector<uint8_t>`; a new result each time (built and freed in the timed loop), as `call<R>` makes one.",
         "- Write: `json::write_call` for (a), `json::write_result` for the others, into one "
         "reused Buffer; the byte count is what callwire writes for the values. jsoncpp writes "
         "its tree of the same document (read once, outside the timed loop) with a compact "

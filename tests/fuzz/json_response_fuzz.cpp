@@ -19,6 +19,12 @@
 //   that gives the same bytes (member order kept);
 // - the responses written back as a document (write_result / write_error, or BatchWriter for
 //   a batch) read back the same: id, result, code, message, data.
+// - a single response read with a sink (read_response with a ValueSink: a typed call's path)
+//   agrees with the Value path, whichever way the sink reads: whole (ValueReader::read),
+//   piece by piece (peek, enter_array / next_element, enter_struct / next_member,
+//   read_string), its first element only, or nothing: the same document verdict (same error
+//   code), the same id and error; a sink that reads everything gets the same Value. A batch is
+//   refused.
 // Any violation prints what differs and traps.
 
 #include <cstddef>
@@ -30,6 +36,7 @@
 
 #include "callwire/buffer.hpp"
 #include "callwire/json.hpp"
+#include "callwire/value_reader.hpp"
 #include "json_is_json.hpp"
 
 namespace {
@@ -182,6 +189,112 @@ void check_written(json::Reader& rereader, const json::Responses& in) {
   if (!same(back, kept)) fail("written responses do not read back the same", doc.view());
 }
 
+// ---- The sink path (Reader::read_response with a ValueSink).
+
+enum class Reading { Whole, Pieces, FirstOnly, Nothing };
+
+// A value read piece by piece through the ValueReader into `out`.
+Status read_pieces(callwire::ValueReader& r, Value& out) {
+  callwire::Result<callwire::Type> type = r.peek();
+  if (!type) return type.error();
+  if (*type == callwire::Type::Array || *type == callwire::Type::Struct) {
+    const bool is_struct = *type == callwire::Type::Struct;
+    if (Status s = is_struct ? r.enter_struct() : r.enter_array(); !s) return s;
+    out = is_struct ? Value::structure() : Value::array();
+    for (;;) {
+      std::string_view name;
+      callwire::Result<bool> more = is_struct ? r.next_member(name) : r.next_element();
+      if (!more) return more.error();
+      if (!*more) return {};
+      std::string key(name);  // valid only until the next call on the reader
+      Value item;
+      if (Status s = read_pieces(r, item); !s) return s;
+      if (is_struct) {
+        out.set(key, std::move(item));
+      } else {
+        out.push_back(std::move(item));
+      }
+    }
+  }
+  if (*type == callwire::Type::String) {
+    std::string text;
+    if (Status s = r.read_string(text); !s) return s;
+    out = Value(text);
+    return {};
+  }
+  return r.read(out);
+}
+
+struct CheckingSink final : callwire::ValueSink {
+  Reading how = Reading::Whole;
+  Value got;
+  Status read(callwire::ValueReader& r) override {
+    switch (how) {
+      case Reading::Whole:
+        return r.read(got);
+      case Reading::Pieces:
+        return read_pieces(r, got);
+      case Reading::FirstOnly: {
+        callwire::Result<callwire::Type> type = r.peek();
+        if (!type) return type.error();
+        std::string_view name;
+        if (*type == callwire::Type::Array) {
+          if (Status s = r.enter_array(); !s) return s;
+          if (callwire::Result<bool> more = r.next_element(); !more || !*more) return {};
+        } else if (*type == callwire::Type::Struct) {
+          if (Status s = r.enter_struct(); !s) return s;
+          if (callwire::Result<bool> more = r.next_member(name); !more || !*more) return {};
+        }
+        return r.read(got);
+      }
+      case Reading::Nothing:
+        return {};
+    }
+    return {};
+  }
+};
+
+void check_sink_path(json::Reader& reader, std::string_view doc, Status s,
+                     const json::Responses& out) {
+  for (Reading how : {Reading::Whole, Reading::Pieces, Reading::FirstOnly, Reading::Nothing}) {
+    CheckingSink sink;
+    sink.how = how;
+    json::Response r;
+    Status sunk;
+    Status read = reader.read_response(doc, r, sink, sunk);
+    const std::string which = "sink " + std::to_string(int(how)) + ": ";
+    if (s && out.batch) {
+      if (read) fail("the sink path accepts a batch", doc);
+      continue;
+    }
+    if (!s) {
+      // A batch the Value path refused may be refused for another reason here (no batch
+      // limit applies to a document that is refused as a batch anyway).
+      if (read) fail("the sink path accepts what the Value path refuses", which + std::string(doc));
+      if (!out.batch && doc.find_first_not_of(" \t\r\n") != std::string_view::npos &&
+          doc[doc.find_first_not_of(" \t\r\n")] == '{' && read.error().code != s.error().code)
+        fail("the sink path refuses with another code",
+             which + describe(read.error()) + "\n" + describe(s.error()));
+      continue;
+    }
+    if (!read) fail("the sink path refuses what the Value path accepts", which + describe(read.error()));
+    const json::Response& want = out.responses[0];
+    if (r.id != want.id) fail("the sink path reads another id", which + r.id + " " + want.id);
+    const bool reads_all = how == Reading::Whole || how == Reading::Pieces;
+    if (reads_all || want.ok() || want.is_fault()) {
+      // What no Value holds in a part a sink skips spoils nothing: only full readers must see it.
+      if (!same_error(r.error, want.error) || r.data.has_value() != want.data.has_value() ||
+          (r.data && !(*r.data == *want.data)))
+        fail("the sink path reads another error", which + describe(r.error) + "\n" + describe(want.error));
+    }
+    if (want.ok() && reads_all) {
+      if (!sunk) fail("a full read of a good result failed", which + describe(sunk.error()));
+      if (!(sink.got == want.result)) fail("the sink read another value", which + std::string(doc));
+    }
+    if (!r.result.is_nil()) fail("the sink path left a result in the Response", doc);
+  }
+}
+
 // What the reader accepts is JSON (json_is_json.hpp).
 void check_is_json(std::string_view doc) {
   std::string why = fuzz::why_not_json(doc);
@@ -228,6 +341,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fail("the small and default limits refuse differently",
            describe(s_small.error()) + "\n" + (s ? std::string("accepted") : describe(s.error())));
   }
+  check_sink_path(reader, doc, s, out);
   if (!s) return 0;
   check_is_json(doc);
 

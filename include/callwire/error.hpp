@@ -133,7 +133,7 @@ class [[nodiscard]] Status {
  public:
   // User-provided, so that `return {};` does not zero the whole Error first (value-
   // initialisation would: a `rep stos` of 88 bytes on every success a reader returns).
-  Status() noexcept {}  // NOLINT(modernize-use-equals-default)
+  Status() noexcept {}                               // NOLINT(modernize-use-equals-default)
   Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
   explicit operator bool() const noexcept { return ok(); }
   bool ok() const noexcept { return !error_ || error_->code == Errc::Ok; }

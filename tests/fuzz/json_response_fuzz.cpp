@@ -277,7 +277,8 @@ void check_sink_path(json::Reader& reader, std::string_view doc, Status s,
              which + describe(read.error()) + "\n" + describe(s.error()));
       continue;
     }
-    if (!read) fail("the sink path refuses what the Value path accepts", which + describe(read.error()));
+    if (!read)
+      fail("the sink path refuses what the Value path accepts", which + describe(read.error()));
     const json::Response& want = out.responses[0];
     if (r.id != want.id) fail("the sink path reads another id", which + r.id + " " + want.id);
     const bool reads_all = how == Reading::Whole || how == Reading::Pieces;
@@ -285,7 +286,8 @@ void check_sink_path(json::Reader& reader, std::string_view doc, Status s,
       // What no Value holds in a part a sink skips spoils nothing: only full readers must see it.
       if (!same_error(r.error, want.error) || r.data.has_value() != want.data.has_value() ||
           (r.data && !(*r.data == *want.data)))
-        fail("the sink path reads another error", which + describe(r.error) + "\n" + describe(want.error));
+        fail("the sink path reads another error",
+             which + describe(r.error) + "\n" + describe(want.error));
     }
     if (want.ok() && reads_all) {
       if (!sunk) fail("a full read of a good result failed", which + describe(sunk.error()));

@@ -5,7 +5,6 @@
 // libjsonrpccpp's peers; the typed call reads it from that text straight into info.photo
 // (strings stand for bytes in a typed JSON-RPC result: docs/typed-api.md).
 #include <callwire/client.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

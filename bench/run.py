@@ -241,16 +241,7 @@ def json_goals(runs):
     if simdjson and row[1] != "NO DATA":  # the floor beside it: how far it could go
         row = (row[0], row[1], f"{row[2]}; simdjson's DOM parse of the same text "
                f"{simdjson['bytes_per_second'] / 1e9:.2f} GB/s")
-    rows = [row]
-    typed = runs.get(("read", "structs", "callwire-typed"))
-    if typed:  # the same document read as a typed call<R> reads it: no Value tree
-        gbps = typed["bytes_per_second"] / 1e9
-        rows.append((f"(b) read ≥ {JSON_GOAL_READ_GBPS:g} GB/s, typed (`call<std::vector<T>>`)",
-                     verdict(gbps >= JSON_GOAL_READ_GBPS),
-                     f"{gbps:.2f} GB/s (goal {JSON_GOAL_READ_GBPS:g}); "
-                     f"{typed['bytes_per_second'] / cw['bytes_per_second']:.1f}× the Value path"
-                     if cw else f"{gbps:.2f} GB/s (goal {JSON_GOAL_READ_GBPS:g})"))
-    return goal_table(rows)
+    return goal_table([row])
 
 
 def busy_line(context, m):

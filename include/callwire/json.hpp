@@ -178,9 +178,10 @@ class CALLWIRE_API Reader {
   /// neither): a base64 string reads as bytes, an ISO 8601 one as a dateTime. The returned
   /// status is the document's, as read_response's (a batch is InvalidRequest); the sink's own
   /// goes in `sink_status`. What the sink leaves unread of the result is still walked, so
-  /// invalid JSON anywhere fails the document; a number no Value holds or a repeated member
-  /// name in the result fails the sink's read and is also `response.error`, as read_response
-  /// reports it. Copies the document as read_response does.
+  /// invalid JSON and the limits fail the document wherever they are; a number no Value holds
+  /// or a repeated member name in a part the sink reads fails that read and is also
+  /// `response.error`, as read_response reports it (in a part it skips, it spoils nothing).
+  /// Copies the document as read_response does.
   Status read_response(std::string_view document, Response& response, ValueSink& sink,
                        Status& sink_status);
   /// The same without the copy: `document` must have kPadding readable bytes after its end.

@@ -177,6 +177,16 @@ inline Status read_datetime(ValueReader& r, Value& out) {
   out = Value(*dt);
   return {};
 }
+// A dateTime read as read_datetime reads it, then converted to T by C::from_value.
+template <class C, class T>
+Status read_datetime_as(ValueReader& r, T& out) {
+  Value v;
+  if (Status s = read_datetime(r, v); !s) return s;
+  Result<T> t = C::from_value(v);
+  if (!t) return t.error();
+  out = std::move(*t);
+  return {};
+}
 inline Error prefix_error(std::string head, const Error& e) {
   return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
 }
@@ -469,12 +479,7 @@ struct Convert<DateTime> {
     return v.as_datetime();
   }
   static Status read(ValueReader& r, DateTime& out) {
-    Value v;
-    if (Status s = detail::read_datetime(r, v); !s) return s;
-    Result<DateTime> dt = from_value(v);
-    if (!dt) return dt.error();
-    out = *dt;
-    return {};
+    return detail::read_datetime_as<Convert>(r, out);
   }
 };
 
@@ -525,12 +530,7 @@ struct Convert<std::chrono::time_point<std::chrono::system_clock, Duration>> {
     return TimePoint(duration_cast<Duration>(s) + duration_cast<Duration>(nanoseconds{dt.nanosecond}));
   }
   static Status read(ValueReader& r, TimePoint& out) {
-    Value v;
-    if (Status s = detail::read_datetime(r, v); !s) return s;
-    Result<TimePoint> tp = from_value(v);
-    if (!tp) return tp.error();
-    out = *tp;
-    return {};
+    return detail::read_datetime_as<Convert>(r, out);
   }
 };
 

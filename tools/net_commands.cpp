@@ -111,7 +111,9 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.user.empty()) {
     options.authenticate = [user = flags.user, password = flags.password](std::string_view u,
                                                                           std::string_view p) {
-      return constant_time_equal(u, user) & constant_time_equal(p, password);
+      // Both compared every time (`&` on ints, not `&&`): how long a refusal takes does not
+      // say which of the two was wrong.
+      return (int{constant_time_equal(u, user)} & int{constant_time_equal(p, password)}) != 0;
     };
   }
   if (flags.access_log) {

@@ -133,6 +133,12 @@ void give_fault_data(cw_value** slot, const callwire::Error& e) noexcept {
   }
 }
 
+// A failed call's error, and its fault data into `slot`: what every failed call reports.
+cw_status call_failed(cw_error* error, cw_value** slot, const callwire::Error& e) noexcept {
+  give_fault_data(slot, e);
+  return set_error(error, e);
+}
+
 // Checks the caller's options and copies them; `calls` fault data slots are set to NULL.
 cw_status to_call_options(const cw_call_options* o, callwire::CallOptions& out, cw_error* error,
                           size_t calls = 1) {
@@ -168,8 +174,7 @@ cw_status call_and_return(cw_client& client, const char* method, const std::vect
   callwire::Result<Value> r = client.client.call(
       method, std::span<const Value>(values.data(), values.size()), call_options);
   if (!r) {
-    give_fault_data(fault_data, r.error());
-    return set_error(error, r.error());
+    return call_failed(error, fault_data, r.error());
   }
   return make_handle(std::move(*r), result_out);
 }
@@ -204,8 +209,7 @@ void hand_out(std::vector<std::optional<callwire::CallResult>>& answers,
     results[i].result = handles[i];
     clear_error(&results[i].error);
     if (answers[i] && !*answers[i]) {
-      set_error(&results[i].error, answers[i]->error());
-      if (fault_data) give_fault_data(&fault_data[i], answers[i]->error());
+      call_failed(&results[i].error, fault_data ? &fault_data[i] : nullptr, answers[i]->error());
     }
   }
 }
@@ -440,8 +444,7 @@ cw_status cw_client_notify(cw_client* client, const char* method, const cw_value
     callwire::Status sent = client->client.notify(
         method, std::span<const Value>(values.data(), values.size()), call_options);
     if (sent) return CW_OK;
-    give_fault_data(fault_data_of(options), sent.error());
-    return set_error(error, sent.error());
+    return call_failed(error, fault_data_of(options), sent.error());
   });
 }
 
@@ -458,8 +461,7 @@ cw_status cw_client_call_named(cw_client* client, const char* method, const cw_v
     if (cw_status st = to_call_options(options, call_options, error); st != CW_OK) return st;
     callwire::Result<Value> r = client->client.call_named(method, named->value, call_options);
     if (!r) {
-      give_fault_data(fault_data_of(options), r.error());
-      return set_error(error, r.error());
+      return call_failed(error, fault_data_of(options), r.error());
     }
     return make_handle(std::move(*r), result_out);
   });
@@ -536,8 +538,7 @@ cw_status cw_client_call_async(cw_client* client, const char* method, const cw_v
           if (r) {
             done(CW_OK, borrow(*r), &e, user_data);
           } else {
-            give_fault_data(fault_data, r.error());
-            done(set_error(&e, r.error()), nullptr, &e, user_data);
+            done(call_failed(&e, fault_data, r.error()), nullptr, &e, user_data);
           }
         },
         call_options);

@@ -22,7 +22,7 @@ class ResultReader final : public ValueReader {
   Result<Type> peek() override {
     if (Status s = before_value("peek()"); !s) return s.error();
     od::json_type type;
-    if (auto e = current_.type().get(type)) return syntax(e).error();
+    if (!current_type(type)) return walk_.hard;
     switch (type) {
       case od::json_type::array:
         return Type::Array;
@@ -83,6 +83,7 @@ class ResultReader final : public ValueReader {
     f.started = true;
     if (!(f.elements != f.elements_end)) return close();
     if (auto e = (*f.elements).get(current_)) return syntax(e).error();
+    type_known_ = false;
     if (!walk_.count_element()) return walk_.hard;
     has_current_ = true;
     return true;
@@ -119,6 +120,7 @@ class ResultReader final : public ValueReader {
       return walk_.hard;
     names_.push_back(name);  // in the document or simdjson's string buffer: lives as long
     current_ = field.value();
+    type_known_ = false;
     has_current_ = true;
     return true;
   }
@@ -146,6 +148,17 @@ class ResultReader final : public ValueReader {
   };
 
   bool failed() const noexcept { return walk_.hard.code != Errc::Ok; }
+
+  // The JSON type of the value before the reader, asked of simdjson once per value (a typed
+  // read peeks, then reads: two asks otherwise).
+  bool current_type(od::json_type& type) {
+    if (!type_known_) {
+      if (auto e = current_.type().get(current_type_)) return walk_.syntax(e);
+      type_known_ = true;
+    }
+    type = current_type_;
+    return true;
+  }
 
   Status syntax(simdjson::error_code e) {
     walk_.syntax(e);
@@ -180,7 +193,7 @@ class ResultReader final : public ValueReader {
   Status string_text(const char* misuse, std::string_view& text) {
     if (Status s = before_value(misuse); !s) return s;
     od::json_type type;
-    if (auto e = current_.type().get(type)) return syntax(e);
+    if (!current_type(type)) return walk_.hard;
     if (type != od::json_type::string) return Error(Errc::InvalidArgument, misuse);
     has_current_ = false;
     if (!walk_.string_text(current_, text)) return walk_.hard;
@@ -191,7 +204,7 @@ class ResultReader final : public ValueReader {
   Status enter(od::json_type wanted, const char* misuse) {
     if (Status s = before_value(misuse); !s) return s;
     od::json_type type;
-    if (auto e = current_.type().get(type)) return syntax(e);
+    if (!current_type(type)) return walk_.hard;
     if (type != wanted) return Error(Errc::InvalidArgument, misuse);
     if (walk_.depth == walk_.limits.max_depth) {
       walk_.limit("arrays and objects nested deeper than " +
@@ -236,6 +249,8 @@ class ResultReader final : public ValueReader {
   ReaderImpl& walk_;
   od::value current_;
   bool has_current_ = true;
+  bool type_known_ = false;  // current_type_ is current_'s
+  od::json_type current_type_{};
   std::vector<Frame> frames_;
   std::vector<std::string_view> names_;  // the member names of the structs open
 };

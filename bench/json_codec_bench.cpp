@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <span>
@@ -452,6 +453,75 @@ void read_simdjson(benchmark::State& state, const Document* d) {
   });
 }
 
+// simdjson's On Demand walk alone, as callwire's reader walks (every value visited; numbers and
+// atoms as their raw text, strings without escapes as their raw bytes, member names raw),
+// building nothing: the floor of any reader on On Demand, which callwire's is.
+namespace walk {
+namespace od = simdjson::ondemand;
+size_t seen = 0;  // what the walk saw, so that nothing is optimised away
+
+bool value(od::value& v);
+bool scalar(od::value& v, od::json_type type) {
+  std::string_view token = v.raw_json_token();
+  if (type == od::json_type::string) {
+    if (token.find('\\') == std::string_view::npos) {
+      if (v.get_raw_json_string().error()) return false;
+    } else if (v.get_string().get(token)) {
+      return false;
+    }
+  }
+  seen += token.size();
+  return true;
+}
+bool value(od::value& v) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  if (type == od::json_type::array) {
+    od::array a;
+    if (v.get_array().get(a)) return false;
+    for (auto item : a) {
+      od::value x;
+      if (item.get(x) || !value(x)) return false;
+    }
+    return true;
+  }
+  if (type == od::json_type::object) {
+    od::object o;
+    if (v.get_object().get(o)) return false;
+    for (auto member : o) {
+      od::field f;
+      if (std::move(member).get(f)) return false;
+      seen += f.key().raw()[0];
+      if (!value(f.value())) return false;
+    }
+    return true;
+  }
+  return scalar(v, type);
+}
+// A response document: its members walked.
+bool response(od::parser& parser, std::string_view padded, size_t size) {
+  od::document doc;
+  if (parser.iterate(padded.data(), size, padded.size()).get(doc)) return false;
+  od::object o;
+  if (doc.get_object().get(o)) return false;
+  for (auto member : o) {
+    od::field f;
+    if (std::move(member).get(f) || !value(f.value())) return false;
+  }
+  return true;
+}
+}  // namespace walk
+
+void read_simdjson_walk(benchmark::State& state, const Document* d) {
+  simdjson::ondemand::parser parser;
+  std::string padded(d->json.size() + simdjson::SIMDJSON_PADDING, ' ');
+  timed(state, d->json.size(), [&] {
+    std::memcpy(padded.data(), d->json.data(), d->json.size());  // as the others copy
+    if (!walk::response(parser, padded, d->json.size())) die("simdjson On Demand walk failed");
+    benchmark::DoNotOptimize(walk::seen);
+  });
+}
+
 void read_jsoncpp(benchmark::State& state, const Document* d) {
   std::unique_ptr<Json::CharReader> reader = jsoncpp_reader();
   timed(state, d->json.size(), [&] {
@@ -491,6 +561,7 @@ void register_benchmarks(const std::deque<Document>& docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
     if (has_typed_read(d)) add("read/" + d.id + "/callwire-typed", read_callwire_typed, &d);
     add("read/" + d.id + "/simdjson", read_simdjson, &d);
+    if (!d.is_call) add("read/" + d.id + "/simdjson-walk", read_simdjson_walk, &d);
     add("read/" + d.id + "/jsoncpp", read_jsoncpp, &d);
     add("read/" + d.id + "/memcpy", copy_memcpy, &d.json);
   }

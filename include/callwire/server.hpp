@@ -87,9 +87,13 @@ struct ServerOptions {
   /// already served. Over TLS the 503 needs a handshake first: a few such refusals at a time
   /// (8 per event loop, each given at most 3 s) get one; beyond them newcomers are just closed.
   size_t max_connections = 10000;
-  /// From a request's first byte to its last (a slowloris cannot hold a slot longer).
+  /// From a request's first byte to its last (a slowloris cannot hold a slot longer), even
+  /// when the framing consumes the request as it comes (a packet with escapes). A connection
+  /// that never completes a request has this long from its start to do so: a TLS handshake
+  /// that stalls, or bytes that carry no request (packet-stream NOPs, blank JSON lines).
   std::chrono::milliseconds request_timeout{30000};
-  /// A keep-alive connection with nothing to do is closed after this.
+  /// A keep-alive connection is closed this long after its last whole request. Bytes that
+  /// carry no request (NOPs, blank lines) do not make it less idle.
   std::chrono::milliseconds idle_timeout{60000};
   /// HTTP requests one keep-alive connection may carry (xmlrpc-c's keepalive_max_conn,
   /// nginx's keepalive_requests): the answer to the last says `Connection: close` and the
@@ -138,7 +142,9 @@ struct ServerOptions {
   /// ("Bearer <token>", or "Basic " and base64 of user:password, as a Prometheus scrape
   /// config sends): otherwise 401. The server's `authenticate` does not apply to the page.
   std::string metrics_authorization;
-  /// Sending one response (a peer that stops reading is dropped).
+  /// A peer that reads nothing of its answers for this long is dropped (nginx's
+  /// send_timeout): each write that sends bytes restarts it, so a slow but steady reader gets
+  /// an answer however long it takes.
   std::chrono::milliseconds write_timeout{30000};
   /// Each call's deadline (CallContext::deadline()): the time its request was complete plus
   /// this; 0 (the default): none. A request's `X-Callwire-Timeout: <milliseconds>` header
@@ -153,11 +159,16 @@ struct ServerOptions {
 
   size_t max_header_bytes = 16 * 1024;  ///< request line and header fields → 431
   size_t max_body = size_t{32} << 20;   ///< request body, before or after gzip → 413
-  /// All connections' buffers together (requests being read, decoded and inflated bodies,
-  /// answers not yet sent). Past it the server refuses new work rather than grow: a newcomer is
-  /// answered 503 and closed, and a connection that needs a larger buffer for its request gets
-  /// 503 and is closed; connections with buffers enough for their calls keep their service.
-  /// One answer being built may overshoot it. 0 is refused by start().
+  /// All connections' buffers together: requests being read, a framing's copies, decoded and
+  /// inflated bodies, answers not yet sent. Past it, the connection holding the most answers
+  /// its peer has not read is closed ("shed", told to error_log, counted in the metrics), one
+  /// at a time until it is met, so that a few peers that do not read cannot lock everyone
+  /// out. What shedding cannot give back is refused rather than grown for: a connection that
+  /// needs a larger buffer for its request gets 503 and is closed, and a newcomer is answered
+  /// 503 and closed; connections with buffers enough for their calls keep their service. One
+  /// connection's answer may be at most a quarter of this (and never less than
+  /// max_pending_output): a larger one is answered 500 instead, and error_log says why. One
+  /// answer being built (per thread) may overshoot it. 0 is refused by start().
   size_t max_buffer_memory = size_t{512} << 20;
   /// One connection's answers waiting to be sent: past it, no further pipelined request of
   /// that connection is read or answered until the client reads (a client that never reads

@@ -123,6 +123,15 @@ class Decoder {
 
   /// Whether the bytes consumed so far end inside a packet.
   bool in_packet() const noexcept { return state_ == State::View || state_ == State::Copy; }
+  /// Whether the packet being decoded is copied into the decoder's own storage (it held an
+  /// escape or a NOP): every further payload byte consumed then grows that storage.
+  bool copying() const noexcept { return state_ == State::Copy; }
+  /// Bytes of storage the decoder holds (a budget counts them: see copying()).
+  size_t storage_bytes() const noexcept { return copy_.capacity(); }
+  /// Gives the storage back, between packets only (a no-op inside one, which still needs it).
+  void release_storage() noexcept {
+    if (state_ != State::Copy) copy_ = Buffer();
+  }
   /// Whether decode or finish has failed (and will fail again until reset).
   bool failed() const noexcept { return state_ == State::Failed; }
   size_t max_packet_bytes() const noexcept { return max_; }

@@ -38,24 +38,90 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, F
   idle_since_ = request_started_ = loop_.now();
 }
 
-Connection::~Connection() { loop_.core().buffer_memory.fetch_sub(accounted_); }
+Connection::~Connection() {
+  loop_.core().buffer_memory.fetch_sub(accounted_);
+  loop_.core().unsent_memory.fetch_sub(accounted_unsent_);
+}
+
+namespace {
+// Moves a server-wide count from what this connection last accounted to what it holds now.
+void move_count(std::atomic<size_t>& count, size_t& accounted, size_t now) noexcept {
+  if (now > accounted)
+    count.fetch_add(now - accounted);
+  else if (now < accounted)
+    count.fetch_sub(accounted - now);
+  accounted = now;
+}
+}  // namespace
 
 void Connection::account_buffers() noexcept {
-  // While a worker runs, it may be growing inflated_body_ and job_out_: they are counted
-  // when it is done.
+  // Every buffer the connection owns, the framing's copies included. While a worker runs, it
+  // may be growing inflated_body_ and job_out_: they are counted when it is done.
   size_t now = in_.capacity() + out_.capacity() + chunked_body_.capacity() +
+               framing_->held_bytes() +
                (busy_ ? 0 : inflated_body_.capacity() + job_out_.capacity());
-  if (now > accounted_)
-    loop_.core().buffer_memory.fetch_add(now - accounted_);
-  else if (now < accounted_)
-    loop_.core().buffer_memory.fetch_sub(accounted_ - now);
-  accounted_ = now;
+  move_count(loop_.core().buffer_memory, accounted_, now);
+  // All of it goes if the connection is shed for its unsent answers.
+  move_count(loop_.core().unsent_memory, accounted_unsent_, unsent_bytes() ? now : 0);
 }
 
 bool Connection::over_budget(size_t more) const noexcept {
-  if (in_.capacity() - in_.size() >= more) return false;  // no growth
+  // No growth: the receive buffer has room, and the framing copies nothing of what is read.
+  if (in_.capacity() - in_.size() >= more && !framing_->copies_input()) return false;
   return loop_.core().buffer_memory.load(std::memory_order_relaxed) + more >
          loop_.core().options.max_buffer_memory;
+}
+
+void Connection::shed() noexcept {
+  if (busy_ || phase_ == Phase::Closed) return;
+  if (const auto& log = loop_.core().options.error_log) {
+    try {
+      std::string message = "shed: " + std::to_string(unsent_bytes()) +
+                            " bytes of answers unread while the buffers of all connections "
+                            "are over max_buffer_memory (" +
+                            std::to_string(loop_.core().options.max_buffer_memory) + ")";
+      ErrorLogEntry e;
+      e.peer = peer_;
+      e.message = message;
+      log(e);
+    } catch (...) {  // out of memory, or a hook that throws: shed anyway
+    }
+  }
+  loop_.core().connections_shed.fetch_add(1, std::memory_order_relaxed);
+  close();
+  // Not busy: nothing else reads these; their memory counts for newcomers at once.
+  in_ = Buffer();
+  out_ = Buffer();
+  chunked_body_ = Buffer();
+  inflated_body_ = Buffer();
+  job_out_ = Buffer();
+  request_start_ = 0;
+  out_sent_ = 0;
+  framing_->reset();
+  framing_->release_storage();
+  account_buffers();
+}
+
+bool Connection::answer_over_share(size_t bytes, std::string_view method) {
+  const ServerOptions& options = loop_.core().options;
+  // A quarter of the budget, and never less than what one connection may queue anyway.
+  const size_t share = std::max(options.max_buffer_memory / 4, options.max_pending_output);
+  if (bytes <= share) return false;
+  if (options.error_log) {
+    try {
+      std::string message = "answer of " + std::to_string(bytes) + " bytes";
+      if (!method.empty()) message += " to " + std::string(method);
+      message += " refused (500): one connection may hold at most " + std::to_string(share) +
+                 " bytes of answers (a quarter of max_buffer_memory, at least "
+                 "max_pending_output)";
+      ErrorLogEntry e;
+      e.peer = peer_;
+      e.message = message;
+      options.error_log(e);
+    } catch (...) {  // out of memory, or a hook that throws: refused anyway
+    }
+  }
+  return true;
 }
 
 bool Connection::start() {
@@ -145,19 +211,22 @@ void Connection::read_input() {
       size_t rest = total > have ? total - have : 0;
       want = std::max(want, std::min(rest, in_.size()));
     }
-    if (over_budget(want) && request_start_ < in_.size()) {
-      // The server's buffers are spent: refuse this request rather than grow for it. (A
-      // connection between requests still reads the next one into the room it has, or a
-      // first small buffer.)
+    if (in_request() && over_budget(want) && (!loop_.shed_unsent(this) || over_budget(want))) {
+      // The server's buffers are spent, and shedding a peer that does not read its answers
+      // freed too little: refuse this request rather than grow for it. (A connection between
+      // requests still reads the next one into the room it has, or a first small buffer.)
       respond_error(503);
       break;
     }
+    // A request's clock starts at its first byte; bytes that carry none (a packet-stream NOP,
+    // a blank JSON line) are consumed before the next read and start nothing that lasts.
+    const bool request_begins = !in_request() && !busy_;
     // The JSON reader's padding stays spare after what is read: a body that ends the input
     // is read in place (see room_after_body).
     char* dst = in_.prepare(want + json::kPadding);
     net::IoResult r = stream_.read(dst, want);
     if (r.status == net::IoStatus::Ok) {
-      if (in_.size() == request_start_ && !busy_) request_started_ = loop_.now();
+      if (request_begins) request_started_ = loop_.now();
       in_.commit(r.n);
       loop_.count_received(r.n);
       if (stream_.has_buffered_input()) continue;
@@ -247,7 +316,9 @@ void Connection::next_request(size_t consumed) {
   inflated_body_.clear();
   head_checked_ = false;
   served_any_ = true;
-  idle_since_ = loop_.now();
+  // A whole request stops the clocks: the idle one, and the request one of what follows it
+  // (a pipelined request already here starts no earlier than now).
+  idle_since_ = request_started_ = loop_.now();
 }
 
 void Connection::handle_request() {
@@ -349,6 +420,11 @@ void Connection::handle_request() {
   DispatchOutcome outcome =
       loop_.dispatcher().handle(protocol, body, context, out_, room_after_body(body));
   size_t response_bytes = out_.size() - body_start;
+  if (answer_over_share(response_bytes, outcome.method)) {
+    out_.truncate(start);
+    respond_error(500);
+    return;
+  }
   int status = finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_,
                                outcome.no_answer);
   if (loop_.core().options.access_log)
@@ -437,6 +513,12 @@ void Connection::job_done() {
     flush();
     return;
   }
+  if (answer_over_share(job_response_bytes_, job_method_)) {
+    job_out_ = Buffer();
+    respond_error(500);
+    flush();
+    return;
+  }
   // Append the worker's answer; its gap and head are laid out like an inline one.
   size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
@@ -484,15 +566,19 @@ void Connection::respond_text(int status, std::string_view body,
 }
 
 void Connection::flush() {
+  bool progressed = false;
   while (out_sent_ < out_.size()) {
     net::IoResult r = stream_.write(out_.data() + out_sent_, out_.size() - out_sent_);
     if (r.status == net::IoStatus::Ok) {
       out_sent_ += r.n;
       loop_.count_sent(r.n);
+      progressed = true;
       continue;
     }
     if (r.status == net::IoStatus::WantWrite || r.status == net::IoStatus::WantRead) {
-      if (!(interest_ & EPOLLOUT)) write_started_ = loop_.now();
+      // write_timeout measures a peer that stops reading: every write that sends bytes
+      // restarts it, however long the answer.
+      if (progressed || !(interest_ & EPOLLOUT)) write_progress_ = loop_.now();
       set_interest(r.status == net::IoStatus::WantWrite ? EPOLLOUT : EPOLLIN);
       return;
     }
@@ -537,6 +623,7 @@ void Connection::release_large_buffers() {
   release(inflated_body_);
   job_out_.clear();
   release(job_out_);
+  framing_->release_storage();  // a packet's copy (only between packets)
 }
 
 void Connection::begin_linger() {
@@ -547,6 +634,7 @@ void Connection::begin_linger() {
   chunked_body_ = Buffer();
   inflated_body_ = Buffer();
   job_out_ = Buffer();
+  framing_->release_storage();
   request_start_ = 0;
   out_sent_ = 0;
   stream_.shutdown();
@@ -580,13 +668,22 @@ void Connection::sweep(Clock::time_point now) {
     return;
   }
   if (out_sent_ < out_.size()) {
-    if (now - write_started_ >= options.write_timeout) close();
+    if (now - write_progress_ >= options.write_timeout) close();
     return;
   }
-  // A request in progress, or a connection that never completed one (a TLS handshake that
-  // stalls, a client that connects and says nothing): the request deadline applies.
-  if (request_start_ < in_.size() || !served_any_) {
+  // A request in progress: from its first byte to its last.
+  if (in_request()) {
     if (now - request_started_ >= options.request_timeout) {
+      respond_error(408);
+      flush();
+    }
+    return;
+  }
+  // Between requests, timed from the last whole request (or from the connection's start):
+  // what carries no request (a NOP, a blank line, a TLS handshake that stalls) does not make
+  // a connection less idle. One that never completed a request has request_timeout to do so.
+  if (!served_any_) {
+    if (now - idle_since_ >= options.request_timeout) {
       respond_error(408);
       flush();
     }

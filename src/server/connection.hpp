@@ -43,6 +43,11 @@ class Connection final : public net::Watcher {
   void close();
 
   bool busy() const noexcept { return busy_; }
+  /// Answers built and not yet sent (0 while a worker runs the call: it cannot be shed then).
+  size_t unsent_bytes() const noexcept { return busy_ ? 0 : out_.size() - out_sent_; }
+  /// The server's buffers are over budget and this connection holds the most unsent answers:
+  /// closes it and gives its buffers back now (not busy).
+  void shed() noexcept;
 
   // The loop's intrusive list.
   Connection* prev = nullptr;
@@ -102,8 +107,15 @@ class Connection final : public net::Watcher {
   // Brings the server-wide count of buffer memory up to date with this connection's buffers
   // (not job_out_ while a worker writes it).
   void account_buffers() noexcept;
-  // Reading `more` bytes would grow the receive buffer past the server's memory budget.
+  // Reading `more` bytes would grow what this connection holds (its receive buffer, or the
+  // framing's copy of a packet) past the server's memory budget.
   bool over_budget(size_t more) const noexcept;
+  // Part of a request has arrived and is not answered yet (in the receive buffer, or consumed
+  // by the framing): the request clock runs.
+  bool in_request() const noexcept { return request_start_ < in_.size() || framing_->in_request(); }
+  // An answer of `bytes` is over one connection's share of the memory budget: tells the
+  // error log (naming the limit) and true. The caller answers 500 instead.
+  bool answer_over_share(size_t bytes, std::string_view method);
 
   ServerLoop& loop_;
   net::Stream stream_;
@@ -150,10 +162,11 @@ class Connection final : public net::Watcher {
 
   Clock::time_point idle_since_;
   Clock::time_point request_started_;
-  Clock::time_point write_started_;
+  Clock::time_point write_progress_;  // the last write that sent bytes (or the first wait)
   Clock::time_point linger_until_;
   size_t linger_discarded_ = 0;
   size_t accounted_ = 0;  // this connection's share of ServerCore::buffer_memory
+  size_t accounted_unsent_ = 0;  // ...and of ServerCore::unsent_memory (accounted_ or 0)
 };
 
 }  // namespace callwire::detail

@@ -83,6 +83,10 @@ class PstreamFraming final : public RequestFraming {
   }
   // Between packets the decoder is where a stream starts; the payload's view is done with.
   void reset() noexcept override { decoder_.reset(); }
+  bool in_request() const noexcept override { return decoder_.in_packet(); }
+  bool copies_input() const noexcept override { return decoder_.copying(); }
+  size_t held_bytes() const noexcept override { return decoder_.storage_bytes(); }
+  void release_storage() noexcept override { decoder_.release_storage(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
   bool has_http_head() const noexcept override { return false; }

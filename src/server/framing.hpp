@@ -47,6 +47,18 @@ class RequestFraming {
   /// Whether every request is JSON-RPC whatever it says (JSON lines); else the Content-Type
   /// decides.
   virtual bool json_only() const noexcept { return false; }
+
+  /// Whether the framing consumed part of a request it has not completed (a packet whose
+  /// escapes it copies as they come): the connection is inside a request although its receive
+  /// buffer may be empty. HTTP, SCGI and JSON lines consume nothing of an unfinished request.
+  virtual bool in_request() const noexcept { return false; }
+  /// Whether each byte read now grows the framing's own storage rather than the receive
+  /// buffer (a copied packet): such reads are weighed against the memory budget.
+  virtual bool copies_input() const noexcept { return false; }
+  /// Bytes of storage the framing owns (its copies), counted in the connection's budget.
+  virtual size_t held_bytes() const noexcept { return 0; }
+  /// Between requests: gives back storage a large request left behind.
+  virtual void release_storage() noexcept {}
 };
 
 /// `limits.max_body` caps a packet's payload too.

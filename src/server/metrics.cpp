@@ -107,6 +107,12 @@ void append_prometheus_text(std::string& out, std::span<const MethodStats> metho
         gauges.bytes_sent);
   plain(out, "callwire_stopping", "gauge", "1 while the server stops (draining), else 0.",
         gauges.stopping ? 1 : 0);
+  plain(out, "callwire_buffer_memory_bytes", "gauge",
+        "Bytes held by all connections' buffers (ServerOptions::max_buffer_memory bounds it).",
+        gauges.buffer_memory);
+  plain(out, "callwire_connections_shed_total", "counter",
+        "Connections closed for answers unread while the buffers were over budget.",
+        gauges.connections_shed);
 }
 
 }  // namespace callwire::detail

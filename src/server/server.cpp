@@ -427,6 +427,8 @@ std::string Server::metrics_text() const {
       gauges.bytes_sent += loop->bytes_sent();
     }
     gauges.stopping = m.core.stopping.load();
+    gauges.buffer_memory = m.core.buffer_memory.load(std::memory_order_relaxed);
+    gauges.connections_shed = m.core.connections_shed.load(std::memory_order_relaxed);
   }
   std::string out;
   detail::append_prometheus_text(out, methods, gauges);

@@ -56,6 +56,10 @@ struct ServerCore {
   std::atomic<size_t> connections{0};
   // Bytes held by every connection's buffers (their capacities), as each last accounted them.
   std::atomic<size_t> buffer_memory{0};
+  // The part of it held by connections with answers waiting for their peer to read: what
+  // shedding them would give back (ServerLoop::shed_unsent).
+  std::atomic<size_t> unsent_memory{0};
+  std::atomic<uint64_t> connections_shed{0};  // for the metrics
   std::atomic<bool> stopping{false};
 };
 

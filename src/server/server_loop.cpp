@@ -121,10 +121,11 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       return;  // EAGAIN (another loop took it), or a connection that died in the backlog
     }
     net::UniqueFd owned(fd);
-    // At the connection cap, or with the buffer memory spent: refuse the newcomer, never an
-    // established connection, and tell it why (over TLS after a handshake, a few at a time).
-    bool over_memory =
-        core_.buffer_memory.load(std::memory_order_relaxed) >= core_.options.max_buffer_memory;
+    // At the connection cap, or with the buffer memory spent by what shedding cannot give
+    // back: refuse the newcomer, never an established connection, and tell it why (over TLS
+    // after a handshake, a few at a time). Memory held by answers their peers do not read is
+    // shed for newcomers instead (shed_if_over_budget), so a few such peers lock nobody out.
+    bool over_memory = over_budget_unsheddable();
     if (core_.connections.fetch_add(1) >= core_.options.max_connections || over_memory) {
       core_.connections.fetch_sub(1);
       if (listener.tls)
@@ -291,8 +292,36 @@ void ServerLoop::destroy(Connection* c) {
   if (stop_seen_ || quit_when_idle_) maybe_quit();
 }
 
+bool ServerLoop::over_budget_unsheddable() const noexcept {
+  size_t used = core_.buffer_memory.load(std::memory_order_relaxed);
+  size_t unsent = core_.unsent_memory.load(std::memory_order_relaxed);
+  return used - std::min(used, unsent) >= core_.options.max_buffer_memory;
+}
+
+bool ServerLoop::shed_unsent(Connection* except) noexcept {
+  Connection* largest = nullptr;
+  size_t most = 0;
+  for (Connection* c = head_; c; c = c->next)
+    if (c != except && c->unsent_bytes() > most) {
+      most = c->unsent_bytes();
+      largest = c;
+    }
+  if (!largest) return false;
+  largest->shed();
+  return true;
+}
+
+void ServerLoop::shed_if_over_budget() noexcept {
+  // Two relaxed loads after each batch of events: cheap enough for the hot path.
+  if (core_.buffer_memory.load(std::memory_order_relaxed) <= core_.options.max_buffer_memory ||
+      core_.unsent_memory.load(std::memory_order_relaxed) == 0)
+    return;
+  shed_unsent();
+}
+
 void ServerLoop::on_tick() {
   update_clock();
+  shed_if_over_budget();
   if (accept_paused_ && !stop_seen_ && now_ >= resume_accepting_) {
     accept_paused_ = false;
     set_listening(true);
@@ -342,6 +371,7 @@ void ServerLoop::after_events(bool woken) {
     take_adopted();
   }
   reap();
+  shed_if_over_budget();
   if (!refusals_.empty()) reap_refusals();
   if (woken) {
     update_clock();

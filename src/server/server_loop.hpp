@@ -131,6 +131,11 @@ class ServerLoop {
   /// A worker finished the job of `connection` (busy, so alive): the loop resumes it after
   /// waking. Any thread; allocates nothing, so a worker out of memory can still hand back.
   void job_finished(Connection* connection) noexcept;
+  /// The buffers of all connections are over max_buffer_memory: sheds this loop's connection
+  /// with the most answers unread by its peer (never `except`), so that a few peers that do
+  /// not read cannot spend the budget for everyone. True when one was shed. Connections on
+  /// other loops are shed by their own loops (after their next events, or at the tick).
+  bool shed_unsent(Connection* except = nullptr) noexcept;
 
  private:
   ServerLoop(ServerCore& core, std::unique_ptr<net::EventLoop> loop);
@@ -140,6 +145,10 @@ class ServerLoop {
   void resume_finished();
   void begin_stop();
   void maybe_quit();
+  // Over budget with answers unread somewhere: sheds here if this loop holds one.
+  void shed_if_over_budget() noexcept;
+  // Over budget even if every connection holding unread answers were shed.
+  bool over_budget_unsheddable() const noexcept;
   void end() noexcept;
   void update_clock() noexcept;
   void set_listening(bool on) noexcept;

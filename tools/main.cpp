@@ -245,9 +245,22 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   serve
       ->add_option("--max-buffer-memory", serve_flags.max_buffer_memory,
-                   "All connections' buffers together; past it new work gets 503 (default 512MiB)")
+                   "All connections' buffers together (default 512MiB); past it, peers not "
+                   "reading their answers are dropped, then new work gets 503")
       ->check(non_negative)
       ->transform(CLI::AsSizeValue(false));
+  serve
+      ->add_option("--request-timeout", serve_flags.request_timeout,
+                   "Seconds from a request's first byte to its last (default 30)")
+      ->check(CLI::Range(0.001, 86400.0));
+  serve
+      ->add_option("--idle-timeout", serve_flags.idle_timeout,
+                   "Seconds a kept-alive connection may wait for its next request (default 60)")
+      ->check(CLI::Range(0.001, 86400.0));
+  serve
+      ->add_option("--write-timeout", serve_flags.write_timeout,
+                   "Seconds a peer may read nothing of an answer before it is dropped (default 30)")
+      ->check(CLI::Range(0.001, 86400.0));
 
   callwire::tool::ClientSettingsFlags call_flags;
   std::string call_method;

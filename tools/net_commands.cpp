@@ -105,6 +105,12 @@ int run_serve(const ServeFlags& flags) {
   options.cors_max_age = std::chrono::seconds(flags.cors_max_age);
   if (flags.max_body) options.max_body = flags.max_body;
   if (flags.max_buffer_memory) options.max_buffer_memory = flags.max_buffer_memory;
+  auto millis = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000 + 0.5));
+  };
+  if (flags.request_timeout > 0) options.request_timeout = millis(flags.request_timeout);
+  if (flags.idle_timeout > 0) options.idle_timeout = millis(flags.idle_timeout);
+  if (flags.write_timeout > 0) options.write_timeout = millis(flags.write_timeout);
   options.dialect = flags.dialect == "i8"       ? OutputDialect::I8
                     : flags.dialect == "apache" ? OutputDialect::Apache
                                                 : OutputDialect::Auto;

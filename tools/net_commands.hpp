@@ -46,6 +46,8 @@ struct ServeFlags {
   unsigned cors_max_age = 0;
   size_t max_body = 0;
   size_t max_buffer_memory = 0;
+  // Timeouts in seconds; 0 keeps the library's default.
+  double request_timeout = 0, idle_timeout = 0, write_timeout = 0;
 };
 
 struct ClientSettingsFlags {

@@ -150,16 +150,28 @@ class Server:
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=self._stderr)
         try:
-            line = _read_line(self.proc, self.proc.stdout.fileno(), self.argv)
+            self._lines = _read_lines(self.proc, self.proc.stdout.fileno(), self.argv)
         except BaseException:
             self.kill()
             raise
+        line = self._lines[0]
         assert line.startswith("listening on "), f"{self.argv}: first output {line!r}"
         self.url = line[len("listening on "):]
         parts = urllib.parse.urlsplit(self.url)
         self.host, self.port, self.tls = parts.hostname, parts.port, parts.scheme == "https"
         self.pid = self.proc.pid
         self.exit_status = None
+
+    def listener(self, scheme):
+        """(host, port) of the listener whose URL starts with `scheme` ("pstream://"), from the
+        server's "listening on URL" lines (one per listener)."""
+        while True:
+            for line in self._lines:
+                url = line[len("listening on "):]
+                if url.startswith(scheme):
+                    parts = urllib.parse.urlsplit(url)
+                    return parts.hostname, parts.port
+            self._lines += _read_lines(self.proc, self.proc.stdout.fileno(), self.argv)
 
     # /proc readers
     def status(self):
@@ -329,9 +341,14 @@ def insecure_tls_context():
 
 
 def _read_line(proc, fd, argv):
+    return _read_lines(proc, fd, argv)[0]
+
+
+def _read_lines(proc, fd, argv):
+    """The whole lines that have come by the time one has (at least one)."""
     data = b""
     deadline = time.monotonic() + START_TIMEOUT
-    while b"\n" not in data:
+    while not data.endswith(b"\n"):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError(f"{argv}: no line within {START_TIMEOUT} s (so far {data!r})")
@@ -342,7 +359,7 @@ def _read_line(proc, fd, argv):
         if not chunk:
             raise RuntimeError(f"{argv} exited with status {proc.wait(STOP_TIMEOUT)} first")
         data += chunk
-    return data.decode().split("\n", 1)[0]
+    return data.decode().splitlines()
 
 
 # -------------------------------------------------------------------------------- the probe

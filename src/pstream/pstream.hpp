@@ -126,8 +126,9 @@ class Decoder {
   /// Whether the packet being decoded is copied into the decoder's own storage (it held an
   /// escape or a NOP): every further payload byte consumed then grows that storage.
   bool copying() const noexcept { return state_ == State::Copy; }
-  /// Bytes of storage the decoder holds (a budget counts them: see copying()).
-  size_t storage_bytes() const noexcept { return copy_.capacity(); }
+  /// The decoder's storage (a budget counts its capacity: see copying()). Lives as long as
+  /// the decoder; release_storage() empties it.
+  const Buffer& storage() const noexcept { return copy_; }
   /// Gives the storage back, between packets only (a no-op inside one, which still needs it).
   void release_storage() noexcept {
     if (state_ != State::Copy) copy_ = Buffer();

@@ -34,7 +34,9 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, F
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
       http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http),
-      from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)) {
+      from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)),
+      answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
+                             loop.core().options.max_pending_output)) {
   idle_since_ = request_started_ = loop_.now();
 }
 
@@ -102,11 +104,9 @@ void Connection::shed() noexcept {
   account_buffers();
 }
 
-bool Connection::answer_over_share(size_t bytes, std::string_view method) {
+bool Connection::refuse_over_share(size_t bytes, std::string_view method) {
   const ServerOptions& options = loop_.core().options;
-  // A quarter of the budget, and never less than what one connection may queue anyway.
-  const size_t share = std::max(options.max_buffer_memory / 4, options.max_pending_output);
-  if (bytes <= share) return false;
+  const size_t share = answer_share_;
   if (options.error_log) {
     try {
       std::string message = "answer of " + std::to_string(bytes) + " bytes";
@@ -211,7 +211,8 @@ void Connection::read_input() {
       size_t rest = total > have ? total - have : 0;
       want = std::max(want, std::min(rest, in_.size()));
     }
-    if (in_request() && over_budget(want) && (!loop_.shed_unsent(this) || over_budget(want))) {
+    const bool mid_request = in_request();
+    if (mid_request && over_budget(want) && (!loop_.shed_unsent(this) || over_budget(want))) {
       // The server's buffers are spent, and shedding a peer that does not read its answers
       // freed too little: refuse this request rather than grow for it. (A connection between
       // requests still reads the next one into the room it has, or a first small buffer.)
@@ -220,7 +221,7 @@ void Connection::read_input() {
     }
     // A request's clock starts at its first byte; bytes that carry none (a packet-stream NOP,
     // a blank JSON line) are consumed before the next read and start nothing that lasts.
-    const bool request_begins = !in_request() && !busy_;
+    const bool request_begins = !mid_request && !busy_;
     // The JSON reader's padding stays spare after what is read: a body that ends the input
     // is read in place (see room_after_body).
     char* dst = in_.prepare(want + json::kPadding);
@@ -623,7 +624,7 @@ void Connection::release_large_buffers() {
   release(inflated_body_);
   job_out_.clear();
   release(job_out_);
-  framing_->release_storage();  // a packet's copy (only between packets)
+  if (framing_->held_bytes() > kKeep) framing_->release_storage();  // between packets only
 }
 
 void Connection::begin_linger() {

@@ -115,7 +115,10 @@ class Connection final : public net::Watcher {
   bool in_request() const noexcept { return request_start_ < in_.size() || framing_->in_request(); }
   // An answer of `bytes` is over one connection's share of the memory budget: tells the
   // error log (naming the limit) and true. The caller answers 500 instead.
-  bool answer_over_share(size_t bytes, std::string_view method);
+  bool answer_over_share(size_t bytes, std::string_view method) {
+    return bytes > answer_share_ && refuse_over_share(bytes, method);
+  }
+  bool refuse_over_share(size_t bytes, std::string_view method);
 
   ServerLoop& loop_;
   net::Stream stream_;
@@ -130,6 +133,9 @@ class Connection final : public net::Watcher {
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
   // for the client in forwarded_peer_.
   const bool from_trusted_proxy_;
+  // The most one answer may be: a quarter of the memory budget, and never less than what one
+  // connection may queue anyway (max_pending_output).
+  const size_t answer_share_;
   bool forwarded_ = false;
   std::string forwarded_peer_;
   // Who the current call is from: the peer, or the client a trusted proxy named.

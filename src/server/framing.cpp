@@ -69,6 +69,7 @@ class PstreamFraming final : public RequestFraming {
   explicit PstreamFraming(const http::RequestLimits& limits)
       : decoder_(limits.max_body), max_body_(limits.max_body) {
     request_.method = "POST";
+    storage_ = &decoder_.storage();
   }
   http::ParseResult parse(std::string_view input, Buffer&) override {
     Result<pstream::Decoded> r = decoder_.decode(input);
@@ -85,7 +86,6 @@ class PstreamFraming final : public RequestFraming {
   void reset() noexcept override { decoder_.reset(); }
   bool in_request() const noexcept override { return decoder_.in_packet(); }
   bool copies_input() const noexcept override { return decoder_.copying(); }
-  size_t held_bytes() const noexcept override { return decoder_.storage_bytes(); }
   void release_storage() noexcept override { decoder_.release_storage(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }

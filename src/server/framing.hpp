@@ -56,9 +56,13 @@ class RequestFraming {
   /// buffer (a copied packet): such reads are weighed against the memory budget.
   virtual bool copies_input() const noexcept { return false; }
   /// Bytes of storage the framing owns (its copies), counted in the connection's budget.
-  virtual size_t held_bytes() const noexcept { return 0; }
+  size_t held_bytes() const noexcept { return storage_ ? storage_->capacity() : 0; }
   /// Between requests: gives back storage a large request left behind.
   virtual void release_storage() noexcept {}
+
+ protected:
+  // The framing's own storage, if it has any (read on every event: not a virtual call).
+  const Buffer* storage_ = nullptr;
 };
 
 /// `limits.max_body` caps a packet's payload too.

@@ -29,7 +29,9 @@ namespace callwire {
 struct ClientOptions {
   /// Deadline of a call (looking the name up, connecting, sending and receiving) unless the
   /// call gives its own. A name is looked up on a thread of its own (getaddrinfo cannot be
-  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline.
+  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline. It is
+  /// the time the whole call may take, not a pause between two bytes: a server that keeps
+  /// sending a little at a time (a trickled head or body, NOPs) does not hold a call past it.
   std::chrono::milliseconds timeout{30000};
   /// HTTP Basic credentials; sent with every call when `user` is not empty. Credentials in
   /// the URL ("http://user:password@host/") are used when these are empty.

@@ -133,7 +133,8 @@ class ClientConnection {
   void take_addresses(Result<std::vector<net::SocketAddress>> found);
   // Puts the socket in the mode the exchange wants, and its timeouts near the deadline.
   void apply_blocking_mode();
-  void refresh_socket_timeout();
+  // False when the deadline has passed.
+  bool refresh_socket_timeout();
   Wait connect_next();
   Wait finish_connect();
   // Connected (and through the proxy's tunnel, if any): TLS if https, then the request.

@@ -101,6 +101,8 @@ struct ClientOptions {
   std::string tls_key_file;
   std::string tls_key_password;
   /// A response body larger than this (before or after gzip) is refused: Errc::LimitExceeded.
+  /// What the framing adds is bounded too: an HTTP head by the reader's 16 KiB, chunked
+  /// framing by twice this, and what a packet stream has consumed (NOPs) is dropped as read.
   size_t max_response_size = size_t{32} << 20;
   xml::ReaderLimits reader_limits;
   /// Ask for gzip responses (off by default: inflating costs more than it saves on loopback

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "client/proxy.hpp"
@@ -34,6 +35,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   blocking_until_ = blocking_until;
   sent_ = offset;
   in_.clear();
+  received_ = false;
   chunked_body_.clear();
   parser_->reset();
   reusable_ = false;
@@ -275,7 +277,9 @@ ClientConnection::Wait ClientConnection::receive() {
     http::ResponseParseResult p;
     if (r.status == net::IoStatus::Ok) {
       in_.commit(r.n);
+      received_ = true;
       p = parser_->parse(in_.view(), chunked_body_);
+      if (p.status == http::ParseStatus::Incomplete) drop_consumed();
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;
     } else if (r.status == net::IoStatus::WantWrite) {
@@ -297,7 +301,7 @@ ClientConnection::Wait ClientConnection::receive() {
         if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
         return Wait::None;
       }
-      stale_ = used_before_ && in_.empty();
+      stale_ = used_before_ && !received_;
       bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
       done(Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
                  "receiving the response: " + stream_.error()),
@@ -319,6 +323,14 @@ ClientConnection::Wait ClientConnection::receive() {
     if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
     return Wait::None;
   }
+}
+
+void ClientConnection::drop_consumed() noexcept {
+  size_t done = parser_->take_consumed();
+  if (done == 0) return;
+  size_t rest = in_.size() - done;
+  if (rest > 0) std::memmove(in_.data(), in_.data() + done, rest);
+  in_.truncate(rest);
 }
 
 namespace {

@@ -149,6 +149,8 @@ class ClientConnection {
   void name_proxy_refusal();
   Wait send();
   Wait receive();
+  // Drops from in_ what the answer's parser is done with (a packet stream's NOPs).
+  void drop_consumed() noexcept;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void decode_into_sink(std::string_view body, bool keep);
@@ -181,7 +183,8 @@ class ClientConnection {
   Buffer head_scratch_;
   size_t sent_ = 0;
   size_t tunnel_sent_ = 0;  // bytes of the CONNECT request sent
-  Buffer in_;
+  Buffer in_;               // the answer's bytes received, less those its parser has dropped
+  bool received_ = false;   // a byte of this exchange's answer has arrived
   Buffer chunked_body_;
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;

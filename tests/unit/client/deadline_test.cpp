@@ -1,13 +1,15 @@
 // The client against servers that keep sending without ever finishing an answer (issue 26,
-// item 7): a trickle (a few bytes every 0.1 ms, each read satisfied long
+// items 7 and 8): a trickle (a few bytes every 0.1 ms, each read satisfied long
 // before a socket timeout would fire) cannot hold a call past its deadline on any path (an
 // HTTP head, a Content-Length body, a chunked body, a packet stream; synchronous, cancellable,
-// asynchronous, pipelined).
+// asynchronous, pipelined), and a flood of packet-stream NOPs cannot grow the client.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <stop_token>
 #include <string>
@@ -58,6 +60,21 @@ FakeServer trickling(std::string prefix, std::string unit, bool pstream = false)
       if (::send(fd, unit.data(), unit.size(), MSG_NOSIGNAL) < 0) return;
       std::this_thread::sleep_for(100us);
     }
+  });
+}
+
+// Sends ESC NOP as fast as the client reads, until it goes away (or kServerLimit passes).
+FakeServer nop_flood() {
+  return FakeServer([](int fd) {
+    read_any_request(fd, true);
+    std::string nops;
+    for (int i = 0; i < 16384; ++i)
+      nops +=
+          "\x1b"
+          "NOP";
+    auto until = Clock::now() + kServerLimit;
+    while (Clock::now() < until)
+      if (::send(fd, nops.data(), nops.size(), MSG_NOSIGNAL) < 0) return;
   });
 }
 
@@ -149,6 +166,45 @@ TEST(ClientDeadline, APipelinedCallStopsAtItsDeadlineWhenNopsTrickle) {
   auto start = Clock::now();
   auto r = client.async_call("x", {}).get();
   expect_timeout_in_time(r, Clock::now() - start, "pipelined");
+}
+
+// The process's RSS and its peak since reset_peak(), in bytes.
+size_t proc_status(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with(field)) return std::stoull(line.substr(std::strlen(field))) * 1024;
+  return 0;
+}
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// A packet-stream server that answers only ESC NOP, as fast as it can: the client drops what
+// it has read, whichever path reads it.
+TEST(ClientDeadline, ANopFloodGrowsNoClient) {
+  constexpr size_t kBudget = 16 << 20;
+  for (const char* path : {"sync", "cancellable", "async", "pipelined"}) {
+    FakeServer server = nop_flood();
+    ClientOptions o;
+    if (std::string_view(path) == "pipelined") o.pipeline_depth = 4;
+    o.timeout = 1s;
+    Client client = Client::create(pstream_url(server), o).value();
+    std::stop_source never;
+    CallOptions options;
+    if (std::string_view(path) == "cancellable") options.cancel = never.get_token();
+    size_t before = proc_status("VmRSS:");
+    reset_peak();
+    auto start = Clock::now();
+    auto r = std::string_view(path) == "sync" || std::string_view(path) == "cancellable"
+                 ? client.call("x", {}, options)
+                 : client.async_call("x", {}).get();
+    auto took = Clock::now() - start;
+    size_t peak = proc_status("VmHWM:");
+    ASSERT_FALSE(r) << path;
+    EXPECT_EQ(r.error().code, Errc::Timeout) << path << ": " << r.error().message;
+    EXPECT_LT(took, 1s + kGrace) << path;
+    EXPECT_LT(peak - std::min(peak, before), kBudget)
+        << path << ": peak RSS " << (peak >> 20) << " MiB, " << (before >> 20) << " MiB before";
+  }
 }
 
 }  // namespace

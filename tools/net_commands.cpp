@@ -12,6 +12,7 @@
 #include "callwire/server.hpp"
 #include "demo_methods.hpp"
 #include "json_form.hpp"
+#include "terminal_text.hpp"
 
 namespace callwire::tool {
 
@@ -26,12 +27,15 @@ extern "C" void on_stop_signal(int) {
   if (g_server) g_server->stop();
 }
 
+// A fault's message is the server's text, and other errors quote what it sent: escaped, so
+// it cannot drive the terminal or forge lines.
 int print_error(const Error& e) {
+  const std::string message = terminal_text(e.message);
   if (e.code == Errc::Fault) {
-    std::fprintf(stderr, "fault %d: %s\n", int(e.fault_code), e.message.c_str());
+    std::fprintf(stderr, "fault %d: %s\n", int(e.fault_code), message.c_str());
     return kFault;
   }
-  std::fprintf(stderr, "callwire: %s: %s\n", errc_name(e.code), e.message.c_str());
+  std::fprintf(stderr, "callwire: %s: %s\n", errc_name(e.code), message.c_str());
   return kFailed;
 }
 

@@ -29,7 +29,9 @@ namespace callwire {
 struct ClientOptions {
   /// Deadline of a call (looking the name up, connecting, sending and receiving) unless the
   /// call gives its own. A name is looked up on a thread of its own (getaddrinfo cannot be
-  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline.
+  /// interrupted): neither the caller nor the I/O thread waits for it past the deadline. It is
+  /// the time the whole call may take, not a pause between two bytes: a server that keeps
+  /// sending a little at a time (a trickled head or body, NOPs) does not hold a call past it.
   std::chrono::milliseconds timeout{30000};
   /// HTTP Basic credentials; sent with every call when `user` is not empty. Credentials in
   /// the URL ("http://user:password@host/") are used when these are empty.
@@ -99,6 +101,8 @@ struct ClientOptions {
   std::string tls_key_file;
   std::string tls_key_password;
   /// A response body larger than this (before or after gzip) is refused: Errc::LimitExceeded.
+  /// What the framing adds is bounded too: an HTTP head by the reader's 16 KiB, chunked
+  /// framing by twice this, and what a packet stream has consumed (NOPs) is dropped as read.
   size_t max_response_size = size_t{32} << 20;
   xml::ReaderLimits reader_limits;
   /// Ask for gzip responses (off by default: inflating costs more than it saves on loopback

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "client/proxy.hpp"
@@ -18,6 +19,8 @@ namespace callwire::detail {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// Reads in one step() of a non-blocking connection before it gives the event loop its turn.
+constexpr int kReadsPerStep = 64;
 
 Error http_status_error(const http::Response& response);
 
@@ -32,6 +35,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   blocking_until_ = blocking_until;
   sent_ = offset;
   in_.clear();
+  received_ = false;
   chunked_body_.clear();
   parser_->reset();
   reusable_ = false;
@@ -194,27 +198,32 @@ void ClientConnection::apply_blocking_mode() {
   if (blocking_) refresh_socket_timeout();
 }
 
-void ClientConnection::refresh_socket_timeout() {
+bool ClientConnection::refresh_socket_timeout() {
   using std::chrono::microseconds;
   auto left = std::chrono::duration_cast<microseconds>(*blocking_until_ - Clock::now());
+  // A peer that trickles (a byte every millisecond) satisfies every blocking recv or send
+  // long before SO_RCVTIMEO/SO_SNDTIMEO fires: only the clock says the deadline has passed.
+  timeout_fresh_ = left.count() > 0;
+  if (!timeout_fresh_) return false;
   if (left < microseconds(1000)) left = microseconds(1000);  // 0 would mean "forever"
   // Lower the timeout when it would overshoot the deadline by more than a little; keep it
   // otherwise (the usual case: the same timeout call after call costs no system call).
   microseconds slack = microseconds(1000) + left / 64;
-  timeout_fresh_ = true;
-  if (socket_timeout_.count() != 0 && socket_timeout_ <= left + slack) return;
+  if (socket_timeout_.count() != 0 && socket_timeout_ <= left + slack) return true;
   timeval tv{static_cast<time_t>(left.count() / 1000000),
              static_cast<suseconds_t>(left.count() % 1000000)};
   setsockopt(stream_.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(stream_.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   socket_timeout_ = left;
+  return true;
 }
 
 ClientConnection::Wait ClientConnection::send() {
   while (sent_ < request_.size()) {
     // Checked against the clock again only once time may have passed in an earlier send or
-    // receive of this exchange (begin() just did).
-    if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
+    // receive of this exchange (begin() just did). Past the deadline, the caller's wait on
+    // the socket says so.
+    if (blocking_ && !timeout_fresh_ && !refresh_socket_timeout()) return Wait::Write;
     timeout_fresh_ = false;
     net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
     switch (r.status) {
@@ -243,8 +252,14 @@ ClientConnection::Wait ClientConnection::send() {
 }
 
 ClientConnection::Wait ClientConnection::receive() {
-  for (;;) {
-    if (blocking_ && !timeout_fresh_) refresh_socket_timeout();
+  for (int reads = 0;; ++reads) {
+    // Blocking: the deadline passed (the caller's wait on the socket says so). Not blocking:
+    // a server that sends as fast as this reads must not keep the event loop here, away from
+    // its other calls and from the sweep that ends this one at its deadline.
+    // (Bytes TLS has decrypted already would not wake the loop: they are read first.)
+    if (blocking_ ? !timeout_fresh_ && !refresh_socket_timeout()
+                  : reads >= kReadsPerStep && !stream_.has_buffered_input())
+      return Wait::Read;
     timeout_fresh_ = false;
     size_t want = kReadChunk;
     // A known body: room for all of it at once (the head fits in the extra chunk), so a large
@@ -262,7 +277,9 @@ ClientConnection::Wait ClientConnection::receive() {
     http::ResponseParseResult p;
     if (r.status == net::IoStatus::Ok) {
       in_.commit(r.n);
+      received_ = true;
       p = parser_->parse(in_.view(), chunked_body_);
+      if (p.status == http::ParseStatus::Incomplete) drop_consumed();
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;
     } else if (r.status == net::IoStatus::WantWrite) {
@@ -284,7 +301,7 @@ ClientConnection::Wait ClientConnection::receive() {
         if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
         return Wait::None;
       }
-      stale_ = used_before_ && in_.empty();
+      stale_ = used_before_ && !received_;
       bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
       done(Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
                  "receiving the response: " + stream_.error()),
@@ -306,6 +323,14 @@ ClientConnection::Wait ClientConnection::receive() {
     if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
     return Wait::None;
   }
+}
+
+void ClientConnection::drop_consumed() noexcept {
+  size_t done = parser_->take_consumed();
+  if (done == 0) return;
+  size_t rest = in_.size() - done;
+  if (rest > 0) std::memmove(in_.data(), in_.data() + done, rest);
+  in_.truncate(rest);
 }
 
 namespace {

@@ -133,7 +133,8 @@ class ClientConnection {
   void take_addresses(Result<std::vector<net::SocketAddress>> found);
   // Puts the socket in the mode the exchange wants, and its timeouts near the deadline.
   void apply_blocking_mode();
-  void refresh_socket_timeout();
+  // False when the deadline has passed.
+  bool refresh_socket_timeout();
   Wait connect_next();
   Wait finish_connect();
   // Connected (and through the proxy's tunnel, if any): TLS if https, then the request.
@@ -148,6 +149,8 @@ class ClientConnection {
   void name_proxy_refusal();
   Wait send();
   Wait receive();
+  // Drops from in_ what the answer's parser is done with (a packet stream's NOPs).
+  void drop_consumed() noexcept;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void decode_into_sink(std::string_view body, bool keep);
@@ -180,7 +183,8 @@ class ClientConnection {
   Buffer head_scratch_;
   size_t sent_ = 0;
   size_t tunnel_sent_ = 0;  // bytes of the CONNECT request sent
-  Buffer in_;
+  Buffer in_;               // the answer's bytes received, less those its parser has dropped
+  bool received_ = false;   // a byte of this exchange's answer has arrived
   Buffer chunked_body_;
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;

@@ -1,6 +1,7 @@
 #include "client/framing.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "client/proxy.hpp"
 #include "client/url.hpp"
@@ -157,8 +158,10 @@ class ScgiFraming final : public ClientFraming {
 };
 
 // An answer that is one packet: its payload is the body of a 200 that keeps the connection.
-// The connection passes every byte received for this answer from its first; the decoder is
-// given those it has not consumed yet.
+// The connection passes every byte received for this answer that it has not dropped; it drops
+// what take_consumed() says the decoder is done with, so a server sending ESC NOP for ever
+// grows nothing: what is held is at most a packet's payload so far (the decoder's limit) and a
+// partial control word.
 class PacketAnswerParser final : public AnswerParser {
  public:
   explicit PacketAnswerParser(const http::ResponseLimits& limits) : decoder_(limits.max_body) {
@@ -170,6 +173,7 @@ class PacketAnswerParser final : public AnswerParser {
     Result<pstream::Decoded> r = decoder_.decode(input.substr(fed_));
     if (!r) return fail(r.error());
     fed_ += r->consumed;
+    if (r->consumed) any_consumed_ = true;
     if (r->packet) {
       response_.body = r->payload;
       result_ = {http::ParseStatus::Complete, fed_, http::ResponseError::None};
@@ -177,7 +181,9 @@ class PacketAnswerParser final : public AnswerParser {
     return result_;
   }
   http::ResponseParseResult parse_eof(std::string_view input, Buffer& unused) override {
-    if (input.empty() && result_.status == http::ParseStatus::Incomplete)
+    // Nothing at all came (NOPs dropped are something: the server was there, and the request
+    // must not be sent again as if it had never seen it).
+    if (input.empty() && !any_consumed_ && result_.status == http::ParseStatus::Incomplete)
       return result_ = {http::ParseStatus::Error, 0, http::ResponseError::NoResponse};
     if (http::ResponseParseResult r = parse(input, unused);
         r.status != http::ParseStatus::Incomplete)
@@ -186,9 +192,15 @@ class PacketAnswerParser final : public AnswerParser {
     return fail(ended ? Error(Errc::ConnectionClosed, "pstream: the stream ended before the answer")
                       : ended.error());
   }
+  size_t take_consumed() noexcept override {
+    // A whole packet's payload may point into the input: nothing goes until it is read.
+    if (result_.status != http::ParseStatus::Incomplete) return 0;
+    return std::exchange(fed_, 0);
+  }
   void reset() noexcept override {
     decoder_.reset();
     fed_ = 0;
+    any_consumed_ = false;
     result_ = {};
     response_.body = {};
     error_.clear();
@@ -207,7 +219,8 @@ class PacketAnswerParser final : public AnswerParser {
   }
 
   pstream::Decoder decoder_;
-  size_t fed_ = 0;  // bytes of this answer's input the decoder has consumed
+  size_t fed_ = 0;             // bytes of the input the decoder has consumed (not yet taken)
+  bool any_consumed_ = false;  // since reset()
   http::ResponseParseResult result_;
   http::Response response_;
   std::string error_;

@@ -29,6 +29,10 @@ class AnswerParser {
   virtual ~AnswerParser() = default;
   virtual http::ResponseParseResult parse(std::string_view input, Buffer& chunked_body) = 0;
   virtual http::ResponseParseResult parse_eof(std::string_view input, Buffer& chunked_body) = 0;
+  /// Bytes at the front of the input that this parser is done with, since the last call:
+  /// after an Incomplete parse, the caller drops them, and the next parse is given the input
+  /// from the first byte after them. HTTP and SCGI keep every byte of an answer (0).
+  virtual size_t take_consumed() noexcept { return 0; }
   virtual void reset() noexcept = 0;
   virtual bool headers_complete() const noexcept = 0;
   virtual const http::Response& response() const noexcept = 0;

@@ -16,6 +16,9 @@ namespace callwire::detail {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// Reads of one connection per turn of the event loop: a server that sends as fast as this
+// reads (ESC NOP for ever) must not keep the loop from its other connections and its sweep.
+constexpr int kReadsPerTurn = 64;
 
 }  // namespace
 
@@ -198,7 +201,9 @@ void Pipeline::write(Connection& c) {
 }
 
 bool Pipeline::read(Connection& c) {
-  for (;;) {
+  for (int reads = 0;; ++reads) {
+    // The descriptor stays readable (epoll is level-triggered): the loop comes back for more.
+    if (reads >= kReadsPerTurn && !c.stream.has_buffered_input()) return true;
     char* dst = c.in.prepare(kReadChunk);
     net::IoResult r = c.stream.read(dst, kReadChunk);
     if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) return true;

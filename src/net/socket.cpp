@@ -83,9 +83,11 @@ bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadl
 WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline,
                    int wake_fd) noexcept {
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() < 0) return WaitResult::Timeout;
+    auto now = std::chrono::steady_clock::now();
+    // Not the milliseconds left, which round a deadline just past to 0 (a poll that finds
+    // a trickling peer's next byte, again and again, for up to a millisecond).
+    if (now >= deadline) return WaitResult::Timeout;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     pollfd p[2] = {{fd, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {wake_fd, POLLIN, 0}};
     // Round up so a deadline 0.4 ms away is not a busy loop.
     int rc = poll(p, wake_fd >= 0 ? 2 : 1,

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
@@ -1402,6 +1403,36 @@ TEST(HttpServer, BadStartOptionsAreErrors) {
   same.listen = {"127.0.0.1:" + std::to_string(running.port())};
   Server clash(same);
   EXPECT_FALSE(clash.start());
+}
+
+// What a peer chose reaches the access log escaped: a JSON-RPC method with a newline and a
+// terminal escape, a Basic user with a space and a C1 CSI (Basic refuses C0 controls itself).
+// Unescaped, each would forge a log line or a field, or drive the terminal of whoever reads the
+// log.
+TEST(HttpServer, AccessLogGetsWhatThePeerChoseEscaped) {
+  std::mutex m;
+  std::vector<std::string> users, methods;
+  ServerOptions o = TestServer::base_options();
+  o.authenticate = [](std::string_view, std::string_view password) { return password == "pw"; };
+  o.access_log = [&](const AccessLogEntry& e) {
+    std::lock_guard lock(m);
+    users.emplace_back(e.user);
+    methods.emplace_back(e.method);
+  };
+  TestServer t(o);
+  RawSocket s(t.port());
+  // "ann 200\xc2\x9b31m:pw" in Basic's base64.
+  std::string body =
+      R"({"jsonrpc":"2.0","method":"add\n127.0.0.1:1 add 200 0\u001b[2J","params":[1,2],"id":1})";
+  std::string request = json_post(body);
+  request.insert(request.find("\r\n") + 2, "Authorization: Basic YW5uIDIwMMKbMzFtOnB3\r\n");
+  ASSERT_TRUE(s.send(request));
+  std::string got = s.read_responses(1);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK") << got;
+  std::lock_guard lock(m);
+  ASSERT_EQ(methods.size(), 1u);
+  EXPECT_EQ(methods[0], "add\\x0A127.0.0.1:1\\x20add\\x20200\\x200\\x1B[2J");
+  EXPECT_EQ(users[0], "ann\\x20200\\xC2\\x9B31m");
 }
 
 }  // namespace

@@ -23,7 +23,11 @@ class HttpFraming final : public RequestFraming {
   bool headers_complete() const noexcept override { return parser_.headers_complete(); }
   const http::Request& request() const noexcept override { return parser_.request(); }
   size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
-    return http::place_response_head(out, body_offset, head);
+    // The request's version decides what the Connection field says (an HTTP/1.0 client kept
+    // alive is told so).
+    http::ResponseHead h = head;
+    h.request_version = parser_.request().version;
+    return http::place_response_head(out, body_offset, h);
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view date) override {

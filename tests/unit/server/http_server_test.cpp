@@ -1405,6 +1405,39 @@ TEST(HttpServer, BadStartOptionsAreErrors) {
   EXPECT_FALSE(clash.start());
 }
 
+// An HTTP/1.0 request with Connection: keep-alive is kept alive, and its answer says so (an
+// HTTP/1.0 client takes an answer without it as the last, RFC 9112 Appendix C.2.2), inline and
+// on the worker pool; without keep-alive the answer says close and the connection closes.
+TEST(HttpServer, Http10KeepAliveIsSaidAndHonoured) {
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "worker pool" : "inline");
+    TestServer t(pool ? pool_options() : TestServer::base_options());
+    auto http10 = [](int a, std::string_view extra) {
+      std::string r = post(call_xml("add", "<param><value><int>" + std::to_string(a) +
+                                               "</int></value></param><param><value><int>1"
+                                               "</int></value></param>"),
+                           extra);
+      return r.replace(r.find("HTTP/1.1"), 8, "HTTP/1.0");
+    };
+    RawSocket s(t.port());
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(s.send(http10(i, "Connection: keep-alive\r\n")));
+      std::string got = s.read_responses(1);
+      ASSERT_EQ(RawSocket::complete_responses(got), 1) << got;
+      EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+      EXPECT_NE(got.find("\r\nConnection: keep-alive\r\n"), std::string::npos) << got;
+      EXPECT_NE(got.find("<int>" + std::to_string(i + 1) + "</int>"), std::string::npos) << got;
+      EXPECT_FALSE(s.closed());
+    }
+    RawSocket last(t.port());
+    ASSERT_TRUE(last.send(http10(7, "")));
+    std::string got = last.read_all(5s);
+    EXPECT_TRUE(last.closed());
+    EXPECT_NE(got.find("\r\nConnection: close\r\n"), std::string::npos) << got;
+    EXPECT_EQ(got.find("keep-alive"), std::string::npos) << got;
+  }
+}
+
 // What a peer chose reaches the access log escaped: a JSON-RPC method with a newline and a
 // terminal escape, a Basic user with a space and a C1 CSI (Basic refuses C0 controls itself).
 // Unescaped, each would forge a log line or a field, or drive the terminal of whoever reads the

@@ -1438,6 +1438,21 @@ TEST(HttpServer, Http10KeepAliveIsSaidAndHonoured) {
   }
 }
 
+// HTTP's half of an SCGI finding: a preflight asking for a header list with a control
+// character is refused 400 by the parser (never echoed, never met with silence).
+TEST(HttpServer, PreflightWithAControlCharacterIsRefused) {
+  ServerOptions o = TestServer::base_options();
+  o.cors_allow_origin = "https://app.example";
+  TestServer t(o);
+  RawSocket s(t.port());
+  ASSERT_TRUE(
+      s.send("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example\r\n"
+             "Access-Control-Request-Headers: content-type\x1b[2J\r\n\r\n"));
+  std::string got = s.read_all(5s);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 400 Bad Request") << got;
+  EXPECT_EQ(got.find("\x1b"), std::string::npos) << got;
+}
+
 // What a peer chose reaches the access log escaped: a JSON-RPC method with a newline and a
 // terminal escape, a Basic user with a space and a C1 CSI (Basic refuses C0 controls itself).
 // Unescaped, each would forge a log line or a field, or drive the terminal of whoever reads the

@@ -205,5 +205,29 @@ TEST(ScgiServer, AccessLogGetsWhatTheGatewaySentEscaped) {
   EXPECT_EQ(lines[1].substr(lines[1].find(' ')), "  who\\x0Aami");  // the socket's peer, no user
 }
 
+// A CORS preflight whose Access-Control-Request-Headers carries CR LF (an SCGI variable may) is
+// answered 400, not met with silence: echoed, its answer would be refused by the writer.
+TEST(ScgiServer, PreflightWithCrLfInTheAskedHeadersIsRefused) {
+  ServerOptions o = ScgiServer::options();
+  o.cors_allow_origin = "https://app.example";
+  ScgiServer s(o);
+  auto preflight = [&](const std::string& asked) {
+    RawSocket socket(s.server.port());
+    socket.send(scgi_request("",
+                             "HTTP_ORIGIN\0https://app.example\0"
+                             "HTTP_ACCESS_CONTROL_REQUEST_METHOD\0POST\0"
+                             "HTTP_ACCESS_CONTROL_REQUEST_HEADERS\0"s +
+                                 asked + "\0"s,
+                             "OPTIONS"));
+    return socket.read_all(3s);
+  };
+  std::string got = preflight("content-type\r\nX-Injected: 1");
+  EXPECT_EQ(status_line(got), "Status: 400 Bad Request") << got;
+  EXPECT_EQ(got.find("X-Injected"), std::string::npos) << got;
+  got = preflight("content-type");
+  EXPECT_EQ(status_line(got), "Status: 200 OK") << got;
+  EXPECT_NE(got.find("Access-Control-Allow-Headers: content-type\r\n"), std::string::npos) << got;
+}
+
 }  // namespace
 }  // namespace callwire

@@ -680,7 +680,11 @@ CALLWIRE_API int cw_constant_time_equal(const char* given, size_t given_len, con
                                         size_t expected_len);
 
 /** What the server says of each answered request (cw_server_options.access_log). Every
- *  string is borrowed for the callback only and NOT NUL-terminated: use its length. */
+ *  string is borrowed for the callback only and NOT NUL-terminated: use its length. The texts
+ *  a peer chooses (peer, which SCGI's REMOTE_ADDR or a trusted proxy may name; user; method)
+ *  come escaped, ready to print: every byte but printable ASCII, and the space, '"' and the
+ *  backslash, is written "\xHH" (a method "a\nb" arrives as "a\x0Ab"), so no peer can forge a
+ *  log line or send the terminal an escape sequence. */
 typedef struct cw_access_log_entry {
   const char* peer; /**< "127.0.0.1:40312", "[::1]:40312", "unix" */
   size_t peer_len;
@@ -709,8 +713,9 @@ typedef enum cw_tls_version {
 /** Receives each connection the server drops without an answer, today a failed TLS handshake
  *  (an untrusted or expired client certificate, no shared version or cipher): `peer` as in
  *  the access log, `message` the reason ("TLS handshake failed: ... (certificate has
- *  expired)"), both NUL-terminated and valid for the call only. Runs on the server's threads,
- *  possibly several at once: it must be thread-safe. */
+ *  expired)"), both NUL-terminated, valid for the call only, and escaped as the access log's
+ *  texts are (the message keeps its spaces): printable ASCII only, one line. Runs on the
+ *  server's threads, possibly several at once: it must be thread-safe. */
 typedef void (*cw_error_log_fn)(const char* peer, const char* message, void* user_data);
 
 /** Limits of the XML-RPC reader for each document it reads (a server's calls, a client's

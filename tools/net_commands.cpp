@@ -127,6 +127,8 @@ int run_serve(const ServeFlags& flags) {
     };
   }
   if (flags.access_log) {
+    // The peer and the method come escaped (AccessLogEntry): each is one printable word, so a
+    // peer can neither forge a line nor reach the terminal through them.
     options.access_log = [](const AccessLogEntry& e) {
       std::fprintf(stderr, "%.*s %.*s %d %d %zu %zu %.3fms\n", int(e.peer.size()), e.peer.data(),
                    int(e.method.size()), e.method.data(), e.http_status, int(e.fault_code),

@@ -19,10 +19,19 @@
 namespace callwire {
 
 /// One answered HTTP request, for the access-log hook. Views live for the hook's call only.
+///
+/// The texts a peer chooses (`peer`, which SCGI's REMOTE_ADDR or a trusted proxy's
+/// X-Forwarded-For may name; `user`; `method`) come escaped, ready to print: every byte but
+/// printable ASCII, and the space, `"` and `\`, is written `\xHH` (two upper-case hex
+/// digits), as nginx writes its log variables. So a field is one word with no line break,
+/// control character (ESC), C1 control or non-ASCII byte in it: a peer cannot forge a log line
+/// or drive the terminal that shows one. A method "a\nb" arrives as `a\x0Ab`, "métodø" as
+/// `m\xC3\xA9tod\xC3\xB8`; the usual names, addresses and users arrive unchanged.
 struct AccessLogEntry {
-  std::string_view peer;    ///< "127.0.0.1:40312", "[::1]:40312", "unix"
-  std::string_view user;    ///< the authenticated user, or empty
-  std::string_view method;  ///< the XML-RPC method, empty when the request never got that far
+  std::string_view peer;    ///< "127.0.0.1:40312", "[::1]:40312", "unix" (escaped)
+  std::string_view user;    ///< the authenticated user, or empty (escaped)
+  std::string_view method;  ///< the method called (escaped), empty when the request never got
+                            ///< that far
   int http_status = 200;
   int32_t fault_code = 0;                ///< 0 unless the answer was a fault
   size_t request_bytes = 0;              ///< the body as received
@@ -31,7 +40,8 @@ struct AccessLogEntry {
 };
 
 /// A connection the server dropped without an answer, for the error-log hook. Views live for
-/// the hook's call only.
+/// the hook's call only. Both escaped as AccessLogEntry's texts are, except that `message`
+/// keeps its spaces: printable ASCII only, one line.
 struct ErrorLogEntry {
   std::string_view peer;     ///< as in AccessLogEntry
   std::string_view message;  ///< "TLS handshake: error:0A000086:SSL routines::certificate

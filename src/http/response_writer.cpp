@@ -92,7 +92,10 @@ void emit_response_head(Sink& out, const ResponseHead& head) noexcept {
     out.put("\r\n");
   }
   if (head.gzip) out.put("Content-Encoding: gzip\r\n");
-  if (head.close) out.put("Connection: close\r\n");
+  if (head.close)
+    out.put("Connection: close\r\n");
+  else if (head.request_version == HttpVersion::Http10)
+    out.put("Connection: keep-alive\r\n");  // HTTP/1.0 closes unless the answer says
   if (!head.date.empty()) {
     out.put("Date: ");
     out.put(head.date);

@@ -42,6 +42,11 @@ struct ResponseHead {
   uint64_t content_length = 0;
   bool gzip = false;   ///< Content-Encoding: gzip
   bool close = false;  ///< Connection: close
+  /// The version of the request answered. An HTTP/1.0 connection kept open (close false) is
+  /// told so with "Connection: keep-alive": without it an HTTP/1.0 client must assume the
+  /// server closes (RFC 9112 §9.3, Appendix C.2.2). The status line says HTTP/1.1 either way,
+  /// the version the server conforms to (RFC 9110 §6.2), as nginx answers.
+  HttpVersion request_version = HttpVersion::Http11;
   std::string_view date;  ///< the Date field's value ("Sun, 06 Nov 1994 08:49:37 GMT"); empty: none
   /// More fields, after the others (e.g. Server). Not Content-Length,
   /// Transfer-Encoding, Content-Type, Content-Encoding or Connection.
@@ -63,7 +68,8 @@ inline constexpr size_t kResponseHeadGap = 256;
 size_t response_head_size(const ResponseHead& head) noexcept;
 
 /// Writes the head ("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: N\r\n
-/// [Content-Encoding: gzip\r\n][Connection: close\r\n][Date: ...\r\n][extra fields]\r\n") to dst[0, n) and
+/// [Content-Encoding: gzip\r\n][Connection: close|keep-alive\r\n][Date: ...\r\n][extra
+/// fields]\r\n") to dst[0, n) and
 /// returns n = response_head_size(head). Returns 0 and writes nothing when `head` is invalid
 /// or `cap` < n (retry with more room). Allocates nothing.
 size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noexcept;

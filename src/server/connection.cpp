@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 
+#include "base/log_text.hpp"
 #include "callwire/json.hpp"
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
@@ -154,9 +155,10 @@ void Connection::log_tls_failure() noexcept {
     return;
   try {
     std::string message = "TLS handshake failed: " + stream_.error().substr(5);
+    std::string peer, text;
     ErrorLogEntry e;
-    e.peer = peer_;
-    e.message = message;
+    e.peer = base::log_text(peer_, peer, base::LogField::Word);
+    e.message = base::log_text(message, text, base::LogField::Text);
     log(e);
   } catch (...) {  // out of memory, or a hook that throws: the connection closes anyway
   }
@@ -713,10 +715,13 @@ void Connection::on_stop() {
 void Connection::log_access(std::string_view method, int status, int32_t fault_code,
                                 size_t request_bytes, size_t response_bytes,
                                 Clock::time_point started) {
+  // Every text a peer chose (the method, an address from SCGI or X-Forwarded-For, a user
+  // name), escaped: no hook can be made to print a forged line or a terminal escape.
+  std::string peer, user, name;
   AccessLogEntry e;
-  e.peer = call_peer();
-  e.user = http_.user();
-  e.method = method;
+  e.peer = base::log_text(call_peer(), peer, base::LogField::Word);
+  e.user = base::log_text(http_.user(), user, base::LogField::Word);
+  e.method = base::log_text(method, name, base::LogField::Word);
   e.http_status = status;
   e.fault_code = fault_code;
   e.request_bytes = request_bytes;

@@ -23,12 +23,18 @@ class HttpFraming final : public RequestFraming {
   bool headers_complete() const noexcept override { return parser_.headers_complete(); }
   const http::Request& request() const noexcept override { return parser_.request(); }
   size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
-    return http::place_response_head(out, body_offset, head);
+    // The request's version decides what the Connection field says (an HTTP/1.0 client kept
+    // alive is told so).
+    http::ResponseHead h = head;
+    h.request_version = parser_.request().version;
+    return http::place_response_head(out, body_offset, h);
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view date) override {
-    // The server's own status and fields: valid, so the answer is always appended.
-    static_cast<void>(http::append_error_response(out, status, extra, date));
+    // The server's own status and fields. Should a field ever carry what a peer sent and be
+    // refused, the status still goes out without the fields: never silence.
+    if (!http::append_error_response(out, status, extra, date))
+      static_cast<void>(http::append_error_response(out, status, {}, date));
   }
 
  private:
@@ -49,7 +55,8 @@ class ScgiFraming final : public RequestFraming {
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view) override {
-    static_cast<void>(http::append_scgi_error_response(out, status, extra));  // as for HTTP
+    if (!http::append_scgi_error_response(out, status, extra))  // as for HTTP
+      static_cast<void>(http::append_scgi_error_response(out, status, {}));
   }
   std::string gateway_peer() const override {
     return http::cgi_peer(parser_.variable("REMOTE_ADDR"), parser_.variable("REMOTE_PORT"));

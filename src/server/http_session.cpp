@@ -5,6 +5,7 @@
 
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
+#include "http/syntax.hpp"
 
 namespace callwire::detail {
 
@@ -85,6 +86,15 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
       add("Access-Control-Allow-Methods", "POST");
       for (const http::Header& h : request.headers)
         if (http::iequals(h.name, "Access-Control-Request-Headers")) {
+          // Echoed into the answer's head, so it must be a field value. HTTP's parser refuses
+          // a head with CR, LF or another control character in a value; SCGI's variables
+          // are NUL-terminated and may carry them, and an answer with them would be refused
+          // by the writer (no answer at all): the request is malformed, and said so.
+          if (!http::syntax::is_field_value(h.value)) {
+            r = {};
+            r.status = 400;
+            return r;
+          }
           add("Access-Control-Allow-Headers", h.value);
           break;
         }

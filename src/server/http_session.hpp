@@ -55,7 +55,8 @@ class HttpSession {
     bool metrics = false;
   };
   /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
-  /// path is answered 200 with what it asks for (a "refusal" that ends it); 405 for a method
+  /// path is answered 200 with what it asks for (a "refusal" that ends it), 400 when what it asks
+  /// for is not a field value (SCGI's variables may carry CR and LF); 405 for a method
   /// other than POST, 404 for a path not served (origin- or absolute-form; the query is
   /// ignored), 401 without accepted credentials, 415 for a content coding other than gzip or
   /// identity. Calls `authenticate` once per new Authorization value: the same credentials

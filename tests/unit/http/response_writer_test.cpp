@@ -48,6 +48,25 @@ TEST(ResponseWriter, GzipCloseAndExtraFields) {
   EXPECT_EQ(format(head).substr(0, 15), "HTTP/1.1 599 \r\n");
 }
 
+// An HTTP/1.0 request kept alive is told so: without "Connection: keep-alive" an HTTP/1.0
+// client must take the answer as the connection's last (RFC 9112 Appendix C.2.2). The status
+// line stays HTTP/1.1, as nginx answers.
+TEST(ResponseWriter, Http10KeptAliveSaysKeepAlive) {
+  ResponseHead head;
+  head.content_length = 5;
+  head.request_version = HttpVersion::Http10;
+  EXPECT_EQ(format(head),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 5\r\n"
+            "Connection: keep-alive\r\n\r\n");
+  head.close = true;
+  EXPECT_EQ(format(head),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 5\r\n"
+            "Connection: close\r\n\r\n");
+  head.close = false;
+  head.request_version = HttpVersion::Http11;  // persistent by default: nothing to say
+  EXPECT_EQ(format(head).find("Connection"), std::string::npos);
+}
+
 TEST(ResponseWriter, TooSmallWritesNothing) {
   ResponseHead head;
   head.content_length = 42;
@@ -149,6 +168,11 @@ TEST(ResponseWriter, GapFitsEveryPlainHead) {
     head.content_type = type;
     head.content_length = UINT64_MAX;
     head.gzip = head.close = true;
+    EXPECT_LE(response_head_size(head), kResponseHeadGap) << status;
+    // The longest Connection field, and the Date the server adds to every answer.
+    head.close = false;
+    head.request_version = HttpVersion::Http10;
+    head.date = "Sun, 06 Nov 1994 08:49:37 GMT";
     EXPECT_LE(response_head_size(head), kResponseHeadGap) << status;
   }
 }

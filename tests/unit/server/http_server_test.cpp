@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
@@ -1402,6 +1403,84 @@ TEST(HttpServer, BadStartOptionsAreErrors) {
   same.listen = {"127.0.0.1:" + std::to_string(running.port())};
   Server clash(same);
   EXPECT_FALSE(clash.start());
+}
+
+// An HTTP/1.0 request with Connection: keep-alive is kept alive, and its answer says so (an
+// HTTP/1.0 client takes an answer without it as the last, RFC 9112 Appendix C.2.2), inline and
+// on the worker pool; without keep-alive the answer says close and the connection closes.
+TEST(HttpServer, Http10KeepAliveIsSaidAndHonoured) {
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "worker pool" : "inline");
+    TestServer t(pool ? pool_options() : TestServer::base_options());
+    auto http10 = [](int a, std::string_view extra) {
+      std::string r = post(call_xml("add", "<param><value><int>" + std::to_string(a) +
+                                               "</int></value></param><param><value><int>1"
+                                               "</int></value></param>"),
+                           extra);
+      return r.replace(r.find("HTTP/1.1"), 8, "HTTP/1.0");
+    };
+    RawSocket s(t.port());
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(s.send(http10(i, "Connection: keep-alive\r\n")));
+      std::string got = s.read_responses(1);
+      ASSERT_EQ(RawSocket::complete_responses(got), 1) << got;
+      EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
+      EXPECT_NE(got.find("\r\nConnection: keep-alive\r\n"), std::string::npos) << got;
+      EXPECT_NE(got.find("<int>" + std::to_string(i + 1) + "</int>"), std::string::npos) << got;
+      EXPECT_FALSE(s.closed());
+    }
+    RawSocket last(t.port());
+    ASSERT_TRUE(last.send(http10(7, "")));
+    std::string got = last.read_all(5s);
+    EXPECT_TRUE(last.closed());
+    EXPECT_NE(got.find("\r\nConnection: close\r\n"), std::string::npos) << got;
+    EXPECT_EQ(got.find("keep-alive"), std::string::npos) << got;
+  }
+}
+
+// HTTP's half of an SCGI finding: a preflight asking for a header list with a control
+// character is refused 400 by the parser (never echoed, never met with silence).
+TEST(HttpServer, PreflightWithAControlCharacterIsRefused) {
+  ServerOptions o = TestServer::base_options();
+  o.cors_allow_origin = "https://app.example";
+  TestServer t(o);
+  RawSocket s(t.port());
+  ASSERT_TRUE(
+      s.send("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example\r\n"
+             "Access-Control-Request-Headers: content-type\x1b[2J\r\n\r\n"));
+  std::string got = s.read_all(5s);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 400 Bad Request") << got;
+  EXPECT_EQ(got.find("\x1b"), std::string::npos) << got;
+}
+
+// What a peer chose reaches the access log escaped: a JSON-RPC method with a newline and a
+// terminal escape, a Basic user with a space and a C1 CSI (Basic refuses C0 controls itself).
+// Unescaped, each would forge a log line or a field, or drive the terminal of whoever reads the
+// log.
+TEST(HttpServer, AccessLogGetsWhatThePeerChoseEscaped) {
+  std::mutex m;
+  std::vector<std::string> users, methods;
+  ServerOptions o = TestServer::base_options();
+  o.authenticate = [](std::string_view, std::string_view password) { return password == "pw"; };
+  o.access_log = [&](const AccessLogEntry& e) {
+    std::lock_guard lock(m);
+    users.emplace_back(e.user);
+    methods.emplace_back(e.method);
+  };
+  TestServer t(o);
+  RawSocket s(t.port());
+  // "ann 200\xc2\x9b31m:pw" in Basic's base64.
+  std::string body =
+      R"({"jsonrpc":"2.0","method":"add\n127.0.0.1:1 add 200 0\u001b[2J","params":[1,2],"id":1})";
+  std::string request = json_post(body);
+  request.insert(request.find("\r\n") + 2, "Authorization: Basic YW5uIDIwMMKbMzFtOnB3\r\n");
+  ASSERT_TRUE(s.send(request));
+  std::string got = s.read_responses(1);
+  EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK") << got;
+  std::lock_guard lock(m);
+  ASSERT_EQ(methods.size(), 1u);
+  EXPECT_EQ(methods[0], "add\\x0A127.0.0.1:1\\x20add\\x20200\\x200\\x1B[2J");
+  EXPECT_EQ(users[0], "ann\\x20200\\xC2\\x9B31m");
 }
 
 }  // namespace

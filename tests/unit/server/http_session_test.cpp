@@ -190,6 +190,28 @@ TEST(HttpSession, AnswersCorsPreflights) {
   EXPECT_EQ(cors.check_head(Parsed(post()).request()).status, 0);
 }
 
+// A preflight whose Access-Control-Request-Headers is not a field value (SCGI's variables may
+// carry CR and LF; HTTP's parser refuses such a head first) is refused 400, without the echo:
+// echoed, the answer would be refused by the writer and the client would get none.
+TEST(HttpSession, RefusesAPreflightAskingForWhatIsNotAFieldValue) {
+  ServerOptions o;
+  o.cors_allow_origin = "https://app.example";
+  HttpSession cors(o, kNoChallenge);
+  http::Request request;
+  request.method = "OPTIONS";
+  request.target = "/RPC2";
+  for (std::string_view bad : {"content-type\r\nX-Injected: 1", "a\nb", "a\x1b[2Jb", "a\x7f"}) {
+    http::Header field{"Access-Control-Request-Headers", bad};
+    request.headers = {&field, 1};
+    HttpSession::Refusal answer = cors.check_head(request);
+    EXPECT_EQ(answer.status, 400) << bad;
+    EXPECT_TRUE(answer.fields.empty()) << bad;
+  }
+  http::Header good{"Access-Control-Request-Headers", "content-type"};
+  request.headers = {&good, 1};
+  EXPECT_EQ(cors.check_head(request).status, 200);
+}
+
 // The health path: GET answered 200 "ok" while serving, 503 "stopping" while stopping, before
 // credentials; nothing when it is off, on other paths and methods, or on SCGI.
 TEST(Forwarded, TheRightmostUntrustedAddressIsTheClient) {

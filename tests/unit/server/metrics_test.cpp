@@ -99,5 +99,21 @@ TEST(Metrics, LabelValuesAreEscaped) {
   EXPECT_EQ(status, 0) << said << "\n" << text;
 }
 
+// Labels carry the names the server registered, never a name a peer sent: calls to methods
+// that do not exist, even answered by a default method, add no label (no cardinality a peer
+// can explode, no peer text in the page).
+TEST(Metrics, NamesAPeerSentAreNoLabels) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  Server server(o);
+  ASSERT_TRUE(server.registry().set_default_method([](Params, CallContext&) { return Value(1); }));
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.call("peer" + std::to_string(i) + "\n\"x\\"));
+  std::string text = server.metrics_text();
+  EXPECT_EQ(text.find("peer"), std::string::npos) << text;
+  EXPECT_TRUE(has_line(text, "callwire_calls_total{method=\"(default method)\"} 20")) << text;
+}
+
 }  // namespace
 }  // namespace callwire

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
@@ -169,6 +171,62 @@ TEST(ScgiServer, GzipBothWays) {
                         "</int></value></param></params></methodCall>",
                         "HTTP_ACCEPT_ENCODING\0gzip\0"s));
   EXPECT_NE(raw.read_all(3s).find("Content-Encoding: gzip\r\n"), std::string::npos);
+}
+
+// What the gateway passed on reaches the access log escaped: REMOTE_ADDR and REMOTE_USER as
+// sent (a newline forges a whole line, ESC drives the terminal), and the method a call named.
+TEST(ScgiServer, AccessLogGetsWhatTheGatewaySentEscaped) {
+  std::mutex m;
+  std::vector<std::string> lines;
+  ServerOptions o = ScgiServer::options();
+  o.access_log = [&](const AccessLogEntry& e) {
+    std::lock_guard lock(m);
+    lines.push_back(std::string(e.peer) + " " + std::string(e.user) + " " + std::string(e.method));
+  };
+  ScgiServer s(o);
+  RawSocket socket(s.server.port());
+  socket.send(scgi_request(kWhoCall,
+                           "REMOTE_ADDR\0"
+                           "203.0.113.7\n198.51.100.1 - forged\x1b[2J\0"
+                           "REMOTE_PORT\0"
+                           "999\0"
+                           "REMOTE_USER\0"
+                           "ann\r\nx\0"s));
+  std::string got = socket.read_all(3s);
+  EXPECT_EQ(status_line(got), "Status: 200 OK") << got;
+  RawSocket named(s.server.port());
+  named.send(scgi_request("<methodCall><methodName>who\nami</methodName></methodCall>"));
+  got = named.read_all(3s);
+  EXPECT_EQ(status_line(got), "Status: 200 OK") << got;
+  std::lock_guard lock(m);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "203.0.113.7\\x0A198.51.100.1\\x20-\\x20forged\\x1B[2J:999 ann\\x0D\\x0Ax whoami");
+  EXPECT_EQ(lines[1].substr(lines[1].find(' ')), "  who\\x0Aami");  // the socket's peer, no user
+}
+
+// A CORS preflight whose Access-Control-Request-Headers carries CR LF (an SCGI variable may) is
+// answered 400, not met with silence: echoed, its answer would be refused by the writer.
+TEST(ScgiServer, PreflightWithCrLfInTheAskedHeadersIsRefused) {
+  ServerOptions o = ScgiServer::options();
+  o.cors_allow_origin = "https://app.example";
+  ScgiServer s(o);
+  auto preflight = [&](const std::string& asked) {
+    RawSocket socket(s.server.port());
+    socket.send(scgi_request("",
+                             "HTTP_ORIGIN\0https://app.example\0"
+                             "HTTP_ACCESS_CONTROL_REQUEST_METHOD\0POST\0"
+                             "HTTP_ACCESS_CONTROL_REQUEST_HEADERS\0"s +
+                                 asked + "\0"s,
+                             "OPTIONS"));
+    return socket.read_all(3s);
+  };
+  std::string got = preflight("content-type\r\nX-Injected: 1");
+  EXPECT_EQ(status_line(got), "Status: 400 Bad Request") << got;
+  EXPECT_EQ(got.find("X-Injected"), std::string::npos) << got;
+  got = preflight("content-type");
+  EXPECT_EQ(status_line(got), "Status: 200 OK") << got;
+  EXPECT_NE(got.find("Access-Control-Allow-Headers: content-type\r\n"), std::string::npos) << got;
 }
 
 }  // namespace

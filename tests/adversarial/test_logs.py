@@ -14,7 +14,6 @@ must take it as the last) and an SCGI CORS preflight with CR LF in what it asks 
 """
 
 import json
-import os
 import re
 import socket
 
@@ -83,33 +82,10 @@ def scgi_request(body, variables, method="POST"):
     return str(len(block)).encode() + b":" + block + b"," + body
 
 
-def listening_ports(pid):
-    """The TCP ports process `pid` listens on, from /proc (its sockets' inodes)."""
-    inodes = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[len("socket:["):-1])
-    ports = set()
-    with open(f"/proc/{pid}/net/tcp") as table:
-        next(table)
-        for row in table:
-            fields = row.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # TCP_LISTEN
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
-
-
 def scgi_server(serve, *flags):
-    """A server with an SCGI listener beside its HTTP one: (server, SCGI port). The Server
-    reads the first "listening on" line only (the HTTP one); the SCGI port is the other port
-    it listens on, which it bound before printing either."""
+    """A server with an SCGI listener beside its HTTP one: (server, SCGI port)."""
     server = serve("--listen", "scgi://127.0.0.1:0", *flags)
-    (port,) = listening_ports(server.pid) - {server.port}
-    return server, port
+    return server, server.listener("scgi://")[1]
 
 
 def scgi_answer(port, request):

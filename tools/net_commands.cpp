@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -236,9 +237,11 @@ int run_list(const ClientSettingsFlags& flags) {
   }
   auto answers = client->multicall(calls);
   size_t i = 0;
+  // Names, signatures and help are the server's text: escaped, so that none of it drives the
+  // terminal or forges a line (help keeps its line breaks, each line indented).
   for (const Value& name : names->as_array()) {
     if (!name.is_string()) continue;
-    std::string line(name.as_string());
+    std::string line = terminal_text(name.as_string());
     std::string help;
     if (answers) {
       const CallResult& sig = (*answers)[i];
@@ -249,9 +252,9 @@ int run_list(const ClientSettingsFlags& flags) {
           std::string text = line + "(";
           for (size_t k = 1; k < s.size(); ++k) {
             if (k > 1) text += ", ";
-            text += s[k].is_string() ? std::string(s[k].as_string()) : "?";
+            text += s[k].is_string() ? terminal_text(s[k].as_string()) : "?";
           }
-          text += ") -> " + (s[0].is_string() ? std::string(s[0].as_string()) : "?");
+          text += ") -> " + (s[0].is_string() ? terminal_text(s[0].as_string()) : "?");
           std::printf("%s\n", text.c_str());
         }
         if (sig->empty()) std::printf("%s(...)\n", line.c_str());
@@ -262,7 +265,11 @@ int run_list(const ClientSettingsFlags& flags) {
     } else {
       std::printf("%s\n", line.c_str());
     }
-    if (!help.empty()) std::printf("    %s\n", help.c_str());
+    for (std::string_view rest = help; !rest.empty();) {
+      size_t end = std::min(rest.find('\n'), rest.size());
+      std::printf("    %s\n", terminal_text(rest.substr(0, end)).c_str());
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
     i += 2;
   }
   return 0;

@@ -206,3 +206,42 @@ def test_fault_message_cannot_drive_the_terminal(callwire_bin, protocol):
     else:
         # XML normalizes a literal CR LF to LF; character references keep CR.
         assert err == b"fault 4: boom\\nfault 0: all fine\\r\\n\\tend\n", err
+
+
+def test_listed_names_and_help_cannot_drive_the_terminal(callwire_bin):
+    # `callwire list` prints what system.listMethods, methodSignature and methodHelp say. XML
+    # cannot carry ESC, but it carries CR (&#13;) and the C1 controls: CSI (U+009B) clears the
+    # screen as ESC [ does, OSC (U+009D) sets the title. A name with CSI 2 J, a signature with
+    # CR, help with OSC and CR: help keeps its line breaks (each line indented); nothing else
+    # gets through raw.
+    name = "evil\u009b2J"
+    listed = ("<?xml version='1.0'?><methodResponse><params><param><value><array><data>"
+              f"<value><string>{name}</string></value></data></array></value></param>"
+              "</params></methodResponse>").encode()
+    sig = "<value><array><data><value><string>int&#13;</string></value></data></array></value>"
+    help_text = "first line\nsecond\u009d0;pwned&#13;fake line"
+    multicall = ("<?xml version='1.0'?><methodResponse><params><param><value><array><data>"
+                 f"<value><array><data><value><array><data>{sig}</data></array></value>"
+                 "</data></array></value>"
+                 f"<value><array><data><value><string>{help_text}</string></value></data>"
+                 "</array></value></data></array></value></param></params>"
+                 "</methodResponse>").encode()
+    answers, lock = [listed, multicall], threading.Lock()
+
+    def behave(sock):
+        with lock:
+            body = answers.pop(0) if answers else listed
+        answer(body, b"text/xml")(sock)
+
+    server = EvilServer(behave)
+    try:
+        proc = subprocess.run([callwire_bin, "list", "--timeout", str(TIMEOUT), server.url()],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    finally:
+        server.close()
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", out), out
+    assert out == (b"evil\\u009b2J() -> int\\r\n"
+                   b"    first line\n"
+                   b"    second\\u009d0;pwned\\rfake line\n"), out

@@ -9,7 +9,10 @@ import threading
 import time
 import zlib
 
-from conftest import ADD_ANSWER, ADD_BODY, MIB, Attack, call_xml, http_request, read_response
+import pytest
+
+from conftest import (ADD_ANSWER, ADD_BODY, MIB, SANITIZED, Attack, call_xml, http_request,
+                      read_response)
 
 NOP = b"\x1bNOP"
 PKT = b"\x1bPKT"
@@ -219,6 +222,10 @@ def test_unread_answers_as_found(serve):
     # (512 MiB). Before, four such answers spent the budget and every newcomer got 503 until
     # write_timeout dropped them (289 of 379 probe calls refused over 38 s). Now the peers
     # holding the most unread are shed when the budget is hit, and newcomers are served.
+    if SANITIZED:
+        # Six 128 MiB calls take the sanitized loops longer than the probe's 5 s call timeout;
+        # the small-budget case below runs the same paths under the sanitizers.
+        pytest.skip("too heavy for a sanitized build")
     unread_gzip_amplification(serve, "unread answers as found", 16, ("--threads", "2"),
                               rss_budget=768 * MIB, max_latency=4.0)
 

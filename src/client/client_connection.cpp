@@ -195,6 +195,9 @@ void ClientConnection::apply_blocking_mode() {
     if (flags >= 0) fcntl(stream_.fd(), F_SETFL, want ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
     blocking_ = want;
   }
+  // A TLS record trickled a byte at a time satisfies every socket read inside OpenSSL: the
+  // stream itself must give up at the deadline.
+  stream_.set_blocking_deadline(blocking_until_);
   if (blocking_) refresh_socket_timeout();
 }
 

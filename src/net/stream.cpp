@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <new>
 #include <utility>
 
 #include "net/address.hpp"
@@ -21,11 +22,25 @@ namespace {
 
 // OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE on a closed peer. A
 // library must not change the process's signal disposition, so TLS goes through this BIO,
-// which sends with MSG_NOSIGNAL.
+// which sends with MSG_NOSIGNAL. It also keeps a blocking stream's deadline
+// (Stream::set_blocking_deadline): OpenSSL reads a record to its end however slowly it comes.
+struct SocketBio {
+  using Clock = std::chrono::steady_clock;
+  int fd;
+  Clock::time_point deadline = Clock::time_point::max();
+  bool past_deadline() const noexcept {
+    return deadline != Clock::time_point::max() && Clock::now() >= deadline;
+  }
+};
+
 int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
-  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  const auto* socket = static_cast<const SocketBio*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
-  ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+  if (socket->past_deadline()) {
+    BIO_set_retry_write(bio);
+    return 0;
+  }
+  ssize_t n = ::send(socket->fd, data, size, MSG_NOSIGNAL);
   if (n >= 0) {
     *written = static_cast<size_t>(n);
     return 1;
@@ -35,9 +50,13 @@ int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
 }
 
 int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
-  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  const auto* socket = static_cast<const SocketBio*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
-  ssize_t n = ::recv(fd, data, size, 0);
+  if (socket->past_deadline()) {
+    BIO_set_retry_read(bio);
+    return 0;
+  }
+  ssize_t n = ::recv(socket->fd, data, size, 0);
   if (n > 0) {
     *read = static_cast<size_t>(n);
     return 1;
@@ -49,12 +68,19 @@ int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
 
 long bio_ctrl(BIO*, int command, long, void*) { return command == BIO_CTRL_FLUSH ? 1 : 0; }
 
+int bio_destroy(BIO* bio) {
+  delete static_cast<SocketBio*>(BIO_get_data(bio));
+  BIO_set_data(bio, nullptr);
+  return 1;
+}
+
 BIO_METHOD* socket_bio_method() {
   static BIO_METHOD* method = [] {
     BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "callwire socket");
     BIO_meth_set_write_ex(m, bio_write);
     BIO_meth_set_read_ex(m, bio_read);
     BIO_meth_set_ctrl(m, bio_ctrl);
+    BIO_meth_set_destroy(m, bio_destroy);
     return m;
   }();
   return method;
@@ -116,7 +142,13 @@ bool Stream::start_tls(TlsContext& context, bool server, const std::string& host
     error_ = take_openssl_errors("cannot create a TLS session");
     return false;
   }
-  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(fd_.get())));
+  auto* socket = new (std::nothrow) SocketBio{fd_.get()};
+  if (!socket) {
+    BIO_free(bio);
+    error_ = "cannot create a TLS session: out of memory";
+    return false;
+  }
+  BIO_set_data(bio, socket);
   BIO_set_init(bio, 1);
   SSL_set_bio(ssl_, bio, bio);
   if (server) {
@@ -193,6 +225,13 @@ IoResult Stream::write(const char* data, size_t size) noexcept {
 bool Stream::handshake_done() const noexcept { return ssl_ && SSL_is_init_finished(ssl_); }
 
 bool Stream::has_buffered_input() const noexcept { return ssl_ && SSL_pending(ssl_) > 0; }
+
+void Stream::set_blocking_deadline(
+    std::optional<std::chrono::steady_clock::time_point> deadline) noexcept {
+  if (!ssl_) return;
+  if (auto* socket = static_cast<SocketBio*>(BIO_get_data(SSL_get_rbio(ssl_))))
+    socket->deadline = deadline.value_or(SocketBio::Clock::time_point::max());
+}
 
 void Stream::shutdown() noexcept {
   if (ssl_ && SSL_is_init_finished(ssl_)) {

@@ -2,7 +2,9 @@
 // is written once against this type; TLS is one more kind of stream, not a copy of that code.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "net/fd.hpp"
@@ -53,6 +55,12 @@ class Stream {
   IoResult write(const char* data, size_t size) noexcept;
   /// Bytes TLS already decrypted and holds: read them before waiting for the socket.
   bool has_buffered_input() const noexcept;
+  /// TLS on a blocking socket: past `deadline`, a read or write gives up with WantRead or
+  /// WantWrite instead of waiting for the rest of a record, which a peer may trickle a byte at
+  /// a time (each socket read satisfied, so no socket timeout fires). nullopt: none. A no-op
+  /// on a plain stream, whose reads return what came.
+  void set_blocking_deadline(
+      std::optional<std::chrono::steady_clock::time_point> deadline) noexcept;
   /// Sends a TLS close_notify when possible (best effort, never blocks).
   void shutdown() noexcept;
 

@@ -132,6 +132,32 @@ TEST(ClientDeadline, ASynchronousCallStopsAtItsDeadlineWhateverTrickles) {
   }
 }
 
+TEST(ClientDeadline, ASynchronousCallOverTlsStopsAtItsDeadlineWhenARecordTrickles) {
+  // OpenSSL reads a TLS record to its end inside one read (the handshake's, here), however
+  // slowly it comes: a record of 16 KiB trickled a byte at a time satisfies every socket read
+  // of it for seconds. The stream itself gives up at the deadline.
+  FakeServer server([](int fd) {
+    char hello[4096];
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 3000) <= 0 || ::recv(fd, hello, sizeof hello, 0) <= 0) return;
+    const std::string head("\x16\x03\x03\x40\x00", 5);  // a handshake record of 16 KiB
+    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+    auto until = Clock::now() + kServerLimit;
+    while (Clock::now() < until) {
+      if (::send(fd, "\0", 1, MSG_NOSIGNAL) < 0) return;
+      std::this_thread::sleep_for(100us);
+    }
+  });
+  std::string url = server.url();  // http://127.0.0.1:PORT/RPC2
+  ClientOptions o;
+  o.timeout = kTimeout;
+  o.verify_peer = false;
+  Client client = Client::create("https://" + url.substr(7), o).value();
+  auto start = Clock::now();
+  auto r = client.call("x");
+  expect_timeout_in_time(r, Clock::now() - start, "tls record");
+}
+
 TEST(ClientDeadline, ACancellableCallStopsAtItsDeadlineWhateverTrickles) {
   for (const Trickle& t : trickles()) {
     FakeServer server = trickling(t.prefix, t.unit, t.pstream);

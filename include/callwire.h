@@ -719,9 +719,10 @@ typedef enum cw_tls_version {
 typedef void (*cw_error_log_fn)(const char* peer, const char* message, void* user_data);
 
 /** Limits of the XML-RPC reader for each document it reads (a server's calls, a client's
- *  answers). Zero in a field keeps its default. Beyond one, the document is refused: a server
- *  answers fault -32600, a client's call fails with CW_BAD_RESPONSE (the message says which
- *  limit). */
+ *  answers). Zero in a field keeps its default; the document and string limits left so follow
+ *  the server's max_body or the client's max_response_size (one knob a side). Beyond one, the
+ *  document is refused: a server answers fault -32600, a client's call fails with
+ *  CW_BAD_RESPONSE (the message names the limit and its value). */
 typedef struct cw_reader_limits {
   size_t max_document_size; /**< bytes of XML; default 32 MiB */
   uint32_t max_depth;       /**< arrays and structs nested in one value; default 64, at most
@@ -799,7 +800,7 @@ typedef struct cw_server_options {
   size_t max_header_bytes;
   /** Each call document's limits (see cw_reader_limits). */
   cw_reader_limits reader_limits;
-  /** Each JSON-RPC document's limits (max_document_size is lowered to max_body). */
+  /** Each JSON-RPC document's limits (document and string limits left at 0 follow max_body). */
   cw_json_limits json_limits;
   /** HTTP requests one keep-alive connection carries; the last answer says Connection: close
    *  (xmlrpc-c's keepalive_max_conn). Default 0: no cap. */

@@ -104,6 +104,8 @@ struct ClientOptions {
   /// What the framing adds is bounded too: an HTTP head by the reader's 16 KiB, chunked
   /// framing by twice this, and what a packet stream has consumed (NOPs) is dropped as read.
   size_t max_response_size = size_t{32} << 20;
+  /// The document and string limits left at their defaults follow max_response_size
+  /// (ReaderLimits::following): one knob decides how big an answer may be; one set lower stays.
   xml::ReaderLimits reader_limits;
   /// Ask for gzip responses (off by default: inflating costs more than it saves on loopback
   /// and LANs, and servers such as Python's gzip every answer over 1400 bytes when asked).
@@ -116,7 +118,8 @@ struct ClientOptions {
   /// says. JSON-RPC travels over HTTP and SCGI (CONTENT_TYPE says which); create refuses it
   /// for a packet stream (InvalidArgument).
   Protocol protocol = Protocol::XmlRpc;
-  /// Limits on a JSON-RPC response (as on the requests a server reads).
+  /// Limits on a JSON-RPC response (as on the requests a server reads); they follow
+  /// max_response_size as reader_limits do.
   json::JsonLimits json_limits;
   /// How i8 and nil are written in calls; Apache for Apache XML-RPC servers.
   xml::Dialect dialect = xml::Dialect::I8;

@@ -32,6 +32,7 @@
 // (-32602, invalid params).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,6 +77,18 @@ struct JsonLimits {
   size_t max_batch_size = 1000;               ///< requests in one batch (ServerOptions'
                                               ///< max_multicall_calls has the same default)
   size_t max_elements = size_t{1} << 20;      ///< array elements and object members, all told
+
+  /// As xml::ReaderLimits::following: a document limit left at its default becomes
+  /// `max_message` (one set lower stays), and a string limit left at its default follows it.
+  JsonLimits following(size_t max_message) const noexcept {
+    const JsonLimits defaults;
+    JsonLimits out = *this;
+    out.max_document_size = max_document_size == defaults.max_document_size
+                                ? max_message
+                                : std::min(max_document_size, max_message);
+    if (max_string_size == defaults.max_string_size) out.max_string_size = out.max_document_size;
+    return out;
+  }
 };
 
 /// One request of a document, decoded. A plain struct.

@@ -184,9 +184,11 @@ struct ServerOptions {
   /// that connection is read or answered until the client reads (a client that never reads
   /// pins at most this plus one answer).
   size_t max_pending_output = size_t{1} << 20;
-  xml::ReaderLimits reader_limits;  ///< depth, elements, string sizes of each call
-  /// The same for JSON-RPC documents, and the requests in one batch (its max_document_size is
-  /// lowered to max_body, as reader_limits' is).
+  /// Depth, elements, string sizes of each call. The document and string limits left at
+  /// their defaults follow max_body (ReaderLimits::following): one knob decides how big a
+  /// call may be; one set lower stays.
+  xml::ReaderLimits reader_limits;
+  /// The same for JSON-RPC documents (JsonLimits::following), and the requests in one batch.
   json::JsonLimits json_limits;
 
   OutputDialect dialect = OutputDialect::Auto;

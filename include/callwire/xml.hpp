@@ -1,6 +1,7 @@
 // callwire: the XML-RPC reader and writer. Bytes in, values out, and back; no I/O.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,6 +29,20 @@ struct ReaderLimits {
   uint32_t max_depth = 64;
   size_t max_elements = size_t{1} << 20;        ///< start tags in one document
   size_t max_string_size = size_t{16} << 20;    ///< bytes of one string, name or base64 text
+
+  /// These limits for messages of at most `max_message` bytes (a server's max_body, a
+  /// client's max_response_size), so that one knob decides how big a message may be: a
+  /// document limit left at its default becomes `max_message` (one set lower stays), and a
+  /// string limit left at its default follows the document's (a string cannot be longer).
+  ReaderLimits following(size_t max_message) const noexcept {
+    const ReaderLimits defaults;
+    ReaderLimits out = *this;
+    out.max_document_size = max_document_size == defaults.max_document_size
+                                ? max_message
+                                : std::min(max_document_size, max_message);
+    if (max_string_size == defaults.max_string_size) out.max_string_size = out.max_document_size;
+    return out;
+  }
 };
 
 /// Reads XML-RPC documents (methodCall, methodResponse) straight into values, with no DOM.

@@ -431,8 +431,10 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.proxy = impl->proxy ? &*impl->proxy : nullptr;
   s.lookup_inline = o.host_loop;
   s.response_limits.max_body = o.max_response_size;
-  s.reader_limits = o.reader_limits;
-  s.json_limits = o.json_limits;
+  // One knob: the readers' document and string limits follow max_response_size unless set
+  // lower.
+  s.reader_limits = o.reader_limits.following(o.max_response_size);
+  s.json_limits = o.json_limits.following(o.max_response_size);
   s.protocol = protocol;
   s.max_response_size = o.max_response_size;
   if (impl->adopted) s.adopted_fd = &impl->adopted_fd;

@@ -24,6 +24,17 @@ constexpr int kReadsPerStep = 64;
 
 Error http_status_error(const http::Response& response);
 
+// What the reader refused: over one of this client's own limits, which says which and how to
+// raise it, or not `protocol` at all.
+Error unreadable_answer(const Error& read, const char* protocol) {
+  if (read.code == Errc::LimitExceeded)
+    return Error(Errc::BadResponse,
+                 "the response exceeds this client's limits: " + read.message +
+                     " (they follow ClientOptions::max_response_size unless set lower)");
+  return Error(Errc::BadResponse,
+               std::string("the response is not ") + protocol + ": " + read.message);
+}
+
 }  // namespace
 
 ClientConnection::ClientConnection(const ClientSettings& settings)
@@ -316,7 +327,9 @@ ClientConnection::Wait ClientConnection::receive() {
       Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
                   : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
                                                               : Errc::BadResponse;
-      done(Error(code, std::string(parser_->error())), false);
+      std::string message(parser_->error());
+      if (code == Errc::LimitExceeded) message += " (ClientOptions::max_response_size)";
+      done(Error(code, std::move(message)), false);
       return Wait::None;
     }
     // Bytes after the answer were never asked for (a second response smuggled into the
@@ -381,8 +394,12 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     inflated_.clear();
     http::InflateStatus s = http::gzip_inflate(body, inflated_, settings_.max_response_size);
     if (s != http::InflateStatus::Ok) {
-      done(Error(s == http::InflateStatus::OverLimit ? Errc::LimitExceeded : Errc::BadResponse,
-                 std::string("gzip response: ") + http::inflate_status_name(s)),
+      const bool over = s == http::InflateStatus::OverLimit;
+      done(Error(over ? Errc::LimitExceeded : Errc::BadResponse,
+                 std::string("gzip response: ") + http::inflate_status_name(s) +
+                     (over ? " (ClientOptions::max_response_size, " +
+                                 std::to_string(settings_.max_response_size) + " bytes)"
+                           : "")),
            false);
       return;
     }
@@ -407,7 +424,7 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
 
 Result<Value> xml_answer(xml::Reader& reader, std::string_view body) {
   auto parsed = reader.read_response(body);
-  if (!parsed) return Error(Errc::BadResponse, "the response is not XML-RPC: " + parsed.error().message);
+  if (!parsed) return unreadable_answer(parsed.error(), "XML-RPC");
   if (parsed->is_fault) return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
   return std::move(parsed->result);
 }
@@ -416,7 +433,7 @@ void ClientConnection::decode_into_sink(std::string_view body, bool keep) {
   Status sink_status;
   Status read = reader_.read_response(body, sunk_response_, *result_sink_, sink_status);
   if (!read) {
-    done(Error(Errc::BadResponse, "the response is not XML-RPC: " + read.error().message), keep);
+    done(unreadable_answer(read.error(), "XML-RPC"), keep);
   } else if (sunk_response_.is_fault) {
     Fault& fault = sunk_response_.fault;
     done(Error(Errc::Fault, fault.code, std::move(fault.string)), keep);
@@ -460,8 +477,7 @@ void ClientConnection::decode_json(const http::Response& response, std::string_v
   if (!read) {
     if (!success_status) return done(http_status_error(response), keep);
     if (notification) return done(Value(), keep);  // whatever it says, it is no error object
-    return done(Error(Errc::BadResponse, "the response is not JSON-RPC: " + read.error().message),
-                keep);
+    return done(unreadable_answer(read.error(), "JSON-RPC"), keep);
   }
   std::vector<json::Response>& answers = json_answer_.responses;
   if (notification) {

@@ -190,11 +190,11 @@ struct ReaderImpl {
   }
   [[gnu::cold, gnu::noinline]] bool too_many_elements() {
     return limit("more than " + std::to_string(limits.max_elements) +
-                 " array elements and object members in the document");
+                 " array elements and object members in the document (max_elements)");
   }
   [[gnu::cold, gnu::noinline]] bool string_too_long(size_t size) {
     return limit("a string of " + std::to_string(size) + " bytes, above the limit of " +
-                 std::to_string(limits.max_string_size));
+                 std::to_string(limits.max_string_size) + " (max_string_size)");
   }
 
   // ---- values. V is od::value, or od::document at the root (its scalars have no od::value).
@@ -226,7 +226,8 @@ struct ReaderImpl {
   template <class V>
   bool nested(V& v, od::json_type type) {
     if (depth == limits.max_depth)
-      return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth));
+      return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth) +
+                   " (max_depth)");
     ++depth;
     bool ok = container(v, type);
     --depth;
@@ -748,7 +749,8 @@ struct ReaderImpl {
     input = padded_document;
     if (padded_document.size() > limits.max_document_size)
       return limit("a document of " + std::to_string(padded_document.size()) +
-                   " bytes, above the limit of " + std::to_string(limits.max_document_size));
+                   " bytes, above the limit of " + std::to_string(limits.max_document_size) +
+                   " (max_document_size)");
     auto e = parser
                  .iterate(padded_document.data(), padded_document.size(),
                           padded_document.size() + kPadding)

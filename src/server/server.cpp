@@ -210,12 +210,11 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   core.request_limits.max_header_bytes = o.max_header_bytes;
   core.request_limits.max_body = o.max_body;
   detail::XmlRpcOptions& xml_rpc = core.dispatch.xml_rpc;
-  xml_rpc.limits = o.reader_limits;
-  xml_rpc.limits.max_document_size = std::min(o.reader_limits.max_document_size, o.max_body);
+  // One knob: the readers' document and string limits follow max_body unless set lower.
+  xml_rpc.limits = o.reader_limits.following(o.max_body);
   xml_rpc.dialect = o.dialect;
   json::JsonLimits& json_limits = core.dispatch.json_rpc.limits;
-  json_limits = o.json_limits;
-  json_limits.max_document_size = std::min(o.json_limits.max_document_size, o.max_body);
+  json_limits = o.json_limits.following(o.max_body);
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
   if (o.enable_shutdown) core.dispatch.core.on_shutdown = [&server] { server.stop(); };

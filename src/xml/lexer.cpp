@@ -84,7 +84,7 @@ bool Lexer::check_char(const uchar* p, size_t& len) {
 bool Lexer::start(std::string_view document, size_t max_elements, bool assume_utf8) {
   begin_ = pos_ = reinterpret_cast<const uchar*>(document.data());
   end_ = begin_ + document.size();
-  elements_left_ = max_elements;
+  elements_left_ = max_elements_ = max_elements;
   encoding_ = Encoding::Utf8;
   ascii_only_ = false;
   root_done_ = root_started_ = false;
@@ -495,7 +495,8 @@ bool Lexer::lex_start_tag(Token& t) {
   ++pos_;  // '<'
   if (!lex_name(t.name)) return false;
   if (elements_left_ == 0)
-    return fail(Errc::LimitExceeded, t.offset, "too many elements (limit reached)");
+    return fail(Errc::LimitExceeded, t.offset,
+                "more elements than max_elements (" + std::to_string(max_elements_) + ")");
   --elements_left_;
   if (pos_ < end_ && *pos_ == '>') {  // the usual case: no attributes
     ++pos_;

@@ -272,6 +272,7 @@ class Lexer {
   const unsigned char* pos_ = nullptr;
   const unsigned char* end_ = nullptr;
   size_t elements_left_ = 0;
+  size_t max_elements_ = 0;  // for the message when they run out
   Encoding encoding_ = Encoding::Utf8;
   bool ascii_only_ = false;
   bool root_done_ = false;

@@ -134,6 +134,12 @@ struct ReaderImpl {
   bool limit(const Token& at, std::string message) {
     return lexer.fail(Errc::LimitExceeded, at.offset, std::move(message));
   }
+  // Names the limit and its value, so that whoever reads it knows what to raise.
+  bool over_string_limit(const Token& at, std::string_view what, size_t size) {
+    return limit(at, std::string(what) + " of " + std::to_string(size) +
+                         " bytes exceeds max_string_size (" +
+                         std::to_string(limits.max_string_size) + " bytes)");
+  }
 
   // ---- token helpers ----
 
@@ -212,8 +218,8 @@ struct ReaderImpl {
       doc = {};
       return lexer.fail(Errc::LimitExceeded, 0,
                         "document of " + std::to_string(document.size()) +
-                            " bytes exceeds the limit of " +
-                            std::to_string(limits.max_document_size));
+                            " bytes exceeds max_document_size (" +
+                            std::to_string(limits.max_document_size) + " bytes)");
     }
     if (!lexer.start(document, limits.max_elements, false)) return false;
     if (lexer.encoding() == Encoding::Latin1) {
@@ -286,7 +292,8 @@ struct ReaderImpl {
     std::string_view name;
     if (!element_text(t, name)) return false;
     if (name.empty()) return fail(t, "empty <methodName>");
-    if (name.size() > limits.max_string_size) return limit(t, "methodName exceeds the string size limit");
+    if (name.size() > limits.max_string_size)
+      return over_string_limit(t, "methodName", name.size());
     call.method_name.assign(name);
     if (!next_element(t, "methodCall")) return false;
     if (t.kind == TokenKind::EndTag) {  // no <params>
@@ -450,12 +457,13 @@ struct ReaderImpl {
     for (;;) {
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
         if (text.size() > limits.max_string_size)
-          return limit(t, "string exceeds the size limit");
+          return over_string_limit(t, "a string", text.size());
         stack.emplace_back(text);
       } else {
         if (kind == Kind::Array || kind == Kind::Struct) {
           if (frames.size() - frame_base + depth_offset >= limits.max_depth)
-            return limit(t, "nesting depth exceeds the limit of " + std::to_string(limits.max_depth));
+            return limit(
+                t, "nesting depth exceeds max_depth (" + std::to_string(limits.max_depth) + ")");
           if (!container_start(t, kind)) return false;
         } else {
           if (!scalar(t, kind) || !expect_end("value")) return false;
@@ -569,7 +577,8 @@ struct ReaderImpl {
       if (!expect_start(t, "<name>", "member")) return false;
       std::string_view name;
       if (!element_text(t, name)) return false;
-      if (name.size() > limits.max_string_size) return limit(t, "member name exceeds the size limit");
+      if (name.size() > limits.max_string_size)
+        return over_string_limit(t, "a member name", name.size());
       stack.emplace_back(name);
       f.in_member = true;
       if (!expect_start(t, "<value>", "member")) return false;
@@ -608,7 +617,8 @@ struct ReaderImpl {
     int64_t n;
     switch (kind) {
       case Kind::String:
-        if (raw.size() > limits.max_string_size) return limit(t, "string exceeds the size limit");
+        if (raw.size() > limits.max_string_size)
+          return over_string_limit(t, "a string", raw.size());
         stack.emplace_back(raw);
         return true;
       case Kind::Int:
@@ -684,7 +694,8 @@ struct ReaderImpl {
 
   template <class Decode>
   bool base64_checked(const Token& t, std::string_view text, Decode&& decode) {
-    if (base64_too_long(text.size())) return limit(t, "base64 exceeds the size limit");
+    if (base64_too_long(text.size()))
+      return over_string_limit(t, "base64 text", text.size() / 4 * 3);
     size_t error_at = 0;
     long n = decode(text, error_at);
     if (n < 0) {
@@ -694,7 +705,7 @@ struct ReaderImpl {
                                 "' at offset " + std::to_string(error_at) + " of <base64>"
                           : std::string("invalid base64: the text ends mid-quantum"));
     }
-    if (size_t(n) > limits.max_string_size) return limit(t, "base64 exceeds the size limit");
+    if (size_t(n) > limits.max_string_size) return over_string_limit(t, "base64", size_t(n));
     return true;
   }
 
@@ -777,7 +788,7 @@ class PullReader final : public ValueReader {
     std::string_view text = head_.text;
     if (head_.t.kind != TokenKind::EndTag && !r_.element_text(head_.t, text)) return stop();
     if (text.size() > r_.limits.max_string_size) {
-      r_.limit(head_.t, "string exceeds the size limit");
+      r_.over_string_limit(head_.t, "a string", text.size());
       return stop();
     }
     out.assign(text);
@@ -893,7 +904,7 @@ class PullReader final : public ValueReader {
         if (!r_.expect_start(t, "<name>", "member") || !r_.element_text(t, name))
           return stop().error();
         if (name.size() > r_.limits.max_string_size) {
-          r_.limit(t, "member name exceeds the size limit");
+          r_.over_string_limit(t, "a member name", name.size());
           return stop().error();
         }
         if (!r_.expect_start(t, "<value>", "member")) return stop().error();
@@ -970,7 +981,8 @@ class PullReader final : public ValueReader {
   }
   bool deeper() {
     if (frames_.size() < r_.limits.max_depth) return true;
-    r_.limit(head_.t, "nesting depth exceeds the limit of " + std::to_string(r_.limits.max_depth));
+    r_.limit(head_.t,
+             "nesting depth exceeds max_depth (" + std::to_string(r_.limits.max_depth) + ")");
     return false;
   }
   Result<bool> element(bool empty) {

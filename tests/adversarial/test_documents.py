@@ -44,7 +44,7 @@ def test_deep_nesting_at_and_past_the_limit(serve):
             body = call_xml("echo", nested_arrays(depth))
             status, _, answer = server.call(body)
             assert status == 200 and fault_code(answer) == -32600, (depth, answer[:300])
-            assert b"nesting depth exceeds the limit of 64" in answer, answer[:300]
+            assert b"nesting depth exceeds max_depth (64)" in answer, answer[:300]
         attack.note(past_depth=400_000, past_bytes=len(past))
 
 

@@ -386,7 +386,7 @@ static void test_stats_and_limits(void) {
   client = make_client(cw_server_url(server), &client_options);
   CHECK_STATUS(cw_client_call_args(client, "greeting", NULL, 0, NULL, &result, &err),
                CW_BAD_RESPONSE); /* an answer the client refuses to read is a bad response */
-  CHECK(result == NULL && strstr(err.message, "exceeds the size limit") != NULL);
+  CHECK(result == NULL && strstr(err.message, "exceeds max_string_size (4 bytes)") != NULL);
   cw_client_free(client);
   cw_server_free(server);
 }

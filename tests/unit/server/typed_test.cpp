@@ -783,6 +783,91 @@ TEST(TypedBulk, SixteenMebibytesBothWaysWithAndWithoutGzip) {
   }
 }
 
+// ---- one knob a side: max_body and max_response_size carry the readers' limits with them
+
+// A server with get_blob(n) and put_blob(bytes) -> size, and a client to it, over `scheme`
+// ("http" or "jsonrpc+http").
+struct BlobPair {
+  BlobPair(ServerOptions o, ClientOptions co, const std::string& scheme) : server(init(o)) {
+    EXPECT_TRUE(server.bind("get_blob", [](int n) { return std::vector<uint8_t>(size_t(n), 7); }));
+    EXPECT_TRUE(server.bind("put_blob", [](std::span<const uint8_t> b) { return int(b.size()); }));
+    EXPECT_TRUE(server.start());
+    std::string url = server.url();
+    client.emplace(scheme == "http" ? url : scheme + url.substr(4), co);
+  }
+  static ServerOptions init(ServerOptions o) {
+    o.listen = {"127.0.0.1:0"};
+    o.threads = 1;
+    return o;
+  }
+  void round_trip(size_t bytes) {
+    auto got = client->call<std::vector<uint8_t>>("get_blob", int(bytes));
+    ASSERT_TRUE(got) << got.error().message;
+    EXPECT_EQ(got->size(), bytes);
+    auto put = client->call<int>("put_blob", std::vector<uint8_t>(bytes, 9));
+    ASSERT_TRUE(put) << put.error().message;
+    EXPECT_EQ(size_t(*put), bytes);
+  }
+  Server server;
+  std::optional<Client> client;
+};
+
+TEST(MessageLimits, BlobsAsLargeAsTheBodyLimitAllowsPassAtTheDefaults) {
+  // 20 MiB of bytes is 26.7 MiB of base64: within the 32 MiB body limit both ways, so the
+  // defaults take it (before: "base64 exceeds the size limit", the string limit's 16 MiB).
+  // Over JSON-RPC the base64 is one JSON string.
+  for (const char* scheme : {"http", "jsonrpc+http"}) {
+    SCOPED_TRACE(scheme);
+    BlobPair pair({}, {}, scheme);
+    pair.round_trip(20u << 20);
+  }
+}
+
+TEST(MessageLimits, RaisingTheBodyLimitRaisesTheReadersToo) {
+  // 40 MiB of bytes (53 MiB of base64) with 64 MiB on each side's one knob (before: the
+  // readers' own 32 MiB document limit refused it whatever max_body said).
+  ServerOptions o;
+  o.max_body = 64u << 20;
+  ClientOptions co;
+  co.max_response_size = 64u << 20;
+  for (const char* scheme : {"http", "jsonrpc+http"}) {
+    SCOPED_TRACE(scheme);
+    BlobPair pair(o, co, scheme);
+    pair.round_trip(40u << 20);
+  }
+}
+
+TEST(MessageLimits, AReaderLimitSetLowerStaysLower) {
+  ServerOptions o;
+  o.reader_limits.max_string_size = 1u << 20;
+  BlobPair pair(o, {}, "http");
+  auto put = pair.client->call<int>("put_blob", std::vector<uint8_t>(2u << 20, 9));
+  ASSERT_FALSE(put);
+  EXPECT_EQ(put.error().fault_code, -32600) << put.error().message;
+  EXPECT_NE(put.error().message.find("max_string_size"), std::string::npos) << put.error().message;
+  EXPECT_NE(put.error().message.find("1048576"), std::string::npos) << put.error().message;
+}
+
+TEST(MessageLimits, AnAnswerOverTheClientsLimitSaysSo) {
+  // Over max_response_size by its length, or over a reader limit set lower: the client's own
+  // limit, named with its value, never "the response is not XML-RPC".
+  ClientOptions by_size;
+  by_size.max_response_size = 1u << 20;
+  ClientOptions by_string;
+  by_string.reader_limits.max_string_size = 1u << 20;
+  for (const ClientOptions& co : {by_size, by_string}) {
+    BlobPair pair({}, co, "http");
+    auto got = pair.client->call<std::vector<uint8_t>>("get_blob", 2 << 20);
+    ASSERT_FALSE(got);
+    const std::string& m = got.error().message;
+    EXPECT_EQ(m.find("not XML-RPC"), std::string::npos) << m;
+    EXPECT_NE(m.find("1048576"), std::string::npos) << m;
+    EXPECT_NE(m.find(co.max_response_size == (1u << 20) ? "max_response_size" : "max_string_size"),
+              std::string::npos)
+        << m;
+  }
+}
+
 TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {
   ASSERT_TRUE(server.bind("m", [] { return 1; }));
   Status again = server.bind("m", [] { return 2; });

@@ -527,7 +527,7 @@ TEST(Reader, DocumentSizeLimit) {
   limits.max_document_size = 64;
   Error e = error_of(response_with(std::string(100, 'x')), limits);
   EXPECT_EQ(e.code, Errc::LimitExceeded);
-  EXPECT_TRUE(fails_with(e, -32600, "exceeds the limit of 64"));
+  EXPECT_TRUE(fails_with(e, -32600, "exceeds max_document_size (64 bytes)"));
 }
 
 TEST(Reader, DepthLimit) {
@@ -540,7 +540,7 @@ TEST(Reader, DepthLimit) {
   EXPECT_TRUE(reader.read(response_with(nested(64))));
   Error e = error_of(response_with(nested(65)));
   EXPECT_EQ(e.code, Errc::LimitExceeded);
-  EXPECT_TRUE(fails_with(e, -32600, "nesting depth exceeds the limit of 64"));
+  EXPECT_TRUE(fails_with(e, -32600, "nesting depth exceeds max_depth (64)"));
   // Structs count too, and the limit is per reader.
   std::string structs = "x";
   for (int i = 0; i < 10; ++i)
@@ -585,7 +585,7 @@ TEST(Reader, ElementLimit) {
   limits.max_elements = 150;
   Error e = error_of(doc, limits);
   EXPECT_EQ(e.code, Errc::LimitExceeded);
-  EXPECT_TRUE(fails_with(e, -32600, "too many elements"));
+  EXPECT_TRUE(fails_with(e, -32600, "more elements than max_elements"));
   limits.max_elements = 300;
   EXPECT_TRUE(Reader(limits).read(doc));
 }

@@ -250,6 +250,7 @@ ClientConnection::Wait ClientConnection::send() {
         return Wait::Read;
       case net::IoStatus::Eof:
       case net::IoStatus::Error:
+        if (read_early_refusal()) return Wait::None;
         if (used_before_) stale_ = true;
         done(
             Error(
@@ -339,6 +340,32 @@ ClientConnection::Wait ClientConnection::receive() {
     if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
     return Wait::None;
   }
+}
+
+bool ClientConnection::read_early_refusal() {
+  // Plain streams only: after a failed write a TLS session is done with (OpenSSL forbids
+  // reading on after a fatal error).
+  if (stream_.is_tls()) return false;
+  // The peer has closed or reset the connection: these reads return what came, never block.
+  for (int reads = 0; reads < 16; ++reads) {
+    net::IoResult r = stream_.read(in_.prepare(kReadChunk), kReadChunk);
+    if (r.status != net::IoStatus::Ok) break;
+    in_.commit(r.n);
+  }
+  if (in_.empty()) return false;
+  http::ResponseParseResult p = parser_->parse(in_.view(), chunked_body_);
+  if (p.status != http::ParseStatus::Complete) return false;
+  const http::Response& response = parser_->response();
+  if (response.status < 400) return false;
+  Error e = http_status_error(response);
+  // The server's own words (a 413 names its limit), on one line and short.
+  std::string_view said = response.body.substr(0, std::min<size_t>(response.body.size(), 200));
+  said = said.substr(0, std::min(said.find('\n'), said.size()));
+  e.message = "the server refused the request of " + std::to_string(request_.size()) +
+              " bytes before it was all sent: " + e.message +
+              (said.empty() ? std::string() : " (\"" + std::string(said) + "\")");
+  done(std::move(e), false);
+  return true;
 }
 
 void ClientConnection::drop_consumed() noexcept {

@@ -151,6 +151,10 @@ class ClientConnection {
   Wait receive();
   // Drops from in_ what the answer's parser is done with (a packet stream's NOPs).
   void drop_consumed() noexcept;
+  // A write failed: the server may have answered before taking the whole request (413 over
+  // its body limit, 401, 503) and closed. True when such an answer was there and the call
+  // ends with it (an HttpStatus error naming the request's size and the server's words).
+  bool read_early_refusal();
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void decode_into_sink(std::string_view body, bool keep);

@@ -31,6 +31,14 @@ class HttpFraming final : public RequestFraming {
   }
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view date) override {
+    // A body over the limit is told the limit, so that the client can say what to change.
+    if (status == 413 &&
+        http::append_text_response(out, 413,
+                                   "413 Content Too Large: the body exceeds this server's limit "
+                                   "of " +
+                                       std::to_string(parser_.limits().max_body) + " bytes\n",
+                                   extra, date))
+      return;
     // The server's own status and fields. Should a field ever carry what a peer sent and be
     // refused, the status still goes out without the fields: never silence.
     if (!http::append_error_response(out, status, extra, date))

@@ -868,6 +868,22 @@ TEST(MessageLimits, AnAnswerOverTheClientsLimitSaysSo) {
   }
 }
 
+TEST(MessageLimits, ARequestOverTheServersLimitReportsTheServers413) {
+  // The server answers 413 from the head alone and closes; the client's write then fails. The
+  // answer is there to read and says why (before: "sending the request: Broken pipe").
+  BlobPair pair({}, {}, "http");
+  for (bool async : {false, true}) {
+    SCOPED_TRACE(async ? "async" : "sync");
+    std::vector<uint8_t> big(30u << 20, 9);  // 40 MiB of base64
+    auto put = async ? pair.client->async_call<int>("put_blob", big).get()
+                     : pair.client->call<int>("put_blob", big);
+    ASSERT_FALSE(put);
+    EXPECT_EQ(put.error().code, Errc::HttpStatus) << put.error().message;
+    EXPECT_EQ(put.error().http_status, 413) << put.error().message;
+    EXPECT_NE(put.error().message.find("33554432"), std::string::npos) << put.error().message;
+  }
+}
+
 TEST_F(TypedTest, BindRefusesDuplicatesLikeAdd) {
   ASSERT_TRUE(server.bind("m", [] { return 1; }));
   Status again = server.bind("m", [] { return 2; });

@@ -240,7 +240,9 @@ int main(int argc, char** argv) {
   serve->add_option("--max-requests-per-connection", serve_flags.max_requests_per_connection,
                     "HTTP requests one keep-alive connection carries before it closes "
                     "(0: no cap, the default)");
-  serve->add_option("--max-body", serve_flags.max_body, "Request body limit (default 32MiB)")
+  serve
+      ->add_option("--max-body", serve_flags.max_body,
+                   "How big a request may be (default 32MiB); the readers' limits follow it")
       ->check(non_negative)
       ->transform(CLI::AsSizeValue(false));
   serve

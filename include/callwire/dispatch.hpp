@@ -68,7 +68,8 @@ class CALLWIRE_API RequestDispatcher {
 
   /// Answers `request` in the protocol its Content-Type names: JSON-RPC 2.0 for
   /// `application/json` (parameters and case aside; also `application/json-rpc` and
-  /// `application/jsonrequest`), XML-RPC for anything else, an empty type included. Appends
+  /// `application/jsonrequest`), XML-RPC for anything else; with an empty type, JSON-RPC
+  /// when the request starts with `{` or `[` after white space, else XML-RPC. Appends
   /// the answer to `response` and returns its Content-Type ("text/xml", "application/json"),
   /// or an empty view when there is no answer at all (a JSON-RPC notification, or a batch of
   /// them: answer HTTP 204 with no body). JSON-RPC's errors: -32700 not JSON, -32600 not

@@ -330,6 +330,10 @@ ClientConnection::Wait ClientConnection::receive() {
                                                               : Errc::BadResponse;
       std::string message(parser_->error());
       if (code == Errc::LimitExceeded) message += " (ClientOptions::max_response_size)";
+      // A TLS record (an alert, a ServerHello) where an HTTP answer should be: http:// to a
+      // server that speaks TLS only.
+      if (!stream_.is_tls() && !in_.empty() && (in_.data()[0] == '\x15' || in_.data()[0] == '\x16'))
+        message += " (the server answered in TLS: use https://)";
       done(Error(code, std::move(message)), false);
       return Wait::None;
     }
@@ -357,13 +361,9 @@ bool ClientConnection::read_early_refusal() {
   if (p.status != http::ParseStatus::Complete) return false;
   const http::Response& response = parser_->response();
   if (response.status < 400) return false;
-  Error e = http_status_error(response);
-  // The server's own words (a 413 names its limit), on one line and short.
-  std::string_view said = response.body.substr(0, std::min<size_t>(response.body.size(), 200));
-  said = said.substr(0, std::min(said.find('\n'), said.size()));
+  Error e = http_status_error(response);  // with the server's words: a 413 names its limit
   e.message = "the server refused the request of " + std::to_string(request_.size()) +
-              " bytes before it was all sent: " + e.message +
-              (said.empty() ? std::string() : " (\"" + std::string(said) + "\")");
+              " bytes before it was all sent: " + e.message;
   done(std::move(e), false);
   return true;
 }
@@ -387,9 +387,29 @@ HttpHead head_of(const http::Response& response) {
   return head;
 }
 
+// The server's own words on an error: the first line of a text/plain body, less the status
+// it repeats ("404 Not Found: nothing is served at /x; ..." gives what follows the colon);
+// empty when it says no more than the status.
+std::string_view server_words(const http::Response& response) {
+  if (!http::iequals(response.content_type.substr(0, 10), "text/plain")) return {};
+  std::string_view line = response.body.substr(
+      0, std::min(response.body.find('\n'), std::min<size_t>(response.body.size(), 300)));
+  const std::string status = std::to_string(response.status);
+  if (line.starts_with(status)) {
+    line.remove_prefix(status.size());
+    if (line.starts_with(' ') && line.substr(1).starts_with(response.reason))
+      line.remove_prefix(1 + response.reason.size());
+    if (line.starts_with(':')) line.remove_prefix(1);
+    while (line.starts_with(' ')) line.remove_prefix(1);
+  }
+  return line;
+}
+
 Error http_status_error(const http::Response& response) {
   std::string message = "HTTP " + std::to_string(response.status);
   if (!response.reason.empty()) message += " " + std::string(response.reason);
+  if (std::string_view words = server_words(response); !words.empty())
+    message += ": " + std::string(words);
   Error e(Errc::HttpStatus, message);
   e.http_status = response.status;
   e.http_head = std::make_shared<const HttpHead>(head_of(response));

@@ -310,6 +310,13 @@ bool CallCore::run(const Target& target, std::string_view name, Params params, C
   if (!signatures.empty() &&
       !check_params(name, signatures, params, fault.string, form.text_for_bytes_and_times)) {
     fault.code = fault_code::kInvalidParams;
+    // Parameters by name (a JSON object) to a method that has no names for them: the object
+    // was taken as its one parameter. Say why it did not fit, and what would.
+    if (form.named && target.method && target.method->info.parameter_names.empty())
+      fault.string += " (the parameters came by name, as one object, but " +
+                      shown_method_name(name) +
+                      " takes them by position: send an array, or give the method parameter "
+                      "names when it is bound)";
     return false;
   }
   try {

@@ -8,8 +8,10 @@
 #include <openssl/x509v3.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -28,6 +30,10 @@ struct SocketBio {
   using Clock = std::chrono::steady_clock;
   int fd;
   Clock::time_point deadline = Clock::time_point::max();
+  // The first bytes the peer sent: "HTTP/" when it speaks plain HTTP, so that a failed
+  // handshake can say so.
+  char first[5] = {};
+  uint8_t first_size = 0;
   bool past_deadline() const noexcept {
     return deadline != Clock::time_point::max() && Clock::now() >= deadline;
   }
@@ -50,13 +56,18 @@ int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
 }
 
 int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
-  const auto* socket = static_cast<const SocketBio*>(BIO_get_data(bio));
+  auto* socket = static_cast<SocketBio*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
   if (socket->past_deadline()) {
     BIO_set_retry_read(bio);
     return 0;
   }
   ssize_t n = ::recv(socket->fd, data, size, 0);
+  if (n > 0 && socket->first_size < sizeof socket->first) [[unlikely]] {
+    size_t take = std::min(sizeof socket->first - socket->first_size, static_cast<size_t>(n));
+    std::memcpy(socket->first + socket->first_size, data, take);
+    socket->first_size = static_cast<uint8_t>(socket->first_size + take);
+  }
   if (n > 0) {
     *read = static_cast<size_t>(n);
     return 1;
@@ -195,6 +206,8 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
     default: {
       long verify = SSL_get_verify_result(ssl_);
       error_ = std::string("TLS: ") + take_openssl_errors("protocol error");
+      if (first_bytes() == "HTTP/")  // a plain HTTP server's answer to a ClientHello
+        error_ += " (the server answered in plain HTTP: it does not speak TLS; use http://)";
       if (verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH)
         error_ += std::string(" (") + X509_verify_cert_error_string(verify) +
                   ": the certificate is not for " + peer_name_ + ")";
@@ -225,6 +238,12 @@ IoResult Stream::write(const char* data, size_t size) noexcept {
 bool Stream::handshake_done() const noexcept { return ssl_ && SSL_is_init_finished(ssl_); }
 
 bool Stream::has_buffered_input() const noexcept { return ssl_ && SSL_pending(ssl_) > 0; }
+
+std::string_view Stream::first_bytes() const noexcept {
+  if (!ssl_) return {};
+  const auto* socket = static_cast<const SocketBio*>(BIO_get_data(SSL_get_rbio(ssl_)));
+  return socket ? std::string_view(socket->first, socket->first_size) : std::string_view();
+}
 
 void Stream::set_blocking_deadline(
     std::optional<std::chrono::steady_clock::time_point> deadline) noexcept {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "net/fd.hpp"
 
@@ -55,6 +56,9 @@ class Stream {
   IoResult write(const char* data, size_t size) noexcept;
   /// Bytes TLS already decrypted and holds: read them before waiting for the socket.
   bool has_buffered_input() const noexcept;
+  /// TLS: the first bytes (up to 5) the peer sent, as they came: "HTTP/" from a plain HTTP
+  /// server answering a ClientHello, "POST " from a plain HTTP client. Empty on a plain stream.
+  std::string_view first_bytes() const noexcept;
   /// TLS on a blocking socket: past `deadline`, a read or write gives up with WantRead or
   /// WantWrite instead of waiting for the rest of a record, which a peer may trickle a byte at
   /// a time (each socket read satisfied, so no socket timeout fires). nullopt: none. A no-op

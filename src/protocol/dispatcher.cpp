@@ -18,4 +18,11 @@ Protocol protocol_for_content_type(std::string_view content_type) noexcept {
   return Protocol::XmlRpc;
 }
 
+Protocol protocol_for_request(std::string_view content_type, std::string_view body) noexcept {
+  if (!content_type.empty()) return protocol_for_content_type(content_type);
+  size_t i = body.find_first_not_of(" \t\r\n");
+  return i != std::string_view::npos && (body[i] == '{' || body[i] == '[') ? Protocol::JsonRpc
+                                                                           : Protocol::XmlRpc;
+}
+
 }  // namespace callwire::detail

@@ -22,6 +22,12 @@ using Protocol = callwire::Protocol;
 /// and some send nothing or something odd: they have always been answered).
 Protocol protocol_for_content_type(std::string_view content_type) noexcept;
 
+/// The protocol of a request: its Content-Type's (protocol_for_content_type), or, with no
+/// Content-Type at all, JSON-RPC when the body starts with `{` or `[` after white space (a
+/// JSON body sent without one, as a JSON-RPC client would expect it read), else XML-RPC.
+/// `body` is the request as it arrived (a gzipped one is not looked into: XML-RPC).
+Protocol protocol_for_request(std::string_view content_type, std::string_view body) noexcept;
+
 /// The Content-Type of an answer in `protocol` (inline: every answer asks).
 inline std::string_view answer_content_type(Protocol protocol) noexcept {
   return protocol == Protocol::JsonRpc ? "application/json" : "text/xml";

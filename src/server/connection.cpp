@@ -241,6 +241,7 @@ void Connection::read_input() {
       return;
     }
     // Eof or error: a half-sent request is dropped; answers still queued have nowhere to go.
+    if (answer_plain_http_on_tls()) return;
     close();
     return;
   }
@@ -627,6 +628,27 @@ void Connection::release_large_buffers() {
   job_out_.clear();
   release(job_out_);
   if (framing_->held_bytes() > kKeep) framing_->release_storage();  // between packets only
+}
+
+bool Connection::answer_plain_http_on_tls() {
+  // http:// to an https:// server fails the handshake on the request's first bytes, and
+  // OpenSSL sends no alert for it (SSL_R_HTTP_REQUEST): the socket is clean, so the client is
+  // told in plain HTTP what went wrong (as nginx does) instead of a connection closed without
+  // a word.
+  if (!stream_.is_tls() || stream_.handshake_done()) return false;
+  std::string_view first = stream_.first_bytes();
+  if (!(first.starts_with("POST ") || first.starts_with("GET ") || first.starts_with("HEAD ") ||
+        first.starts_with("PUT ")))
+    return false;
+  static constexpr std::string_view kAnswer =
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 66\r\n"
+      "Connection: close\r\n\r\n"
+      "400 Bad Request: a plain HTTP request to a TLS port; use https://\n";
+  static_assert(kAnswer.size() - kAnswer.find("\r\n\r\n") - 4 == 66);
+  ::send(stream_.fd(), kAnswer.data(), kAnswer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  close_after_write_ = true;
+  begin_linger();  // so that the request's unread rest does not reset the answer away
+  return true;
 }
 
 void Connection::begin_linger() {

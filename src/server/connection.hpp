@@ -98,6 +98,9 @@ class Connection final : public net::Watcher {
   void flush();
   void release_large_buffers();
   void begin_linger();
+  // A plain HTTP request reached this TLS connection: answers 400 in plain HTTP saying so and
+  // lingers (true), or false for any other failure.
+  bool answer_plain_http_on_tls();
   void linger_read();
   void set_interest(uint32_t events);
   // Reports a failed TLS handshake to ServerOptions::error_log, with OpenSSL's reason.

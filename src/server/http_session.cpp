@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/log_text.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
 #include "http/syntax.hpp"
@@ -107,6 +108,16 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
   }
   if (!path_matches(request.target, options_.paths)) {
     r.status = 404;
+    // Which path was asked for, and which are served: the mistake named. HTTP only (capped_:
+    // the framing is HTTP itself); behind a gateway the web server has its own error pages.
+    if (!capped_) return r;
+    refusal_text_ = "404 Not Found: nothing is served at ";
+    base::append_log_text(refusal_text_, request.target.substr(0, 256), base::LogField::Word);
+    refusal_text_ += "; this server answers at ";
+    for (size_t i = 0; i < options_.paths.size(); ++i)
+      refusal_text_.append(i ? ", " : "").append(options_.paths[i]);
+    refusal_text_ += '\n';
+    r.body = refusal_text_;
   } else if (options_.authenticate && !authorized(request)) {
     r.status = 401;
     add("WWW-Authenticate", www_authenticate_);
@@ -156,7 +167,11 @@ HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, boo
   const size_t cap = options_.max_requests_per_connection;
   setup.keep_alive = request.keep_alive && !stopping && !(capped_ && cap && requests_ >= cap);
   // The parsers keep Content-Type as they read the head: no second walk of the fields here.
-  setup.protocol = json_only ? Protocol::JsonRpc : protocol_for_content_type(request.content_type);
+  setup.protocol =
+      json_only
+          ? Protocol::JsonRpc
+          : protocol_for_request(request.content_type,
+                                 request.content_encoding_gzip ? std::string_view() : request.body);
   return setup;
 }
 

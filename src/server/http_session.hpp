@@ -49,7 +49,8 @@ class HttpSession {
   struct Refusal {
     int status = 0;
     std::span<const http::Header> fields;
-    /// The answer's text (static), for the health path; empty: the status's reason.
+    /// The answer's text (the health path's; a 404's, naming the path asked for and those
+    /// served: valid until the next check_head); empty: the status's reason.
     std::string_view body;
     /// The metrics path: answer 200 with the server's metrics page.
     bool metrics = false;
@@ -109,6 +110,7 @@ class HttpSession {
   // A refusal's fields; kept here so that the usual answer (no refusal) builds nothing.
   std::array<http::Header, 4> refusal_fields_;
   std::string max_age_;  // Access-Control-Max-Age's value; empty: not sent
+  std::string refusal_text_;  // a refusal's words when they name what was asked (404)
 };
 
 }  // namespace callwire::detail

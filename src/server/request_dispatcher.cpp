@@ -45,7 +45,7 @@ std::string_view RequestDispatcher::dispatch(std::string_view content_type,
   if (impl_->call_timeout.count() > 0)
     deadline = std::chrono::steady_clock::now() + impl_->call_timeout;
   detail::CallContextAccess::set_deadline(context, deadline);
-  const detail::Protocol protocol = detail::protocol_for_content_type(content_type);
+  const detail::Protocol protocol = detail::protocol_for_request(content_type, request);
   detail::DispatchOutcome outcome = impl_->dispatcher.handle(protocol, request, context, response);
   return outcome.no_answer ? std::string_view() : detail::answer_content_type(protocol);
 }

@@ -151,6 +151,14 @@ TEST(JsonRpc, NamedParametersByTheMethodsNames) {
   expect_result(
       post(d, R"({"jsonrpc":"2.0","method":"blob.size","params":["aGVsbG8="],"id":6})").value,
       "6", Value(5));
+  // By name to a method bound without names: -32602 that says why (the object was taken as
+  // its one parameter) and what would fit.
+  Value wrong = post(d, R"({"jsonrpc":"2.0","method":"sample.add",
+                            "params":{"a":1,"b":2},"id":7})")
+                    .value;
+  expect_error(wrong, "7", -32602);
+  EXPECT_NE(wrong["error"]["message"].as_string().find("takes them by position"), std::string::npos)
+      << wrong["error"]["message"].as_string();
 }
 
 TEST(JsonRpc, SpecNotificationsRunButAreNotAnswered) {
@@ -384,6 +392,19 @@ TEST(JsonRpc, TheContentTypeNamesTheProtocol) {
   EXPECT_EQ(protocol_for_content_type("application/x-www-form-urlencoded"), Protocol::XmlRpc);
   EXPECT_EQ(answer_content_type(Protocol::JsonRpc), "application/json");
   EXPECT_EQ(answer_content_type(Protocol::XmlRpc), "text/xml");
+}
+
+TEST(JsonRpc, ABodyWithNoContentTypeIsReadForWhatItIs) {
+  // Bare JSON with no Content-Type is JSON-RPC, as a JSON-RPC client expects; XML and
+  // anything else stays XML-RPC, and a Content-Type, when there is one, decides.
+  EXPECT_EQ(protocol_for_request("", R"({"jsonrpc":"2.0","method":"m","id":1})"),
+            Protocol::JsonRpc);
+  EXPECT_EQ(protocol_for_request("", " \r\n\t[{\"jsonrpc\":\"2.0\"}]"), Protocol::JsonRpc);
+  EXPECT_EQ(protocol_for_request("", "<?xml version='1.0'?><methodCall/>"), Protocol::XmlRpc);
+  EXPECT_EQ(protocol_for_request("", ""), Protocol::XmlRpc);
+  EXPECT_EQ(protocol_for_request("", "   "), Protocol::XmlRpc);
+  EXPECT_EQ(protocol_for_request("text/xml", "{}"), Protocol::XmlRpc);
+  EXPECT_EQ(protocol_for_request("application/json", "<x/>"), Protocol::JsonRpc);
 }
 
 }  // namespace

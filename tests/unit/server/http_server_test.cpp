@@ -801,6 +801,25 @@ std::string json_post(std::string_view body) {
   return r + "\r\n\r\n" + std::string(body);
 }
 
+TEST(HttpServer, AJsonBodyWithoutAContentTypeIsAnsweredAsJsonRpc) {
+  TestServer t;
+  RawSocket s(t.port());
+  std::string body = R"( {"jsonrpc":"2.0","method":"add","params":[2,3],"id":7})";
+  ASSERT_TRUE(s.send("POST /RPC2 HTTP/1.1\r\nHost: h\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n" + body));
+  std::string got = s.read_responses(1);
+  EXPECT_NE(got.find("Content-Type: application/json\r\n"), std::string::npos) << got;
+  EXPECT_TRUE(got.ends_with(R"({"jsonrpc":"2.0","result":5,"id":7})")) << got;
+  // XML without a Content-Type stays XML-RPC.
+  std::string xml = call_xml("add",
+                             "<param><value><int>1</int></value></param>"
+                             "<param><value><int>2</int></value></param>");
+  ASSERT_TRUE(s.send("POST /RPC2 HTTP/1.1\r\nHost: h\r\nContent-Length: " +
+                     std::to_string(xml.size()) + "\r\n\r\n" + xml));
+  got = s.read_responses(1);
+  EXPECT_NE(got.find("<int>3</int>"), std::string::npos) << got;
+}
+
 TEST(HttpServer, JsonRpcBesideXmlRpcOnOnePort) {
   for (bool pool : {false, true}) {
     SCOPED_TRACE(pool ? "worker pool" : "inline");
@@ -954,13 +973,45 @@ TEST(HttpServer, Tls) {
   ClientOptions insecure;
   insecure.verify_peer = false;
   EXPECT_TRUE(Client(t.url(), insecure).call("add", {Value(1), Value(1)}));
-  // Plain HTTP to a TLS port: the server drops it, and keeps serving.
+  // Plain HTTP to a TLS port: the server says so in plain HTTP (OpenSSL sends no alert for
+  // it) and closes, and keeps serving.
   RawSocket s(t.port());
   s.send(post(call_xml("add")));
-  s.read_all(2s);
+  std::string said = s.read_all(3s);
   EXPECT_TRUE(s.closed());
+  EXPECT_TRUE(said.starts_with("HTTP/1.1 400 Bad Request\r\n")) << said;
+  EXPECT_NE(said.find("use https://"), std::string::npos) << said;
   EXPECT_TRUE(client.call("add", {Value(1), Value(1)}));
+  // The client with http:// for https:// is told to use https://.
+  auto plain = Client("http://" + t.url().substr(8)).call("add", {Value(1), Value(1)});
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().http_status, 400) << plain.error().message;
+  EXPECT_NE(plain.error().message.find("use https://"), std::string::npos) << plain.error().message;
+  // And https:// for http:// is told to use http://.
+  TestServer plain_server;
+  auto tls =
+      Client("https://" + plain_server.url().substr(7), insecure).call("add", {Value(1), Value(1)});
+  ASSERT_FALSE(tls);
+  EXPECT_EQ(tls.error().code, Errc::TlsError) << tls.error().message;
+  EXPECT_NE(tls.error().message.find("use http://"), std::string::npos) << tls.error().message;
   std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, A404NamesThePathAskedForAndThoseServed) {
+  TestServer t;
+  std::string url = t.url();  // http://127.0.0.1:PORT/RPC2
+  auto r = Client(url.substr(0, url.rfind('/')) + "/rpc2").call("add", {Value(1), Value(1)});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().http_status, 404);
+  EXPECT_NE(r.error().message.find("nothing is served at /rpc2"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("/RPC2"), std::string::npos) << r.error().message;
+  // A target a gateway sent with a control character in it comes back escaped.
+  RawSocket s(t.port());
+  s.send("POST /x\x1b[2J HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  std::string said = s.read_all(3s);
+  EXPECT_TRUE(said.starts_with("HTTP/1.1 4")) << said;
+  EXPECT_EQ(said.find('\x1b'), std::string::npos) << said;
 }
 
 // Mutual TLS: the server asks for a client certificate from its CA; a handler reads the

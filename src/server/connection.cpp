@@ -83,8 +83,9 @@ void Connection::shed() noexcept {
                             " bytes of answers unread while the buffers of all connections "
                             "are over max_buffer_memory (" +
                             std::to_string(loop_.core().options.max_buffer_memory) + ")";
+      std::string peer;  // a gateway's REMOTE_ADDR is the peer's to choose: escaped
       ErrorLogEntry e;
-      e.peer = peer_;
+      e.peer = base::log_text(peer_, peer, base::LogField::Word);
       e.message = message;
       log(e);
     } catch (...) {  // out of memory, or a hook that throws: shed anyway
@@ -110,13 +111,18 @@ bool Connection::refuse_over_share(size_t bytes, std::string_view method) {
   const size_t share = answer_share_;
   if (options.error_log) {
     try {
+      // The method and a gateway's REMOTE_ADDR are the peer's to choose: escaped.
       std::string message = "answer of " + std::to_string(bytes) + " bytes";
-      if (!method.empty()) message += " to " + std::string(method);
+      if (!method.empty()) {
+        message += " to ";
+        base::append_log_text(message, method, base::LogField::Word);
+      }
       message += " refused (500): one connection may hold at most " + std::to_string(share) +
                  " bytes of answers (a quarter of max_buffer_memory, at least "
                  "max_pending_output)";
+      std::string peer;
       ErrorLogEntry e;
-      e.peer = peer_;
+      e.peer = base::log_text(peer_, peer, base::LogField::Word);
       e.message = message;
       options.error_log(e);
     } catch (...) {  // out of memory, or a hook that throws: refused anyway

@@ -19,8 +19,6 @@ namespace callwire::detail {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
-// Reads in one step() of a non-blocking connection before it gives the event loop its turn.
-constexpr int kReadsPerStep = 64;
 
 Error http_status_error(const http::Response& response);
 
@@ -273,7 +271,7 @@ ClientConnection::Wait ClientConnection::receive() {
     // its other calls and from the sweep that ends this one at its deadline.
     // (Bytes TLS has decrypted already would not wake the loop: they are read first.)
     if (blocking_ ? !timeout_fresh_ && !refresh_socket_timeout()
-                  : reads >= kReadsPerStep && !stream_.has_buffered_input())
+                  : reads >= kReadsPerTurn && !stream_.has_buffered_input())
       return Wait::Read;
     timeout_fresh_ = false;
     size_t want = kReadChunk;

@@ -27,6 +27,12 @@
 
 namespace callwire::detail {
 
+/// Reads of one non-blocking connection per turn of an event loop (a ClientConnection's step,
+/// a Pipeline's read): a server that sends as fast as the client reads (ESC NOP for ever)
+/// must not keep the loop from its other connections and from the sweep that ends a call at
+/// its deadline.
+inline constexpr int kReadsPerTurn = 64;
+
 struct ClientUrl;
 struct ProxyRoute;
 

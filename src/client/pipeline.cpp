@@ -16,9 +16,6 @@ namespace callwire::detail {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
-// Reads of one connection per turn of the event loop: a server that sends as fast as this
-// reads (ESC NOP for ever) must not keep the loop from its other connections and its sweep.
-constexpr int kReadsPerTurn = 64;
 
 }  // namespace
 

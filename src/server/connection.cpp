@@ -75,59 +75,57 @@ bool Connection::over_budget(size_t more) const noexcept {
          loop_.core().options.max_buffer_memory;
 }
 
-void Connection::shed() noexcept {
-  if (busy_ || phase_ == Phase::Closed) return;
-  if (const auto& log = loop_.core().options.error_log) {
-    try {
-      std::string message = "shed: " + std::to_string(unsent_bytes()) +
-                            " bytes of answers unread while the buffers of all connections "
-                            "are over max_buffer_memory (" +
-                            std::to_string(loop_.core().options.max_buffer_memory) + ")";
-      std::string peer;  // a gateway's REMOTE_ADDR is the peer's to choose: escaped
-      ErrorLogEntry e;
-      e.peer = base::log_text(peer_, peer, base::LogField::Word);
-      e.message = message;
-      log(e);
-    } catch (...) {  // out of memory, or a hook that throws: shed anyway
-    }
+template <class Describe>
+void Connection::log_error(Describe&& describe) noexcept {
+  const auto& log = loop_.core().options.error_log;
+  if (!log) return;
+  try {
+    // The peer (a gateway's REMOTE_ADDR) and what the message quotes (a method name, an
+    // OpenSSL reason) may be a peer's choice: escaped, as the hook is promised.
+    std::string message = describe(), peer, text;
+    ErrorLogEntry e;
+    e.peer = base::log_text(peer_, peer, base::LogField::Word);
+    e.message = base::log_text(message, text, base::LogField::Text);
+    log(e);
+  } catch (...) {  // out of memory, or a hook that throws: the line is lost, nothing else
   }
-  loop_.core().connections_shed.fetch_add(1, std::memory_order_relaxed);
-  close();
-  // Not busy: nothing else reads these; their memory counts for newcomers at once.
+}
+
+void Connection::drop_buffers() noexcept {
   in_ = Buffer();
   out_ = Buffer();
   chunked_body_ = Buffer();
   inflated_body_ = Buffer();
   job_out_ = Buffer();
+  framing_->release_storage();
   request_start_ = 0;
   out_sent_ = 0;
-  framing_->reset();
-  framing_->release_storage();
+}
+
+void Connection::shed() noexcept {
+  if (busy_ || phase_ == Phase::Closed) return;
+  log_error([&] {
+    return "shed: " + std::to_string(unsent_bytes()) +
+           " bytes of answers unread while the buffers of all connections are over "
+           "max_buffer_memory (" +
+           std::to_string(loop_.core().options.max_buffer_memory) + ")";
+  });
+  loop_.core().connections_shed.fetch_add(1, std::memory_order_relaxed);
+  close();
+  // Not busy: nothing else reads these; their memory counts for newcomers at once.
+  framing_->reset();  // out of a packet, so that its copy can go too
+  drop_buffers();
   account_buffers();
 }
 
 bool Connection::refuse_over_share(size_t bytes, std::string_view method) {
-  const ServerOptions& options = loop_.core().options;
-  const size_t share = answer_share_;
-  if (options.error_log) {
-    try {
-      // The method and a gateway's REMOTE_ADDR are the peer's to choose: escaped.
-      std::string message = "answer of " + std::to_string(bytes) + " bytes";
-      if (!method.empty()) {
-        message += " to ";
-        base::append_log_text(message, method, base::LogField::Word);
-      }
-      message += " refused (500): one connection may hold at most " + std::to_string(share) +
-                 " bytes of answers (a quarter of max_buffer_memory, at least "
-                 "max_pending_output)";
-      std::string peer;
-      ErrorLogEntry e;
-      e.peer = base::log_text(peer_, peer, base::LogField::Word);
-      e.message = message;
-      options.error_log(e);
-    } catch (...) {  // out of memory, or a hook that throws: refused anyway
-    }
-  }
+  log_error([&] {
+    std::string message = "answer of " + std::to_string(bytes) + " bytes";
+    if (!method.empty()) message += " to " + std::string(method);
+    return message + " refused (500): one connection may hold at most " +
+           std::to_string(answer_share_) +
+           " bytes of answers (a quarter of max_buffer_memory, at least max_pending_output)";
+  });
   return true;
 }
 
@@ -155,19 +153,9 @@ void Connection::log_tls_failure() noexcept {
   // A handshake that failed is the one refusal the peer hears no HTTP status for (an
   // untrusted or expired client certificate, no shared version or cipher): the operator is
   // told instead. A peer that just went away during it is no news.
-  const auto& log = loop_.core().options.error_log;
-  if (!log || !stream_.is_tls() || stream_.handshake_done() ||
-      !stream_.error().starts_with("TLS: "))
+  if (!stream_.is_tls() || stream_.handshake_done() || !stream_.error().starts_with("TLS: "))
     return;
-  try {
-    std::string message = "TLS handshake failed: " + stream_.error().substr(5);
-    std::string peer, text;
-    ErrorLogEntry e;
-    e.peer = base::log_text(peer_, peer, base::LogField::Word);
-    e.message = base::log_text(message, text, base::LogField::Text);
-    log(e);
-  } catch (...) {  // out of memory, or a hook that throws: the connection closes anyway
-  }
+  log_error([&] { return "TLS handshake failed: " + stream_.error().substr(5); });
 }
 
 void Connection::on_event(uint32_t events) {
@@ -660,14 +648,7 @@ bool Connection::answer_plain_http_on_tls() {
 void Connection::begin_linger() {
   // Nothing more is read into or sent from the buffers: a connection refused for a large
   // request (413, 503, a bomb) must not hold its megabytes through the linger.
-  in_ = Buffer();
-  out_ = Buffer();
-  chunked_body_ = Buffer();
-  inflated_body_ = Buffer();
-  job_out_ = Buffer();
-  framing_->release_storage();
-  request_start_ = 0;
-  out_sent_ = 0;
+  drop_buffers();
   stream_.shutdown();
   ::shutdown(stream_.fd(), SHUT_WR);
   phase_ = Phase::Lingering;
@@ -702,19 +683,13 @@ void Connection::sweep(Clock::time_point now) {
     if (now - write_progress_ >= options.write_timeout) close();
     return;
   }
-  // A request in progress: from its first byte to its last.
-  if (in_request()) {
-    if (now - request_started_ >= options.request_timeout) {
-      respond_error(408);
-      flush();
-    }
-    return;
-  }
-  // Between requests, timed from the last whole request (or from the connection's start):
-  // what carries no request (a NOP, a blank line, a TLS handshake that stalls) does not make
-  // a connection less idle. One that never completed a request has request_timeout to do so.
-  if (!served_any_) {
-    if (now - idle_since_ >= options.request_timeout) {
+  // A request in progress runs from its first byte to its last. Between requests the time
+  // runs from the last whole request (or from the connection's start): what carries no
+  // request (a NOP, a blank line, a TLS handshake that stalls) does not make a connection
+  // less idle, and one that never completed a request has request_timeout to do so.
+  const bool in_progress = in_request();
+  if (in_progress || !served_any_) {
+    if (now - (in_progress ? request_started_ : idle_since_) >= options.request_timeout) {
       respond_error(408);
       flush();
     }

@@ -105,6 +105,12 @@ class Connection final : public net::Watcher {
   void set_interest(uint32_t events);
   // Reports a failed TLS handshake to ServerOptions::error_log, with OpenSSL's reason.
   void log_tls_failure() noexcept;
+  // Tells ServerOptions::error_log, if set, what describe() returns, the peer and the text
+  // escaped. Never throws: out of memory, or a hook that throws, loses the line.
+  template <class Describe>
+  void log_error(Describe&& describe) noexcept;
+  // Gives back every buffer (the connection reads and sends no more from them).
+  void drop_buffers() noexcept;
   void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
                   size_t response_bytes, Clock::time_point started);
   // Brings the server-wide count of buffer memory up to date with this connection's buffers

@@ -20,6 +20,7 @@
 #include "callwire/export.hpp"
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
+#include "callwire/struct.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 

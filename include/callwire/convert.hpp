@@ -338,6 +338,28 @@ struct Convert<T> {
   }
 };
 
+/// An enum as its number: as its underlying integer type converts (a `char`-based enum as a
+/// signed or unsigned char would). Reading takes any number in that type's range, named or
+/// not, as a C++ cast would.
+template <class T>
+requires std::is_enum_v<T>
+struct Convert<T> {
+  using Underlying = std::underlying_type_t<T>;
+  using Number =
+      std::conditional_t<std::is_same_v<Underlying, char>,
+                         std::conditional_t<std::is_signed_v<char>, signed char, unsigned char>,
+                         Underlying>;
+  static constexpr std::string_view type_name = Convert<Number>::type_name;
+
+  static Value to_value(T e) { return Convert<Number>::to_value(static_cast<Number>(e)); }
+  static void write(ValueWriter& w, T e) { Convert<Number>::write(w, static_cast<Number>(e)); }
+  static Result<T> from_value(const Value& v) {
+    Result<Number> n = Convert<Number>::from_value(v);
+    if (!n) return n.error();
+    return static_cast<T>(*n);
+  }
+};
+
 /// double takes a double, or an int or i8 of magnitude at most 2^53 (exactly representable),
 /// as the dispatcher does for a "double" slot.
 template <>

@@ -156,6 +156,12 @@ struct MethodInfo {
   /// (a by-name call then gets its struct as the one parameter). Names must be distinct and
   /// not empty, and as many as the longest signature's parameters when signatures are given.
   std::vector<std::string> parameter_names;
+  /// The parameters' and the result's shapes for system.methodHelp, e.g. "Order {id: int,
+  /// items: [Item {sku: string, qty: int}], note?: string}": bind fills them in when one says
+  /// more than the signatures' type names (a struct's members, an array's element type).
+  /// Empty: the signatures say it all.
+  std::vector<std::string> parameter_shapes;
+  std::string result_shape;
 };
 
 /// Calls, faults and time spent in one method, summed over every thread.

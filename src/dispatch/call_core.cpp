@@ -45,14 +45,27 @@ Fault unknown_method(std::string_view name) {
 }
 
 // A method's help, and its parameters' names when it has them (for callers that name them).
+// The method's help, then its parameters: their names, or one line each with its shape when
+// bind found shapes worth showing (MethodInfo::parameter_shapes), and the result's.
 std::string help_text(const MethodInfo& info) {
-  if (info.parameter_names.empty()) return info.help;
+  const std::vector<std::string>& names = info.parameter_names;
+  const std::vector<std::string>& shapes = info.parameter_shapes;
+  const bool with_shapes = !info.result_shape.empty();
+  if (names.empty() && !with_shapes) return info.help;
   std::string text = info.help;
   if (!text.empty()) text += text.back() == '\n' ? "\n" : "\n\n";
   text += "Parameters:";
-  for (size_t i = 0; i < info.parameter_names.size(); ++i)
-    text += (i ? ", " : " ") + info.parameter_names[i];
-  return text + ".";
+  if (!with_shapes) {
+    for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : " ") + names[i];
+    return text + ".";
+  }
+  if (shapes.empty()) text += " none";
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    text += "\n  ";
+    if (i < names.size()) text += names[i] + ": ";
+    text += shapes[i];
+  }
+  return text + "\nResult: " + info.result_shape;
 }
 
 Value one_element_array(Value v) {

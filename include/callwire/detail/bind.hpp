@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "callwire/convert.hpp"
+#include "callwire/detail/shape.hpp"
 #include "callwire/registry.hpp"
+#include "callwire/struct.hpp"
 
 namespace callwire::detail {
 
@@ -113,6 +115,25 @@ inline std::string takes_text(size_t min, size_t max) {
 // trailing nullable ones may be left out, which adds the shorter forms (longest first). Past
 // 64 variants in all, the nullable slots become "any" instead and only the lengths vary (the
 // dispatcher then checks those slots no further than the handler does).
+// The shapes system.methodHelp shows (MethodInfo::parameter_shapes, result_shape), left empty
+// when none says more than the signatures do. A struct is spelled out where it first appears.
+template <class R, class... P>
+void deduce_shapes(MethodInfo& info) {
+  ShapeText shape;
+  std::vector<std::string> parameters;
+  ((append_shape<P>(shape), parameters.push_back(std::exchange(shape.text, {}))), ...);
+  std::string result = "nil";
+  if constexpr (!std::is_void_v<R>) {
+    append_shape<R>(shape);
+    result = std::move(shape.text);
+  }
+  bool detailed = shape_is_detailed(result);
+  for (const std::string& p : parameters) detailed = detailed || shape_is_detailed(p);
+  if (!detailed) return;
+  info.parameter_shapes = std::move(parameters);
+  info.result_shape = std::move(result);
+}
+
 template <class R, class... P>
 std::vector<std::vector<std::string>> deduced_signatures() {
   constexpr size_t kMaxVariants = 64;
@@ -299,6 +320,7 @@ struct MakeBound<F, R, Context, std::tuple<P...>> {
                     std::vector<std::string> parameter_names = {}) {
     MethodInfo info;
     info.signatures = deduced_signatures<AnswerType<R>, P...>();
+    deduce_shapes<AnswerType<R>, P...>(info);
     info.help = std::move(help);
     info.parameter_names = std::move(parameter_names);
     std::string copy = name;

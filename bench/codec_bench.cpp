@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 #include "codec_common.hpp"
+#include "typed_people.hpp"
 
 namespace {
 
@@ -411,6 +413,54 @@ bool libxml_parse(xmlParserCtxtPtr ctxt, std::string_view xml, const xmlSAXHandl
   return ctxt->wellFormed != 0;
 }
 
+// ---- The typed read: a response's result straight into C++ types (xml::Reader::read_response
+// with a sink), as Client::call<R> reads it: the structs into Person (the hand-written
+// HandPerson, or DeclaredPerson declared with CALLWIRE_STRUCT), the blob into its bytes.
+
+template <class Person>
+void callwire_read_typed(const Document& d, callwire::xml::Reader& reader,
+                         TypedResult<Person>& out) {
+  out.blob = d.id == "base64";
+  callwire::MethodResponse response;
+  callwire::Status sunk;
+  callwire::Status read = reader.read_response(d.xml, response, out, sunk);
+  if (!read) die("document " + d.id + ": callwire typed: " + read.error().message);
+  if (!sunk) die("document " + d.id + ": callwire typed: " + sunk.error().message);
+  if (response.is_fault) die("document " + d.id + ": callwire typed: a fault");
+}
+
+template <class Person>
+void check_typed_read(const Document& d) {
+  callwire::xml::Reader reader(kReaderLimits);
+  TypedResult<Person> typed;
+  callwire_read_typed(d, reader, typed);
+  if (typed.blob) {
+    std::span<const uint8_t> want = d.result.as_bytes();
+    check(std::equal(want.begin(), want.end(), typed.bytes.begin(), typed.bytes.end()),
+          "document " + d.id + ", typed: different bytes");
+    return;
+  }
+  check(callwire::Convert<std::vector<Person>>::to_value(typed.people) == d.result,
+        "document " + d.id + ", typed: different people");
+}
+
+// The typed write: a bound handler's std::vector<Person> answered by the dispatcher, as the
+// server answers get_structs. Both kinds of Person answer the same bytes, which read back as
+// the document's result.
+const std::string kPeopleCall =
+    "<?xml version=\"1.0\"?><methodCall><methodName>people</methodName></methodCall>";
+
+void check_typed_write(const Document& d) {
+  callwire::Buffer hand, declared;
+  TypedPeopleServer<HandPerson>(d.result).answer("text/xml", kPeopleCall, hand);
+  TypedPeopleServer<DeclaredPerson>(d.result).answer("text/xml", kPeopleCall, declared);
+  check(hand.view() == declared.view(), "typed write: the two kinds of Person answer differently");
+  callwire::xml::Reader reader(kReaderLimits);
+  auto response = reader.read_response(hand.view());
+  check(response.ok() && response->result == d.result,
+        "typed write: the answer does not read back as the people");
+}
+
 void verify(Document& d) {
   const std::string where = "document " + d.id + ": ";
   d.start_tags = count_start_tags(d.xml);
@@ -432,6 +482,12 @@ void verify(Document& d) {
     check(!response->is_fault && response->result == d.result,
           where + "callwire read a different result");
   }
+
+  if (has_typed_read(d)) {
+    check_typed_read<HandPerson>(d);
+    check_typed_read<DeclaredPerson>(d);
+  }
+  if (has_typed_write(d)) check_typed_write(d);
 
   // callwire writes something it reads back as the same values.
   callwire::Buffer out;
@@ -510,6 +566,28 @@ void read_callwire(benchmark::State& state, const Document* d) {
   });
 }
 
+template <class Person>
+void read_callwire_typed(benchmark::State& state, const Document* d) {
+  callwire::xml::Reader reader(kReaderLimits);
+  timed(state, d->xml.size(), [&] {
+    TypedResult<Person> typed;  // a new one each time, as call<R> makes its R (and frees it after)
+    callwire_read_typed(*d, reader, typed);
+    benchmark::DoNotOptimize(typed);
+  });
+}
+
+// The answer's bytes per second (a dispatcher's answer: the methodResponse document).
+template <class Person>
+void write_callwire_typed(benchmark::State& state, const Document* d) {
+  TypedPeopleServer<Person> server(d->result);
+  callwire::Buffer out;  // reused, as a connection reuses its send buffer
+  server.answer("text/xml", kPeopleCall, out);
+  timed(state, out.size(), [&] {
+    server.answer("text/xml", kPeopleCall, out);
+    benchmark::DoNotOptimize(out.data());
+  });
+}
+
 void read_xmlrpc_c(benchmark::State& state, const Document* d) {
   timed(state, d->xml.size(), [&] {
     xmlrpc_value* v = xmlrpc_read(*d, d->xml);
@@ -560,6 +638,11 @@ void register_benchmarks(const std::deque<Document>& docs) {
   };
   for (const Document& d : docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
+    if (has_typed_read(d)) {
+      add("read/" + d.id + "/callwire-typed", read_callwire_typed<HandPerson>, &d);
+      if (d.id != "base64")  // the blob is bytes either way
+        add("read/" + d.id + "/callwire-struct", read_callwire_typed<DeclaredPerson>, &d);
+    }
     add("read/" + d.id + "/xmlrpc-c", read_xmlrpc_c, &d);
     add("read/" + d.id + "/memcpy", copy_memcpy, &d.xml);
     add("read/" + d.id + "/expat", read_expat, &d);
@@ -568,6 +651,10 @@ void register_benchmarks(const std::deque<Document>& docs) {
   for (const Document& d : docs) {
     if (d.read_only) continue;
     add("write/" + d.id + "/callwire", write_callwire, &d);
+    if (has_typed_write(d)) {
+      add("write/" + d.id + "/callwire-typed", write_callwire_typed<HandPerson>, &d);
+      add("write/" + d.id + "/callwire-struct", write_callwire_typed<DeclaredPerson>, &d);
+    }
     add("write/" + d.id + "/xmlrpc-c", write_xmlrpc_c, &d);
     add("write/" + d.id + "/memcpy", copy_memcpy, &d.written);
   }

@@ -40,6 +40,7 @@
 #include "callwire/value.hpp"
 #include "callwire/value_reader.hpp"
 #include "codec_common.hpp"
+#include "typed_people.hpp"
 
 namespace {
 
@@ -263,51 +264,15 @@ void check_callwire_read(const Document& d, const callwire::json::Request& reque
 }
 
 // ---- The typed read: a response's result straight into C++ types (json::Reader::read_response
-// with a sink), as Client::call<R> reads it over JSON-RPC: the structs into TypedPerson, the
-// blob's base64 string into its bytes. No Value tree.
+// with a sink), as Client::call<R> reads it over JSON-RPC: the structs into Person (the
+// hand-written HandPerson, or DeclaredPerson declared with CALLWIRE_STRUCT), the blob's base64
+// string into its bytes. No Value tree.
 
-struct TypedPerson {
-  int id = 0;
-  std::string name;
-  std::string email;
-  double score = 0;
-  std::vector<std::string> tags;
-};
-
-}  // namespace
-
-template <>
-struct callwire::Convert<TypedPerson> {
-  static constexpr std::string_view type_name = "struct";
-  static Result<TypedPerson> from_value(const Value& v) {
-    TypedPerson p;
-    TreeReader reader(v);
-    if (Status s = read(reader, p); !s) return s.error();
-    return p;
-  }
-  static Status read(ValueReader& r, TypedPerson& p) {
-    return read_struct(r, field("id", p.id), field("name", p.name), field("email", p.email),
-                       field("score", p.score), field("tags", p.tags));
-  }
-};
-
-namespace {
-
-// The typed result of a response document: what its sink reads into.
-struct TypedResult final : callwire::ValueSink {
-  bool blob = false;  // else the structs
-  std::vector<TypedPerson> people;
-  std::vector<uint8_t> bytes;
-  callwire::Status read(callwire::ValueReader& r) override {
-    return blob ? callwire::read_value(r, bytes) : callwire::read_value(r, people);
-  }
-};
-
-bool has_typed_read(const Document& d) { return !d.is_call; }
 
 // Reads `d`'s response into `out`, reused; dies on an error.
+template <class Person>
 void callwire_read_typed(const Document& d, callwire::json::Reader& reader,
-                         callwire::json::Response& response, TypedResult& out) {
+                         callwire::json::Response& response, TypedResult<Person>& out) {
   out.blob = d.id == "base64";
   callwire::Status sunk;
   callwire::Status read = reader.read_response(d.json, response, out, sunk);
@@ -317,11 +282,12 @@ void callwire_read_typed(const Document& d, callwire::json::Reader& reader,
 }
 
 // What the typed read gave is what `d` holds.
+template <class Person>
 void check_typed_read(const Document& d) {
   const std::string where = "document " + d.id + ", typed: ";
   callwire::json::Reader reader(kReaderLimits);
   callwire::json::Response response;
-  TypedResult typed;
+  TypedResult<Person> typed;
   callwire_read_typed(d, reader, response, typed);
   if (typed.blob) {
     std::span<const uint8_t> want = d.result.as_bytes();
@@ -329,14 +295,25 @@ void check_typed_read(const Document& d) {
           where + "different bytes");
     return;
   }
-  check(typed.people.size() == d.result.size(), where + "a different array size");
-  for (size_t i = 0; i < typed.people.size(); ++i) {
-    auto expected = callwire::Convert<TypedPerson>::from_value(d.result[i]);
-    check(expected && expected->id == typed.people[i].id &&
-              expected->email == typed.people[i].email && expected->tags == typed.people[i].tags &&
-              expected->score == typed.people[i].score && expected->name == typed.people[i].name,
-          where + "a different person");
-  }
+  check(callwire::Convert<std::vector<Person>>::to_value(typed.people) == d.result,
+        where + "different people");
+}
+
+// The typed write: a bound handler's std::vector<Person> answered by the dispatcher, as the
+// server answers get_structs. Both kinds of Person answer the same bytes, which read back as
+// the document's result.
+const std::string kPeopleCall = R"({"jsonrpc":"2.0","method":"people","id":1})";
+
+void check_typed_write(const Document& d) {
+  callwire::Buffer hand, declared;
+  TypedPeopleServer<HandPerson>(d.result).answer("application/json", kPeopleCall, hand);
+  TypedPeopleServer<DeclaredPerson>(d.result).answer("application/json", kPeopleCall, declared);
+  check(hand.view() == declared.view(), "typed write: the two kinds of Person answer differently");
+  callwire::json::Reader reader(kReaderLimits);
+  callwire::json::Responses responses;
+  check(reader.read_response(hand.view(), responses).ok() && responses.responses.size() == 1 &&
+            responses.responses[0].result == d.result,
+        "typed write: the answer does not read back as the people");
 }
 
 // jsoncpp's reader, as libjsonrpccpp configures it (the defaults, no comments kept): one reader
@@ -406,7 +383,11 @@ void verify(Document& d) {
   check_callwire_read(d, request, responses, "the text");
   check_simdjson(d, d.json, "the text");
   check_jsoncpp(d, reader, request, responses);
-  if (has_typed_read(d)) check_typed_read(d);
+  if (has_typed_read(d)) {
+    check_typed_read<HandPerson>(d);
+    check_typed_read<DeclaredPerson>(d);
+  }
+  if (has_typed_write(d)) check_typed_write(d);
 
   // callwire writes something that reads back as the same values.
   callwire::Buffer out;
@@ -434,13 +415,26 @@ void read_callwire(benchmark::State& state, const Document* d) {
   });
 }
 
+template <class Person>
 void read_callwire_typed(benchmark::State& state, const Document* d) {
   callwire::json::Reader reader(kReaderLimits);
   callwire::json::Response response;
   timed(state, d->json.size(), [&] {
-    TypedResult typed;  // a new one each time, as call<R> makes its R (and frees it after)
+    TypedResult<Person> typed;  // a new one each time, as call<R> makes its R (and frees it after)
     callwire_read_typed(*d, reader, response, typed);
     benchmark::DoNotOptimize(typed);
+  });
+}
+
+// The answer's bytes per second (a dispatcher's answer: the JSON-RPC response body).
+template <class Person>
+void write_callwire_typed(benchmark::State& state, const Document* d) {
+  TypedPeopleServer<Person> server(d->result);
+  callwire::Buffer out;  // reused, as a connection reuses its send buffer
+  server.answer("application/json", kPeopleCall, out);
+  timed(state, out.size(), [&] {
+    server.answer("application/json", kPeopleCall, out);
+    benchmark::DoNotOptimize(out.data());
   });
 }
 
@@ -559,7 +553,11 @@ void register_benchmarks(const std::deque<Document>& docs) {
   };
   for (const Document& d : docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
-    if (has_typed_read(d)) add("read/" + d.id + "/callwire-typed", read_callwire_typed, &d);
+    if (has_typed_read(d)) {
+      add("read/" + d.id + "/callwire-typed", read_callwire_typed<HandPerson>, &d);
+      if (d.id != "base64")  // the blob is bytes either way
+        add("read/" + d.id + "/callwire-struct", read_callwire_typed<DeclaredPerson>, &d);
+    }
     add("read/" + d.id + "/simdjson", read_simdjson, &d);
     if (!d.is_call) add("read/" + d.id + "/simdjson-walk", read_simdjson_walk, &d);
     add("read/" + d.id + "/jsoncpp", read_jsoncpp, &d);
@@ -568,6 +566,10 @@ void register_benchmarks(const std::deque<Document>& docs) {
   for (const Document& d : docs) {
     if (d.read_only) continue;
     add("write/" + d.id + "/callwire", write_callwire, &d);
+    if (has_typed_write(d)) {
+      add("write/" + d.id + "/callwire-typed", write_callwire_typed<HandPerson>, &d);
+      add("write/" + d.id + "/callwire-struct", write_callwire_typed<DeclaredPerson>, &d);
+    }
     add("write/" + d.id + "/jsoncpp", write_jsoncpp, &d);
     add("write/" + d.id + "/memcpy", copy_memcpy, &d.written);
   }

@@ -32,7 +32,7 @@ DOCUMENTS = [
     ("structs-compact", "(b′) the same 1000 structs with no white space (read only)"),
     ("base64", "(c) one 16 MiB base64 blob"),
 ]
-READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2"]
+READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2", "callwire-typed", "callwire-struct"]
 
 JSON_DOCUMENTS = [
     ("call", "(a) sample.add call"),
@@ -40,7 +40,8 @@ JSON_DOCUMENTS = [
     ("structs-pretty", "(b′) the same 1000 structs pretty-printed (read only)"),
     ("base64", "(c) one 16 MiB blob as a base64 string"),
 ]
-JSON_READERS = ["callwire", "jsoncpp", "simdjson", "memcpy", "simdjson-walk", "callwire-typed"]
+JSON_READERS = ["callwire", "jsoncpp", "simdjson", "memcpy", "simdjson-walk", "callwire-typed",
+                "callwire-struct"]
 JSON_GOAL_READ_GBPS = 1.5  # issue 12: reading document (b) at 1.5 GB/s or more
 
 
@@ -286,11 +287,8 @@ def json_section(runs, context):
         "is simdjson's On Demand API walking every value as callwire's reader walks it "
         "(numbers and atoms as their text, strings without escapes as their bytes) and "
         "building nothing: the floor of any reader on On Demand, callwire's included. "
-        "callwire-typed "
-        "reads the responses as a typed `call<R>` does (`read_response` with a sink; no Value "
-        "tree): (b) into a `std::vector` of C++ structs (int, two std::strings, double, "
-        "`std::vector<std::string>`), (c) its base64 string decoded into a "
-        "`std::vector<uint8_t>`; a new result each time (built and freed in the timed loop), as `call<R>` makes one.",
+        "callwire-typed and callwire-struct are the typed paths as for XML-RPC above; (c)'s "
+        "base64 string is decoded into the `std::vector<uint8_t>`.",
         "- Write: `json::write_call` for (a), `json::write_result` for the others, into one "
         "reused Buffer; the byte count is what callwire writes for the values. jsoncpp writes "
         "its tree of the same document (read once, outside the timed loop) with a compact "
@@ -346,6 +344,15 @@ def codec_section(runs, context, json_runs, json_context, when):
         "in the timed loop, after one untimed warm-up run (the binary replaces them "
         "process-wide, so C libraries are counted as well as operator new).",
         "- memcpy: one copy of the same bytes into a preallocated buffer, the floor.",
+        "- callwire-typed and callwire-struct: the typed paths, no Value tree. Read: a "
+        "response's result straight into C++ types, as `call<R>` reads it (`read_response` "
+        "with a sink; a new result each time): (b) into a `std::vector` of structs {int, two "
+        "std::strings, double, `std::vector<std::string>`}, (c) into a "
+        "`std::vector<uint8_t>`. Write: the same `std::vector` returned by a bound handler "
+        "and answered by the dispatcher, as a server answers get_structs (the bytes are that "
+        "answer's). callwire-typed converts with a hand-written `Convert` (`read_struct`, "
+        "member-by-member `write`); callwire-struct declares the struct with "
+        "`CALLWIRE_STRUCT` (bench/typed_people.hpp): the two should be level.",
         "- Documents: (a) the sample.add call with two ints; (b) a methodResponse with an array "
         "of 1000 structs {int id, string name (10-19 chars, some UTF-8), string email "
         "(23-38 chars), double score (e.g. 38957.531), array of 5 tags (5-9 chars, one of them "

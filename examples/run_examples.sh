@@ -138,6 +138,23 @@ run c_sample_add_client_refused nonzero "$cbin/sample_add_client" "$plain_url"
 grep -q "Connection refused" "$work/c_sample_add_client_refused.err" ||
   fail "the C client did not say why: $(cat "$work/c_sample_add_client_refused.err")"
 
+# ---- orders_server: user structs declared in one line ---------------------------------------
+start_server orders "$bin/orders_server" --listen 127.0.0.1:0
+run orders_client 0 "$bin/orders_client" "$url"
+expect_output orders_client "order 1 (fragile):
+  2 x tea at 3.50
+  4 x cups at 1.25
+total 12.00
+no order 99"
+# The command line tool (built beside the examples) shows the structs' shapes.
+tool=$1/../tools/callwire
+if [[ -x $tool ]]; then
+  run orders_list 0 "$tool" list "$url"
+  grep -qxF "    Result: Order {id: int, items: [Item {sku: string, qty: int, price: double}], note?: string}" \
+    "$work/orders_list.out" || fail "callwire list did not spell out shop.get_order's result"
+fi
+stop_server orders TERM
+
 # ---- the C sample_add_server, with both languages' clients ------------------------------------
 start_server c_plain "$cbin/sample_add_server" --listen 127.0.0.1:0
 run c_server_cpp_client 0 "$bin/sample_add_client" "$url"

@@ -267,7 +267,9 @@ int run_list(const ClientSettingsFlags& flags) {
     }
     for (std::string_view rest = help; !rest.empty();) {
       size_t end = std::min(rest.find('\n'), rest.size());
-      std::printf("    %s\n", terminal_text(rest.substr(0, end)).c_str());
+      std::string_view one = rest.substr(0, end);
+      if (one.empty()) std::printf("\n");
+      else std::printf("    %s\n", terminal_text(one).c_str());
       rest.remove_prefix(std::min(end + 1, rest.size()));
     }
     i += 2;

@@ -11,6 +11,15 @@
 #include <string_view>
 #include <vector>
 
+// The server's Summary, declared the same way (members it does not list would be skipped).
+struct Summary {
+  int count = 0;
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+};
+CALLWIRE_STRUCT(Summary, count, mean, min, max);
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: tutorial_client URL [--user U --password P] [--ca-file F]\n");
@@ -42,6 +51,10 @@ int main(int argc, char** argv) {
   // A std::vector goes as an array.
   auto mean = client.call<double>("stats.mean", std::vector<double>{1.5, 2.5, 4.0});
   if (mean) std::printf("mean = %g\n", *mean);
+
+  // A struct comes back whole, member by member (a missing one is an error naming it).
+  auto summary = client.call<Summary>("stats.summary", std::vector<double>{1.5, 2.5, 4.0});
+  if (summary) std::printf("%d numbers, %g to %g\n", summary->count, summary->min, summary->max);
 
   // A fault is an error like any other: Errc::Fault with the server's code and string.
   auto empty = client.call<double>("stats.mean", std::vector<double>{});

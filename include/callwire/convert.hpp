@@ -30,7 +30,8 @@
 // points into the Value and lives as long as it; bind offers them as parameters (they live for
 // the handler's call), Client::call refuses them as results. Thread-safety: stateless.
 //
-// A user type: specialise Convert in namespace callwire, e.g.
+// A user struct: declare it in one line with CALLWIRE_STRUCT (callwire/struct.hpp), which
+// gives all of the above. Any other user type: specialise Convert in namespace callwire, e.g.
 //   template <> struct callwire::Convert<Point> {
 //     static constexpr std::string_view type_name = "struct";
 //     static Value to_value(const Point& p) { return Value::structure({{"x", p.x}, {"y", p.y}}); }

@@ -703,6 +703,35 @@ typedef struct cw_access_log_entry {
  *  it must be thread-safe and quick (it delays the answer's connection). */
 typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_data);
 
+/** Which message a cw_trace_event is. */
+typedef enum cw_trace_kind {
+  CW_TRACE_CLIENT_REQUEST = 0, /**< a client sent a request */
+  CW_TRACE_CLIENT_ANSWER = 1,  /**< a client received an answer */
+  CW_TRACE_SERVER_REQUEST = 2, /**< a server received a request */
+  CW_TRACE_SERVER_ANSWER = 3   /**< a server sent an answer (error answers too) */
+} cw_trace_kind;
+
+/** One message on the wire, for a wire trace (cw_server_options.trace,
+ *  cw_client_options.trace; or CALLWIRE_TRACE=1 in the environment, which writes every message
+ *  to standard error, CALLWIRE_TRACE=1:4096 cutting each body after 4096 bytes). The strings
+ *  are NUL-terminated (their lengths are given too) and valid for the callback only. */
+typedef struct cw_trace_event {
+  cw_trace_kind kind;
+  const char* peer; /**< the server's URL for a client, the client's address for a server */
+  size_t peer_len;
+  /** The HTTP (or SCGI) head, "POST /RPC2 HTTP/1.1\r\nHost: ...\r\n", with Authorization
+   *  and Proxy-Authorization values hidden; "" for the packet stream and JSON lines. */
+  const char* head;
+  size_t head_len;
+  /** The body as the protocol reads it: inflated when gzipped, a packet's payload unescaped. */
+  const char* body;
+  size_t body_len;
+} cw_trace_event;
+
+/** Receives each message of a wire trace. On a server it runs on the server's threads,
+ *  possibly several at once: it must be thread-safe. */
+typedef void (*cw_trace_fn)(const cw_trace_event* event, void* user_data);
+
 /** The oldest TLS version a server or client accepts (tls_min_version in the options). */
 typedef enum cw_tls_version {
   CW_TLS_DEFAULT = 0, /**< TLS 1.2 */
@@ -856,6 +885,10 @@ typedef struct cw_server_options {
    *  cw_server_start. Copied. */
   const char* const* trusted_proxies;
   size_t trusted_proxy_count;
+  /** A wire trace: each request received and answer sent (cw_trace_event). NULL:
+   *  CALLWIRE_TRACE decides (off unless set). */
+  cw_trace_fn trace;
+  void* trace_data; /**< passed to trace */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1342,6 +1375,10 @@ typedef struct cw_client_options {
    *  callbacks run, on the host's thread. Synchronous calls work as always. See
    *  docs/event-loop.md. */
   int host_loop;
+  /** A wire trace: each request sent and answer received (cw_trace_event). NULL:
+   *  CALLWIRE_TRACE decides (off unless set). */
+  cw_trace_fn trace;
+  void* trace_data; /**< passed to trace */
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

@@ -225,6 +225,13 @@ int main(int argc, char** argv) {
   serve->add_flag("--enable-shutdown", serve_flags.enable_shutdown,
                   "Let system.shutdown stop the server");
   serve->add_flag("--log", serve_flags.access_log, "Log every request on stderr");
+  serve->add_flag("--trace", serve_flags.trace,
+                  "Print every request and answer, head and body, on stderr (a wire trace)");
+  serve
+      ->add_option("--trace-max", serve_flags.trace_max,
+                   "With --trace: cut each body after this many bytes (e.g. 4KiB)")
+      ->check(non_negative)
+      ->transform(CLI::AsSizeValue(false));
   serve
       ->add_option("--gzip-min-size", serve_flags.gzip_min_size,
                    "Gzip answers of at least this many bytes for clients that accept it "
@@ -294,6 +301,12 @@ int main(int argc, char** argv) {
     cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
     cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
+    cmd->add_flag("--trace", call_flags.trace,
+                  "Print the request and the answer, head and body, on stderr");
+    cmd->add_option("--trace-max", call_flags.trace_max,
+                    "With --trace: cut each body after this many bytes (e.g. 4KiB)")
+        ->check(non_negative)
+        ->transform(CLI::AsSizeValue(false));
     cmd->add_flag("--insecure", call_flags.insecure,
                   "Do not verify the server's certificate (https)");
     cmd->add_option(

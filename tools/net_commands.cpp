@@ -62,6 +62,7 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.tls_key_file = flags.key_file;
   options.verify_peer = !flags.insecure;
   options.accept_gzip = flags.gzip;
+  if (flags.trace) options.trace = trace_to_stderr(flags.trace_max);
   options.proxy = flags.proxy;
   options.proxy_from_environment = flags.proxy_from_env;
   if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
@@ -127,6 +128,7 @@ int run_serve(const ServeFlags& flags) {
       return (int{constant_time_equal(u, user)} & int{constant_time_equal(p, password)}) != 0;
     };
   }
+  if (flags.trace) options.trace = trace_to_stderr(flags.trace_max);
   if (flags.access_log) {
     // The peer and the method come escaped (AccessLogEntry): each is one printable word, so a
     // peer can neither forge a line nor reach the terminal through them.

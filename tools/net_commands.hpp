@@ -38,6 +38,8 @@ struct ServeFlags {
   std::string dialect = "auto";
   bool enable_shutdown = false;
   bool access_log = false;
+  bool trace = false;    // --trace: every request and answer on stderr
+  size_t trace_max = 0;  // --trace-max: each body cut after this many bytes (0: whole)
   size_t gzip_min_size = 0;
   // Limits; 0 keeps the library's default.
   size_t max_connections = 0;
@@ -65,6 +67,8 @@ struct ClientSettingsFlags {
   std::string proxy;            // --proxy URL
   bool proxy_from_env = false;  // --proxy-from-env
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
+  bool trace = false;     // --trace: every request and answer on stderr
+  size_t trace_max = 0;   // --trace-max: each body cut after this many bytes (0: whole)
 };
 
 /// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first

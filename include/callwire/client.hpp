@@ -21,6 +21,7 @@
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/struct.hpp"
+#include "callwire/trace.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 
@@ -160,6 +161,10 @@ struct ClientOptions {
   /// new connection, blocking it meanwhile (give a numeric address where that matters).
   /// Client::create_group refuses it. See docs/event-loop.md.
   bool host_loop = false;
+  /// A wire trace: called with each request sent and each answer received, head and body
+  /// (callwire/trace.hpp). Empty: CALLWIRE_TRACE decides (off unless set). Thread-safety: it
+  /// runs on the calling thread or the I/O thread, one message at a time per connection.
+  TraceHook trace;
 };
 
 /// The status line and header fields of a server's HTTP answer (SCGI's too: its Status field

@@ -14,6 +14,7 @@
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
 #include "callwire/registry.hpp"
+#include "callwire/trace.hpp"
 #include "callwire/xml.hpp"
 
 namespace callwire {
@@ -244,6 +245,11 @@ struct ServerOptions {
 
   /// Called after every answered request, on the server's threads (must be thread-safe).
   std::function<void(const AccessLogEntry&)> access_log;
+
+  /// A wire trace: called with each request received and each answer sent (error answers
+  /// too), head and body (callwire/trace.hpp), on the server's threads (must be
+  /// thread-safe). Empty: CALLWIRE_TRACE decides (off unless set).
+  TraceHook trace;
 };
 
 /// An XML-RPC server: register methods, start, stop.

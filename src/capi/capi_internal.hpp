@@ -15,6 +15,7 @@
 #include "callwire.h"
 #include "callwire/error.hpp"
 #include "callwire/json.hpp"
+#include "callwire/trace.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 
@@ -219,6 +220,28 @@ inline void apply_json_limits(const cw_json_limits& c, json::JsonLimits& limits)
 
 // A NUL-terminated C string as a view; NULL is empty.
 inline std::string_view view(const char* s) noexcept { return s ? std::string_view(s) : ""; }
+
+static_assert(int(TraceKind::ClientRequest) == CW_TRACE_CLIENT_REQUEST &&
+              int(TraceKind::ClientAnswer) == CW_TRACE_CLIENT_ANSWER &&
+              int(TraceKind::ServerRequest) == CW_TRACE_SERVER_REQUEST &&
+              int(TraceKind::ServerAnswer) == CW_TRACE_SERVER_ANSWER);
+
+/// A C trace callback as a TraceHook: each string copied once so the callback gets it
+/// NUL-terminated.
+inline TraceHook c_trace_hook(cw_trace_fn fn, void* data) {
+  return [fn, data](const TraceEvent& e) {
+    const std::string peer(e.peer), head(e.head), body(e.body);
+    cw_trace_event c;
+    c.kind = static_cast<cw_trace_kind>(e.kind);
+    c.peer = peer.c_str();
+    c.peer_len = peer.size();
+    c.head = head.c_str();
+    c.head_len = head.size();
+    c.body = body.c_str();
+    c.body_len = body.size();
+    fn(&c, data);
+  };
+}
 
 // By reference, as to_dialect.
 inline bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {

@@ -110,6 +110,8 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     out.tls_ciphersuites = o->tls_ciphersuites;
   if (CW_HAS_FIELD(o, cw_client_options, proxy) && o->proxy) out.proxy = o->proxy;
   if (CW_HAS_FIELD(o, cw_client_options, host_loop)) out.host_loop = o->host_loop != 0;
+  if (CW_HAS_FIELD(o, cw_client_options, trace_data) && o->trace)
+    out.trace = c_trace_hook(o->trace, o->trace_data);
   if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
     out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;

@@ -184,6 +184,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
       out.trusted_proxies.emplace_back(o->trusted_proxies[i]);
     }
   }
+  if (CW_HAS_FIELD(o, cw_server_options, trace_data) && o->trace)
+    out.trace = c_trace_hook(o->trace, o->trace_data);
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {

@@ -22,6 +22,7 @@
 #include "net/lookup.hpp"
 #include "net/socket.hpp"
 #include "pstream/pstream.hpp"
+#include "trace/wire_trace.hpp"
 
 namespace callwire {
 
@@ -92,6 +93,8 @@ struct CALLWIRE_LOCAL Client::Impl {
                                Clock::time_point deadline) {
     return build_request(c.request(), c.head_scratch(), write_body, call, deadline);
   }
+  // Hands one request, as sent, to the wire trace.
+  void trace_request(std::string_view bytes) const;
   // An XML-RPC call's body.
   Status write_xml_call(Buffer& out, std::string_view method, std::span<const Value> params) const {
     xml::WriterOptions writer;
@@ -215,18 +218,26 @@ Result<size_t> Client::Impl::build_request(Buffer& out, Buffer& head_bytes, Writ
     facts.timeout_ms = std::clamp<int64_t>(left.count(), 0, 999999999);
   }
   if (Status s = framing->append_head(head_bytes, facts); !s) return s.error();
+  size_t start = 0;
   if (head_bytes.size() <= kRequestHeadRoom) {
-    size_t start = kRequestHeadRoom - head_bytes.size();
+    start = kRequestHeadRoom - head_bytes.size();
     std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
     framing->finish_request(out, kRequestHeadRoom);
-    return start;
+  } else {
+    // A head longer than the room (many extra fields): one copy of the body.
+    const size_t body_offset = head_bytes.size();
+    head_bytes.append(out.view().substr(kRequestHeadRoom));
+    std::swap(out, head_bytes);
+    framing->finish_request(out, body_offset);
   }
-  // A head longer than the room (many extra fields): one copy of the body.
-  const size_t body_offset = head_bytes.size();
-  head_bytes.append(out.view().substr(kRequestHeadRoom));
-  std::swap(out, head_bytes);
-  framing->finish_request(out, body_offset);
-  return size_t{0};
+  if (settings.trace) trace_request(out.view().substr(start));
+  return start;
+}
+
+void Client::Impl::trace_request(std::string_view bytes) const {
+  trace::Shown shown;
+  trace::show_sent(connection_framing(url.framing), bytes, options.max_response_size, shown);
+  trace::emit(settings.trace, TraceKind::ClientRequest, url_text, shown.head, shown.body);
 }
 
 Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view method,
@@ -437,6 +448,8 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.json_limits = o.json_limits.following(o.max_response_size);
   s.protocol = protocol;
   s.max_response_size = o.max_response_size;
+  s.trace = trace::chosen(o.trace);
+  s.url_text = impl->url_text;
   if (impl->adopted) s.adopted_fd = &impl->adopted_fd;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));

@@ -13,6 +13,7 @@
 #include "client/url.hpp"
 #include "http/gzip.hpp"
 #include "net/socket.hpp"
+#include "trace/wire_trace.hpp"
 
 namespace callwire::detail {
 
@@ -423,7 +424,18 @@ Error error_of(json::Response& r) {
 
 }  // namespace
 
+void ClientConnection::trace_answer(const http::Response& response) const {
+  // A packet stream's answer has no head (its parser reports a 200 of its own).
+  std::string head;
+  if (settings_.url->framing != UrlFraming::Pstream) head = trace::response_head(response);
+  Buffer inflated;
+  std::string_view body = trace::shown_body(response.body, response.content_encoding_gzip,
+                                            settings_.max_response_size, inflated);
+  trace::emit(settings_.trace, TraceKind::ClientAnswer, settings_.url_text, head, body);
+}
+
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
+  if (settings_.trace) trace_answer(response);
   bool keep = response.keep_alive && !trailing_bytes;
   // A packet stream's answer has no head (its parser reports a 200 of its own).
   if (head_out_ && settings_.url->framing != UrlFraming::Pstream) *head_out_ = head_of(response);

@@ -55,6 +55,10 @@ struct ClientSettings {
   /// ClientOptions::host_loop: no lookup thread; names are looked up with the system's
   /// resolver on the thread that begins the connection (it blocks for as long as that takes).
   bool lookup_inline = false;
+  /// The wire trace (ClientOptions::trace or CALLWIRE_TRACE); empty: off.
+  TraceHook trace;
+  /// The URL as given, for the trace.
+  std::string_view url_text;
 };
 
 /// The adopted descriptor for a new connection, or the error that there is none left.
@@ -161,6 +165,8 @@ class ClientConnection {
   // its body limit, 401, 503) and closed. True when such an answer was there and the call
   // ends with it (an HttpStatus error naming the request's size and the server's words).
   bool read_early_refusal();
+  // Hands the answer, as received, to the wire trace.
+  void trace_answer(const http::Response& response) const;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void decode_into_sink(std::string_view body, bool keep);

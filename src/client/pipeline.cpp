@@ -10,6 +10,7 @@
 #include "net/socket.hpp"
 #include "net/stream.hpp"
 #include "pstream/pstream.hpp"
+#include "trace/wire_trace.hpp"
 
 namespace callwire::detail {
 
@@ -251,6 +252,8 @@ bool Pipeline::deliver(Connection& c, std::string_view payload) {
     close(c, Error(Errc::BadResponse, "pstream: an answer to no call"));
     return false;
   }
+  if (settings_.trace)
+    trace::emit(settings_.trace, TraceKind::ClientAnswer, settings_.url_text, {}, payload);
   Waiter w = std::move(c.waiters.front());
   c.waiters.pop_front();
   if (!w.done) return true;  // timed out: its answer is dropped, the rest stay in step

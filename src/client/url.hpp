@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "callwire/error.hpp"
+#include "callwire/message.hpp"
 #include "net/address.hpp"
 
 namespace callwire::detail {
@@ -13,6 +14,19 @@ namespace callwire::detail {
 /// How requests and answers are framed: HTTP, SCGI (scgi://, scgi+unix:) or xmlrpc-c's packet
 /// stream (pstream://, pstream+unix:).
 enum class UrlFraming : uint8_t { Http, Scgi, Pstream };
+
+/// The public name of a URL's framing.
+constexpr ConnectionFraming connection_framing(UrlFraming framing) noexcept {
+  switch (framing) {
+    case UrlFraming::Scgi:
+      return ConnectionFraming::Scgi;
+    case UrlFraming::Pstream:
+      return ConnectionFraming::Pstream;
+    case UrlFraming::Http:
+      break;
+  }
+  return ConnectionFraming::Http;
+}
 
 struct ClientUrl {
   bool tls = false;

@@ -14,6 +14,7 @@
 #include "http/response_writer.hpp"
 #include "server/forwarded.hpp"
 #include "server/server_loop.hpp"
+#include "trace/wire_trace.hpp"
 
 namespace callwire::detail {
 
@@ -34,6 +35,7 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, F
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
+      framing_kind_(framing),
       http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http),
       from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)),
       answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
@@ -321,6 +323,7 @@ void Connection::next_request(size_t consumed) {
 
 void Connection::handle_request() {
   const http::Request& request = framing_->request();
+  if (loop_.core().trace) trace_request(request);
   if (framing_->has_http_head() && !head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
   // tell; a user our own authentication accepted stays.
@@ -477,12 +480,30 @@ int Connection::finish_response(size_t start, size_t body_start, BodyCoding codi
   size_t head_start = framing_->place_head(out, body_start, h);
   if (start == out_sent_) {
     out_sent_ = head_start;  // nothing queued before: send from the head, in place
+    start = head_start;
   } else {
     size_t n = out.size() - head_start;
     std::memmove(out.data() + start, out.data() + head_start, n);
     out.truncate(start + n);
   }
+  if (loop_.core().trace) trace_answer(start);
   return h.status;
+}
+
+void Connection::trace_request(const http::Request& request) const {
+  std::string head;
+  if (framing_->has_http_head()) head = trace::request_head(request);
+  Buffer inflated;
+  std::string_view body = trace::shown_body(request.body, request.content_encoding_gzip,
+                                            loop_.core().options.max_body, inflated);
+  trace::emit(loop_.core().trace, TraceKind::ServerRequest, call_peer(), head, body);
+}
+
+void Connection::trace_answer(size_t from) const {
+  trace::Shown shown;
+  trace::show_sent(public_framing(framing_kind_), out_.view().substr(from),
+                   loop_.core().options.max_body, shown);
+  trace::emit(loop_.core().trace, TraceKind::ServerAnswer, call_peer(), shown.head, shown.body);
 }
 
 void Connection::resume_after_job() noexcept {
@@ -536,6 +557,7 @@ void Connection::job_done() {
 void Connection::respond_error(int status, std::span<const http::Header> extra) {
   // After an error the connection closes: what follows on it may be a body never read.
   close_after_write_ = true;
+  const size_t start = out_.size();
   if (status == 503 && extra.empty()) extra = {&kRetryAfter, 1};  // a busy server: come back
   std::span<const http::Header> cors = http_.cors_fields();
   if (!cors.empty()) {  // a browser may read the error only with the origin allowed
@@ -547,12 +569,14 @@ void Connection::respond_error(int status, std::span<const http::Header> extra) 
   } else {
     framing_->append_error(out_, status, extra, loop_.http_date());
   }
+  if (loop_.core().trace) trace_answer(start);
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
 }
 
 void Connection::respond_text(int status, std::string_view body,
                               std::span<const http::Header> extra) {
   close_after_write_ = true;  // as after an error: a body it may have sent is never read
+  const size_t start = out_.size();
   std::array<http::Header, 6> all{};
   size_t n = std::min(extra.size(), all.size() - 1);
   std::copy_n(extra.begin(), n, all.begin());
@@ -560,6 +584,7 @@ void Connection::respond_text(int status, std::string_view body,
   // The session's own fields: valid, so the answer is always appended.
   static_cast<void>(
       http::append_text_response(out_, status, body, {all.data(), n}, loop_.http_date()));
+  if (loop_.core().trace) trace_answer(start);
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, body.size(), loop_.now());
 }
 

@@ -85,6 +85,10 @@ class Connection final : public net::Watcher {
   void respond_error(int status, std::span<const http::Header> extra = {});
   // A complete text/plain answer of the session's (the health path's), then close.
   void respond_text(int status, std::string_view body, std::span<const http::Header> extra);
+  // The wire trace (ServerCore::trace, when set): the request as received; the answer that
+  // starts at out_[from] as it will be sent.
+  void trace_request(const http::Request& request) const;
+  void trace_answer(size_t from) const;
   // Asks the HTTP session what the head alone decides, once per request, and answers a
   // refusal: true when refused.
   bool refused_on_head(const http::Request& request);
@@ -138,6 +142,7 @@ class Connection final : public net::Watcher {
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
+  FramingKind framing_kind_;                 // which, for the wire trace
   HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
   // for the client in forwarded_peer_.

@@ -11,12 +11,28 @@
 #include <string_view>
 
 #include "callwire/buffer.hpp"
+#include "callwire/message.hpp"
 #include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
 
 namespace callwire::detail {
 
 enum class FramingKind : uint8_t { Http, Scgi, Pstream, JsonLines };
+
+/// The public name of a framing.
+constexpr ConnectionFraming public_framing(FramingKind kind) noexcept {
+  switch (kind) {
+    case FramingKind::Scgi:
+      return ConnectionFraming::Scgi;
+    case FramingKind::Pstream:
+      return ConnectionFraming::Pstream;
+    case FramingKind::JsonLines:
+      return ConnectionFraming::JsonLines;
+    case FramingKind::Http:
+      break;
+  }
+  return ConnectionFraming::Http;
+}
 
 class RequestFraming {
  public:

@@ -17,10 +17,11 @@
 #include "http/syntax.hpp"
 #include "net/address.hpp"
 #include "net/socket.hpp"
-#include "server/metrics.hpp"
 #include "server/inherited_listeners.hpp"
+#include "server/metrics.hpp"
 #include "server/server_core.hpp"
 #include "server/server_loop.hpp"
+#include "trace/wire_trace.hpp"
 
 namespace callwire {
 
@@ -182,6 +183,7 @@ void Server::Impl::close_listeners() noexcept {
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->core.options = std::move(options);
+  impl_->core.trace = trace::chosen(impl_->core.options.trace);
 }
 
 Server::~Server() {

@@ -50,6 +50,8 @@ struct ServerCore {
 
   // Server::metrics_text, for the metrics path (set by the server before it serves).
   std::function<std::string()> metrics_text;
+  // The wire trace: ServerOptions::trace, or CALLWIRE_TRACE's; empty: off.
+  TraceHook trace;
   // ServerOptions::trusted_proxies, parsed.
   std::vector<net::IpRange> trusted_proxies;
 

@@ -4,6 +4,7 @@ command against `callwire serve` over HTTPS, Basic auth and a Unix socket."""
 
 import base64
 import json
+import os
 import socket
 import threading
 import time
@@ -316,3 +317,32 @@ def test_tls_and_auth_against_python(callwire_bin, python_tls_auth_server):
                   flags=("--ca-file", cert, "--user", "ann", "--password", "guess"))
     assert denied.returncode == 2
     assert "401" in denied.stderr, denied.stderr
+
+
+def test_trace_shows_the_request_and_the_answer_inflated(callwire_bin, python_server):
+    # Python gzips answers over 1400 bytes when asked: the trace shows them inflated.
+    text = "t" * 5000
+    result = call(callwire_bin, python_server, "echo", "s/" + text, flags=("--trace", "--gzip"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [text]
+    err = result.stderr
+    assert err.startswith(f"callwire trace: client request to {python_server}\nPOST /RPC2 HTTP/1.1\n")
+    assert "<methodName>echo</methodName>" in err
+    answer = err[err.index("callwire trace: client answer from"):]
+    assert answer.splitlines()[1].startswith("HTTP/1.0 200 OK")  # Python's BaseHTTPServer
+    assert "Content-Encoding: gzip" in answer
+    assert "<methodResponse>" in answer and text in answer
+
+
+def test_trace_cut_and_from_the_environment(callwire_bin, python_server):
+    result = call(callwire_bin, python_server, "sample.add", "i/5", "i/3",
+                  flags=("--trace", "--trace-max", "10"))
+    assert result.returncode == 0 and result.stdout == "8\n", result.stderr
+    assert "<?xml vers\n[... " in result.stderr
+    # CALLWIRE_TRACE does the same for any program (the library reads it).
+    env = dict(os.environ, CALLWIRE_TRACE="1:10")
+    result = run([callwire_bin, "call", "--timeout", "10", python_server, "sample.add", "i/5",
+                  "i/3"], env=env)
+    assert result.returncode == 0 and result.stdout == "8\n", result.stderr
+    assert result.stderr.count("callwire trace: ") == 2
+    assert "<?xml vers\n[... " in result.stderr

@@ -34,6 +34,7 @@ packages=(
   prometheus                           # server tests: promtool checks the metrics page
   python3-jsonrpclib-pelix             # interop tests: a Python JSON-RPC client library
   libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
+  golang-go golang-github-kolo-xmlrpc-dev  # interop tests: Go's kolo/xmlrpc client
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff

@@ -153,8 +153,14 @@ class XmlWriter {
   }
   Error take_error() { return std::move(error_); }
 
-  // `<value><base64>...</base64></value>`, encoded straight into the buffer.
+  // `<value><base64>...</base64></value>`, encoded straight into the buffer. No bytes are
+  // written as Python writes them, `<base64>\n</base64>`: Go's kolo/xmlrpc reads an empty
+  // element as nil, and every reader skips the line break.
   void bytes(std::span<const uint8_t> bytes) {
+    if (bytes.empty()) {
+      raw("<value><base64>\n</base64></value>");
+      return;
+    }
     raw("<value><base64>");
     size_t n = base64::encoded_size(bytes.size());
     base64::encode(bytes.data(), bytes.size(), out_.prepare(n));

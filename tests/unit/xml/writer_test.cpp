@@ -44,6 +44,8 @@ TEST(Writer, Scalars) {
   EXPECT_EQ(value_xml("s"), "<value><string>s</string></value>");
   EXPECT_EQ(value_xml(""), "<value><string></string></value>");
   EXPECT_EQ(value_xml(Value::bytes("Hello", 5)), "<value><base64>SGVsbG8=</base64></value>");
+  // No bytes, as Python writes them: Go's kolo/xmlrpc reads <base64></base64> as nil.
+  EXPECT_EQ(value_xml(Value::bytes("", 0)), "<value><base64>\n</base64></value>");
   EXPECT_EQ(value_xml(Value::array()), "<value><array><data></data></array></value>");
   EXPECT_EQ(value_xml(Value::structure()), "<value><struct></struct></value>");
   EXPECT_EQ(

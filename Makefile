@@ -1,5 +1,8 @@
 # The project's commands. Each one installs what is missing first (scripts/setup.sh).
-#   make demo      encode and decode sample calls; serve, call (callwire and Python), list
+#   make demo      encode and decode sample calls; serve, call (callwire and Python), list.
+#                  Installs and builds only what that needs (the library, the command, the
+#                  examples): no test lab
+#   make build     the library, the command, the examples and the tests (the whole test lab)
 #   make test      build and run every test (ctest)
 #   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
@@ -18,18 +21,27 @@ CMAKE_FLAGS ?=
 # comes first on PATH may not have it.
 PYTHON3 ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers deb docs clean
+.PHONY: all setup setup-demo build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers deb docs clean
 
 all: build
 
 setup:
 	@bash scripts/setup.sh
 
+setup-demo:
+	@bash scripts/setup.sh --demo
+
 build: setup
-	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCALLWIRE_TESTS=ON \
+	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build/release -j $(JOBS)
 
-demo: build
+# A tree configured already (by `make build` or `make test`) keeps its tests; a new one is made
+# without them, so the test lab's packages are never needed.
+demo: setup-demo
+	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  $(if $(wildcard build/release/CMakeCache.txt),,-DCALLWIRE_TESTS=OFF) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/release -j $(JOBS) --target callwire_cli callwire_manpage examples
 	@bash scripts/demo.sh build/release/tools/callwire
 
 # The install test's clean Debian root (debootstrap, once; root or sudo): tests/install/.

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs, and any packages named as arguments
-# (scripts/setup-bench-peers.sh passes the benchmark peers'), then the npm packages of the
-# interop tests into build/node (CALLWIRE_NODE_PREFIX elsewhere; CMake's CALLWIRE_NODE_MODULES
-# points the tests at it). Idempotent and quiet when all is there. (`make test` also makes the
-# install test's clean Debian root: scripts/make_debroot.sh.)
+# Installs the Debian packages the project needs. With --demo, only what building the library,
+# the command and the examples and running `make demo` needs (a compiler, CMake, Ninja, zlib,
+# OpenSSL, simdjson, CLI11, Python 3). Otherwise the whole test lab too, and any packages named
+# as arguments (scripts/setup-bench-peers.sh passes the benchmark peers'), then the npm packages
+# of the interop tests into build/node (CALLWIRE_NODE_PREFIX elsewhere; CMake's
+# CALLWIRE_NODE_MODULES points the tests at it). Idempotent and quiet when all is there.
+# (`make test` also makes the install test's clean Debian root: scripts/make_debroot.sh.)
 set -euo pipefail
+
+demo_only=false
+if [ "${1:-}" = "--demo" ]; then
+  demo_only=true
+  shift
+fi
 
 JAYSON_VERSION=4.3.0  # interop tests: Node's JSON-RPC peer (5.x needs Node 20; Debian 12 has 18)
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,17 +20,20 @@ node_prefix=${CALLWIRE_NODE_PREFIX:-$repo/build/node}
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 
-packages=(
+demo_packages=(
   cmake ninja-build g++ pkg-config python3
+  libssl-dev zlib1g-dev                # TLS, gzip
+  libsimdjson-dev                      # JSON reading (the command's JSON form, JSON-RPC)
+  libcli11-dev                         # the callwire command's parser
+)
+packages=(
+  "${demo_packages[@]}"
   clang libclang-rt-14-dev             # libFuzzer and the sanitizers' runtimes
   libgtest-dev libgmock-dev            # unit tests
   libbenchmark-dev                     # make bench
   libexpat1-dev                        # differential test of the reader; a bench peer
   libxml2-dev                          # a bench peer
   libxmlrpc-core-c3-dev                # xmlrpc-c: the bench peer, and later interop
-  libcli11-dev                         # the callwire command's parser
-  libsimdjson-dev                      # JSON reading (the command's JSON form, JSON-RPC)
-  libssl-dev zlib1g-dev                # TLS, gzip
   curl python3-pytest                  # interop tests: raw HTTP, Python's xmlrpc
   libxmlrpc-c++8-dev xmlrpc-api-utils  # interop tests against xmlrpc-c's client and server
   openssl                              # interop tests: a certificate made at test time
@@ -46,6 +57,9 @@ packages=(
 # Debian's nodejs and npm, unless a Node.js with npm is there already (NodeSource's nodejs
 # carries npm itself and conflicts with Debian's npm package).
 command -v npm >/dev/null || packages+=(nodejs npm)
+if $demo_only; then
+  packages=("${demo_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -62,6 +76,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
 fi
+
+$demo_only && exit 0
 
 # jayson, at its pinned version, as the current user (no sudo: the prefix is the project's).
 # An npm that cannot reach its registry fails here, and so does the setup.

@@ -1,6 +1,13 @@
 // callwire: symbol visibility. The library is built with hidden symbols; only what is marked
-// CALLWIRE_API is exported.
+// CALLWIRE_API is exported. Every public C++ header includes this first, so the C++20 check
+// below comes before anything that needs C++20.
 #pragma once
+
+// An older standard would meet C++20 in the next header and print a cascade of errors about
+// something else; a missing include is fatal, so this is the one error, and it names the fix.
+#if defined(__cplusplus) && __cplusplus < 202002L && !defined(_MSVC_LANG)
+#include "callwire needs C++20: compile with -std=c++20 (or set CMAKE_CXX_STANDARD 20)"
+#endif
 
 #if defined(_WIN32)
 #define CALLWIRE_API

@@ -45,7 +45,7 @@ round_trip "sample.add" '{"methodName":"sample.add","params":[5,3]}'
 # Every type: struct, int, i8, double, string, dateTime, base64, nil, boolean, array, and a
 # struct whose one member's name starts with '$' (written with the $struct wrapper).
 rich='{"methodName":"inventory.update","params":[{"sku":"A-1 \"blue\"","count":7,'
-rich+='"total":{"$i8":8589934592},"price":{"$double":19.99},'
+rich+='"total":{"$i8":8589934592},"price":19.99,'
 rich+='"updated":{"$dateTime":"20240229T23:59:58.250Z"},"photo":{"$base64":"aGVsbG8sIHdvcmxk"},'
 rich+='"note":null,"active":true,"tags":["red","grün",[]],"meta":{"$struct":{"$ref":"#/1"}}},'
 rich+='{"$i8":-1}]}'

@@ -68,4 +68,10 @@ Result<Value> parse_param(std::string_view text);
 /// "parameter N: " (counting from 1) in front of the message.
 Result<std::vector<Value>> parse_params(std::span<const std::string> args);
 
+/// The note `callwire call` prints when a bare word that reads as a number (`5`, `-2.5`) is
+/// sent as a string, as xmlrpc-c's program sends it too: about the first such argument, with
+/// the prefix that sends the number ("parameter 1, 5, is sent as the string "5" (write i/5 for
+/// an int, ...)"). Empty when there is none.
+std::string number_as_string_note(std::span<const std::string> args);
+
 }  // namespace callwire::call_params

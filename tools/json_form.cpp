@@ -131,9 +131,16 @@ class JsonWriter {
         out_ += '}';
         break;
       case Type::Double:
-        open_tag("$double");
-        real(v.as_double());
-        out_ += '}';
+        // A bare number where JSON holds it exactly (always with a fraction or an exponent,
+        // which is what makes it read back as a double); only NaN and the infinities, which
+        // JSON has no numbers for, keep the tag.
+        if (std::isfinite(v.as_double())) {
+          real(v.as_double());
+        } else {
+          open_tag("$double");
+          real(v.as_double());
+          out_ += '}';
+        }
         break;
       case Type::String:
         string(v.as_string());
@@ -241,6 +248,9 @@ class JsonWriter {
       char buf[32];
       auto r = std::to_chars(buf, buf + sizeof buf, d);  // the shortest text that round-trips
       out_.append(buf, r.ptr);
+      // "42" would read back as an int: a double always shows a fraction or an exponent.
+      if (std::string_view(buf, size_t(r.ptr - buf)).find_first_of(".e") == std::string_view::npos)
+        out_ += ".0";
     }
   }
 

@@ -300,6 +300,8 @@ int main(int argc, char** argv) {
                     "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
     cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
     cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
+    cmd->add_option("--header", call_flags.headers,
+                    "A header field sent with every call, 'Name: value' (repeatable)");
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--trace", call_flags.trace,
                   "Print the request and the answer, head and body, on stderr");
@@ -321,17 +323,17 @@ int main(int argc, char** argv) {
   call->add_option("METHOD", call_method, "The method's name")->required();
   call->add_option("PARAM", call_params,
                    "i/N I/N s/TEXT h/HEX b/t|f d/N n/ t/DATETIME array/(...) struct/{k:v,...} "
-                   "or a bare word (a string); with --json-rpc, one JSON value each");
+                   "or a bare word (a string); with --json-rpc, one JSON value each. @FILE: "
+                   "the parameter written in FILE; -: written on standard input");
   call->add_option("--dialect", call_flags.dialect, "How to send i8 and nil: i8 or apache")
       ->check(CLI::IsMember({"i8", "apache"}))
       ->capture_default_str();
   bool call_notify = false;
-  auto* pretty_flag = call->add_flag("--pretty", call_pretty, "Indent the JSON by two spaces");
-  auto* json_flag = call->add_flag(
+  call->add_flag("--pretty", call_pretty, "Indent the JSON by two spaces");
+  call->add_flag(
       "--json-rpc", call_flags.json_rpc,
       "Speak JSON-RPC 2.0 (as a jsonrpc+http:// URL does): each PARAM is one JSON value (2, "
       "'\"text\"', '[1,2]', '{\"a\":null}'); the result is printed as plain JSON");
-  pretty_flag->excludes(json_flag);
   bool call_named = false;
   auto* named_flag = call->add_flag(
       "--named", call_named,

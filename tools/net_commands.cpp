@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "call_params.hpp"
 #include "callwire/client.hpp"
@@ -28,9 +31,28 @@ extern "C" void on_stop_signal(int) {
   if (g_server) g_server->stop();
 }
 
+// call and list: Ctrl-C (SIGINT) or SIGTERM interrupts the call (ClientOptions::interrupt) and
+// the command exits 130, as a shell expects of a program ended by Ctrl-C.
+volatile std::sig_atomic_t g_interrupted = 0;
+constexpr int kInterrupted = 130;
+
+extern "C" void on_interrupt_signal(int) { g_interrupted = 1; }
+
+void catch_interrupts() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 // A fault's message is the server's text, and other errors quote what it sent: escaped, so
 // it cannot drive the terminal or forge lines.
 int print_error(const Error& e) {
+  if (e.code == Errc::Cancelled && g_interrupted) {
+    std::fprintf(stderr, "callwire: interrupted\n");
+    return kInterrupted;
+  }
   const std::string message = terminal_text(e.message);
   if (e.code == Errc::Fault) {
     std::fprintf(stderr, "fault %d: %s\n", int(e.fault_code), message.c_str());
@@ -45,8 +67,28 @@ TlsVersion tls_version(const std::string& flag) {
   return flag == "1.3" ? TlsVersion::Tls1_3 : TlsVersion::Tls1_2;
 }
 
+// "Name: value" as a header field; the name must not be empty.
+Result<std::pair<std::string, std::string>> header_field(const std::string& flag) {
+  size_t colon = flag.find(':');
+  auto trimmed = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return std::string(s);
+  };
+  if (colon == std::string::npos || trimmed(std::string_view(flag).substr(0, colon)).empty())
+    return Error(Errc::InvalidArgument,
+                 "--header " + terminal_text(flag) + ": write it as 'Name: value'");
+  return std::pair{trimmed(std::string_view(flag).substr(0, colon)),
+                   trimmed(std::string_view(flag).substr(colon + 1))};
+}
+
 Result<Client> make_client(const ClientSettingsFlags& flags) {
   ClientOptions options;
+  for (const std::string& flag : flags.headers) {
+    auto field = header_field(flag);
+    if (!field) return field.error();
+    options.headers.push_back(std::move(*field));
+  }
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_seconds * 1000));
   options.user = flags.user;
   options.password = flags.password;
@@ -66,6 +108,8 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.proxy = flags.proxy;
   options.proxy_from_environment = flags.proxy_from_env;
   if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
+  options.interrupt = &g_interrupted;
+  catch_interrupts();
   return Client::create(flags.url, std::move(options));
 }
 
@@ -187,15 +231,119 @@ Result<std::vector<Value>> json_params(const std::vector<std::string>& args) {
 
 }  // namespace
 
+namespace {
+
+// A file's whole text (std::cin's for "-"). Errors: InvalidArgument naming the file and why.
+Result<std::string> read_text(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (f == nullptr)
+    return Error(Errc::InvalidArgument, "cannot read " + path + ": " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) return Error(Errc::InvalidArgument, "cannot read " + path);
+  return text;
+}
+
+// The PARAMs as given, with "@FILE" replaced by the file's text and "-" by standard input's
+// (once), each less one final line break (as a shell's $(...) drops it).
+Result<std::vector<std::string>> expanded_params(const std::vector<std::string>& params) {
+  std::vector<std::string> out;
+  bool stdin_used = false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string& p = params[i];
+    if (p != "-" && !p.starts_with('@')) {
+      out.push_back(p);
+      continue;
+    }
+    const std::string where = "parameter " + std::to_string(i + 1) + " (" + p + ")";
+    if (p == "-" && std::exchange(stdin_used, true))
+      return Error(Errc::InvalidArgument, where + ": standard input was read already");
+    auto text = read_text(p == "-" ? p : p.substr(1));
+    if (!text) return Error(Errc::InvalidArgument, where + ": " + text.error().message);
+    if (text->ends_with('\n')) text->pop_back();
+    if (text->ends_with('\r')) text->pop_back();
+    out.push_back(std::move(*text));
+  }
+  return out;
+}
+
+// Compact JSON (json::write_value's) indented by two spaces, a member or element a line.
+std::string indented_json(std::string_view json) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  auto new_line = [&] {
+    out += '\n';
+    out.append(size_t(2 * depth), ' ');
+  };
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\')
+        out += json[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        out += c;
+        break;
+      case '{':
+      case '[':
+        out += c;
+        if (i + 1 < json.size() && (json[i + 1] == '}' || json[i + 1] == ']')) {
+          out += json[++i];
+          break;
+        }
+        ++depth;
+        new_line();
+        break;
+      case '}':
+      case ']':
+        --depth;
+        new_line();
+        out += c;
+        break;
+      case ',':
+        out += c;
+        new_line();
+        break;
+      case ':':
+        out += ": ";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty, bool notify, bool named) {
+             const std::vector<std::string>& given, bool pretty, bool notify, bool named) {
+  auto params = expanded_params(given);
+  if (!params) {
+    std::fprintf(stderr, "callwire: %s\n", terminal_text(params.error().message).c_str());
+    return kFailed;
+  }
   auto client = make_client(flags);
   if (!client) return print_error(client.error());
   const bool json = client->protocol() == Protocol::JsonRpc;
-  auto values = json ? json_params(params) : call_params::parse_params(params);
+  auto values = json ? json_params(*params) : call_params::parse_params(*params);
   if (!values) {
-    std::fprintf(stderr, "callwire: %s\n", values.error().message.c_str());
+    std::fprintf(stderr, "callwire: %s\n", terminal_text(values.error().message).c_str());
     return kFailed;
+  }
+  if (!json) {
+    if (std::string note = call_params::number_as_string_note(*params); !note.empty())
+      std::fprintf(stderr, "callwire: note: %s\n", terminal_text(note).c_str());
   }
   if (notify) {
     Status sent = client->notify(method, *values);
@@ -212,7 +360,7 @@ int run_call(const ClientSettingsFlags& flags, const std::string& method,
   if (json) {
     Buffer out;
     if (Status s = json::write_value(out, *result); !s) return print_error(s.error());
-    text = std::string(out.view());
+    text = pretty ? indented_json(out.view()) : std::string(out.view());
   } else {
     text =
         json_form::to_json(*result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);

@@ -69,6 +69,7 @@ struct ClientSettingsFlags {
   bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
   bool trace = false;     // --trace: every request and answer on stderr
   size_t trace_max = 0;   // --trace-max: each body cut after this many bytes (0: whole)
+  std::vector<std::string> headers;  // --header 'Name: value', each sent with every call
 };
 
 /// Runs the demo server until SIGINT, SIGTERM or system.shutdown (when enabled). Its first

@@ -149,7 +149,7 @@ def test_callwire_every_type(callwire_bin, abyss_server):
     answer = call_ok(callwire_bin, abyss_server.url, "echo", "s/x", "d/1.5", "h/00ff", "b/t",
                      "t/19980717T14:08:55", "t/20240229T23:59:58.250",
                      "array/(i/1,array/())", "struct/{a:i/1,b:struct/{}}", "s/grüße <&>")
-    assert answer == ["x", {"$double": 1.5}, {"$base64": "AP8="}, True,
+    assert answer == ["x", 1.5, {"$base64": "AP8="}, True,
                       {"$dateTime": "19980717T14:08:55"},
                       # xmlrpc-c writes fractional seconds with six digits
                       {"$dateTime": "20240229T23:59:58.250000"},

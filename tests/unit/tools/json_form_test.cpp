@@ -89,14 +89,22 @@ TEST(JsonFormWrite, I8) {
   EXPECT_EQ(to_json(Value::i8(INT64_MIN)), R"({"$i8":-9223372036854775808})");
 }
 
-TEST(JsonFormWrite, DoubleShortestRoundTrip) {
-  EXPECT_EQ(to_json(Value(1.5)), R"({"$double":1.5})");
-  EXPECT_EQ(to_json(Value(0.1)), R"({"$double":0.1})");
-  EXPECT_EQ(to_json(Value(1.0)), R"({"$double":1})");
-  EXPECT_EQ(to_json(Value(-0.0)), R"({"$double":-0})");
-  EXPECT_EQ(to_json(Value(1e100)), R"({"$double":1e+100})");
-  EXPECT_EQ(to_json(Value(5e-324)), R"({"$double":5e-324})");
-  EXPECT_EQ(to_json(Value(DBL_MAX)), R"({"$double":1.7976931348623157e+308})");
+TEST(JsonFormWrite, DoublesAreBareNumbersWithAFractionOrAnExponent) {
+  EXPECT_EQ(to_json(Value(1.5)), "1.5");
+  EXPECT_EQ(to_json(Value(0.1)), "0.1");
+  EXPECT_EQ(to_json(Value(1.0)), "1.0");  // "1" would read back as an int
+  EXPECT_EQ(to_json(Value(-0.0)), "-0.0");
+  EXPECT_EQ(to_json(Value(1e100)), "1e+100");
+  EXPECT_EQ(to_json(Value(5e-324)), "5e-324");
+  EXPECT_EQ(to_json(Value(DBL_MAX)), "1.7976931348623157e+308");
+  EXPECT_EQ(to_json(Value::array({2.0, 2, Value::i8(2)})), R"([2.0,2,{"$i8":2}])");
+  for (double d : {1.0, -0.0, 1e100, 5e-324, 0.1, 123456789.0}) {
+    Result<Value> back = value_from_json(to_json(Value(d)));
+    ASSERT_TRUE(back) << d;
+    ASSERT_TRUE(back->is_double()) << d;
+    EXPECT_EQ(std::signbit(back->as_double()), std::signbit(d));
+    EXPECT_EQ(back->as_double(), d);
+  }
 }
 
 TEST(JsonFormWrite, NonFiniteDoublesAreOutputOnlyStrings) {
@@ -232,7 +240,7 @@ TEST(JsonFormWrite, Pretty) {
       "a": [
         true
       ],
-      "b": {"$double": 2.5}
+      "b": 2.5
     },
     {
       "$struct": {

@@ -53,6 +53,7 @@
  *  options structs and threads are in the comment at the top of this header and in
  *  docs/c-api.md. */
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h> /* strlen, for cw_arg_cstring */
@@ -201,7 +202,9 @@ CALLWIRE_API cw_status cw_value_get_int(const cw_value* value, int32_t* out);
 /** Accepts an i8 and also an int (widened), as the C++ as_i8 does. */
 CALLWIRE_API cw_status cw_value_get_i8(const cw_value* value, int64_t* out);
 CALLWIRE_API cw_status cw_value_get_double(const cw_value* value, double* out);
-/** The string's bytes, borrowed (rule 3) and NOT NUL-terminated: use `*len_out`. */
+/** The string's bytes, borrowed (rule 3), NUL-terminated (printf("%s") is safe) with the length
+ *  in `*len_out`. A string may hold a NUL byte of its own (JSON-RPC's "\u0000"; XML cannot carry
+ *  one): "%s" then stops there, the length does not. */
 CALLWIRE_API cw_status cw_value_get_string(const cw_value* value, const char** data_out,
                                            size_t* len_out);
 CALLWIRE_API cw_status cw_value_get_datetime(const cw_value* value, cw_datetime* out);
@@ -489,7 +492,8 @@ static inline cw_out cw_out_double(double* d) {
   o.u.d = d;
   return o;
 }
-/** Borrowed from the value read (rule 3), NOT NUL-terminated: use the length. */
+/** Borrowed from the value read (rule 3), NUL-terminated, with its length (as
+ *  cw_value_get_string). */
 static inline cw_out cw_out_string(const char** data, size_t* len) {
   cw_out o;
   o.kind = CW_OUT_STRING;
@@ -668,7 +672,8 @@ typedef enum cw_dialect {
 
 /** Accepts (non-zero) or refuses (0, answered with HTTP 401) HTTP Basic credentials. Runs on
  *  the server's threads, possibly several at once. The strings are borrowed for the call and
- *  NOT NUL-terminated: use the lengths. */
+ *  NUL-terminated, their lengths given too (a name or password holding a NUL byte is refused
+ *  only if you compare the lengths: do). */
 typedef int (*cw_auth_fn)(const char* user, size_t user_len, const char* password,
                           size_t password_len, void* user_data);
 
@@ -680,7 +685,7 @@ CALLWIRE_API int cw_constant_time_equal(const char* given, size_t given_len, con
                                         size_t expected_len);
 
 /** What the server says of each answered request (cw_server_options.access_log). Every
- *  string is borrowed for the callback only and NOT NUL-terminated: use its length. The texts
+ *  string is borrowed for the callback only and NUL-terminated, its length given too. The texts
  *  a peer chooses (peer, which SCGI's REMOTE_ADDR or a trusted proxy may name; user; method)
  *  come escaped, ready to print: every byte but printable ASCII, and the space, '"' and the
  *  backslash, is written "\xHH" (a method "a\nb" arrives as "a\x0Ab"), so no peer can forge a
@@ -702,6 +707,9 @@ typedef struct cw_access_log_entry {
 /** Receives every access log entry. Runs on the server's threads, possibly several at once:
  *  it must be thread-safe and quick (it delays the answer's connection). */
 typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_data);
+
+/** Called by system.shutdown (cw_server_options.shutdown). */
+typedef void (*cw_shutdown_fn)(const char* comment, size_t comment_len, void* user_data);
 
 /** Which message a cw_trace_event is. */
 typedef enum cw_trace_kind {
@@ -795,7 +803,7 @@ typedef struct cw_server_options {
   size_t max_multicall_calls;  /**< calls in one system.multicall; default 1000 */
   cw_dialect dialect;          /**< default CW_DIALECT_AUTO */
   int disable_introspection;   /**< non-zero: no system.listMethods, methodSignature, ... */
-  int enable_shutdown;         /**< non-zero: system.shutdown stops the server */
+  int enable_shutdown;         /**< non-zero: system.shutdown stops the server (see shutdown) */
   const char* tls_cert_file;   /**< PEM certificate chain; with tls_key_file: HTTPS */
   const char* tls_key_file;    /**< PEM private key */
   cw_auth_fn authenticate;     /**< NULL: no authentication */
@@ -889,6 +897,13 @@ typedef struct cw_server_options {
    *  CALLWIRE_TRACE decides (off unless set). */
   cw_trace_fn trace;
   void* trace_data; /**< passed to trace */
+  /** xmlrpc-c's set_shutdown: what system.shutdown does. Called with the caller's comment
+   *  (NUL-terminated, "" when none) on the server's threads, then answered 0; it may call
+   *  cw_server_stop, log, or set a flag for the program. Set, system.shutdown is offered
+   *  whatever enable_shutdown says; guard it with authenticate. NULL: enable_shutdown
+   *  decides. */
+  cw_shutdown_fn shutdown;
+  void* shutdown_data; /**< passed to shutdown */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1115,14 +1130,16 @@ CALLWIRE_API const char* cw_call_user(cw_call* call);
  *  form ("CN=alice,O=Example"); "" when none. NUL-terminated. */
 CALLWIRE_API const char* cw_call_tls_subject(cw_call* call);
 /** The first request header field named `name` (ASCII case-insensitive): its value, borrowed
- *  and NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND. */
+ *  for the handler's call, NUL-terminated, its length in `*len_out`. CW_OK,
+ *  CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND. */
 CALLWIRE_API cw_status cw_call_header(cw_call* call, const char* name, const char** value_out,
                                       size_t* len_out);
 /** The number of request header fields (every field as received, repeated ones included;
  *  none for a packet stream or a call without HTTP). */
 CALLWIRE_API size_t cw_call_header_count(cw_call* call);
-/** The `index`-th request header field, in the order received: name and value, borrowed and
- *  NOT NUL-terminated. CW_OK, CW_INVALID_ARGUMENT (NULL), CW_NOT_FOUND (index past the end). */
+/** The `index`-th request header field, in the order received: name and value, borrowed for
+ *  the handler's call and NUL-terminated, with their lengths. CW_OK, CW_INVALID_ARGUMENT
+ *  (NULL), CW_NOT_FOUND (index past the end). */
 CALLWIRE_API cw_status cw_call_header_at(cw_call* call, size_t index, const char** name_out,
                                          size_t* name_len_out, const char** value_out,
                                          size_t* value_len_out);
@@ -1146,7 +1163,7 @@ CALLWIRE_API cw_status cw_call_param_bool(cw_call* call, size_t index, int* out)
 CALLWIRE_API cw_status cw_call_param_int(cw_call* call, size_t index, int32_t* out);
 CALLWIRE_API cw_status cw_call_param_i8(cw_call* call, size_t index, int64_t* out);
 CALLWIRE_API cw_status cw_call_param_double(cw_call* call, size_t index, double* out);
-/** The string, borrowed, NOT NUL-terminated. */
+/** The string, borrowed, NUL-terminated, its length in `*len_out` (as cw_value_get_string). */
 CALLWIRE_API cw_status cw_call_param_string(cw_call* call, size_t index, const char** data_out,
                                             size_t* len_out);
 CALLWIRE_API cw_status cw_call_param_datetime(cw_call* call, size_t index, cw_datetime* out);
@@ -1379,6 +1396,8 @@ typedef struct cw_client_options {
    *  CALLWIRE_TRACE decides (off unless set). */
   cw_trace_fn trace;
   void* trace_data; /**< passed to trace */
+  /** xmlrpc-c's interrupt flag (see cw_client_set_interrupt); NULL: none. */
+  volatile sig_atomic_t* interrupt;
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -1444,6 +1463,18 @@ CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing,
 /** Waits for the client's asynchronous calls in flight to end (each by its deadline), then
  *  frees it. NULL: does nothing. Not from a completion callback of this client. */
 CALLWIRE_API void cw_client_free(cw_client* client);
+
+/** xmlrpc-c's xmlrpc_client_set_interrupt: `flag` is set by a signal handler (which does
+ *  nothing else: setting a volatile sig_atomic_t is all a handler may safely do), and while it
+ *  is non-zero the client's synchronous calls (cw_client_call and its variants, multicall,
+ *  batch) end with CW_CANCELLED "the call was interrupted": one waiting ends within 50 ms of
+ *  it being set, whichever thread got the signal; one made after fails at once, before
+ *  sending. Clear the flag for calls to go on. NULL removes it. The flag must outlive the
+ *  client. Thread-safe (a call already waiting keeps the flag it started with).
+ *
+ *  Async-signal-safe functions of this API, callable from a signal handler: cw_server_stop,
+ *  and none other; set a flag (this one) for anything else. */
+CALLWIRE_API void cw_client_set_interrupt(cw_client* client, volatile sig_atomic_t* flag);
 
 /** The status line and header fields of a server's HTTP answer, filled by the calls given it
  *  in cw_call_options.response_head (a 401's WWW-Authenticate, a 503's Retry-After, a

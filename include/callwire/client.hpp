@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -161,6 +162,13 @@ struct ClientOptions {
   /// new connection, blocking it meanwhile (give a numeric address where that matters).
   /// Client::create_group refuses it. See docs/event-loop.md.
   bool host_loop = false;
+  /// xmlrpc-c's interrupt flag (xmlrpc_client_set_interrupt): a flag that a signal handler
+  /// sets, and nothing else does. While it is non-zero, synchronous calls (call, call_named,
+  /// multicall, batch) end with Errc::Cancelled "the call was interrupted": one waiting ends
+  /// within 50 ms of it being set, whichever thread the signal went to; one made after fails
+  /// at once, before sending. The caller clears it for calls to go on. Null: none. Borrowed:
+  /// it must outlive the client. Also Client::set_interrupt.
+  const volatile std::sig_atomic_t* interrupt = nullptr;
   /// A wire trace: called with each request sent and each answer received, head and body
   /// (callwire/trace.hpp). Empty: CALLWIRE_TRACE decides (off unless set). Thread-safety: it
   /// runs on the calling thread or the I/O thread, one message at a time per connection.
@@ -505,6 +513,10 @@ class CALLWIRE_API Client {
   /// here, on the host's thread, and may start new calls), deadlines and cancellations. Not
   /// from inside a `done` of this client (it is not re-entrant).
   void process();
+
+  /// Sets (or, with null, removes) the interrupt flag, as ClientOptions::interrupt. Thread-safe;
+  /// a call already waiting keeps the flag it started with.
+  void set_interrupt(const volatile std::sig_atomic_t* flag) noexcept;
 
   /// Starts a call and returns at once; the future becomes ready with its result.
   std::future<Result<Value>> async_call(std::string_view method, std::vector<Value> params,

@@ -196,6 +196,12 @@ struct ServerOptions {
   bool introspection = true;  ///< system.listMethods, methodSignature, methodHelp, methodExist
   size_t max_multicall_calls = 1000;  ///< calls in one system.multicall
   bool enable_shutdown = false;       ///< system.shutdown stops the server
+  /// xmlrpc-c's set_shutdown: what system.shutdown does. Called with the caller's comment ("" when
+  /// none) on the server's threads, then answered 0; it decides: Server::stop() stops (safe from
+  /// a handler), a thrown FaultError refuses with that fault, anything else (logging, a flag for
+  /// the main loop) is the program's. Set, system.shutdown is offered whatever enable_shutdown
+  /// says. Guard it with authenticate: whoever can call the server can call it.
+  std::function<void(std::string_view comment)> on_shutdown;
   /// Responses at least this large are gzipped (level 1) when the client accepts gzip and it
   /// makes them smaller; 0 (the default, as nginx's) never. Gzip runs at about 100 MB/s where
   /// the rest of a call runs at GB/s: on loopback or a LAN it only makes calls slower. Turn it

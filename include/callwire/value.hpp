@@ -248,8 +248,8 @@ class CALLWIRE_API Value {
   [[noreturn]] static void throw_unrepresentable_integer();
 
   // Layout: raw_[0] the Type. Text (string, bytes): raw_[1] is 0 for a heap block whose pointer
-  // is at raw_+8 (raw_[2] set when it is a page mapping of its own), or length+1 for up to 14
-  // bytes stored inline at raw_+2. int32 and boolean at
+  // is at raw_+8 (raw_[2] set when it is a page mapping of its own), or length+1 for up to 13
+  // bytes stored inline at raw_+2; a NUL always follows the text. int32 and boolean at
   // raw_+4; i8, double and container pointers at raw_+8; a DateTime packed into raw_+1..15.
   alignas(8) unsigned char raw_[16];
 };

@@ -112,6 +112,7 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   if (CW_HAS_FIELD(o, cw_client_options, host_loop)) out.host_loop = o->host_loop != 0;
   if (CW_HAS_FIELD(o, cw_client_options, trace_data) && o->trace)
     out.trace = c_trace_hook(o->trace, o->trace_data);
+  if (CW_HAS_FIELD(o, cw_client_options, interrupt)) out.interrupt = o->interrupt;
   if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
     out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;
@@ -295,6 +296,10 @@ cw_status cw_client_adopt(int fd, cw_framing framing, const cw_client_options* o
 }
 
 void cw_client_free(cw_client* client) { delete client; }
+
+void cw_client_set_interrupt(cw_client* client, volatile sig_atomic_t* flag) {
+  if (client) client->client.set_interrupt(flag);
+}
 
 size_t cw_client_probe(cw_client* client, uint32_t wait_ms) {
   if (!client) return 0;

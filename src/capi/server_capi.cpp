@@ -1,8 +1,10 @@
 // callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
 // cw_call, what a C handler sees of its call (a C++ Handler adapts it).
+#include <string.h>  // explicit_bzero
 #include <unistd.h>
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.hpp"
 #include "callwire/cgi.hpp"
 #include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
@@ -48,6 +51,15 @@ struct cw_call {
   std::optional<Fault> fault;      // set by cw_call_fault: wins over everything
   std::string param_error;         // the -32602 message of the last failed cw_call_param_*
   std::string method, peer, user, tls_subject;  // NUL-terminated copies, made when asked for
+  // The request's header fields as NUL-terminated copies (name, value), made when first asked
+  // for (they are views into the receive buffer). A deque: its strings never move.
+  std::deque<std::pair<std::string, std::string>> headers;
+  const std::deque<std::pair<std::string, std::string>>& header_copies() {
+    if (headers.empty())
+      for (const callwire::HeaderField& f : context.headers())
+        headers.emplace_back(f.name, f.value);
+    return headers;
+  }
 
   cw_call(callwire::Params p, CallContext& c) : params(p), context(c) {}
 };
@@ -98,7 +110,11 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   if (o->authenticate) {
     out.authenticate = [fn = o->authenticate, data = o->authenticate_data](
                            std::string_view user, std::string_view password) {
-      return fn(user.data(), user.size(), password.data(), password.size(), data) != 0;
+      // Copied so that the callback gets them NUL-terminated; the password's copy is wiped.
+      std::string u(user), p(password);
+      const bool ok = fn(u.c_str(), u.size(), p.c_str(), p.size(), data) != 0;
+      explicit_bzero(p.data(), p.size());
+      return ok;
     };
   }
   if (o->realm) out.realm = o->realm;
@@ -186,16 +202,24 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   }
   if (CW_HAS_FIELD(o, cw_server_options, trace_data) && o->trace)
     out.trace = c_trace_hook(o->trace, o->trace_data);
+  if (CW_HAS_FIELD(o, cw_server_options, shutdown_data) && o->shutdown) {
+    out.on_shutdown = [fn = o->shutdown, data = o->shutdown_data](std::string_view comment) {
+      const std::string text(comment);  // NUL-terminated for C
+      fn(text.c_str(), text.size(), data);
+    };
+  }
   if (CW_HAS_FIELD(o, cw_server_options, access_log_data) && o->access_log) {
     out.access_log = [fn = o->access_log,
                       data = o->access_log_data](const callwire::AccessLogEntry& e) {
+      // Copied so that the callback gets them NUL-terminated.
+      const std::string peer(e.peer), user(e.user), method(e.method);
       cw_access_log_entry c;
-      c.peer = e.peer.data();
-      c.peer_len = e.peer.size();
-      c.user = e.user.data();
-      c.user_len = e.user.size();
-      c.method = e.method.data();
-      c.method_len = e.method.size();
+      c.peer = peer.c_str();
+      c.peer_len = peer.size();
+      c.user = user.c_str();
+      c.user_len = user.size();
+      c.method = method.c_str();
+      c.method_len = method.size();
       c.http_status = e.http_status;
       c.fault_code = e.fault_code;
       c.request_bytes = e.request_bytes;
@@ -585,11 +609,13 @@ const char* cw_call_tls_subject(cw_call* call) {
 
 cw_status cw_call_header(cw_call* call, const char* name, const char** value_out, size_t* len_out) {
   if (!call || !name || !value_out || !len_out) return CW_INVALID_ARGUMENT;
-  const callwire::HeaderField* field = call->context.find_header(name);
-  if (!field) return CW_NOT_FOUND;
-  *value_out = field->value.data();
-  *len_out = field->value.size();
-  return CW_OK;
+  for (const auto& [field_name, value] : call->header_copies()) {
+    if (!callwire::base::iequals(field_name, name)) continue;
+    *value_out = value.c_str();
+    *len_out = value.size();
+    return CW_OK;
+  }
+  return CW_NOT_FOUND;
 }
 
 size_t cw_call_header_count(cw_call* call) { return call ? call->context.headers().size() : 0; }
@@ -599,12 +625,12 @@ cw_status cw_call_header_at(cw_call* call, size_t index, const char** name_out,
   if (!call || !name_out || !name_len_out || !value_out || !value_len_out) {
     return CW_INVALID_ARGUMENT;
   }
-  std::span<const callwire::HeaderField> fields = call->context.headers();
+  const auto& fields = call->header_copies();
   if (index >= fields.size()) return CW_NOT_FOUND;
-  *name_out = fields[index].name.data();
-  *name_len_out = fields[index].name.size();
-  *value_out = fields[index].value.data();
-  *value_len_out = fields[index].value.size();
+  *name_out = fields[index].first.c_str();
+  *name_len_out = fields[index].first.size();
+  *value_out = fields[index].second.c_str();
+  *value_len_out = fields[index].second.size();
   return CW_OK;
 }
 

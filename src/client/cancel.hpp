@@ -17,6 +17,8 @@ namespace callwire::detail {
 
 /// What a cancelled call ends with.
 inline Error cancelled_error() { return Error(Errc::Cancelled, "the call was cancelled"); }
+/// A synchronous call ended by ClientOptions::interrupt.
+inline Error interrupted_error() { return Error(Errc::Cancelled, "the call was interrupted"); }
 
 /// A synchronous call's watch on its token: while it lives, request_stop() from any thread
 /// signals wake_fd(), which the call polls beside its socket. Ownership: owns its registration;

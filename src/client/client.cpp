@@ -81,6 +81,8 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::unique_ptr<ClientConnection> take() { return pool->take(); }
   void give_back(std::unique_ptr<ClientConnection> c) { pool->give_back(std::move(c)); }
   std::atomic<uint64_t> next_id{1};  // JSON-RPC ids
+  // ClientOptions::interrupt, or what set_interrupt set since.
+  std::atomic<const volatile std::sig_atomic_t*> interrupt{nullptr};
 
   bool json() const noexcept { return settings.protocol == Protocol::JsonRpc; }
   // Writes the whole request into `out`, its body by `write_body(Buffer&) -> Status`, its head
@@ -281,25 +283,39 @@ Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t
                                      std::vector<CallResult>* batch_out) {
   if (call.response_head) *call.response_head = HttpHead();
   detail::SyncCancel cancel(call.cancel);
-  if (cancel.requested()) {  // nothing sent: the connection stays good for the next call
-    give_back(std::move(c));
-    return detail::cancelled_error();
+  const volatile std::sig_atomic_t* const interrupt = this->interrupt.load();
+  if (cancel.requested() || (interrupt && *interrupt)) {
+    give_back(std::move(c));  // nothing sent: the connection stays good for the next call
+    return cancel.requested() ? detail::cancelled_error() : detail::interrupted_error();
   }
   c->set_head_out(call.response_head);
-  // A cancellable call polls its socket beside the waker; the others block in send and recv.
+  // A cancellable or interruptible call polls its socket (beside the waker, or in slices that
+  // look at the flag: a signal may wake another thread, never this one); the others block in
+  // send and recv.
+  constexpr std::chrono::milliseconds kInterruptSlice{50};
   std::optional<Clock::time_point> blocking_until;
-  if (!cancel.watching()) blocking_until = deadline;
+  if (!cancel.watching() && !interrupt) blocking_until = deadline;
   for (int attempt = 0;; ++attempt) {
     c->begin(offset, blocking_until);
     bool ended = false;
     while (!ended) {
       ClientConnection::Wait w = c->step();
       if (w == ClientConnection::Wait::None) break;
-      switch (
-          net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, deadline, cancel.wake_fd())) {
+      const Clock::time_point until =
+          interrupt ? std::min(deadline, Clock::now() + kInterruptSlice) : deadline;
+      switch (net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, until, cancel.wake_fd())) {
         case net::WaitResult::Ready:
+          if (interrupt && *interrupt) {
+            c->fail(detail::interrupted_error());
+            break;
+          }
           continue;
         case net::WaitResult::Timeout:
+          if (interrupt && *interrupt) {
+            c->fail(detail::interrupted_error());
+            break;
+          }
+          if (until < deadline) continue;  // a slice, not the deadline
           c->fail(Error(Errc::Timeout, "no answer before the deadline"));
           break;
         case net::WaitResult::Woken:
@@ -449,6 +465,7 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.protocol = protocol;
   s.max_response_size = o.max_response_size;
   s.trace = trace::chosen(o.trace);
+  impl->interrupt.store(o.interrupt);
   s.url_text = impl->url_text;
   if (impl->adopted) s.adopted_fd = &impl->adopted_fd;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
@@ -714,6 +731,12 @@ std::chrono::milliseconds Client::loop_timeout() {
   if (!impl_->options.host_loop) return std::chrono::milliseconds(-1);
   AsyncEngine& engine = impl_->engine();
   return std::chrono::milliseconds(engine.ok() ? engine.timeout_ms() : -1);
+}
+
+void Client::set_interrupt(const volatile std::sig_atomic_t* flag) noexcept {
+  impl_->interrupt.store(flag);
+  if (impl_->group)
+    for (Client& member : impl_->group->members()) member.set_interrupt(flag);
 }
 
 void Client::process() {

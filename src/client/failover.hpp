@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,7 @@ class Failover {
   void run_async(std::string method, const CallOptions& call, AsyncAttempt attempt, Done done);
 
   Client& first() noexcept { return members_.front(); }
+  std::span<Client> members() noexcept { return members_; }
   const std::string& urls() const noexcept { return urls_; }
   size_t probe(std::chrono::milliseconds wait);
 

@@ -394,7 +394,7 @@ Value CallCore::run_system(const SystemMethod& method, Params params, CallContex
     case SystemId::GetCapabilities:
       return capabilities_;
     case SystemId::Shutdown:
-      options_.on_shutdown();
+      options_.on_shutdown(params.empty() ? std::string_view() : params[0].as_string());
       return Value(0);
   }
   throw FaultError(fault_code::kInternalError, "unhandled system method");

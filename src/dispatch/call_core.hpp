@@ -29,8 +29,9 @@ struct CallCoreOptions {
   bool introspection = true;
   /// More calls in one system.multicall: the whole call gets fault -32600.
   size_t max_multicall_calls = 1000;
-  /// Non-empty: system.shutdown exists and calls it (from the thread running the dispatch).
-  std::function<void()> on_shutdown;
+  /// Non-empty: system.shutdown exists and calls it (from the thread running the dispatch)
+  /// with the caller's comment, "" when none.
+  std::function<void(std::string_view comment)> on_shutdown;
 };
 
 /// The core's way into CallContext's private members (adapters and transports use it too).

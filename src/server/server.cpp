@@ -219,7 +219,10 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   json_limits = o.json_limits.following(o.max_body);
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
-  if (o.enable_shutdown) core.dispatch.core.on_shutdown = [&server] { server.stop(); };
+  if (o.on_shutdown)
+    core.dispatch.core.on_shutdown = o.on_shutdown;
+  else if (o.enable_shutdown)
+    core.dispatch.core.on_shutdown = [&server](std::string_view) { server.stop(); };
   if (o.cors_allow_origin.size() > 1024 || !http::syntax::is_field_value(o.cors_allow_origin))
     return Error(Errc::InvalidArgument,
                  "cors_allow_origin must be a header field value of at most 1024 bytes");

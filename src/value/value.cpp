@@ -147,7 +147,7 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
     return reinterpret_cast<char*>(out.raw_ + 2);
   }
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);  // stays nil if the allocation throws
-  const size_t block_size = sizeof(size_t) + size;
+  const size_t block_size = sizeof(size_t) + size + 1;  // + 1: the NUL after the text
   const bool mapped = detail::value_text_mapped(block_size);
   char* block = static_cast<char*>(mapped ? detail::value_map_text(block_size)
                                           : detail::value_alloc(block_size));
@@ -156,7 +156,9 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
   out.raw_[1] = 0;
   out.raw_[2] = mapped ? 1 : 0;
   std::memcpy(out.raw_ + 8, &block, sizeof block);
-  return block + sizeof(size_t);
+  char* text = block + sizeof(size_t);
+  text[size] = '\0';
+  return text;
 }
 
 uint64_t detail::struct_index_probes(const Value& v) noexcept {

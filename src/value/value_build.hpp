@@ -43,7 +43,9 @@ size_t value_cache_limit() noexcept;
 using AllocFailHook = bool (*)();
 void set_value_alloc_hook(AllocFailHook hook) noexcept;
 
-inline constexpr size_t kInlineTextMax = 14;
+/// Texts this short are stored in the Value itself; 13, not the 14 bytes there is room for, so
+/// that a zero byte always follows: every text is NUL-terminated (the C API hands them out so).
+inline constexpr size_t kInlineTextMax = 13;
 inline constexpr uint32_t kIndexThreshold = 8;
 
 struct ArrayHeader {
@@ -98,7 +100,7 @@ struct ValueAccess {
   }
 
   /// A string or bytes Value whose `size` bytes the caller fills in through the returned
-  /// pointer. `out` must be nil.
+  /// pointer (a NUL follows them already). `out` must be nil.
   static char* make_text(Value& out, Type type, size_t size);
 
   /// An array made by moving `count` values out of `items` (left as nil, not destroyed: the
@@ -122,6 +124,7 @@ struct ValueAccess {
       char* block;
       std::memcpy(&block, v.raw_ + 8, sizeof block);
       std::memcpy(block, &size, sizeof size);
+      block[sizeof size + size] = '\0';
     }
   }
 };

@@ -87,9 +87,10 @@ static cw_status whoami(cw_call* call, void* user_data) {
   size_t tag_len = 0;
   (void)user_data;
   if (cw_call_header(call, "x-tag", &tag, &tag_len) != CW_OK) tag_len = 0;
-  snprintf(text, sizeof text, "%s|%s%s|%.*s|%s", cw_call_peer(call), cw_call_user(call),
+  if (tag[tag_len] != '\0') tag = "not NUL-terminated"; /* "%s" must be safe */
+  snprintf(text, sizeof text, "%s|%s%s|%s|%s", cw_call_peer(call), cw_call_user(call),
            cw_call_tls_subject(call), /* "" without mutual TLS */
-           (int)tag_len, tag, cw_call_method(call));
+           tag, cw_call_method(call));
   return cw_call_return_string(call, text, strlen(text));
 }
 
@@ -104,7 +105,11 @@ static cw_status all_headers(cw_call* call, void* user_data) {
   if ((st = cw_value_new_array(&array))) return st;
   for (i = 0; i < count; ++i) {
     if ((st = cw_call_header_at(call, i, &name, &name_len, &value, &value_len))) break;
-    snprintf(text, sizeof text, "%.*s: %.*s", (int)name_len, name, (int)value_len, value);
+    if (name[name_len] != '\0' || value[value_len] != '\0') {
+      st = CW_INVALID_ARGUMENT; /* "%s" must be safe */
+      break;
+    }
+    snprintf(text, sizeof text, "%s: %s", name, value);
     if ((st = cw_value_new_cstring(text, &line)) || (st = cw_value_array_append(array, line))) {
       cw_value_free(line);
       break;
@@ -169,8 +174,9 @@ static cw_status count_call(cw_call* call, void* user_data) {
 static int check_password(const char* user, size_t user_len, const char* password,
                           size_t password_len, void* user_data) {
   (void)user_data;
-  return user_len == 5 && memcmp(user, "alice", 5) == 0 && password_len == 6 &&
-         memcmp(password, "secret", 6) == 0;
+  /* NUL-terminated, so strcmp is safe. */
+  return user[user_len] == '\0' && password[password_len] == '\0' && user_len == 5 &&
+         strcmp(user, "alice") == 0 && password_len == 6 && strcmp(password, "secret") == 0;
 }
 
 /* person(name, age) -> {"name": name, "age": age, "tags": ["c", "api"]}, answered with a
@@ -959,9 +965,11 @@ static void log_access(const cw_access_log_entry* e, void* user_data) {
   ++log->entries;
   if (e->http_status == 200) ++log->answered_200;
   if (e->http_status == 404) ++log->refused_404;
-  if (e->method_len == 10 && memcmp(e->method, "sample.add", 10) == 0 && e->fault_code == 0 &&
-      e->request_bytes > 0 && e->response_bytes > 0 && e->duration_ns >= 0 && e->peer_len == 4 &&
-      memcmp(e->peer, "unix", 4) == 0)
+  /* NUL-terminated, so strcmp is safe. */
+  if (e->method[e->method_len] == '\0' && e->peer[e->peer_len] == '\0' &&
+      e->user[e->user_len] == '\0' && strcmp(e->method, "sample.add") == 0 && e->fault_code == 0 &&
+      e->request_bytes > 0 && e->response_bytes > 0 && e->duration_ns >= 0 &&
+      strcmp(e->peer, "unix") == 0)
     ++log->saw_add;
   pthread_mutex_unlock(&log->lock);
 }

@@ -237,8 +237,26 @@ static void test_strings_and_bytes(void) {
 
   CHECK_STATUS(cw_value_new_string(NULL, 0, &v), CW_OK);
   CHECK_STATUS(cw_value_get_string(v, &s, &n), CW_OK);
-  CHECK(n == 0 && s != NULL);
+  CHECK(n == 0 && s != NULL && s[0] == '\0');
   cw_value_free(v);
+
+  /* Every string handed out is NUL-terminated, whatever its length: kept in the value (up to
+   * 13 bytes), in a block of its own, or in a page mapping (from 128 KiB), and also when it
+   * was built from bytes with no NUL after them. */
+  {
+    static const size_t lengths[] = {1, 13, 14, 15, 16, 100, 200000};
+    size_t i, k;
+    char* text = (char*)malloc(200001);
+    CHECK(text != NULL);
+    for (i = 0; text && i < sizeof lengths / sizeof lengths[0]; ++i) {
+      for (k = 0; k < lengths[i] + 1; ++k) text[k] = 'a' + (char)(k % 26);
+      CHECK_STATUS(cw_value_new_string(text, lengths[i], &v), CW_OK);
+      CHECK_STATUS(cw_value_get_string(v, &s, &n), CW_OK);
+      CHECK(n == lengths[i] && s[n] == '\0' && strlen(s) == n);
+      cw_value_free(v);
+    }
+    free(text);
+  }
 
   CHECK_STATUS(cw_value_new_bytes(raw, sizeof raw, &v), CW_OK);
   CHECK(cw_value_type(v) == CW_TYPE_BYTES);

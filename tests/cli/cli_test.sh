@@ -197,8 +197,33 @@ expect_rc 2 "call --named with two PARAMs"
 expect_match "$err" "--named takes one PARAM, a struct" "call --named: one struct"
 run call --json-rpc --named --notify "$url" sample.add '{}'
 expect_rc 2 "--named with --notify"
-run call --json-rpc --pretty "$url" sample.add 1 1
-expect_rc 2 "--pretty with --json-rpc"
+run call --json-rpc --pretty "jsonrpc+$url" echo '{"a":[1,{}],"b":"x,y:[z]"}' '[]'
+expect_rc 0 "--pretty with --json-rpc"
+expect_eq "$out" $'[\n  {\n    "a": [\n      1,\n      {}\n    ],\n    "b": "x,y:[z]"\n  },\n  []\n]' \
+  "--pretty with --json-rpc: plain JSON indented"
+# Parameters from a file (@FILE) and from standard input (-), each less its final line break.
+printf 'struct/{moe:i/1,larry:i/2,curly:i/3}\n' >"$tmp/param.txt"
+run call "$url" validator1.easyStructTest "@$tmp/param.txt"
+expect_rc 0 "call @FILE"
+expect_eq "$out" "6" "call @FILE"
+printf '[40, 2]\n' | "$bin" call --json-rpc "$url" echo - '"after"' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect_rc 0 "call - (standard input)"
+expect_eq "$(cat "$tmp/out")" '[[40,2],"after"]' "call - (standard input)"
+run call "$url" echo - - </dev/null
+expect_rc 2 "call - twice"
+expect_match "$err" "parameter 2 \(-\): standard input was read already" "call - twice"
+run call "$url" echo "@$tmp/no-such-file"
+expect_rc 2 "call @FILE missing"
+expect_match "$err" "parameter 1 \(@.*no-such-file\): cannot read .*No such file" "call @FILE missing"
+# A bare number goes as a string, as in xmlrpc-c; call says so once, and how to send a number.
+run call "$url" echo 5 2.5 s/7
+expect_rc 0 "call with a bare number"
+expect_eq "$out" '["5","2.5","7"]' "call with a bare number: strings"
+expect_eq "$err" 'callwire: note: parameter 1, 5, is sent as the string "5" (write i/5 for an int, s/5 to keep the string and this note quiet)' \
+  "call with a bare number: the note"
+run call "$url" echo i/5 s/5 five
+expect_eq "$err" "" "call with no bare number: no note"
 # --cors-allow-origin and --cors-max-age: a browser's preflight, answered.
 cors=$(python3 -c '
 import sys, urllib.request
@@ -238,7 +263,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
         with open(sys.argv[1], "w") as f:
-            f.write("%s\n%s\n" % (self.headers["Authorization"], self.headers["User-Agent"]))
+            f.write("%s\n%s\n%s\n%s\n" % (self.headers["Authorization"], self.headers["User-Agent"],
+                                        self.headers["X-Request-Id"], self.headers["X-Tenant"]))
         body = b"<methodResponse><params><param><value><int>1</int></value></param></params></methodResponse>"
         self.send_response(200)
         self.send_header("Content-Type", "text/xml")
@@ -252,12 +278,45 @@ s.handle_request()
 ' "$tmp/headers" >"$tmp/py_port" &
 py_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/py_port" ] && break; sleep 0.1; done
-run call --authorization "Bearer t0k3n" --user-agent "cli-test/1" \
-  "http://127.0.0.1:$(cat "$tmp/py_port")/RPC2" any.method
-expect_rc 0 "call --authorization --user-agent"
+run call --authorization "Bearer t0k3n" --user-agent "cli-test/1" --header "X-Request-Id: 42" \
+  --header "X-Tenant:acme " "http://127.0.0.1:$(cat "$tmp/py_port")/RPC2" any.method
+expect_rc 0 "call --authorization --user-agent --header"
 wait "$py_pid" 2>/dev/null
 expect_eq "$(cat "$tmp/headers" 2>/dev/null)" "Bearer t0k3n
-cli-test/1" "--authorization and --user-agent sent"
+cli-test/1
+42
+acme" "--authorization, --user-agent and --header sent"
+run call --header "no colon" http://127.0.0.1:9/RPC2 any.method
+expect_rc 2 "--header without a colon"
+expect_match "$err" "--header no colon: write it as 'Name: value'" "--header without a colon"
+
+# --- Ctrl-C during a call: the call ends at once and the command exits 130. The server
+# accepts and never answers.
+python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept()
+time.sleep(20)
+' >"$tmp/silent_port" &
+silent_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/silent_port" ] && break; sleep 0.1; done
+"$bin" call --timeout 20 "http://127.0.0.1:$(cat "$tmp/silent_port")/RPC2" any.method \
+  >"$tmp/out" 2>"$tmp/err" &
+call_pid=$!
+sleep 0.5
+start=$SECONDS
+kill -INT "$call_pid"
+wait "$call_pid"
+rc=$?
+err=$(cat "$tmp/err")
+expect_rc 130 "call interrupted by SIGINT"
+expect_eq "$err" "callwire: interrupted" "call interrupted by SIGINT: stderr"
+((SECONDS - start <= 3)) || fail "call interrupted by SIGINT: took $((SECONDS - start)) s"
+kill "$silent_pid" 2>/dev/null
+wait "$silent_pid" 2>/dev/null
 
 # --- TLS: CAs from hashed directories (openssl rehash), the minimum version, cipher lists,
 # and a refused client certificate in the server's log.

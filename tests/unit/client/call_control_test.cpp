@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <future>
 #include <stop_token>
 #include <string>
@@ -168,6 +169,49 @@ TEST(Cancel, ASynchronousCallFromAnotherThread) {
     EXPECT_EQ(server.accepts(), accepts);
   }
   EXPECT_EQ(testing::open_fds(), fds);
+}
+
+// xmlrpc-c's interrupt pattern: a flag that a signal handler sets ends a waiting call, even
+// when the signal went to another thread (here: set from another thread, with no signal to
+// wake the caller at all), and stops the calls after it until cleared.
+TEST(Interrupt, AFlagEndsAWaitingCallAndTheCallsAfterIt) {
+  std::atomic<int> closed{0};
+  FakeServer server = silent(&closed);
+  static volatile std::sig_atomic_t flag = 0;
+  flag = 0;
+  ClientOptions o;
+  o.timeout = 20s;
+  o.interrupt = &flag;
+  Client client(server.url(), o);
+  std::thread interrupter([] {
+    std::this_thread::sleep_for(200ms);
+    flag = 1;
+  });
+  auto start = Clock::now();
+  auto r = client.call("x");
+  auto took = Clock::now() - start;
+  interrupter.join();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Cancelled);
+  EXPECT_EQ(r.error().message, "the call was interrupted");
+  EXPECT_GE(took, 150ms);
+  EXPECT_LT(took, 2s);  // within a slice or so of the flag, long before the 20 s deadline
+  // While it is set, a call fails at once, sending nothing.
+  int accepts = server.accepts();
+  start = Clock::now();
+  EXPECT_EQ(client.call("x").error().code, Errc::Cancelled);
+  EXPECT_LT(Clock::now() - start, 100ms);
+  EXPECT_EQ(server.accepts(), accepts);
+  // Cleared, calls go on; set_interrupt(nullptr) removes it.
+  flag = 0;
+  FakeServer good = answering(FakeServer::ok_response(kSeven));
+  Client other(good.url(), o);
+  EXPECT_TRUE(other.call("x"));
+  flag = 1;
+  other.set_interrupt(nullptr);
+  EXPECT_TRUE(other.call("x"));
+  other.set_interrupt(&flag);
+  EXPECT_EQ(other.call("x").error().code, Errc::Cancelled);
 }
 
 TEST(Cancel, ACallThatEndedIsNotTouchedAndOthersGoOn) {

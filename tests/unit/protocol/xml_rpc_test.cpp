@@ -408,7 +408,7 @@ TEST(Dispatcher, ShutdownOnlyWhenEnabled) {
   }
   int shutdowns = 0;
   DispatchOptions o;
-  o.core.on_shutdown = [&] { ++shutdowns; };
+  o.core.on_shutdown = [&](std::string_view) { ++shutdowns; };
   Dispatcher d(f.registry, o);
   EXPECT_TRUE(is_result(call(d, "system.shutdown"), Value(0)));
   EXPECT_TRUE(is_result(call(d, "system.shutdown", {"maintenance"}), Value(0)));
@@ -660,7 +660,7 @@ const MethodStats* stats_of(const std::vector<MethodStats>& all, std::string_vie
 TEST(Dispatcher, CountsCallsFaultsAndTime) {
   Fixture f;
   DispatchOptions o;
-  o.core.on_shutdown = [] {};
+  o.core.on_shutdown = [](std::string_view) {};
   Dispatcher d(f.registry, o);
   call(d, "sample.add", {1, 2});
   call(d, "sample.add", {1, "x"});  // a signature fault

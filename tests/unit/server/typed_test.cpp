@@ -9,6 +9,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -483,6 +484,34 @@ TEST_F(TypedTest, DeclaredStructsEndToEnd) {
   // The signatures still say "struct"; scalar-only methods keep their plain help.
   EXPECT_EQ(*client->call<Value>("system.methodSignature", "total"),
             Value::array({Value::array({"double", "struct"})}));
+}
+
+// xmlrpc-c's set_shutdown: system.shutdown calls the program's hook with the comment, which
+// decides (here: it records, and refuses once with a fault of its own).
+TEST(Shutdown, TheHookDecidesWhatSystemShutdownDoes) {
+  std::mutex mutex;
+  std::vector<std::string> comments;
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.on_shutdown = [&](std::string_view comment) {
+    if (comment == "refuse") throw FaultError(7, "not now");
+    std::lock_guard lock(mutex);
+    comments.emplace_back(comment);
+  };
+  Server server(o);
+  ASSERT_TRUE(server.start());
+  Client client(server.url());
+  EXPECT_EQ(*client.call<int>("system.shutdown", "maintenance"), 0);
+  EXPECT_EQ(*client.call<int>("system.shutdown"), 0);
+  Result<int> refused = client.call<int>("system.shutdown", "refuse");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().fault_code, 7);
+  EXPECT_EQ(refused.error().message, "not now");
+  // The hook did not stop the server: it still serves.
+  EXPECT_TRUE(client.call<Value>("system.listMethods"));
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(comments, (std::vector<std::string>{"maintenance", ""}));
 }
 
 TEST_F(TypedTest, UnrepresentableArgumentIsAnErrorNotAThrow) {

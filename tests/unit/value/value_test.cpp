@@ -5,6 +5,9 @@
 #include <limits>
 #include <string>
 
+#include "callwire/json.hpp"
+#include "callwire/xml.hpp"
+
 namespace callwire {
 namespace {
 
@@ -214,6 +217,37 @@ TEST(Value, DateTimeRoundTripsThroughValue) {
   EXPECT_TRUE(v.is_datetime());
   EXPECT_EQ(v.as_datetime(), dt);
   EXPECT_EQ(v, Value(dt));
+}
+
+// A NUL follows every text, however it was made (the C API hands strings out NUL-terminated):
+// built, copied, read by either codec (which fill texts in place and shorten them when escapes
+// made them smaller), inline, in a block, in a page mapping.
+TEST(Value, EveryTextIsNulTerminated) {
+  auto terminated = [](const Value& v) {
+    std::string_view t = v.is_string() ? v.as_string() : std::string_view();
+    return t.data()[t.size()] == '\0';
+  };
+  for (size_t n : {0, 1, 12, 13, 14, 15, 100, 4096, 200000}) {
+    SCOPED_TRACE(n);
+    std::string text(n, 'x');
+    Value built(text);
+    EXPECT_TRUE(terminated(built));
+    Value copy = built;
+    EXPECT_TRUE(terminated(copy));
+    // With escapes, so the readers write fewer bytes than they reserved.
+    std::string escaped;
+    for (size_t i = 0; i < n; ++i) escaped += i % 3 ? "x" : "&amp;";
+    auto xml =
+        xml::Reader().read_response("<methodResponse><params><param><value><string>" + escaped +
+                                    "</string></value></param></params></methodResponse>");
+    ASSERT_TRUE(xml) << xml.error().message;
+    EXPECT_TRUE(terminated(xml->result));
+    std::string json_text;
+    for (size_t i = 0; i < n; ++i) json_text += i % 3 ? "x" : "\\n";
+    auto json = json::Reader().read_value("\"" + json_text + "\"");
+    ASSERT_TRUE(json) << json.error().message;
+    EXPECT_TRUE(terminated(*json));
+  }
 }
 
 }  // namespace

@@ -249,7 +249,8 @@ TEST(DeclaredStruct, TheTypedWriteWritesWhatToValueWrites) {
     Order o = sample_order();
     if (!with_note) o.note.reset();
     Buffer fast;
-    xml::ResultWriter w(fast, {});
+    const xml::WriterOptions options;  // the writer keeps a reference: it must outlive it
+    xml::ResultWriter w(fast, options);
     write_value(w, o);
     ASSERT_TRUE(w.finish());
     EXPECT_EQ(fast.view(), xml_response(Convert<Order>::to_value(o)));

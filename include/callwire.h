@@ -702,6 +702,7 @@ typedef struct cw_access_log_entry {
   size_t request_bytes;  /**< the body as received */
   size_t response_bytes; /**< the body as sent */
   int64_t duration_ns;   /**< from the complete request to the queued answer */
+  int64_t time_unix_ns;  /**< when the answer was queued: nanoseconds since 1970 (UTC) */
 } cw_access_log_entry;
 
 /** Receives every access log entry. Runs on the server's threads, possibly several at once:

@@ -62,6 +62,21 @@ int print_error(const Error& e) {
   return kFailed;
 }
 
+// "2026-11-26T19:50:30.123Z".
+std::string rfc3339(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  const auto ms = floor<milliseconds>(t);
+  const auto day = floor<days>(ms);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{ms - day};
+  char text[32];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", int(ymd.year()),
+                unsigned(ymd.month()), unsigned(ymd.day()), int(hms.hours().count()),
+                int(hms.minutes().count()), int(hms.seconds().count()),
+                int(hms.subseconds().count()));
+  return text;
+}
+
 // "1.2" or "1.3", as the flags' check lets through.
 TlsVersion tls_version(const std::string& flag) {
   return flag == "1.3" ? TlsVersion::Tls1_3 : TlsVersion::Tls1_2;
@@ -177,9 +192,15 @@ int run_serve(const ServeFlags& flags) {
     // The peer and the method come escaped (AccessLogEntry): each is one printable word, so a
     // peer can neither forge a line nor reach the terminal through them.
     options.access_log = [](const AccessLogEntry& e) {
-      std::fprintf(stderr, "%.*s %.*s %d %d %zu %zu %.3fms\n", int(e.peer.size()), e.peer.data(),
-                   int(e.method.size()), e.method.data(), e.http_status, int(e.fault_code),
-                   e.request_bytes, e.response_bytes, e.duration.count() / 1e6);
+      // One line, labelled fields, an RFC 3339 UTC timestamp with milliseconds; the texts
+      // come escaped (no spaces), "-" when empty.
+      auto text = [](std::string_view s) { return s.empty() ? std::string("-") : std::string(s); };
+      std::fprintf(stderr,
+                   "%s peer=%s user=%s method=%s status=%d fault=%d in=%zu out=%zu "
+                   "duration=%.3fms\n",
+                   rfc3339(e.time).c_str(), text(e.peer).c_str(), text(e.user).c_str(),
+                   text(e.method).c_str(), e.http_status, int(e.fault_code), e.request_bytes,
+                   e.response_bytes, std::chrono::duration<double, std::milli>(e.duration).count());
     };
   }
   Server server(std::move(options));

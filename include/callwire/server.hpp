@@ -38,6 +38,8 @@ struct AccessLogEntry {
   size_t request_bytes = 0;              ///< the body as received
   size_t response_bytes = 0;             ///< the body as sent
   std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
+                                         ///< (0 for an answer to no whole request: a 408)
+  std::chrono::system_clock::time_point time;  ///< when the answer was queued
 };
 
 /// A connection the server dropped without an answer, for the error-log hook. Views live for

@@ -225,6 +225,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
       c.request_bytes = e.request_bytes;
       c.response_bytes = e.response_bytes;
       c.duration_ns = e.duration.count();
+      c.time_unix_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(e.time.time_since_epoch()).count();
       fn(&c, data);
     };
   }

@@ -41,6 +41,11 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, F
       answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
                              loop.core().options.max_pending_output)) {
   idle_since_ = request_started_ = loop_.now();
+  request_complete_ = {};
+}
+
+Connection::Clock::time_point Connection::answer_clock() const noexcept {
+  return request_complete_ == Clock::time_point{} ? Clock::now() : request_complete_;
 }
 
 Connection::~Connection() {
@@ -157,6 +162,7 @@ void Connection::log_tls_failure() noexcept {
   // told instead. A peer that just went away during it is no news.
   if (!stream_.is_tls() || stream_.handshake_done() || !stream_.error().starts_with("TLS: "))
     return;
+  loop_.count_tls_failure();
   log_error([&] { return "TLS handshake failed: " + stream_.error().substr(5); });
 }
 
@@ -323,6 +329,9 @@ void Connection::next_request(size_t consumed) {
 
 void Connection::handle_request() {
   const http::Request& request = framing_->request();
+  // The access log's clock starts at the whole request, for its answer whatever it is (the
+  // loop's cached clock would make a sawtooth of up to a tick).
+  if (loop_.core().options.access_log) request_complete_ = Clock::now();
   if (loop_.core().trace) trace_request(request);
   if (framing_->has_http_head() && !head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
@@ -370,7 +379,7 @@ void Connection::handle_request() {
     set_interest(0);
     job_out_.clear();
     job_request_bytes_ = body.size();
-    job_started_ = Clock::now();
+    job_started_ = request_complete_;
     const bool accept_gzip = request.accept_gzip;
     pool->submit([this, body, gzipped, accept_gzip, deadline, protocol](Dispatcher& dispatcher) noexcept {
       // Nothing may escape a worker thread: out of memory here drops this connection (on the
@@ -414,13 +423,14 @@ void Connection::handle_request() {
   }
   size_t start = open_answer(512);
   size_t body_start = out_.size();
-  Clock::time_point started = loop_.core().options.access_log ? Clock::now() : Clock::time_point{};
+  const Clock::time_point started = request_complete_;
   CallContext context(call_peer(), http_.user(), headers_);
   CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, deadline);
   DispatchOutcome outcome =
       loop_.dispatcher().handle(protocol, body, context, out_, room_after_body(body));
   size_t response_bytes = out_.size() - body_start;
+  if (outcome.is_fault && outcome.fault_code == fault_code::kParseError) loop_.count_parse_error();
   if (answer_over_share(response_bytes, outcome.method)) {
     out_.truncate(start);
     respond_error(500);
@@ -487,6 +497,7 @@ int Connection::finish_response(size_t start, size_t body_start, BodyCoding codi
     out.truncate(start + n);
   }
   if (loop_.core().trace) trace_answer(start);
+  loop_.count_answer(h.status);
   return h.status;
 }
 
@@ -532,6 +543,7 @@ void Connection::job_done() {
     flush();
     return;
   }
+  if (job_fault_code_ == fault_code::kParseError) loop_.count_parse_error();
   if (answer_over_share(job_response_bytes_, job_method_)) {
     job_out_ = Buffer();
     respond_error(500);
@@ -570,7 +582,8 @@ void Connection::respond_error(int status, std::span<const http::Header> extra) 
     framing_->append_error(out_, status, extra, loop_.http_date());
   }
   if (loop_.core().trace) trace_answer(start);
-  if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, loop_.now());
+  loop_.count_answer(status);
+  if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, answer_clock());
 }
 
 void Connection::respond_text(int status, std::string_view body,
@@ -585,7 +598,8 @@ void Connection::respond_text(int status, std::string_view body,
   static_cast<void>(
       http::append_text_response(out_, status, body, {all.data(), n}, loop_.http_date()));
   if (loop_.core().trace) trace_answer(start);
-  if (loop_.core().options.access_log) log_access({}, status, 0, 0, body.size(), loop_.now());
+  loop_.count_answer(status);
+  if (loop_.core().options.access_log) log_access({}, status, 0, 0, body.size(), answer_clock());
 }
 
 void Connection::flush() {
@@ -755,6 +769,7 @@ void Connection::log_access(std::string_view method, int status, int32_t fault_c
   e.request_bytes = request_bytes;
   e.response_bytes = response_bytes;
   e.duration = Clock::now() - started;
+  e.time = std::chrono::system_clock::now();
   loop_.core().options.access_log(e);
 }
 

@@ -117,6 +117,9 @@ class Connection final : public net::Watcher {
   void drop_buffers() noexcept;
   void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
                   size_t response_bytes, Clock::time_point started);
+  // Where an answer's duration starts: the whole request, or now for an answer to none (a
+  // 408, a refusal at the head).
+  Clock::time_point answer_clock() const noexcept;
   // Brings the server-wide count of buffer memory up to date with this connection's buffers
   // (not job_out_ while a worker writes it).
   void account_buffers() noexcept;
@@ -178,6 +181,8 @@ class Connection final : public net::Watcher {
   bool job_no_answer_ = false;     // the worker's call needs no answer body (204)
   size_t job_response_bytes_ = 0;  // the answer's body before gzip
   Clock::time_point job_started_;
+  // When the current request was whole (set only with an access log; zero when none was).
+  Clock::time_point request_complete_{};
   std::vector<HeaderField> headers_;
 
   Clock::time_point idle_since_;

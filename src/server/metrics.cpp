@@ -113,6 +113,24 @@ void append_prometheus_text(std::string& out, std::span<const MethodStats> metho
   plain(out, "callwire_connections_shed_total", "counter",
         "Connections closed for answers unread while the buffers were over budget.",
         gauges.connections_shed);
+  const ServerCounts& c = gauges.counts;
+  header(out, "callwire_http_responses_total", "counter",
+         "Answers sent, by HTTP status (a packet stream's and JSON lines' count as 200).");
+  for (size_t i = 0; i < c.answers.size(); ++i) {
+    if (c.answers[i] == 0) continue;
+    out += "callwire_http_responses_total{status=\"";
+    append_number(out, i + 100);
+    out += "\"} ";
+    append_number(out, c.answers[i]);
+    out += '\n';
+  }
+  plain(out, "callwire_parse_errors_total", "counter",
+        "Documents that were not well-formed XML or JSON (answered -32700).", c.parse_errors);
+  plain(out, "callwire_tls_handshake_failures_total", "counter",
+        "TLS handshakes that failed (an untrusted or expired certificate, no shared cipher).",
+        c.tls_failures);
+  plain(out, "callwire_connections_refused_total", "counter",
+        "Connections refused at the connection cap or over the buffer budget.", c.refused);
 }
 
 }  // namespace callwire::detail

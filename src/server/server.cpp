@@ -433,6 +433,7 @@ std::string Server::metrics_text() const {
     gauges.stopping = m.core.stopping.load();
     gauges.buffer_memory = m.core.buffer_memory.load(std::memory_order_relaxed);
     gauges.connections_shed = m.core.connections_shed.load(std::memory_order_relaxed);
+    for (const auto& loop : m.loops) loop->add_counts(gauges.counts);
   }
   std::string out;
   detail::append_prometheus_text(out, methods, gauges);

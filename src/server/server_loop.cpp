@@ -128,6 +128,7 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
     bool over_memory = over_budget_unsheddable();
     if (core_.connections.fetch_add(1) >= core_.options.max_connections || over_memory) {
       core_.connections.fetch_sub(1);
+      count_refused();
       if (listener.tls)
         refuse_tls(std::move(owned), listener.framing);
       else
@@ -196,6 +197,14 @@ void TlsRefusal::finish() noexcept {
   done_ = true;
   loop_.events().remove(stream_.fd());
   stream_ = net::Stream();  // closes the socket
+}
+
+void ServerLoop::add_counts(ServerCounts& to) const noexcept {
+  for (size_t i = 0; i < to.answers.size(); ++i)
+    to.answers[i] += counts_.answers[i].load(std::memory_order_relaxed);
+  to.parse_errors += counts_.parse_errors.load(std::memory_order_relaxed);
+  to.tls_failures += counts_.tls_failures.load(std::memory_order_relaxed);
+  to.refused += counts_.refused.load(std::memory_order_relaxed);
 }
 
 void ServerLoop::refuse_tls(net::UniqueFd fd, FramingKind framing) {

@@ -2,6 +2,7 @@
 // timeouts on a coarse tick, and winds down on stop.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "net/event_loop.hpp"
 #include "net/stream.hpp"
 #include "protocol/dispatcher.hpp"
+#include "server/metrics.hpp"
 #include "server/server_core.hpp"
 
 namespace callwire::detail {
@@ -116,6 +118,17 @@ class ServerLoop {
     return bytes_received_.load(std::memory_order_relaxed);
   }
   uint64_t bytes_sent() const noexcept { return bytes_sent_.load(std::memory_order_relaxed); }
+  /// Answers by HTTP status (a packet stream's and JSON lines' as 200), documents that were
+  /// not well-formed (fault -32700), failed TLS handshakes and refused connections: this
+  /// loop's, for the metrics. Counted as the bytes are.
+  void count_answer(int status) noexcept {
+    if (status >= 100 && status < 600) bump(counts_.answers[size_t(status - 100)]);
+  }
+  void count_parse_error() noexcept { bump(counts_.parse_errors); }
+  void count_tls_failure() noexcept { bump(counts_.tls_failures); }
+  void count_refused() noexcept { bump(counts_.refused); }
+  /// Adds this loop's counts to `to` (any thread).
+  void add_counts(ServerCounts& to) const noexcept;
 
   void accept_from(ListenerWatcher& listener);
   /// Any thread: queues `fd` (a connected socket, already counted in ServerCore::connections)
@@ -165,8 +178,18 @@ class ServerLoop {
   // The loop has ended: adopt() refuses from now on, and what it queued is closed.
   void close_adoption() noexcept;
 
+  static void bump(std::atomic<uint64_t>& counter) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+
   std::atomic<uint64_t> bytes_received_{0};
   std::atomic<uint64_t> bytes_sent_{0};
+  struct {
+    std::array<std::atomic<uint64_t>, 500> answers{};  // by status - 100
+    std::atomic<uint64_t> parse_errors{0};
+    std::atomic<uint64_t> tls_failures{0};
+    std::atomic<uint64_t> refused{0};
+  } counts_;
   ServerCore& core_;
   std::unique_ptr<net::EventLoop> loop_;
   Dispatcher dispatcher_;

@@ -1,7 +1,8 @@
 """Logs a peer cannot write, and answers a peer can rely on (issue 26, items 5 and 6).
 
-`callwire serve --log` prints one line per answered request on stderr: "PEER METHOD STATUS
-FAULT REQUEST_BYTES RESPONSE_BYTES DURATIONms". The method and, behind SCGI, the peer are the
+`callwire serve --log` prints one line per answered request on stderr: "TIME peer=PEER
+user=USER method=METHOD status=STATUS fault=FAULT in=BYTES out=BYTES duration=Xms". The method
+and, behind SCGI, the peer are the
 peer's to choose: a newline in either forged whole lines, an ESC drove the terminal of whoever
 read the log. Each test here sends such text and checks that stderr holds exactly one line
 per request, in that format, with no control byte in it. The server writes a request's line
@@ -20,8 +21,10 @@ import socket
 from conftest import ADD_ANSWER, ADD_BODY, http_request, read_response
 
 # One access-log line of `callwire serve --log` (tools/net_commands.cpp): every field a word.
-LOG_LINE = re.compile(rb"[!-~]+ [!-~]* \d{3} -?\d+ \d+ \d+ \d+\.\d{3}ms")
-FORGED = "127.0.0.1:4242 sample.add 200 0 10 10 0.001ms"
+LOG_LINE = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z peer=[!-~]+ user=[!-~]+ "
+                      rb"method=[!-~]+ status=\d{3} fault=-?\d+ in=\d+ out=\d+ "
+                      rb"duration=\d+\.\d{3}ms")
+FORGED = "2026-01-01T00:00:00.000Z peer=127.0.0.1:4242 user=- method=sample.add status=200"
 # A newline to forge a line, OSC to retitle the terminal, CSI to clear it, a C1 CSI (U+009B).
 HOSTILE = f"x\n{FORGED}\r\n\x1b]0;owned\x07\x1b[2J\u009b31m"
 
@@ -67,11 +70,12 @@ def test_a_method_name_cannot_forge_log_lines(serve):
         status, _, answer, _ = read_response(sock)
         assert status == 200 and ADD_ANSWER in answer, answer
     lines = assert_log_lines(server, 3)
-    assert lines[0].split(b" ")[1].startswith(b"x\\x0A127.0.0.1:4242\\x20sample.add"), lines[0]
+    assert lines[0].split(b" ")[3].startswith(
+        b"method=x\\x0A2026-01-01T00:00:00.000Z\\x20peer="), lines[0]
     assert b"\\x1B]0;owned\\x07\\x1B[2J\\xC2\\x9B31m" in lines[0], lines[0]
     # XML reads CR LF as LF (XML 1.0 section 2.11): the method the server saw had a newline.
-    assert lines[1].split(b" ")[1].startswith(b"sample.add\\x0A127.0.0.1:4242"), lines[1]
-    assert lines[2].split(b" ")[1] == b"sample.add", lines[2]
+    assert lines[1].split(b" ")[3].startswith(b"method=sample.add\\x0A2026-01-01T00"), lines[1]
+    assert lines[2].split(b" ")[3] == b"method=sample.add", lines[2]
     stop_cleanly(server)
 
 
@@ -105,8 +109,8 @@ def test_scgi_remote_addr_and_user_cannot_forge_log_lines(serve):
     assert answer.startswith(b"Status: 200 OK\r\n") and ADD_ANSWER in answer, answer
     (line,) = assert_log_lines(server, 1)
     # An address with a colon is taken for IPv6 and bracketed; escaped all the same.
-    assert line.startswith(b"[203.0.113.7\\x0A127.0.0.1:4242\\x20sample.add"), line
-    assert line.split(b" ")[0].endswith(b"\\x1B[2J]:1\\x0D"), line
+    assert line.split(b" ")[1].startswith(b"peer=[203.0.113.7\\x0A2026-01-01T00:00:00.000Z"), line
+    assert line.split(b" ")[1].endswith(b"\\x1B[2J]:1\\x0D"), line
     stop_cleanly(server)
 
 

@@ -594,8 +594,8 @@ def test_ipv6_threads_log_and_system_shutdown(callwire_bin):
         rc = server.stop()
     assert rc == 0
     log = server.stderr()
-    assert " sample.add 200 0 " in log
-    assert " system.shutdown 200 0 " in log
+    assert " method=sample.add status=200 fault=0 " in log
+    assert " method=system.shutdown status=200 fault=0 " in log
 
 
 def test_sigint_stops_cleanly(callwire_bin):

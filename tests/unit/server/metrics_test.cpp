@@ -7,11 +7,16 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
+#include "http_test_util.hpp"
+#include "test_cert.hpp"
 
 namespace callwire {
 namespace {
@@ -113,6 +118,111 @@ TEST(Metrics, NamesAPeerSentAreNoLabels) {
   std::string text = server.metrics_text();
   EXPECT_EQ(text.find("peer"), std::string::npos) << text;
   EXPECT_TRUE(has_line(text, "callwire_calls_total{method=\"(default method)\"} 20")) << text;
+}
+
+// Answers by HTTP status, documents that were not well-formed, refused connections and failed
+// TLS handshakes, each counted by value; the page still passes promtool.
+TEST(Metrics, CountsAnswersByStatusParseErrorsRefusalsAndTlsFailures) {
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.max_connections = 3;
+  o.paths = {"/RPC2"};
+  Server server(o);
+  ASSERT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(server.start());
+  {
+    Client client(server.url());
+    ASSERT_TRUE(client.call<int>("add", 1, 2));
+    ASSERT_TRUE(client.call<int>("add", 3, 4));
+    {
+      testing::RawSocket bad(server.port());
+      ASSERT_TRUE(bad.send(testing::post("<methodCall><methodName>add</methodName>")));
+      EXPECT_NE(bad.read_responses(1).find("-32700"), std::string::npos);
+      testing::RawSocket lost(server.port());
+      ASSERT_TRUE(lost.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+      EXPECT_TRUE(lost.read_all().starts_with("HTTP/1.1 404"));
+    }
+    std::this_thread::sleep_for(200ms);  // the server has seen both close
+    // The client's kept connection and two held open: a fourth is refused.
+    testing::RawSocket held(server.port()), held_too(server.port());
+    ASSERT_TRUE(held.connected() && held_too.connected());
+    std::this_thread::sleep_for(100ms);  // the loop has taken it
+    testing::RawSocket refused(server.port());
+    EXPECT_TRUE(refused.read_all().starts_with("HTTP/1.1 503")) << "the cap";
+  }
+  std::string text = server.metrics_text();
+  EXPECT_TRUE(has_line(text, "callwire_http_responses_total{status=\"200\"} 3")) << text;
+  EXPECT_TRUE(has_line(text, "callwire_http_responses_total{status=\"404\"} 1")) << text;
+  EXPECT_EQ(text.find("callwire_http_responses_total{status=\"500\"}"), std::string::npos);
+  EXPECT_TRUE(has_line(text, "callwire_parse_errors_total 1")) << text;
+  EXPECT_TRUE(has_line(text, "callwire_connections_refused_total 1")) << text;
+  EXPECT_TRUE(has_line(text, "callwire_tls_handshake_failures_total 0")) << text;
+  auto [status, said] = promtool_check(text);
+  EXPECT_EQ(status, 0) << said << "\n" << text;
+}
+
+// The access log's duration is the answer's own, for error answers too (it was measured from
+// the loop's cached clock: 0 to 100 ms whatever the answer took), and each entry says when.
+TEST(AccessLog, DurationsAreTrueAndEntriesAreTimed) {
+  std::mutex mutex;
+  std::vector<AccessLogEntry> entries;
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.paths = {"/RPC2"};
+  o.access_log = [&](const AccessLogEntry& e) {
+    std::lock_guard lock(mutex);
+    AccessLogEntry copy = e;
+    copy.peer = copy.user = copy.method = {};  // views: not kept
+    entries.push_back(copy);
+  };
+  Server server(o);
+  ASSERT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(server.start());
+  const auto before = std::chrono::system_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    testing::RawSocket lost(server.port());
+    ASSERT_TRUE(lost.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+    EXPECT_TRUE(lost.read_all().starts_with("HTTP/1.1 404"));
+    std::this_thread::sleep_for(7ms);  // spread over the loop's 100 ms tick
+  }
+  const auto after = std::chrono::system_clock::now();
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(entries.size(), 20u);
+  int slow = 0;
+  for (const AccessLogEntry& e : entries) {
+    EXPECT_EQ(e.http_status, 404);
+    if (e.duration > 5ms) ++slow;  // a busy machine may be slow once or twice, not often
+    EXPECT_GE(e.time, before);
+    EXPECT_LE(e.time, after);
+  }
+  EXPECT_LE(slow, 3);
+}
+
+TEST(Metrics, CountsFailedTlsHandshakes) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("callwire-metrics-tls-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  testing::TestCert cert = testing::make_test_cert(dir);
+  ASSERT_TRUE(cert.ok);
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.tls_cert_file = cert.cert_file;
+  o.tls_key_file = cert.key_file;
+  Server server(o);
+  ASSERT_TRUE(server.start());
+  // The client does not trust the self-signed certificate: it aborts the handshake.
+  EXPECT_EQ(Client(server.url()).call("x").error().code, Errc::TlsError);
+  std::string text;
+  for (int i = 0; i < 100; ++i) {  // the server reads the client's alert a moment later
+    text = server.metrics_text();
+    if (has_line(text, "callwire_tls_handshake_failures_total 1")) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_TRUE(has_line(text, "callwire_tls_handshake_failures_total 1")) << text;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1016,6 +1016,13 @@ CALLWIRE_API cw_status cw_server_run(cw_server* server, cw_error* error);
  *  (callable from a SIGINT handler) and idempotent. NULL: does nothing. */
 CALLWIRE_API void cw_server_stop(cw_server* server);
 
+/** Reads the TLS certificate, key and client CAs again from their files, for a renewed
+ *  certificate without a restart: connections accepted from now on use them, those open keep
+ *  theirs. CW_OK; CW_INVALID_ARGUMENT for a server without TLS (or NULL); CW_TLS_ERROR for
+ *  unreadable or mismatched files (nothing changes then). Thread-safe, once started; not from
+ *  a signal handler (set a flag there and call it from a thread). */
+CALLWIRE_API cw_status cw_server_reload_tls(cw_server* server, cw_error* error);
+
 /** Event-loop integration (cw_server_options.host_loop), after cw_server_start. The host
  *  watches the descriptor for reading (POLLIN, EV_READ, G_IO_IN: never read, close or change
  *  it), with the timeout, and calls cw_server_process when it is readable or the timeout has

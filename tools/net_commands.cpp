@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "call_params.hpp"
@@ -29,6 +30,43 @@ Server* g_server = nullptr;  // for the signal handler: Server::stop is async-si
 
 extern "C" void on_stop_signal(int) {
   if (g_server) g_server->stop();
+}
+
+// serve: SIGHUP reloads the TLS certificate. The handler only writes a byte to a pipe (write is
+// async-signal-safe); a thread reads it and calls Server::reload_tls, which reads files.
+int g_reload_pipe[2] = {-1, -1};
+
+extern "C" void on_reload_signal(int) {
+  if (g_reload_pipe[1] >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(g_reload_pipe[1], &byte, 1);
+  }
+}
+
+// Reloads on each SIGHUP until the pipe's write end closes. Says on stderr what it did.
+std::thread reload_on_sighup(Server& server) {
+  if (::pipe(g_reload_pipe) != 0) return {};
+  std::signal(SIGHUP, on_reload_signal);
+  return std::thread([&server, fd = g_reload_pipe[0]] {
+    char byte;
+    while (::read(fd, &byte, 1) == 1) {
+      Status reloaded = server.reload_tls();
+      if (reloaded)
+        std::fprintf(stderr, "callwire: SIGHUP: TLS certificate reloaded\n");
+      else
+        std::fprintf(stderr, "callwire: SIGHUP: TLS certificate not reloaded: %s\n",
+                     terminal_text(reloaded.error().message).c_str());
+    }
+    ::close(fd);
+  });
+}
+
+void stop_reloading(std::thread& reloader) {
+  if (!reloader.joinable()) return;
+  std::signal(SIGHUP, SIG_DFL);
+  int fd = std::exchange(g_reload_pipe[1], -1);
+  ::close(fd);
+  reloader.join();
 }
 
 // call and list: Ctrl-C (SIGINT) or SIGTERM interrupts the call (ClientOptions::interrupt) and
@@ -224,11 +262,14 @@ int run_serve(const ServeFlags& flags) {
   g_server = &server;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
+  std::thread reloader;
+  if (!flags.tls_cert.empty()) reloader = reload_on_sighup(server);
   // Every listener: a "systemd:" address may have brought several sockets.
   for (size_t i = 0; !server.url(i).empty(); ++i)
     std::printf("listening on %s\n", server.url(i).c_str());
   std::fflush(stdout);
   server.wait();
+  stop_reloading(reloader);
   g_server = nullptr;
   return 0;
 }

@@ -301,6 +301,14 @@ class CALLWIRE_API Server {
   /// tls_min_version, tls_ciphers or tls_ciphersuites it cannot use), TlsError (an unreadable
   /// certificate, key, client CA file or directory); nothing is left running after an error.
   Status start();
+  /// Reads the TLS certificate, key and client CAs again from their files (tls_cert_file,
+  /// tls_key_file, tls_client_ca_file, tls_client_ca_dir), for a renewed certificate without a
+  /// restart: connections accepted from now on use them, connections already open keep
+  /// theirs. Errors (nothing changes then): InvalidArgument for a server without TLS; what
+  /// start() reports for unreadable or mismatched files. Thread-safe, from any thread once
+  /// started (not from a signal handler: `callwire serve` does it on SIGHUP from a thread).
+  Status reload_tls();
+
   /// Waits until the server has stopped (after stop() or system.shutdown). With host_loop
   /// it drives the server itself (poll() and process() until process() returns false).
   void wait();

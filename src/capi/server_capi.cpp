@@ -546,6 +546,14 @@ void cw_server_stop(cw_server* server) {
   if (server) server->server.stop();
 }
 
+cw_status cw_server_reload_tls(cw_server* server, cw_error* error) {
+  if (!server) return set_error(error, Errc::InvalidArgument, "cw_server_reload_tls: NULL server");
+  return guard(error, [&] {
+    callwire::Status reloaded = server->server.reload_tls();
+    return reloaded ? CW_OK : set_error(error, reloaded.error());
+  });
+}
+
 int cw_server_loop_fd(const cw_server* server) { return server ? server->server.loop_fd() : -1; }
 
 int cw_server_loop_timeout_ms(cw_server* server) {

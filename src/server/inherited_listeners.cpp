@@ -26,7 +26,7 @@ Status add_one(ServerCore& core, const std::string& spec, int fd) {
   l.host = endpoint->host;
   l.port = endpoint->port;
   l.framing = FramingKind::Http;
-  l.tls = core.tls && !l.unix_socket;  // as for a TCP listener the server opens
+  l.tls = core.serves_tls && !l.unix_socket;  // as for a TCP listener the server opens
   l.fd = net::UniqueFd(fd);
   core.listeners.push_back(std::move(l));
   return {};

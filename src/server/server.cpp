@@ -118,7 +118,7 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
   Result<int> family = net::ready_adopted_socket(fd);
   if (!family) return family.error();
   // As the listeners: TLS for HTTP over TCP when there is a certificate.
-  return core.tls && framing == ConnectionFraming::Http &&
+  return core.serves_tls && framing == ConnectionFraming::Http &&
          (*family == AF_INET || *family == AF_INET6);
 }
 
@@ -167,7 +167,7 @@ Status Server::Impl::open_listeners() {
     // TLS on HTTP TCP listeners; a Unix socket is local and stays plain, and SCGI comes from
     // a web server that terminated TLS already.
     l.framing = framing;
-    l.tls = core.tls && !l.unix_socket && framing == detail::FramingKind::Http;
+    l.tls = core.serves_tls && !l.unix_socket && framing == detail::FramingKind::Http;
     l.fd = std::move(*fd);
     core.listeners.push_back(std::move(l));
   }
@@ -195,6 +195,36 @@ Registry& Server::registry() noexcept { return impl_->core.registry; }
 
 Status Server::add_method(std::string name, Handler handler, MethodInfo info) {
   return impl_->core.registry.add(std::move(name), std::move(handler), std::move(info));
+}
+
+namespace {
+
+// A TLS context from the options' files, read now.
+Result<std::shared_ptr<net::TlsContext>> tls_context(const ServerOptions& o) {
+  net::TlsServerSettings settings;
+  settings.cert_file = o.tls_cert_file;
+  settings.key_file = o.tls_key_file;
+  settings.client_ca_file = o.tls_client_ca_file;
+  settings.client_ca_dir = o.tls_client_ca_dir;
+  settings.client_cert_optional = o.tls_client_cert_optional;
+  settings.protocol.min_version = static_cast<int>(o.tls_min_version);
+  settings.protocol.ciphers = o.tls_ciphers;
+  settings.protocol.ciphersuites = o.tls_ciphersuites;
+  auto tls = net::TlsContext::server(settings);
+  if (!tls) return tls.error();
+  return std::shared_ptr<net::TlsContext>(std::move(*tls));
+}
+
+}  // namespace
+
+Status Server::reload_tls() {
+  detail::ServerCore& core = impl_->core;
+  if (!core.serves_tls)
+    return Error(Errc::InvalidArgument, "reload_tls: this server serves no TLS (no certificate)");
+  auto tls = tls_context(core.options);
+  if (!tls) return tls.error();
+  core.tls.store(std::move(*tls));
+  return {};
 }
 
 Status Server::Impl::prepare(Server& server, bool with_listeners) {
@@ -234,18 +264,10 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
     core.www_authenticate = *challenge;
   }
   if (!o.tls_cert_file.empty()) {
-    net::TlsServerSettings settings;
-    settings.cert_file = o.tls_cert_file;
-    settings.key_file = o.tls_key_file;
-    settings.client_ca_file = o.tls_client_ca_file;
-    settings.client_ca_dir = o.tls_client_ca_dir;
-    settings.client_cert_optional = o.tls_client_cert_optional;
-    settings.protocol.min_version = static_cast<int>(o.tls_min_version);
-    settings.protocol.ciphers = o.tls_ciphers;
-    settings.protocol.ciphersuites = o.tls_ciphersuites;
-    auto tls = net::TlsContext::server(settings);
+    auto tls = tls_context(o);
     if (!tls) return tls.error();
-    core.tls = std::move(*tls);
+    core.tls.store(std::move(*tls));
+    core.serves_tls = true;
   }
   core.registry.freeze();
   raise_fd_limit(o.max_connections + 64);

@@ -39,7 +39,10 @@ struct ServerCore {
   Registry registry;
   DispatchOptions dispatch;
   http::RequestLimits request_limits;
-  std::unique_ptr<net::TlsContext> tls;
+  // The TLS context new connections take (Server::reload_tls swaps it; a connection keeps the
+  // one it started with: OpenSSL counts its references). Null without a certificate.
+  std::atomic<std::shared_ptr<net::TlsContext>> tls;
+  bool serves_tls = false;  // a certificate was given: HTTP over TCP is TLS
   std::vector<Listener> listeners;
   std::unique_ptr<WorkerPool> pool;  // null: handlers run on the loops
   std::string www_authenticate;      // the 401's WWW-Authenticate value

@@ -213,7 +213,7 @@ void ServerLoop::refuse_tls(net::UniqueFd fd, FramingKind framing) {
   if (answer.empty()) return;
   net::set_nodelay(fd.get());
   net::Stream stream(std::move(fd));
-  if (!stream.start_tls(*core_.tls, true)) return;
+  if (!stream.start_tls(*core_.tls.load(), true)) return;
   try {
     auto refusal =
         std::make_unique<TlsRefusal>(*this, std::move(stream), answer, now_ + kTlsRefusalTime);
@@ -231,7 +231,7 @@ void ServerLoop::reap_refusals() noexcept {
 
 void ServerLoop::add_connection(net::Stream stream, std::string peer, FramingKind framing,
                                 bool tls) {
-  if (tls && !stream.start_tls(*core_.tls, true)) {
+  if (tls && !stream.start_tls(*core_.tls.load(), true)) {
     core_.connections.fetch_sub(1);
     return;
   }

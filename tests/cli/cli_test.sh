@@ -364,6 +364,32 @@ if command -v openssl >/dev/null; then
   kill "$tls_pid"
   wait "$tls_pid" 2>/dev/null
   exec 4<&-
+  # SIGHUP reloads the certificate: new connections get the one now in the files.
+  cp "$tmp/tls/server.pem" "$tmp/tls/served.pem"
+  cp "$tmp/tls/server.key" "$tmp/tls/served.key"
+  mkfifo "$tmp/tls/reload-listening"
+  "$bin" serve --listen 127.0.0.1:0 --threads 1 --tls-cert "$tmp/tls/served.pem" \
+    --tls-key "$tmp/tls/served.key" >"$tmp/tls/reload-listening" 2>"$tmp/tls/reload.err" &
+  reload_pid=$!
+  exec 5<"$tmp/tls/reload-listening"
+  read -r -t 30 _ _ reload_url <&5 || fail "serve (reload): no 'listening on URL' line"
+  run call --ca-file "$tmp/tls/server.pem" "$reload_url" sample.add i/1 i/1
+  expect_eq "$out" "2" "serve --tls-cert before SIGHUP"
+  cp "$tmp/tls/mallory.pem" "$tmp/tls/served.pem"
+  cp "$tmp/tls/mallory.key" "$tmp/tls/served.key"
+  kill -HUP "$reload_pid"
+  for _ in $(seq 50); do grep -q "reloaded" "$tmp/tls/reload.err" && break; sleep 0.1; done
+  expect_eq "$(cat "$tmp/tls/reload.err")" "callwire: SIGHUP: TLS certificate reloaded" \
+    "serve reloads its certificate on SIGHUP"
+  run call --ca-file "$tmp/tls/mallory.pem" "$reload_url" sample.add i/2 i/2
+  expect_eq "$out" "4" "serve after SIGHUP: the new certificate"
+  run call --ca-file "$tmp/tls/server.pem" "$reload_url" sample.add i/2 i/2
+  expect_rc 2 "serve after SIGHUP: the old certificate is gone"
+  kill "$reload_pid"
+  wait "$reload_pid"
+  rc=$?
+  expect_rc 0 "serve after SIGHUP stops cleanly"
+  exec 5<&-
   run serve --listen 127.0.0.1:0 --tls-cert "$tmp/tls/server.pem" --tls-key "$tmp/tls/server.key" \
     --tls-ciphers "ECDHE+AESGCM:TYPO"
   expect_rc 2 "serve --tls-ciphers with an entry that selects nothing"

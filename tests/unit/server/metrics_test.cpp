@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -198,6 +199,64 @@ TEST(AccessLog, DurationsAreTrueAndEntriesAreTimed) {
     EXPECT_LE(e.time, after);
   }
   EXPECT_LE(slow, 3);
+}
+
+// A renewed certificate without a restart: reload_tls reads the files again; new connections
+// get the new certificate, one already open keeps its own; a bad file changes nothing.
+TEST(TlsReload, NewConnectionsGetTheNewCertificate) {
+  auto base =
+      std::filesystem::temp_directory_path() / ("callwire-reload-" + std::to_string(getpid()));
+  std::filesystem::create_directories(base / "old");
+  std::filesystem::create_directories(base / "new");
+  std::filesystem::create_directories(base / "served");
+  testing::TestCert old_cert = testing::make_test_cert(base / "old");
+  testing::TestCert new_cert = testing::make_test_cert(base / "new");
+  ASSERT_TRUE(old_cert.ok && new_cert.ok);
+  const auto served_cert = base / "served" / "cert.pem", served_key = base / "served" / "key.pem";
+  auto serve = [&](const testing::TestCert& c) {
+    std::filesystem::copy_file(c.cert_file, served_cert,
+                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(c.key_file, served_key,
+                               std::filesystem::copy_options::overwrite_existing);
+  };
+  serve(old_cert);
+  ServerOptions o;
+  o.listen = {"127.0.0.1:0"};
+  o.threads = 1;
+  o.tls_cert_file = served_cert.string();
+  o.tls_key_file = served_key.string();
+  Server server(o);
+  ASSERT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
+  ASSERT_TRUE(server.start());
+  auto trusting = [&](const testing::TestCert& c) {
+    ClientOptions co;
+    co.ca_file = c.cert_file;
+    return Client(server.url(), co);
+  };
+  Client kept = trusting(old_cert);  // its connection stays open across the reload
+  ASSERT_TRUE(kept.call<int>("add", 1, 2));
+  EXPECT_EQ(trusting(new_cert).call<int>("add", 1, 2).error().code, Errc::TlsError);
+
+  serve(new_cert);
+  Status reloaded = server.reload_tls();
+  ASSERT_TRUE(reloaded) << reloaded.error().message;
+  EXPECT_TRUE(trusting(new_cert).call<int>("add", 1, 2));
+  EXPECT_EQ(trusting(old_cert).call<int>("add", 1, 2).error().code, Errc::TlsError);
+  EXPECT_TRUE(kept.call<int>("add", 3, 4)) << "an open connection keeps its certificate";
+
+  // A broken key: refused, and the server goes on with the new certificate.
+  { std::ofstream(served_key) << "not a key"; }
+  Status broken = server.reload_tls();
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().code, Errc::TlsError) << broken.error().message;
+  EXPECT_TRUE(trusting(new_cert).call<int>("add", 1, 2));
+
+  ServerOptions plain;
+  plain.listen = {"127.0.0.1:0"};
+  Server no_tls(plain);
+  ASSERT_TRUE(no_tls.start());
+  EXPECT_EQ(no_tls.reload_tls().error().code, Errc::InvalidArgument);
+  std::filesystem::remove_all(base);
 }
 
 TEST(Metrics, CountsFailedTlsHandshakes) {

@@ -1484,6 +1484,14 @@ CALLWIRE_API void cw_client_free(cw_client* client);
  *  and none other; set a flag (this one) for anything else. */
 CALLWIRE_API void cw_client_set_interrupt(cw_client* client, volatile sig_atomic_t* flag);
 
+/** Waits until every asynchronous call started so far has ended (its callback has run), at
+ *  most `timeout_ms`: xmlrpc-c's xmlrpc_client_event_loop_finish_timeout. With host_loop it
+ *  runs the calls itself meanwhile (cw_client_process). Not from a completion callback of
+ *  this client. CW_OK; CW_TIMEOUT when calls are still in flight (they go on); CW_CANCELLED
+ *  when the interrupt flag is set (looked at every 50 ms); CW_INVALID_ARGUMENT (NULL). */
+CALLWIRE_API cw_status cw_client_wait_async(cw_client* client, uint32_t timeout_ms,
+                                            cw_error* error);
+
 /** The status line and header fields of a server's HTTP answer, filled by the calls given it
  *  in cw_call_options.response_head (a 401's WWW-Authenticate, a 503's Retry-After, a
  *  Set-Cookie). Opaque; one per call in flight. */

@@ -514,6 +514,13 @@ class CALLWIRE_API Client {
   /// from inside a `done` of this client (it is not re-entrant).
   void process();
 
+  /// Waits until every asynchronous call started so far has ended (its `done` has run, or its
+  /// future is ready), at most `timeout`: xmlrpc-c's event_loop_finish_timeout. With host_loop
+  /// it runs the calls itself meanwhile (process()). Not from a `done` of this client. Errors:
+  /// Timeout (calls still in flight; they go on), Cancelled "the call was interrupted" when the
+  /// interrupt flag is set (looked at every 50 ms).
+  Status wait_async(std::chrono::milliseconds timeout);
+
   /// Sets (or, with null, removes) the interrupt flag, as ClientOptions::interrupt. Thread-safe;
   /// a call already waiting keeps the flag it started with.
   void set_interrupt(const volatile std::sig_atomic_t* flag) noexcept;

@@ -301,6 +301,14 @@ void cw_client_set_interrupt(cw_client* client, volatile sig_atomic_t* flag) {
   if (client) client->client.set_interrupt(flag);
 }
 
+cw_status cw_client_wait_async(cw_client* client, uint32_t timeout_ms, cw_error* error) {
+  if (!client) return set_error(error, Errc::InvalidArgument, "cw_client_wait_async: NULL client");
+  return guard(error, [&] {
+    callwire::Status ended = client->client.wait_async(std::chrono::milliseconds(timeout_ms));
+    return ended ? CW_OK : set_error(error, ended.error());
+  });
+}
+
 size_t cw_client_probe(cw_client* client, uint32_t wait_ms) {
   if (!client) return 0;
   return client->client.probe(std::chrono::milliseconds(wait_ms));

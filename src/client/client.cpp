@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,19 @@ struct CALLWIRE_LOCAL Client::Impl {
   bool adopted = false;
 
   std::mutex async_mutex;
+  // Asynchronous calls started and not yet ended (their `done` not yet run): what
+  // wait_async waits for.
+  std::mutex pending_mutex;
+  std::condition_variable all_ended;
+  size_t pending = 0;
+  void call_started() {
+    std::lock_guard lock(pending_mutex);
+    ++pending;
+  }
+  void call_ended() {
+    std::lock_guard lock(pending_mutex);
+    if (--pending == 0) all_ended.notify_all();
+  }
   std::unique_ptr<AsyncEngine> async;
   // Client::create_group: the servers' clients; every call goes through it.
   std::unique_ptr<detail::Failover> group;
@@ -645,8 +659,18 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
 }
 
 void Client::async_call(std::string_view method, std::vector<Value> params,
-                        std::function<void(Result<Value>)> done, const CallOptions& options) {
+                        std::function<void(Result<Value>)> given, const CallOptions& options) {
   Impl& m = *impl_;
+  // Counted until its `done` has run (whatever it throws), for wait_async. The client outlives
+  // its calls: its destructor waits for them.
+  m.call_started();
+  auto done = [&m, given = std::move(given)](Result<Value> r) {
+    struct Ended {
+      Impl& m;
+      ~Ended() { m.call_ended(); }
+    } ended{m};
+    given(std::move(r));
+  };
   if (m.group) {
     m.group->run_async(
         std::string(method), options,
@@ -737,6 +761,34 @@ void Client::set_interrupt(const volatile std::sig_atomic_t* flag) noexcept {
   impl_->interrupt.store(flag);
   if (impl_->group)
     for (Client& member : impl_->group->members()) member.set_interrupt(flag);
+}
+
+Status Client::wait_async(std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  const Clock::time_point deadline = Clock::now() + timeout;
+  const volatile std::sig_atomic_t* interrupt = m.interrupt.load();
+  constexpr std::chrono::milliseconds kSlice{50};  // how often the interrupt flag is looked at
+  auto idle = [&m] {
+    std::lock_guard lock(m.pending_mutex);
+    return m.pending == 0;
+  };
+  for (;;) {
+    if (idle()) return {};
+    if (interrupt && *interrupt) return detail::interrupted_error();
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return Error(Errc::Timeout, "asynchronous calls still in flight");
+    const Clock::time_point until = std::min(deadline, now + kSlice);
+    if (m.options.host_loop) {
+      // No thread of ours runs the calls: run them here, as xmlrpc-c's event_loop_finish does.
+      auto wait = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
+                           loop_timeout() < std::chrono::milliseconds(0) ? kSlice : loop_timeout());
+      if (loop_fd() >= 0) static_cast<void>(net::wait_fd(loop_fd(), false, Clock::now() + wait));
+      process();
+      continue;
+    }
+    std::unique_lock lock(m.pending_mutex);
+    m.all_ended.wait_until(lock, until, [&m] { return m.pending == 0; });
+  }
 }
 
 void Client::process() {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "callwire/client.hpp"
+#include "callwire/server.hpp"
 #include "fake_server.hpp"
 #include "http_test_util.hpp"
 #include "net/lookup.hpp"
@@ -212,6 +213,55 @@ TEST(Interrupt, AFlagEndsAWaitingCallAndTheCallsAfterIt) {
   EXPECT_TRUE(other.call("x"));
   other.set_interrupt(&flag);
   EXPECT_EQ(other.call("x").error().code, Errc::Cancelled);
+}
+
+// xmlrpc-c's event_loop_finish_timeout: wait_async returns once every asynchronous call has
+// ended, says Timeout while some are still in flight, and stops at the interrupt flag; with
+// host_loop it runs the calls itself.
+TEST(WaitAsync, FinishesWhatIsInFlightWithinATimeout) {
+  ServerOptions so;
+  so.listen = {"127.0.0.1:0"};
+  so.threads = 1;
+  so.handler_threads = 4;  // the calls sleep at once, side by side
+  Server slow(so);
+  ASSERT_TRUE(slow.bind("x", [] {
+    std::this_thread::sleep_for(150ms);
+    return 7;
+  }));
+  ASSERT_TRUE(slow.start());
+  for (bool host_loop : {false, true}) {
+    SCOPED_TRACE(host_loop ? "host loop" : "I/O thread");
+    static volatile std::sig_atomic_t flag = 0;
+    flag = 0;
+    ClientOptions o;
+    o.host_loop = host_loop;
+    o.interrupt = &flag;
+    Client client(slow.url(), o);
+    EXPECT_TRUE(client.wait_async(0ms));  // nothing in flight
+    std::atomic<int> ended{0};
+    for (int i = 0; i < 3; ++i)
+      client.async_call("x", {}, [&](Result<Value> r) {
+        EXPECT_TRUE(r) << r.error().message;
+        ++ended;
+      });
+    Status early = client.wait_async(20ms);
+    ASSERT_FALSE(early);
+    EXPECT_EQ(early.error().code, Errc::Timeout);
+    Status done = client.wait_async(10s);
+    EXPECT_TRUE(done) << done.error().message;
+    EXPECT_EQ(ended.load(), 3);
+
+    client.async_call("x", {}, [&](Result<Value>) { ++ended; });
+    flag = 1;
+    auto start = Clock::now();
+    Status interrupted = client.wait_async(10s);
+    ASSERT_FALSE(interrupted);
+    EXPECT_EQ(interrupted.error().code, Errc::Cancelled);
+    EXPECT_LT(Clock::now() - start, 1s);
+    flag = 0;
+    EXPECT_TRUE(client.wait_async(10s));
+    EXPECT_EQ(ended.load(), 4);
+  }
 }
 
 TEST(Cancel, ACallThatEndedIsNotTouchedAndOthersGoOn) {

@@ -709,7 +709,7 @@ typedef struct cw_access_log_entry {
  *  it must be thread-safe and quick (it delays the answer's connection). */
 typedef void (*cw_access_log_fn)(const cw_access_log_entry* entry, void* user_data);
 
-/** Called by system.shutdown (cw_server_options.shutdown). */
+/** Called by system.shutdown (cw_server_options.on_shutdown). */
 typedef void (*cw_shutdown_fn)(const char* comment, size_t comment_len, void* user_data);
 
 /** Which message a cw_trace_event is. */
@@ -903,8 +903,8 @@ typedef struct cw_server_options {
    *  cw_server_stop, log, or set a flag for the program. Set, system.shutdown is offered
    *  whatever enable_shutdown says; guard it with authenticate. NULL: enable_shutdown
    *  decides. */
-  cw_shutdown_fn shutdown;
-  void* shutdown_data; /**< passed to shutdown */
+  cw_shutdown_fn on_shutdown;
+  void* on_shutdown_data; /**< passed to on_shutdown */
 } cw_server_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */

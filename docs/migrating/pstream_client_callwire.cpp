@@ -1,5 +1,5 @@
 // After: the same call with callwire's Client over a packet stream: a URL, no socket of the
-// program's own; the connection is kept, and calls from several threads share it (pipelined).
+// program's own; its connections are kept (pipeline_depth above 1 pipelines asynchronous calls).
 // Compiled by `make test`.
 #include <callwire/client.hpp>
 #include <cstdio>

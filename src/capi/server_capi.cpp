@@ -202,8 +202,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
   }
   if (CW_HAS_FIELD(o, cw_server_options, trace_data) && o->trace)
     out.trace = c_trace_hook(o->trace, o->trace_data);
-  if (CW_HAS_FIELD(o, cw_server_options, shutdown_data) && o->shutdown) {
-    out.on_shutdown = [fn = o->shutdown, data = o->shutdown_data](std::string_view comment) {
+  if (CW_HAS_FIELD(o, cw_server_options, on_shutdown_data) && o->on_shutdown) {
+    out.on_shutdown = [fn = o->on_shutdown, data = o->on_shutdown_data](std::string_view comment) {
       const std::string text(comment);  // NUL-terminated for C
       fn(text.c_str(), text.size(), data);
     };

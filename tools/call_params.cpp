@@ -408,38 +408,11 @@ Result<std::vector<Value>> parse_params(std::span<const std::string> args) {
   return out;
 }
 
-namespace {
-
-// Whether a bare word reads as a number: an optional sign, digits, an optional fraction and
-// exponent (what d/ takes).
-bool looks_like_number(std::string_view word) {
-  size_t i = word.starts_with('+') || word.starts_with('-') ? 1 : 0;
-  auto digits = [&] {
-    size_t start = i;
-    while (i < word.size() && word[i] >= '0' && word[i] <= '9') ++i;
-    return i - start;
-  };
-  size_t whole = digits();
-  size_t fraction = 0;
-  if (i < word.size() && word[i] == '.') {
-    ++i;
-    fraction = digits();
-  }
-  if (whole + fraction == 0) return false;
-  if (i < word.size() && (word[i] == 'e' || word[i] == 'E')) {
-    ++i;
-    if (i < word.size() && (word[i] == '+' || word[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == word.size();
-}
-
-}  // namespace
-
 std::string number_as_string_note(std::span<const std::string> args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
-    if (!looks_like_number(word)) continue;
+    // A bare word that d/ would read: the number the caller most likely meant.
+    if (word.empty() || !parse_param("d/" + word)) continue;
     const bool integral = word.find_first_of(".eE") == std::string::npos;
     return "parameter " + std::to_string(i + 1) + ", " + word + ", is sent as the string \"" +
            word + "\" (write " + (integral ? "i/" : "d/") + word + " for " +

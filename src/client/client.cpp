@@ -76,16 +76,14 @@ struct CALLWIRE_LOCAL Client::Impl {
   std::mutex async_mutex;
   // Asynchronous calls started and not yet ended (their `done` not yet run): what
   // wait_async waits for.
-  std::mutex pending_mutex;
+  std::atomic<size_t> pending{0};
+  std::mutex pending_mutex;  // for all_ended only: taken when the last call ends
   std::condition_variable all_ended;
-  size_t pending = 0;
-  void call_started() {
-    std::lock_guard lock(pending_mutex);
-    ++pending;
-  }
+  void call_started() { pending.fetch_add(1); }
   void call_ended() {
+    if (pending.fetch_sub(1) != 1) return;
     std::lock_guard lock(pending_mutex);
-    if (--pending == 0) all_ended.notify_all();
+    all_ended.notify_all();
   }
   std::unique_ptr<AsyncEngine> async;
   // Client::create_group: the servers' clients; every call goes through it.
@@ -317,25 +315,18 @@ Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t
       if (w == ClientConnection::Wait::None) break;
       const Clock::time_point until =
           interrupt ? std::min(deadline, Clock::now() + kInterruptSlice) : deadline;
-      switch (net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, until, cancel.wake_fd())) {
-        case net::WaitResult::Ready:
-          if (interrupt && *interrupt) {
-            c->fail(detail::interrupted_error());
-            break;
-          }
-          continue;
-        case net::WaitResult::Timeout:
-          if (interrupt && *interrupt) {
-            c->fail(detail::interrupted_error());
-            break;
-          }
-          if (until < deadline) continue;  // a slice, not the deadline
-          c->fail(Error(Errc::Timeout, "no answer before the deadline"));
-          break;
-        case net::WaitResult::Woken:
-          c->fail(detail::cancelled_error());
-          break;
-      }
+      const net::WaitResult waited =
+          net::wait_fd(c->fd(), w == ClientConnection::Wait::Write, until, cancel.wake_fd());
+      if (interrupt && *interrupt)
+        c->fail(detail::interrupted_error());
+      else if (waited == net::WaitResult::Ready)
+        continue;
+      else if (waited == net::WaitResult::Timeout && until < deadline)
+        continue;  // a slice, not the deadline
+      else if (waited == net::WaitResult::Timeout)
+        c->fail(Error(Errc::Timeout, "no answer before the deadline"));
+      else
+        c->fail(detail::cancelled_error());
       ended = true;
     }
     if (!ended && c->stale() && attempt == 0 && call.resend_if_stale && Clock::now() < deadline)
@@ -768,26 +759,23 @@ Status Client::wait_async(std::chrono::milliseconds timeout) {
   const Clock::time_point deadline = Clock::now() + timeout;
   const volatile std::sig_atomic_t* interrupt = m.interrupt.load();
   constexpr std::chrono::milliseconds kSlice{50};  // how often the interrupt flag is looked at
-  auto idle = [&m] {
-    std::lock_guard lock(m.pending_mutex);
-    return m.pending == 0;
-  };
   for (;;) {
-    if (idle()) return {};
+    if (m.pending.load() == 0) return {};
     if (interrupt && *interrupt) return detail::interrupted_error();
     const Clock::time_point now = Clock::now();
     if (now >= deadline) return Error(Errc::Timeout, "asynchronous calls still in flight");
     const Clock::time_point until = std::min(deadline, now + kSlice);
     if (m.options.host_loop) {
       // No thread of ours runs the calls: run them here, as xmlrpc-c's event_loop_finish does.
+      const std::chrono::milliseconds loop_wait = loop_timeout();  // -1: only the descriptor
       auto wait = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
-                           loop_timeout() < std::chrono::milliseconds(0) ? kSlice : loop_timeout());
+                           loop_wait.count() < 0 ? kSlice : loop_wait);
       if (loop_fd() >= 0) static_cast<void>(net::wait_fd(loop_fd(), false, Clock::now() + wait));
       process();
       continue;
     }
     std::unique_lock lock(m.pending_mutex);
-    m.all_ended.wait_until(lock, until, [&m] { return m.pending == 0; });
+    m.all_ended.wait_until(lock, until, [&m] { return m.pending.load() == 0; });
   }
 }
 

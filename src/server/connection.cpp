@@ -41,7 +41,6 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, F
       answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
                              loop.core().options.max_pending_output)) {
   idle_since_ = request_started_ = loop_.now();
-  request_complete_ = {};
 }
 
 Connection::Clock::time_point Connection::answer_clock() const noexcept {
@@ -496,9 +495,13 @@ int Connection::finish_response(size_t start, size_t body_start, BodyCoding codi
     std::memmove(out.data() + start, out.data() + head_start, n);
     out.truncate(start + n);
   }
-  if (loop_.core().trace) trace_answer(start);
-  loop_.count_answer(h.status);
+  answered(start, h.status);
   return h.status;
+}
+
+void Connection::answered(size_t start, int status) {
+  if (loop_.core().trace) trace_answer(start);
+  loop_.count_answer(status);
 }
 
 void Connection::trace_request(const http::Request& request) const {
@@ -581,8 +584,7 @@ void Connection::respond_error(int status, std::span<const http::Header> extra) 
   } else {
     framing_->append_error(out_, status, extra, loop_.http_date());
   }
-  if (loop_.core().trace) trace_answer(start);
-  loop_.count_answer(status);
+  answered(start, status);
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, 0, answer_clock());
 }
 
@@ -597,8 +599,7 @@ void Connection::respond_text(int status, std::string_view body,
   // The session's own fields: valid, so the answer is always appended.
   static_cast<void>(
       http::append_text_response(out_, status, body, {all.data(), n}, loop_.http_date()));
-  if (loop_.core().trace) trace_answer(start);
-  loop_.count_answer(status);
+  answered(start, status);
   if (loop_.core().options.access_log) log_access({}, status, 0, 0, body.size(), answer_clock());
 }
 

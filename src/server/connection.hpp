@@ -89,6 +89,8 @@ class Connection final : public net::Watcher {
   // starts at out_[from] as it will be sent.
   void trace_request(const http::Request& request) const;
   void trace_answer(size_t from) const;
+  // Every answer, once queued at out_[start]: the trace and the count by status.
+  void answered(size_t start, int status);
   // Asks the HTTP session what the head alone decides, once per request, and answers a
   // refusal: true when refused.
   bool refused_on_head(const http::Request& request);

@@ -418,6 +418,10 @@ Error http_status_error(const http::Response& response) {
 // A JSON-RPC answer's error, with its "data" kept in the Error (taken from `r`).
 Error error_of(json::Response& r) {
   Error e = std::move(r.error);
+  // The spec's short message ("Invalid Request") with a server's account of the mistake as
+  // its data: the account goes into the message too, so that printing it says what was wrong.
+  if (r.data && r.data->is_string() && e.message == json::standard_message(e.fault_code))
+    e.message += ": " + std::string(r.data->as_string());
   if (r.data) e.data = std::make_shared<const Value>(std::move(*r.data));
   return e;
 }

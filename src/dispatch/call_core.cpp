@@ -406,7 +406,7 @@ Value CallCore::multicall(Params params, CallContext& ctx) {
     throw FaultError(fault_code::kInvalidXmlRpc,
                      "system.multicall: " + std::to_string(calls.size()) +
                          " calls exceed the limit of " +
-                         std::to_string(options_.max_multicall_calls));
+                         std::to_string(options_.max_multicall_calls) + " (max_multicall_calls)");
   multicall_ran_ = true;  // entries are never multicalls: this is the request's own
   CallContextAccess::offer_writer(ctx, nullptr);  // entries' results go into `results`
 

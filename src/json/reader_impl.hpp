@@ -193,8 +193,9 @@ struct ReaderImpl {
                  " array elements and object members in the document (max_elements)");
   }
   [[gnu::cold, gnu::noinline]] bool string_too_long(size_t size) {
-    return limit("a string of " + std::to_string(size) + " bytes, above the limit of " +
-                 std::to_string(limits.max_string_size) + " (max_string_size)");
+    // Worded as the XML reader words it: the limit's name and value.
+    return limit("a string of " + std::to_string(size) + " bytes exceeds max_string_size (" +
+                 std::to_string(limits.max_string_size) + " bytes)");
   }
 
   // ---- values. V is od::value, or od::document at the root (its scalars have no od::value).
@@ -546,7 +547,7 @@ struct ReaderImpl {
         if (auto e = item_result.get(item)) return syntax(e);
         if (n == limits.max_batch_size)
           return limit("a batch of more than " + std::to_string(limits.max_batch_size) + " " +
-                       std::string(what) + "s");
+                       std::string(what) + "s (max_batch_size)");
         if (!count_element()) return false;
         if (!read_one(item, n++, true)) return false;
       }
@@ -749,8 +750,8 @@ struct ReaderImpl {
     input = padded_document;
     if (padded_document.size() > limits.max_document_size)
       return limit("a document of " + std::to_string(padded_document.size()) +
-                   " bytes, above the limit of " + std::to_string(limits.max_document_size) +
-                   " (max_document_size)");
+                   " bytes exceeds max_document_size (" + std::to_string(limits.max_document_size) +
+                   " bytes)");
     auto e = parser
                  .iterate(padded_document.data(), padded_document.size(),
                           padded_document.size() + kPadding)

@@ -12,15 +12,18 @@ namespace {
 
 // A refusal of the reader's (the document, or one request of it): the spec's short message,
 // with the reader's account of what was wrong as the error's data.
-void write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id, const Error& error) {
+// `limits_option`: where the reader's limits were set (refusal_text).
+void write_refusal(json::BatchWriter* batch, Buffer& out, std::string_view id, const Error& error,
+                   std::string_view limits_option) {
   const char* message = json::standard_message(error.fault_code);
   auto write = [&](const Value& detail) {
     return batch ? batch->error(id, error.fault_code, message, &detail)
                  : json::write_error(out, id, error.fault_code, message, &detail);
   };
-  if (write(Value(error.message))) return;
+  const std::string account = refusal_text(error, limits_option);
+  if (write(Value(account))) return;
   // The account may quote input that is not UTF-8; made safe, it can be written.
-  static_cast<void>(write(Value(xml_safe_text(error.message))));
+  static_cast<void>(write(Value(xml_safe_text(account))));
 }
 
 Status write_result(json::BatchWriter* batch, Buffer& out, std::string_view id,
@@ -55,7 +58,7 @@ DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ct
     if (!read) {
       CallContextAccess::clear_latch(ctx);
       CallContextAccess::set_method(ctx, {});
-      write_refusal(nullptr, out, json::kNullId, read.error());
+      write_refusal(nullptr, out, json::kNullId, read.error(), limits_option_);
       outcome.is_fault = true;
       outcome.fault_code = read.error().fault_code;
       return outcome;
@@ -89,7 +92,7 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
     note(call.error.fault_code);
     if (call.is_notification()) return;  // a notification's -32602: never answered
     outcome.no_answer = false;
-    write_refusal(batch, out, call.id, call.error);
+    write_refusal(batch, out, call.id, call.error, limits_option_);
     return;
   }
   Value result;

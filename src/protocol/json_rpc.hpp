@@ -16,6 +16,8 @@ namespace callwire::detail {
 
 struct JsonRpcOptions {
   json::JsonLimits limits;
+  /// As XmlRpcOptions::limits_option ("ServerOptions::json_limits").
+  std::string_view limits_option;
 };
 
 /// Answers JSON-RPC documents through a CallCore. Not thread-safe: one per core, on its thread.
@@ -23,7 +25,7 @@ struct JsonRpcOptions {
 class JsonRpcDispatcher {
  public:
   JsonRpcDispatcher(CallCore& core, const JsonRpcOptions& options)
-      : core_(core), reader_(options.limits) {}
+      : core_(core), limits_option_(options.limits_option), reader_(options.limits) {}
 
   /// Reads the request document in `body`, runs its calls in order, and appends the answer to
   /// `out`: a response object, a batch's array, or nothing (outcome.no_answer) when every
@@ -41,6 +43,7 @@ class JsonRpcDispatcher {
               DispatchOutcome& outcome);
 
   CallCore& core_;
+  std::string_view limits_option_;
   json::Reader reader_;
   json::Request request_;  // reused from document to document
 };

@@ -26,6 +26,11 @@ std::string xml_safe_text(std::string_view s) {
   return out;
 }
 
+std::string refusal_text(const Error& read, std::string_view limits_option) {
+  if (read.code != Errc::LimitExceeded || limits_option.empty()) return read.message;
+  return read.message + ", set in " + std::string(limits_option);
+}
+
 namespace {
 
 // A fault document whatever the string holds.
@@ -65,7 +70,8 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
     if (!read) {
       CallContextAccess::clear_latch(ctx);
       CallContextAccess::set_method(ctx, {});
-      write_fault_safely(out, Fault{read.error().fault_code, read.error().message}, options);
+      write_fault_safely(
+          out, Fault{read.error().fault_code, refusal_text(read.error(), limits_option_)}, options);
       return DispatchOutcome{{}, true, read.error().fault_code};
     }
 

@@ -22,6 +22,9 @@ struct XmlRpcOptions {
   /// Auto: Apache when the request used a prefixed type name (`<ex:i8>`), declared Apache's
   /// extensions namespace, or came with a User-Agent starting "Apache XML RPC"; else I8.
   OutputDialect dialect = OutputDialect::Auto;
+  /// Where the limits were set, for a fault over one ("ServerOptions::reader_limits"): the
+  /// caller then knows what to raise. Static storage; empty: not said.
+  std::string_view limits_option;
 };
 
 /// Answers XML-RPC documents through a CallCore. Not thread-safe: one per core, on its thread.
@@ -29,7 +32,10 @@ struct XmlRpcOptions {
 class XmlRpcDispatcher {
  public:
   XmlRpcDispatcher(CallCore& core, const XmlRpcOptions& options)
-      : core_(core), dialect_(options.dialect), reader_(options.limits) {}
+      : core_(core),
+        dialect_(options.dialect),
+        limits_option_(options.limits_option),
+        reader_(options.limits) {}
 
   /// Reads the <methodCall> in `body`, runs it, appends one complete <methodResponse> document
   /// to `out` (a result or a fault, in every case). `ctx` carries what the transport knows;
@@ -44,6 +50,7 @@ class XmlRpcDispatcher {
 
   CallCore& core_;
   OutputDialect dialect_;
+  std::string_view limits_option_;
   xml::Reader reader_;
   MethodCall call_;  // reused from call to call
   Buffer scratch_;   // repair_multicall
@@ -52,5 +59,9 @@ class XmlRpcDispatcher {
 /// `s` with every byte sequence that is not UTF-8 or not an XML character replaced by U+FFFD:
 /// a fault string that can always be written.
 std::string xml_safe_text(std::string_view s);
+
+/// A reader's refusal as the fault text a peer gets: over a limit, the option that sets it is
+/// named after the reader's account (which names the limit and its value).
+std::string refusal_text(const Error& read, std::string_view limits_option);
 
 }  // namespace callwire::detail

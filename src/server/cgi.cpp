@@ -89,8 +89,9 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
     return refuse(out_fd, ec == std::errc::result_out_of_range ? 413 : 400,
                   "CONTENT_LENGTH is not a length: " + std::string(length_text));
   if (length > options.max_body)
-    return refuse(out_fd, 413, "the body of " + std::to_string(length) +
-                                   " bytes exceeds the limit of " + std::to_string(options.max_body));
+    return refuse(out_fd, 413,
+                  "the body of " + std::to_string(length) + " bytes exceeds the limit of " +
+                      std::to_string(options.max_body) + " bytes (max_body)");
   Buffer body;
   if (!read_body(in_fd, length, body))
     return refuse(out_fd, 400, "the body ends before CONTENT_LENGTH bytes");
@@ -101,8 +102,9 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   if (http::iequals(encoding, "gzip")) {
     http::InflateStatus s = http::gzip_inflate(request, inflated, options.max_body);
     if (s == http::InflateStatus::OverLimit)
-      return refuse(out_fd, 413, "the inflated body exceeds the limit of " +
-                                     std::to_string(options.max_body));
+      return refuse(out_fd, 413,
+                    "the inflated body exceeds the limit of " + std::to_string(options.max_body) +
+                        " bytes (max_body)");
     if (s != http::InflateStatus::Ok)
       return refuse(out_fd, 400, std::string("gzip body: ") + http::inflate_status_name(s));
     request = inflated.view();

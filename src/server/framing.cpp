@@ -32,12 +32,12 @@ class HttpFraming final : public RequestFraming {
   void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                     std::string_view date) override {
     // A body over the limit is told the limit, so that the client can say what to change.
-    if (status == 413 &&
-        http::append_text_response(out, 413,
-                                   "413 Content Too Large: the body exceeds this server's limit "
-                                   "of " +
-                                       std::to_string(parser_.limits().max_body) + " bytes\n",
-                                   extra, date))
+    if (status == 413 && http::append_text_response(
+                             out, 413,
+                             "413 Content Too Large: the body exceeds this server's limit "
+                             "of " +
+                                 std::to_string(parser_.limits().max_body) + " bytes (max_body)\n",
+                             extra, date))
       return;
     // The server's own status and fields. Should a field ever carry what a peer sent and be
     // refused, the status still goes out without the fields: never silence.
@@ -117,8 +117,9 @@ class PstreamFraming final : public RequestFraming {
     if (status != 413 || !too_big_) return;  // framing lost: nothing can be said
     Buffer fault;
     static_cast<void>(xml::write_fault(  // ASCII text: always written
-        fault, Fault{fault_code::kInvalidXmlRpc, "the request exceeds the server's packet limit of " +
-                                                     std::to_string(max_body_) + " bytes"}));
+        fault,
+        Fault{fault_code::kInvalidXmlRpc, "the request exceeds the server's packet limit of " +
+                                              std::to_string(max_body_) + " bytes (max_body)"}));
     pstream::append_packet(out, fault.view());
   }
 
@@ -172,7 +173,8 @@ class JsonLinesFraming final : public RequestFraming {
     if (status != 413) return;
     static_cast<void>(json::write_error(  // ASCII text: always written
         out, json::kNullId, fault_code::kInvalidXmlRpc,
-        "the request exceeds the server's limit of " + std::to_string(max_body_) + " bytes"));
+        "the request exceeds the server's limit of " + std::to_string(max_body_) +
+            " bytes (max_body)"));
     out.append("\n", 1);
   }
 

@@ -10,8 +10,10 @@ namespace {
 detail::DispatchOptions internal_options(const DispatcherOptions& o) {
   detail::DispatchOptions d;
   d.xml_rpc.limits = o.reader_limits;
+  d.xml_rpc.limits_option = "DispatcherOptions::reader_limits";
   d.xml_rpc.dialect = o.dialect;
   d.json_rpc.limits = o.json_limits;
+  d.json_rpc.limits_option = "DispatcherOptions::json_limits";
   d.core.introspection = o.introspection;
   d.core.max_multicall_calls = o.max_multicall_calls;
   return d;

@@ -244,9 +244,11 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   detail::XmlRpcOptions& xml_rpc = core.dispatch.xml_rpc;
   // One knob: the readers' document and string limits follow max_body unless set lower.
   xml_rpc.limits = o.reader_limits.following(o.max_body);
+  xml_rpc.limits_option = "ServerOptions::reader_limits";
   xml_rpc.dialect = o.dialect;
   json::JsonLimits& json_limits = core.dispatch.json_rpc.limits;
   json_limits = o.json_limits.following(o.max_body);
+  core.dispatch.json_rpc.limits_option = "ServerOptions::json_limits";
   core.dispatch.core.introspection = o.introspection;
   core.dispatch.core.max_multicall_calls = o.max_multicall_calls;
   if (o.on_shutdown)

@@ -750,7 +750,7 @@ static void test_json_limits(void) {
   CHECK_STATUS(cw_client_new(url, &client_options, &client, &err), CW_OK);
   CHECK_STATUS(cw_client_call_args(client, "refuse", NULL, 0, NULL, &result, &err),
                CW_BAD_RESPONSE); /* as for XML-RPC's reader_limits: the answer is unreadable */
-  CHECK(result == NULL && has(err.message, "above the limit of 3"));
+  CHECK(result == NULL && has(err.message, "exceeds max_string_size (3 bytes)"));
   cw_client_free(client);
   cw_server_free(server);
 }

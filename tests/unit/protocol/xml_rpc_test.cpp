@@ -488,7 +488,7 @@ TEST(Dispatcher, MulticallIsCapped) {
                         Value::array({Value::array({1}), Value::array({2}), Value::array({3})})));
   Value four = Value::array({entry("count"), entry("count"), entry("count"), entry("count")});
   Reply r = call(d, "system.multicall", {four});
-  EXPECT_TRUE(is_fault(r, -32600, "4 calls exceed the limit of 3"));
+  EXPECT_TRUE(is_fault(r, -32600, "4 calls exceed the limit of 3 (max_multicall_calls)"));
   EXPECT_EQ(r.outcome.fault_code, -32600);
   EXPECT_EQ(f.runs, 3);  // none of the four ran
 }

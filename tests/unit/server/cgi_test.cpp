@@ -159,6 +159,7 @@ TEST_F(CgiTest, InflatesAGzippedBodyWithinTheLimit) {
   env.push_back("HTTP_CONTENT_ENCODING=gzip");
   CgiResult r = run(registry, env, bomb.view(), small);
   EXPECT_TRUE(r.output.starts_with("Status: 413 ")) << r.output;
+  EXPECT_NE(r.output.find("limit of 65536 bytes (max_body)"), std::string::npos) << r.output;
   env = post(4);
   env.push_back("HTTP_CONTENT_ENCODING=gzip");
   EXPECT_TRUE(run(registry, env, "abcd").output.starts_with("Status: 400 "));

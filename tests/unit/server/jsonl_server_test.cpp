@@ -86,6 +86,7 @@ TEST(JsonlServer, ALineOverTheLimitIsToldAndClosed) {
   std::string said = big.read_all();
   EXPECT_TRUE(big.closed());
   EXPECT_NE(said.find(R"("code":-32600)"), std::string::npos) << said;
+  EXPECT_NE(said.find("limit of 1024 bytes (max_body)"), std::string::npos) << said;
   EXPECT_TRUE(said.ends_with("}\n")) << said;
 
   RawSocket other(t.server.port(0));

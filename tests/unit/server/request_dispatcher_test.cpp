@@ -208,8 +208,13 @@ TEST(RequestDispatcher, OptionsApply) {
   Registry r2;
   ASSERT_TRUE(r2.bind("echo", [](std::string s) { return s; }));
   RequestDispatcher small(r2, tiny);
-  EXPECT_EQ(read(small.dispatch(call_document("echo", {std::string(100, 'x')}))).fault.code,
-            -32600);
+  MethodResponse over = read(small.dispatch(call_document("echo", {std::string(100, 'x')})));
+  EXPECT_EQ(over.fault.code, -32600);
+  // The fault names the limit, its value and where it was set.
+  EXPECT_NE(over.fault.string.find(
+                "max_document_size (64 bytes), set in DispatcherOptions::reader_limits"),
+            std::string::npos)
+      << over.fault.string;
 }
 
 TEST(RequestDispatcher, OnePerThreadOverOneRegistry) {

@@ -955,14 +955,23 @@ TEST(MessageLimits, RaisingTheBodyLimitRaisesTheReadersToo) {
 }
 
 TEST(MessageLimits, AReaderLimitSetLowerStaysLower) {
+  // The fault names the limit, its value and the option that set it.
   ServerOptions o;
   o.reader_limits.max_string_size = 1u << 20;
-  BlobPair pair(o, {}, "http");
-  auto put = pair.client->call<int>("put_blob", std::vector<uint8_t>(2u << 20, 9));
-  ASSERT_FALSE(put);
-  EXPECT_EQ(put.error().fault_code, -32600) << put.error().message;
-  EXPECT_NE(put.error().message.find("max_string_size"), std::string::npos) << put.error().message;
-  EXPECT_NE(put.error().message.find("1048576"), std::string::npos) << put.error().message;
+  o.json_limits.max_string_size = 1u << 20;
+  for (const char* scheme : {"http", "jsonrpc+http"}) {
+    SCOPED_TRACE(scheme);
+    const bool json = std::string_view(scheme) != "http";
+    BlobPair pair(o, {}, scheme);
+    auto put = pair.client->call<int>("put_blob", std::vector<uint8_t>(2u << 20, 9));
+    ASSERT_FALSE(put);
+    const std::string& said = put.error().message;
+    EXPECT_EQ(put.error().fault_code, -32600) << said;
+    EXPECT_NE(said.find("max_string_size (1048576 bytes)"), std::string::npos) << said;
+    const char* option = json ? "bytes), set in ServerOptions::json_limits"
+                              : "bytes), set in ServerOptions::reader_limits";
+    EXPECT_NE(said.find(option), std::string::npos) << said;
+  }
 }
 
 TEST(MessageLimits, AnAnswerOverTheClientsLimitSaysSo) {
@@ -997,7 +1006,8 @@ TEST(MessageLimits, ARequestOverTheServersLimitReportsTheServers413) {
     ASSERT_FALSE(put);
     EXPECT_EQ(put.error().code, Errc::HttpStatus) << put.error().message;
     EXPECT_EQ(put.error().http_status, 413) << put.error().message;
-    EXPECT_NE(put.error().message.find("33554432"), std::string::npos) << put.error().message;
+    EXPECT_NE(put.error().message.find("33554432 bytes (max_body)"), std::string::npos)
+        << put.error().message;
   }
 }
 

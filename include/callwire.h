@@ -1415,10 +1415,11 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
  *  "unix:/path/to/socket", SCGI (rtorrent's protocol) "scgi://host:port[/path]" and
  *  "scgi+unix:/path/to/socket", xmlrpc-c's packet stream "pstream://host:port" and
  *  "pstream+unix:/path/to/socket", or JSON-RPC 2.0 over HTTP "jsonrpc+http://...",
- *  "jsonrpc+https://..." and "jsonrpc+unix:/path". Connects lazily, on the first call. `options`
- * NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad struct_size, a
- * tls_min_version, tls_ciphers or tls_ciphersuites it cannot use); CW_TLS_ERROR (an unreadable
- * CA file or directory, client certificate or key); CW_NO_MEMORY. */
+ *  "jsonrpc+https://..." and "jsonrpc+unix:/path", or newline-delimited JSON-RPC
+ *  "jsonl://host:port" and "jsonl+unix:/path" (docs/json-rpc.md). Connects lazily, on the first
+ * call. `options` NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad
+ * struct_size, a tls_min_version, tls_ciphers or tls_ciphersuites it cannot use); CW_TLS_ERROR (an
+ * unreadable CA file or directory, client certificate or key); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 
@@ -1454,15 +1455,15 @@ CALLWIRE_API cw_status cw_client_new_group(const char* const* urls, size_t url_c
 /** A client on a connection it is given instead of one it opens (xmlrpc-c's socketexec
  *  style: a connected socket from socketpair(), a parent process, inetd), speaking `framing`
  *  on it (CW_FRAMING_HTTP: Host "localhost", path unix_path; CW_FRAMING_SCGI;
- *  CW_FRAMING_PSTREAM). `fd` passes to the client in every case (closed on an error) and is
- *  made non-blocking and close-on-exec. It is the client's only connection, never replaced:
- *  once the peer closes it, calls fail with CW_CONNECTION_CLOSED. Calls take turns on it:
- *  asynchronous calls wait for it in order (or pipeline on it, with pipeline_depth); a
- *  synchronous call made while another call has it fails at once with CW_CONNECTION_CLOSED
- *  (with pipeline_depth the pipeline keeps it: make only asynchronous calls). SCGI closes a
- *  connection after each answer: an adopted SCGI connection carries one call.
+ *  CW_FRAMING_PSTREAM; CW_FRAMING_JSON_LINES, JSON-RPC). `fd` passes to the client in every case
+ * (closed on an error) and is made non-blocking and close-on-exec. It is the client's only
+ * connection, never replaced: once the peer closes it, calls fail with CW_CONNECTION_CLOSED. Calls
+ * take turns on it: asynchronous calls wait for it in order (or pipeline on it, with
+ * pipeline_depth); a synchronous call made while another call has it fails at once with
+ * CW_CONNECTION_CLOSED (with pipeline_depth the pipeline keeps it: make only asynchronous calls).
+ * SCGI closes a connection after each answer: an adopted SCGI connection carries one call.
  *  max_connections is 1 whatever is set. CW_OK; CW_INVALID_ARGUMENT (NULL out, fd < 0, not a
- *  connected stream socket, CW_FRAMING_JSON_LINES or an unknown framing, bad options);
+ *  connected stream socket, an unknown framing, bad options);
  *  CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing,
                                        const cw_client_options* options, cw_client** out,
@@ -1606,7 +1607,8 @@ CALLWIRE_API cw_status cw_client_multicall(cw_client* client, const cw_multicall
                                            cw_multicall_result* results, cw_error* error);
 
 /** Sends a notification: a call whose result nobody waits for. JSON-RPC (a jsonrpc+ URL): a
- *  request without id; an HTTP 204, or a 200 that carries no JSON-RPC error, is CW_OK; an
+ *  request without id; an HTTP 204, or a 200 that carries no JSON-RPC error, is CW_OK (over
+ *  JSON lines nothing comes back: CW_OK once it is sent); an
  *  error answered anyway (a server that could not read it) is CW_FAULT. XML-RPC has no
  *  notifications: the call is made and its result dropped (a fault is still CW_FAULT).
  *  Statuses: those of cw_client_call. */

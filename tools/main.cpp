@@ -278,7 +278,9 @@ int main(int argc, char** argv) {
   auto add_client_flags = [&](CLI::App* cmd) {
     cmd->add_option("URL", call_flags.url,
                     "http://HOST:PORT/PATH, https://..., unix:PATH, scgi://HOST:PORT, "
-                    "scgi+unix:PATH, pstream://HOST:PORT, pstream+unix:PATH")
+                    "scgi+unix:PATH, pstream://HOST:PORT, pstream+unix:PATH; JSON-RPC: "
+                    "jsonrpc+http://..., jsonrpc+https://..., jsonrpc+unix:PATH, "
+                    "jsonl://HOST:PORT, jsonl+unix:PATH")
         ->required();
     cmd->add_option("--timeout", call_flags.timeout_seconds, "Seconds to wait for the answer")
         ->capture_default_str();
@@ -300,8 +302,10 @@ int main(int argc, char** argv) {
                     "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
     cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
     cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
+    // One value per --header: a vector option would take the URL and method after it too.
     cmd->add_option("--header", call_flags.headers,
-                    "A header field sent with every call, 'Name: value' (repeatable)");
+                    "A header field sent with every call, 'Name: value' (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_flag("--gzip", call_flags.gzip, "Ask for a gzipped answer (for slow links)");
     cmd->add_flag("--trace", call_flags.trace,
                   "Print the request and the answer, head and body, on stderr");
@@ -341,7 +345,8 @@ int main(int argc, char** argv) {
       "JSON-RPC's \"params\" object (XML-RPC: as the one parameter)");
   auto* notify_flag =
       call->add_flag("--notify", call_notify,
-                     "Send a notification (JSON-RPC: no answer is awaited beyond the HTTP status; "
+                     "Send a notification (JSON-RPC: no answer is awaited beyond the HTTP status, "
+                     "and none at all over jsonl://; "
                      "XML-RPC: the call is made and its result dropped); print nothing");
   named_flag->excludes(notify_flag);
   // Parameters may start with '-' (i/-5 does not, but a bare word might).

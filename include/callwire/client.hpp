@@ -400,11 +400,13 @@ class CALLWIRE_API Batch {
 /// fails with InvalidArgument when the options ask for header fields or credentials).
 ///
 /// JSON-RPC 2.0 (options.protocol, or the URLs "jsonrpc+http://...", "jsonrpc+https://..." and
-/// "jsonrpc+unix:/path", which are HTTP): the same calls, typed ones included, send
+/// "jsonrpc+unix:/path", which are HTTP, and "jsonl://host:port" and "jsonl+unix:/path",
+/// newline-delimited JSON-RPC: a line per request and per answer, none for a notification, no
+/// header fields, credentials or gzip): the same calls, typed ones included, send
 /// positional params; the answer's id must be the call's, else BadResponse. A JSON-RPC error
-/// answer is Errc::Fault with fault_code its "code" and message its "message"; its "data" is
-/// not kept (Error carries no Value: read the answer with json::Reader::read_response to get
-/// it). A result holding a number no Value holds (beyond 64 bits) is Unrepresentable. Over
+/// answer is Errc::Fault with fault_code its "code" and message its "message" (with a string
+/// "data" appended when the message is the spec's short one), and its "data" in Error::data.
+/// A result holding a number no Value holds (beyond 64 bits) is Unrepresentable. Over
 /// HTTP, a JSON-RPC error sent with a status other than 200 is still read as the fault.
 ///
 /// Errors, the same for every call: Errc::Fault (the server's fault: Error::fault_code and

@@ -17,7 +17,7 @@ enum class Protocol : uint8_t { XmlRpc, JsonRpc };
 /// How requests and answers travel on a connection handed over (Server::adopt_connection,
 /// Server::serve_connection, Client::adopt), as URL schemes choose it for the others: HTTP/1.1
 /// ("HOST:PORT", "http://"), SCGI ("scgi://"), xmlrpc-c's packet stream ("pstream://",
-/// docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md; servers only).
+/// docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md).
 enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
 
 /// The oldest TLS version a client or server accepts (ClientOptions::tls_min_version,

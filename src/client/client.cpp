@@ -392,8 +392,11 @@ Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions op
       u.framing = detail::UrlFraming::Pstream;
       impl->url_text = "pstream+fd:" + std::to_string(fd);
       break;
-    default:
-      return Error(Errc::InvalidArgument, "a client speaks HTTP, SCGI or the packet stream");
+    case ConnectionFraming::JsonLines:
+      u.framing = detail::UrlFraming::JsonLines;
+      u.json_rpc = true;
+      impl->url_text = "jsonl+fd:" + std::to_string(fd);
+      break;
   }
   if (Result<int> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
   // What the connection-opening paths would say of it (messages only: nothing connects).
@@ -412,9 +415,12 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   const ClientOptions& o = impl->options;
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
   if (o.pipeline_depth == 0) return Error(Errc::InvalidArgument, "pipeline_depth is 0");
-  if (o.send_timeout && impl->url.framing == detail::UrlFraming::Pstream)
+  const detail::UrlFraming url_framing = impl->url.framing;
+  if (o.send_timeout &&
+      (url_framing == detail::UrlFraming::Pstream || url_framing == detail::UrlFraming::JsonLines))
     return Error(Errc::InvalidArgument,
-                 "send_timeout needs a header field, which a packet stream cannot carry");
+                 "send_timeout needs a header field, which a packet stream or JSON lines cannot "
+                 "carry");
   if (o.pipeline_depth > 1 && impl->url.framing != detail::UrlFraming::Pstream)
     return Error(Errc::InvalidArgument,
                  "pipeline_depth above 1 needs a packet stream (pstream://, pstream+unix:)");
@@ -706,6 +712,12 @@ size_t Client::probe(std::chrono::milliseconds wait) {
   Impl& m = *impl_;
   if (m.group) return m.group->probe(wait);
   const bool packet = m.url.framing == detail::UrlFraming::Pstream;
+  // What an idle connection is sent to see whether it is still there: nothing for HTTP (a
+  // reset shows without), a packet stream's NOP, or a blank line, which JSON lines skip.
+  const std::string_view probe_bytes = packet ? pstream::kNop
+                                       : m.url.framing == detail::UrlFraming::JsonLines
+                                           ? std::string_view("\n")
+                                           : std::string_view();
   const Clock::time_point deadline = Clock::now() + wait;
   AsyncEngine* io = nullptr;
   {
@@ -719,7 +731,7 @@ size_t Client::probe(std::chrono::milliseconds wait) {
       p->send_probes();
       pipeline_probed = true;
     });
-  size_t open = m.pool->probe(packet ? pstream::kNop : std::string_view(), deadline);
+  size_t open = m.pool->probe(probe_bytes, deadline);
   // The pipeline's loop watches its connections itself: give resets the same time to come.
   if (pipeline_probed) std::this_thread::sleep_until(deadline);
   if (io) io->with_pipeline([&](detail::Pipeline* p) { open += p ? p->connections() : 0; });

@@ -53,6 +53,14 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   result_ = Value();
   retired_ = net::Stream();  // whoever watched it has let it go by now
   if (head_out_) *head_out_ = HttpHead();
+  // JSON lines: an idle connection that has closed, or holds a line nobody asked for, would
+  // swallow a notification without a word (none is answered) or misanswer a call: a fresh
+  // connection takes the request instead (an adopted one cannot be replaced: it is used).
+  if (stream_.fd() >= 0 && !settings_.framing->answers_notifications() && !settings_.adopted_fd &&
+      net::peek_idle(stream_.fd()) != net::IdleState::Quiet) {
+    ::shutdown(stream_.fd(), SHUT_RDWR);  // the server sees the end now; the number stays ours
+    retired_ = std::move(stream_);
+  }
   if (stream_.fd() >= 0) {
     used_before_ = true;
     state_ = State::Sending;
@@ -262,6 +270,10 @@ ClientConnection::Wait ClientConnection::send() {
     }
   }
   state_ = State::Receiving;
+  // A notification over JSON lines is done once sent: no answer is due.
+  if (json_calls_ == 0 && settings_.protocol == Protocol::JsonRpc &&
+      !settings_.framing->answers_notifications())
+    done(Value(), true);
   return Wait::None;
 }
 
@@ -428,10 +440,16 @@ Error error_of(json::Response& r) {
 
 }  // namespace
 
+bool ClientConnection::streamed_answer() const noexcept {
+  return settings_.url->framing == UrlFraming::Pstream ||
+         settings_.url->framing == UrlFraming::JsonLines;
+}
+
 void ClientConnection::trace_answer(const http::Response& response) const {
-  // A packet stream's answer has no head (its parser reports a 200 of its own).
+  // A packet stream's or a JSON line's answer has no head (its parser reports a 200 of its
+  // own).
   std::string head;
-  if (settings_.url->framing != UrlFraming::Pstream) head = trace::response_head(response);
+  if (!streamed_answer()) head = trace::response_head(response);
   Buffer inflated;
   std::string_view body = trace::shown_body(response.body, response.content_encoding_gzip,
                                             settings_.max_response_size, inflated);
@@ -441,8 +459,7 @@ void ClientConnection::trace_answer(const http::Response& response) const {
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
   if (settings_.trace) trace_answer(response);
   bool keep = response.keep_alive && !trailing_bytes;
-  // A packet stream's answer has no head (its parser reports a 200 of its own).
-  if (head_out_ && settings_.url->framing != UrlFraming::Pstream) *head_out_ = head_of(response);
+  if (head_out_ && !streamed_answer()) *head_out_ = head_of(response);
   const bool json = settings_.protocol == Protocol::JsonRpc;
   // A JSON-RPC server may send its error object with a status other than 200 (and a
   // notification's answer is a 204): the body decides, once inflated.

@@ -165,6 +165,9 @@ class ClientConnection {
   // its body limit, 401, 503) and closed. True when such an answer was there and the call
   // ends with it (an HttpStatus error naming the request's size and the server's words).
   bool read_early_refusal();
+  // The answer came in a packet or a JSON line: it has no HTTP head (its parser reports a 200
+  // of its own).
+  bool streamed_answer() const noexcept;
   // Hands the answer, as received, to the wire trace.
   void trace_answer(const http::Response& response) const;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.

@@ -1,8 +1,10 @@
 #include "client/framing.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
+#include "base/ascii.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/response_writer.hpp"
@@ -247,6 +249,107 @@ class PstreamFraming final : public ClientFraming {
   }
 };
 
+// An answer that is one line of JSON (the server's JSON writer never writes a raw newline).
+// Blank lines before it are dropped (take_consumed), so a server that keeps the connection
+// alive with them grows nothing; a line is at most max_response_size bytes.
+class JsonLineAnswerParser final : public AnswerParser {
+ public:
+  explicit JsonLineAnswerParser(const http::ResponseLimits& limits) : max_line_(limits.max_body) {
+    response_.status = 200;
+    response_.keep_alive = true;
+  }
+  http::ResponseParseResult parse(std::string_view input, Buffer&) override {
+    if (result_.status != http::ParseStatus::Incomplete) return result_;
+    for (;;) {
+      // Only the bytes not searched yet: a long line arriving in pieces is scanned once.
+      const void* nl = std::memchr(input.data() + scanned_, '\n', input.size() - scanned_);
+      if (!nl) {
+        scanned_ = input.size();
+        if (input.size() - start_ > max_line_) return over_limit();
+        return result_;
+      }
+      const size_t end = size_t(static_cast<const char*>(nl) - input.data());
+      if (end - start_ > max_line_) return over_limit();
+      std::string_view line = input.substr(start_, end - start_);
+      scanned_ = end + 1;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (base::trim_ows(line).empty()) {  // a blank line: dropped
+        start_ = end + 1;
+        any_line_ = true;
+        continue;
+      }
+      response_.body = line;
+      return result_ = {http::ParseStatus::Complete, end + 1, http::ResponseError::None};
+    }
+  }
+  http::ResponseParseResult parse_eof(std::string_view input, Buffer& unused) override {
+    if (http::ResponseParseResult r = parse(input, unused);
+        r.status != http::ParseStatus::Incomplete)
+      return r;
+    std::string_view rest = input.substr(start_);
+    if (input.empty() && !any_line_)
+      return result_ = {http::ParseStatus::Error, 0, http::ResponseError::NoResponse};
+    if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+    if (base::trim_ows(rest).empty()) {
+      error_ = "jsonl: the connection closed before the answer";
+      return result_ = {http::ParseStatus::Error, 0, http::ResponseError::Truncated};
+    }
+    // The last line of a server that closes without its newline: whole, or the reader says not.
+    response_.body = rest;
+    response_.keep_alive = false;
+    return result_ = {http::ParseStatus::Complete, input.size(), http::ResponseError::None};
+  }
+  size_t take_consumed() noexcept override {
+    if (result_.status != http::ParseStatus::Incomplete) return 0;
+    const size_t done = std::exchange(start_, 0);
+    scanned_ -= done;
+    return done;
+  }
+  void reset() noexcept override {
+    start_ = scanned_ = 0;
+    any_line_ = false;
+    result_ = {};
+    response_.body = {};
+    response_.keep_alive = true;
+    error_.clear();
+  }
+  bool headers_complete() const noexcept override { return false; }
+  const http::Response& response() const noexcept override { return response_; }
+  std::string_view error() const noexcept override { return error_; }
+
+ private:
+  http::ResponseParseResult over_limit() {
+    error_ = "jsonl: an answer line over " + std::to_string(max_line_) + " bytes";
+    return result_ = {http::ParseStatus::Error, 0, http::ResponseError::TooLarge};
+  }
+
+  size_t max_line_;
+  size_t start_ = 0;       // where the answer's line begins (blank lines before it are done with)
+  size_t scanned_ = 0;     // bytes searched for a newline
+  bool any_line_ = false;  // a blank line came: the server was there
+  http::ResponseParseResult result_;
+  http::Response response_;
+  std::string error_;
+};
+
+// Newline-delimited JSON-RPC: the request document, then a newline; the answer a line; a
+// notification gets none. No header fields, credentials or gzip.
+class JsonLinesFraming final : public ClientFraming {
+ public:
+  Status append_head(Buffer&, const RequestFacts& facts) const override {
+    if (!facts.headers.empty())
+      return Error(Errc::InvalidArgument, "JSON lines carry no header fields");
+    return Status();
+  }
+  void finish_request(Buffer& out, size_t) const override { out.append("\n", 1); }
+  bool can_gzip() const noexcept override { return false; }
+  bool answers_notifications() const noexcept override { return false; }
+  std::unique_ptr<AnswerParser> make_answer_parser(
+      const http::ResponseLimits& limits) const override {
+    return std::make_unique<JsonLineAnswerParser>(limits);
+  }
+};
+
 }  // namespace
 
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
@@ -260,6 +363,13 @@ Result<std::unique_ptr<ClientFraming>> make_client_framing(
     if (content_type != "text/xml")
       return Error(Errc::InvalidArgument, "a packet stream carries XML-RPC only, not JSON-RPC");
     return std::unique_ptr<ClientFraming>(std::make_unique<PstreamFraming>());
+  }
+  if (url.framing == UrlFraming::JsonLines) {
+    if (!headers.empty() || !authorization.empty() || !user_agent.empty())
+      return Error(Errc::InvalidArgument, "JSON lines carry no header fields or credentials");
+    if (content_type != "application/json")
+      return Error(Errc::InvalidArgument, "JSON lines carry JSON-RPC only, not XML-RPC");
+    return std::unique_ptr<ClientFraming>(std::make_unique<JsonLinesFraming>());
   }
   CommonFields common(content_type, accept_gzip, std::move(authorization), std::move(user_agent),
                       std::move(headers));

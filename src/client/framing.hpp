@@ -1,5 +1,5 @@
-// Internal: how a client's requests and answers look on the wire: HTTP/1.1, SCGI or xmlrpc-c's
-// packet stream. One object
+// Internal: how a client's requests and answers look on the wire: HTTP/1.1, SCGI, xmlrpc-c's
+// packet stream or newline-delimited JSON-RPC. One object
 // per client, made from its URL and options, builds every request's head and makes the parser
 // of every answer; the connection and the call paths never ask which framing it is.
 #pragma once
@@ -61,6 +61,9 @@ class ClientFraming {
   virtual void finish_request(Buffer&, size_t /*body_offset*/) const {}
   /// Whether a request body may be gzipped (the packet stream has no way to say so).
   virtual bool can_gzip() const noexcept { return true; }
+  /// Whether a JSON-RPC notification gets an answer (HTTP's 204). JSON lines answer nothing:
+  /// the exchange ends once the notification is sent.
+  virtual bool answers_notifications() const noexcept { return true; }
 };
 
 /// The framing `url` names, with what every request says: its Content-Type (static storage:
@@ -68,8 +71,8 @@ class ClientFraming {
 /// text/xml), gzip accepted, the Authorization value ("Basic ..." or empty), the extra header
 /// fields. `proxy` (HTTP only; borrowed, outlives the framing): through a proxy that is not a
 /// CONNECT tunnel, every request's target is in absolute form and carries the proxy's
-/// Proxy-Authorization. Errors: InvalidArgument for a field that cannot be sent, or JSON over
-/// a packet stream.
+/// Proxy-Authorization. Errors: InvalidArgument for a field that cannot be sent, JSON over a
+/// packet stream, or XML over JSON lines.
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,

@@ -48,11 +48,13 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   }
   for (auto [prefix, framing] :
        {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
-        std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream}}) {
+        std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream},
+        std::pair{std::string_view("jsonl+unix:"), UrlFraming::JsonLines}}) {
     if (!url.starts_with(prefix)) continue;
     auto unix_url = parse_client_url(url.substr(prefix.size() - 5), unix_http_path);
     if (!unix_url) return bad(url, "no socket path");
     unix_url->framing = framing;
+    unix_url->json_rpc = framing == UrlFraming::JsonLines;
     return unix_url;
   }
   if (url.starts_with("unix:")) {
@@ -78,11 +80,14 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   } else if (url.starts_with("pstream://")) {
     u.framing = UrlFraming::Pstream;
     rest = url.substr(10);
+  } else if (url.starts_with("jsonl://")) {
+    u.framing = UrlFraming::JsonLines;
+    u.json_rpc = true;
+    rest = url.substr(8);
   } else {
-    return bad(
-        url,
-        "expected http://, https://, unix:, scgi://, scgi+unix:, pstream://, pstream+unix: or "
-        "jsonrpc+http://, jsonrpc+https://, jsonrpc+unix:");
+    return bad(url,
+               "expected http://, https://, unix:, scgi://, scgi+unix:, pstream://, pstream+unix:, "
+               "jsonrpc+http://, jsonrpc+https://, jsonrpc+unix:, jsonl:// or jsonl+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
@@ -119,11 +124,15 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   if (host.empty()) return bad(url, "no host");
   unsigned value = u.tls ? 443 : 80;
   const bool gateway = u.framing != UrlFraming::Http;
-  const char* name = u.framing == UrlFraming::Scgi ? "an SCGI URL" : "a pstream URL";
-  if (gateway && port.empty()) return bad(url, std::string(name) + " needs a port");
-  if (gateway && !u.user.empty()) return bad(url, std::string(name) + " has no user");
-  if (u.framing == UrlFraming::Pstream && slash != std::string_view::npos && path != "/")
-    return bad(url, "a pstream URL has no path");
+  const std::string name = u.framing == UrlFraming::Scgi      ? "an SCGI URL"
+                           : u.framing == UrlFraming::Pstream ? "a pstream URL"
+                                                              : "a jsonl URL";
+  if (gateway && port.empty()) return bad(url, name + " needs a port");
+  if (gateway && !u.user.empty()) return bad(url, name + " has no user");
+  // A stream of messages has no request line to carry a path.
+  const bool streams = u.framing == UrlFraming::Pstream || u.framing == UrlFraming::JsonLines;
+  if (streams && slash != std::string_view::npos && path != "/")
+    return bad(url, name + " has no path");
   if (!port.empty()) {
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)

@@ -11,9 +11,9 @@
 
 namespace callwire::detail {
 
-/// How requests and answers are framed: HTTP, SCGI (scgi://, scgi+unix:) or xmlrpc-c's packet
-/// stream (pstream://, pstream+unix:).
-enum class UrlFraming : uint8_t { Http, Scgi, Pstream };
+/// How requests and answers are framed: HTTP, SCGI (scgi://, scgi+unix:), xmlrpc-c's packet
+/// stream (pstream://, pstream+unix:) or newline-delimited JSON-RPC (jsonl://, jsonl+unix:).
+enum class UrlFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
 
 /// The public name of a URL's framing.
 constexpr ConnectionFraming connection_framing(UrlFraming framing) noexcept {
@@ -22,6 +22,8 @@ constexpr ConnectionFraming connection_framing(UrlFraming framing) noexcept {
       return ConnectionFraming::Scgi;
     case UrlFraming::Pstream:
       return ConnectionFraming::Pstream;
+    case UrlFraming::JsonLines:
+      return ConnectionFraming::JsonLines;
     case UrlFraming::Http:
       break;
   }
@@ -37,7 +39,7 @@ struct ClientUrl {
   std::string path;        ///< origin-form, e.g. "/RPC2"
   std::string user;        ///< from "user:password@", percent-decoded
   std::string password;
-  bool json_rpc = false;  ///< a jsonrpc+ scheme: JSON-RPC over HTTP
+  bool json_rpc = false;  ///< a jsonrpc+ or jsonl scheme: JSON-RPC only
 };
 
 /// Parses "http://[user:password@]host[:port][/path]", "https://..." (host a name, an IPv4
@@ -46,8 +48,9 @@ struct ClientUrl {
 /// (the port is required: SCGI has no default) and "scgi+unix:/path/to/socket" (REQUEST_URI
 /// `unix_http_path`); or the packet stream: "pstream://host:port" (port required, no path,
 /// no user) and "pstream+unix:/path/to/socket"; or JSON-RPC over HTTP: "jsonrpc+http://...",
-/// "jsonrpc+https://..." and "jsonrpc+unix:/path" (json_rpc set). Errors: InvalidArgument naming
-/// the problem.
+/// "jsonrpc+https://..." and "jsonrpc+unix:/path" (json_rpc set); or newline-delimited JSON-RPC:
+/// "jsonl://host:port" and "jsonl+unix:/path" (as pstream's; json_rpc set). Errors:
+/// InvalidArgument naming the problem.
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
 
 }  // namespace callwire::detail

@@ -1777,11 +1777,20 @@ static void test_adopt_and_serve_connection(void) {
     CHECK(cw_client_probe(client, 0) == 1);
     cw_client_free(client); /* closes fds[0] */
     CHECK(fcntl(fds[0], F_GETFD) == -1);
+    /* JSON lines: JSON-RPC, a line each way; a notification gets none. */
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+    CHECK_STATUS(cw_server_adopt_connection(server, fds[1], CW_FRAMING_JSON_LINES, &err), CW_OK);
+    CHECK_STATUS(cw_client_adopt(fds[0], CW_FRAMING_JSON_LINES, NULL, &client, &err), CW_OK);
+    CHECK_STATUS(cw_client_notify(client, "sample.add", NULL, 0, NULL, &err), CW_OK);
+    CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
+    CHECK_STATUS(cw_value_get_int(result, &n), CW_OK);
+    CHECK(n == 5);
+    cw_value_free(result);
+    cw_client_free(client);
     /* Refused: the descriptor is closed all the same. */
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
     client = NULL;
-    CHECK_STATUS(cw_client_adopt(fds[0], CW_FRAMING_JSON_LINES, NULL, &client, &err),
-                 CW_INVALID_ARGUMENT);
+    CHECK_STATUS(cw_client_adopt(fds[0], (cw_framing)99, NULL, &client, &err), CW_INVALID_ARGUMENT);
     CHECK(client == NULL);
     CHECK(fcntl(fds[0], F_GETFD) == -1);
     CHECK_STATUS(cw_client_adopt(fds[1], CW_FRAMING_PSTREAM, NULL, NULL, &err),

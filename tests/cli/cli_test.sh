@@ -255,6 +255,28 @@ kill "$server_pid"
 wait "$server_pid" 2>/dev/null
 exec 3<&-
 
+# --- call over newline-delimited JSON-RPC: `serve --jsonl`, `call jsonl://...`
+mkfifo "$tmp/listening-jsonl"
+"$bin" serve --listen 127.0.0.1:0 --jsonl 127.0.0.1:0 --threads 1 \
+  >"$tmp/listening-jsonl" 2>"$tmp/serve-jsonl.err" &
+jsonl_pid=$!
+exec 3<"$tmp/listening-jsonl"
+read -r -t 30 _ _ _ <&3 || fail "serve --jsonl: no first 'listening on URL' line"
+read -r -t 30 _ _ jsonl_url <&3 || fail "serve --jsonl: no 'listening on jsonl://' line"
+[[ $jsonl_url == jsonl://127.0.0.1:* ]] || fail "serve --jsonl: not a jsonl URL: $jsonl_url"
+run call "$jsonl_url" sample.add 2 3
+expect_rc 0 "call jsonl://"
+expect_eq "$out" "5" "call jsonl://: JSON-RPC without --json-rpc"
+run call --notify "$jsonl_url" sample.add 1 1
+expect_rc 0 "call --notify jsonl://: no line is awaited"
+expect_eq "$out" "" "call --notify jsonl:// prints nothing"
+run call --header 'X-A: 1' "$jsonl_url" sample.add 2 3
+expect_rc 2 "call jsonl:// --header"
+expect_match "$err" "JSON lines carry no header fields" "call jsonl:// --header: why"
+kill "$jsonl_pid"
+wait "$jsonl_pid" 2>/dev/null
+exec 3<&-
+
 # --- --authorization and --user-agent reach the server as given: a one-request Python server
 # writes the header fields it received and answers 1.
 python3 -c '

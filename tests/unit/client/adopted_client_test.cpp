@@ -64,7 +64,8 @@ struct Served {
 
 TEST(AdoptedClient, CallsInEachFraming) {
   Served s;
-  for (ConnectionFraming framing : {ConnectionFraming::Pstream, ConnectionFraming::Http}) {
+  for (ConnectionFraming framing :
+       {ConnectionFraming::Pstream, ConnectionFraming::Http, ConnectionFraming::JsonLines}) {
     SCOPED_TRACE(int(framing));
     Client client = s.client(framing);
     for (int i = 0; i < 5; ++i) EXPECT_EQ(client.call<int>("add", i, 1).value(), i + 1);
@@ -140,14 +141,14 @@ TEST(AdoptedClient, RefusesWhatItCannotUseAndClosesIt) {
   EXPECT_FALSE(Client::adopt(unconnected, ConnectionFraming::Http));
   EXPECT_FALSE(is_open(unconnected));
 
+  ClientOptions headers;
+  headers.headers = {{"X-Trace", "1"}};  // a packet or a JSON line cannot carry them
   Pair p = socket_pair();
-  Result<Client> lines = Client::adopt(p.mine, ConnectionFraming::JsonLines);
+  Result<Client> lines = Client::adopt(p.mine, ConnectionFraming::JsonLines, headers);
   ASSERT_FALSE(lines);
   EXPECT_EQ(lines.error().code, Errc::InvalidArgument);
   EXPECT_FALSE(is_open(p.mine));
   Pair q = socket_pair();
-  ClientOptions headers;
-  headers.headers = {{"X-Trace", "1"}};  // a packet cannot carry them
   EXPECT_FALSE(Client::adopt(q.mine, ConnectionFraming::Pstream, headers));
   EXPECT_FALSE(is_open(q.mine));
   ::close(p.server);

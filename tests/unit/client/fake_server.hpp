@@ -38,6 +38,7 @@ class FakeServer {
     ::close(fd_);
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/RPC2"; }
+  uint16_t port() const { return port_; }
   int accepts() const { return accepts_.load(); }
 
   // Reads one request (head and Content-Length body) from fd; empty on EOF.

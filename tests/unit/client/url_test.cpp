@@ -77,11 +77,27 @@ TEST(ClientUrl, Pstream) {
   EXPECT_EQ(local.endpoint.path, "/run/app.sock");
 }
 
+TEST(ClientUrl, JsonLines) {
+  ClientUrl u = parse_client_url("jsonl://127.0.0.1:8082", "").value();
+  EXPECT_EQ(u.framing, UrlFraming::JsonLines);
+  EXPECT_TRUE(u.json_rpc);
+  EXPECT_EQ(u.port, 8082);
+  EXPECT_EQ(connection_framing(u.framing), ConnectionFraming::JsonLines);
+  ClientUrl local = parse_client_url("jsonl+unix:/run/app.sock", "").value();
+  EXPECT_EQ(local.framing, UrlFraming::JsonLines);
+  EXPECT_TRUE(local.json_rpc);
+  EXPECT_EQ(local.endpoint.path, "/run/app.sock");
+  EXPECT_NE(parse_client_url("jsonl://h", "").error().message.find("a jsonl URL needs a port"),
+            std::string::npos);
+}
+
 TEST(ClientUrl, RefusesWhatItCannotUse) {
-  for (const char* bad : {"ftp://h/", "http://", "http://:80", "http://h:0", "http://h:65536",
-                          "http://h:x", "http://[::1", "http://[::1]x", "http://u:%zz@h/",
-                          "unix:", "scgi://h", "scgi://u:p@h:1", "scgi+unix:", "pstream://h",
-                          "pstream://h:1/RPC2", "pstream://u@h:1", "pstream+unix:", "nonsense"}) {
+  for (const char* bad : {"ftp://h/",        "http://",     "http://:80",         "http://h:0",
+                          "http://h:65536",  "http://h:x",  "http://[::1",        "http://[::1]x",
+                          "http://u:%zz@h/", "unix:",       "scgi://h",           "scgi://u:p@h:1",
+                          "scgi+unix:",      "pstream://h", "pstream://h:1/RPC2", "pstream://u@h:1",
+                          "pstream+unix:",   "jsonl://h",   "jsonl://h:1/x",      "jsonl://u:p@h:1",
+                          "jsonl+unix:",     "nonsense"}) {
     Result<ClientUrl> u = parse_client_url(bad, "");
     EXPECT_FALSE(u) << bad;
     if (!u) {

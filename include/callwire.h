@@ -1351,7 +1351,7 @@ typedef struct cw_client_options {
   /** Packet stream (pstream://, pstream+unix:) only: how many asynchronous calls may await
    *  their answers on one connection at once; each request is written as soon as it is made
    *  and the answers, which the server sends in order, reach their callers in that order.
-   *  0 or 1: one at a time (xmlrpc-c's way). Above 1 for HTTP or SCGI: cw_client_new fails
+   *  0 or 1: one at a time (xmlrpc-c's way). Above 1 for any other framing: cw_client_new fails
    *  with CW_INVALID_ARGUMENT. Against a server that serves one connection at a time, set
    *  max_connections to 1. */
   size_t pipeline_depth;

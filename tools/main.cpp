@@ -132,7 +132,7 @@ std::vector<std::string> unprotect(std::vector<std::string> params) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("callwire: XML-RPC from the command line", "callwire");
+  CLI::App app("callwire: XML-RPC and JSON-RPC from the command line", "callwire");
   app.set_version_flag("--version", std::string("callwire ") + callwire_version());
   app.require_subcommand(1);
 

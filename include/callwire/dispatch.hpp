@@ -1,4 +1,4 @@
-// callwire: answering XML-RPC request documents without a server (xmlrpc-c's
+// callwire: answering XML-RPC and JSON-RPC request documents without a server (xmlrpc-c's
 // registry::processCall): for CGI programs, a web server or framework of your own, or any
 // transport callwire does not offer.
 #pragma once

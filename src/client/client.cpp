@@ -65,7 +65,7 @@ struct CALLWIRE_LOCAL Client::Impl {
   ClientOptions options;
   std::unique_ptr<net::TlsContext> tls;
   std::optional<detail::ProxyRoute> proxy;         // ClientOptions::proxy, or the environment's
-  std::unique_ptr<detail::ClientFraming> framing;  // HTTP, SCGI or pstream: heads and answer parsers
+  std::unique_ptr<detail::ClientFraming> framing;  // heads and answer parsers, whatever the framing
   detail::ClientSettings settings;
 
   std::unique_ptr<detail::ConnectionPool> pool;  // made by create(): it needs the settings

@@ -39,7 +39,7 @@ struct ProxyRoute;
 /// What a connection needs to know, shared by every connection of a client.
 struct ClientSettings {
   const ClientUrl* url = nullptr;
-  const ClientFraming* framing = nullptr;  ///< HTTP or SCGI: request heads, answer parsers
+  const ClientFraming* framing = nullptr;  ///< request heads, answer parsers
   net::TlsContext* tls = nullptr;  ///< set for https
   /// Set when the connections go through an HTTP proxy: they resolve and connect to it, and
   /// open a CONNECT tunnel first for https.

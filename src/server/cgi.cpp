@@ -1,4 +1,4 @@
-// One XML-RPC request as a CGI program (RFC 3875): the meta-variables in, the body on
+// One XML-RPC or JSON-RPC request as a CGI program (RFC 3875): the meta-variables in, the body on
 // standard input, the response on standard output. The web server does the HTTP.
 #include "server/cgi.hpp"
 

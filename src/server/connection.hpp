@@ -1,6 +1,6 @@
 // Internal: one connection of the server: read into one buffer, parse in place, dispatch,
 // answer every pipelined request in order with one send. Written once against net::Stream
-// (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1 or SCGI).
+// (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1, SCGI, the packet stream or JSON lines).
 #pragma once
 
 #include <chrono>
@@ -146,7 +146,7 @@ class Connection final : public net::Watcher {
 
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
-  std::unique_ptr<RequestFraming> framing_;  // HTTP or SCGI: the parser and the heads
+  std::unique_ptr<RequestFraming> framing_;  // the parser and the heads
   FramingKind framing_kind_;                 // which, for the wire trace
   HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it

@@ -268,7 +268,6 @@ void check_callwire_read(const Document& d, const callwire::json::Request& reque
 // hand-written HandPerson, or DeclaredPerson declared with CALLWIRE_STRUCT), the blob's base64
 // string into its bytes. No Value tree.
 
-
 // Reads `d`'s response into `out`, reused; dies on an error.
 template <class Person>
 void callwire_read_typed(const Document& d, callwire::json::Reader& reader,

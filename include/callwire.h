@@ -1097,8 +1097,8 @@ CALLWIRE_API const char* cw_server_listener_url(const cw_server* server, size_t 
 /** How requests travel on a connection handed to the server (cw_server_adopt_connection,
  *  cw_server_serve_connection), as a listener's URL scheme says it for its own. */
 typedef enum cw_framing {
-  CW_FRAMING_HTTP = 0,   /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
-  CW_FRAMING_SCGI = 1,   /**< SCGI, from a web server ("scgi://") */
+  CW_FRAMING_HTTP = 0,      /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
+  CW_FRAMING_SCGI = 1,      /**< SCGI, from a web server ("scgi://") */
   CW_FRAMING_PSTREAM = 2,   /**< xmlrpc-c's packet stream ("pstream://") */
   CW_FRAMING_JSON_LINES = 3 /**< newline-delimited JSON-RPC ("jsonl://") */
 } cw_framing;
@@ -1465,9 +1465,8 @@ CALLWIRE_API cw_status cw_client_new_group(const char* const* urls, size_t url_c
  *  max_connections is 1 whatever is set. CW_OK; CW_INVALID_ARGUMENT (NULL out, fd < 0, not a
  *  connected stream socket, an unknown framing, bad options);
  *  CW_NO_MEMORY. */
-CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing,
-                                       const cw_client_options* options, cw_client** out,
-                                       cw_error* error);
+CALLWIRE_API cw_status cw_client_adopt(int fd, cw_framing framing, const cw_client_options* options,
+                                       cw_client** out, cw_error* error);
 
 /** Waits for the client's asynchronous calls in flight to end (each by its deadline), then
  *  frees it. NULL: does nothing. Not from a completion callback of this client. */

@@ -74,7 +74,6 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Writing.
 

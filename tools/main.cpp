@@ -21,7 +21,6 @@
 #include "json_form.hpp"
 #include "net_commands.hpp"
 
-
 namespace {
 
 constexpr int kRefused = 1;

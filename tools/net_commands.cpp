@@ -178,7 +178,8 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.pstream_unix_path.empty())
     options.listen.push_back("pstream+unix:" + flags.pstream_unix_path);
   for (const std::string& address : flags.jsonl) options.listen.push_back("jsonl://" + address);
-  if (!flags.jsonl_unix_path.empty()) options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
+  if (!flags.jsonl_unix_path.empty())
+    options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.reuse_port = flags.reuse_port;
   options.health_path = flags.health_path;
@@ -480,8 +481,10 @@ int run_list(const ClientSettingsFlags& flags) {
     for (std::string_view rest = help; !rest.empty();) {
       size_t end = std::min(rest.find('\n'), rest.size());
       std::string_view one = rest.substr(0, end);
-      if (one.empty()) std::printf("\n");
-      else std::printf("    %s\n", terminal_text(one).c_str());
+      if (one.empty())
+        std::printf("\n");
+      else
+        std::printf("    %s\n", terminal_text(one).c_str());
       rest.remove_prefix(std::min(end + 1, rest.size()));
     }
     i += 2;

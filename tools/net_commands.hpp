@@ -19,8 +19,8 @@ struct ServeFlags {
   std::string pstream_unix_path;
   std::vector<std::string> jsonl;  // HOST:PORT, newline-delimited JSON-RPC
   std::string jsonl_unix_path;
-  bool reuse_port = false;  // SO_REUSEPORT: several processes on one port
-  std::string health_path;  // GET answered 200 "ok" while serving, 503 while stopping
+  bool reuse_port = false;            // SO_REUSEPORT: several processes on one port
+  std::string health_path;            // GET answered 200 "ok" while serving, 503 while stopping
   std::string metrics_path;           // GET answered with the Prometheus page
   std::string metrics_authorization;  // the Authorization value the metrics page requires
   std::vector<std::string> trusted_proxies;  // whose X-Forwarded-For is believed
@@ -64,11 +64,11 @@ struct ClientSettingsFlags {
   std::string tls_ciphers, tls_ciphersuites;
   bool insecure = false;
   bool gzip = false;
-  std::string proxy;            // --proxy URL
-  bool proxy_from_env = false;  // --proxy-from-env
-  bool json_rpc = false;  // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
-  bool trace = false;     // --trace: every request and answer on stderr
-  size_t trace_max = 0;   // --trace-max: each body cut after this many bytes (0: whole)
+  std::string proxy;                 // --proxy URL
+  bool proxy_from_env = false;       // --proxy-from-env
+  bool json_rpc = false;             // --json-rpc: speak JSON-RPC 2.0 (a jsonrpc+ URL does too)
+  bool trace = false;                // --trace: every request and answer on stderr
+  size_t trace_max = 0;              // --trace-max: each body cut after this many bytes (0: whole)
   std::vector<std::string> headers;  // --header 'Name: value', each sent with every call
 };
 

@@ -40,8 +40,8 @@ int main(void) {
   int status;
 
   if (cw_registry_new(NULL, &registry, &err) != CW_OK ||
-      cw_registry_add_method(registry, "sample.add", sample_add, NULL, "i:ii",
-                             "Adds two integers.", &err) != CW_OK ||
+      cw_registry_add_method(registry, "sample.add", sample_add, NULL, "i:ii", "Adds two integers.",
+                             &err) != CW_OK ||
       cw_registry_add_method(registry, "whoami", whoami, NULL, "s:", "The caller's address.",
                              &err) != CW_OK) {
     /* Standard error goes to the web server's error log. */

@@ -5,14 +5,13 @@
 //
 //   REQUEST_METHOD=POST CONTENT_LENGTH=$(wc -c <call.xml) ./cgi_server <call.xml
 #include <callwire/cgi.hpp>
-
 #include <cstdio>
 #include <string>
 
 int main() {
   callwire::Registry registry;
-  callwire::Status added = registry.bind("sample.add", [](int a, int b) { return a + b; },
-                                         "Adds two integers.");
+  callwire::Status added = registry.bind(
+      "sample.add", [](int a, int b) { return a + b; }, "Adds two integers.");
   if (added) {
     added = registry.bind(
         "whoami",

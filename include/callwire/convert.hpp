@@ -306,10 +306,9 @@ struct Convert<bool> {
 /// in 32 bits are "int", wider ones (uint32_t, int64_t, ...) "i8". Reading accepts an int or
 /// an i8 whose value fits the C++ type, else "must be int in 0..255, got int 300".
 template <std::integral T>
-  requires(!std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
-           !std::same_as<T, char8_t> && !std::same_as<T, char16_t> &&
-           !std::same_as<T, char32_t>)
-struct Convert<T> {
+requires(!std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
+         !std::same_as<T, char8_t> && !std::same_as<T, char16_t> &&
+         !std::same_as<T, char32_t>) struct Convert<T> {
   static constexpr bool fits_int = std::in_range<int32_t>(std::numeric_limits<T>::min()) &&
                                    std::in_range<int32_t>(std::numeric_limits<T>::max());
   static constexpr std::string_view type_name = fits_int ? "int" : "i8";
@@ -373,8 +372,9 @@ struct Convert<double> {
     if (auto n = v.try_as_i8()) {
       constexpr int64_t kExact = int64_t{1} << 53;
       if (*n >= -kExact && *n <= kExact) return static_cast<double>(*n);
-      return Error(Errc::TypeMismatch, "must be double, got " + std::string(callwire::type_name(
-                                           v.type())) + " beyond 2^53");
+      return Error(
+          Errc::TypeMismatch,
+          "must be double, got " + std::string(callwire::type_name(v.type())) + " beyond 2^53");
     }
     return type_error(type_name, v);
   }
@@ -390,8 +390,8 @@ struct Convert<float> {
     Result<double> d = Convert<double>::from_value(v);
     if (!d) return d.error();
     if (std::isfinite(*d) && std::fabs(*d) > static_cast<double>(std::numeric_limits<float>::max()))
-      return Error(Errc::TypeMismatch, "must be double in the float range, got double " +
-                                           std::to_string(*d));
+      return Error(Errc::TypeMismatch,
+                   "must be double in the float range, got double " + std::to_string(*d));
     return static_cast<float>(*d);
   }
 };
@@ -548,9 +548,12 @@ struct Convert<std::chrono::time_point<std::chrono::system_clock, Duration>> {
     // Whole seconds never overflow; check them against the target's range before converting.
     if (s < ceil<seconds>(TimePoint::min().time_since_epoch()) + seconds{1} ||
         s > floor<seconds>(TimePoint::max().time_since_epoch()) - seconds{1})
-      return Error(Errc::TypeMismatch, "must be dateTime.iso8601 within the time_point range, "
-                                       "got " + dt.to_string());
-    return TimePoint(duration_cast<Duration>(s) + duration_cast<Duration>(nanoseconds{dt.nanosecond}));
+      return Error(Errc::TypeMismatch,
+                   "must be dateTime.iso8601 within the time_point range, "
+                   "got " +
+                       dt.to_string());
+    return TimePoint(duration_cast<Duration>(s) +
+                     duration_cast<Duration>(nanoseconds{dt.nanosecond}));
   }
   static Status read(ValueReader& r, TimePoint& out) {
     return detail::read_datetime_as<Convert>(r, out);
@@ -568,8 +571,10 @@ struct Convert<std::optional<T>> {
     return o ? Convert<T>::to_value(*o) : Value();
   }
   static void write(ValueWriter& w, const std::optional<T>& o) {
-    if (o) write_value(w, *o);
-    else w.nil();
+    if (o)
+      write_value(w, *o);
+    else
+      w.nil();
   }
   static Result<std::optional<T>> from_value(const Value& v) {
     if (v.is_nil()) return std::optional<T>();
@@ -577,9 +582,7 @@ struct Convert<std::optional<T>> {
     if (!r) return r.error();
     return std::optional<T>(std::move(*r));
   }
-  static Status read(ValueReader& r, std::optional<T>& out)
-    requires std::default_initializable<T>
-  {
+  static Status read(ValueReader& r, std::optional<T>& out) requires std::default_initializable<T> {
     Result<Type> type = r.peek();
     if (!type) return type.error();
     if (*type == Type::Nil) {
@@ -619,9 +622,8 @@ struct Convert<std::vector<T, A>> {
     }
     return out;
   }
-  static Status read(ValueReader& r, std::vector<T, A>& out)
-    requires std::default_initializable<T>
-  {
+  static Status read(ValueReader& r,
+                     std::vector<T, A>& out) requires std::default_initializable<T> {
     if (Status s = detail::expect_type(r, Type::Array, type_name); !s) return s;
     if (Status s = r.enter_array(); !s) return s;
     out.clear();
@@ -664,9 +666,7 @@ struct ConvertStringMap {
     }
     return out;
   }
-  static Status read(ValueReader& r, Map& out)
-    requires std::default_initializable<Mapped>
-  {
+  static Status read(ValueReader& r, Map& out) requires std::default_initializable<Mapped> {
     if (Status s = detail::expect_type(r, Type::Struct, type_name); !s) return s;
     if (Status s = r.enter_struct(); !s) return s;
     out.clear();
@@ -724,8 +724,7 @@ struct Convert<std::tuple<Ts...>> {
     std::tuple<Result<Ts>...> items{Convert<Ts>::from_value(v[I])...};
     std::optional<Error> error;
     ((error || std::get<I>(items).ok() ||
-      (error = detail::prefix_error(detail::index_path(I), std::get<I>(items).error()),
-       true)),
+      (error = detail::prefix_error(detail::index_path(I), std::get<I>(items).error()), true)),
      ...);
     if (error) return *std::move(error);
     return std::tuple<Ts...>(std::move(*std::get<I>(items))...);

@@ -83,8 +83,10 @@ struct Error {
   std::shared_ptr<const HttpHead> http_head;
 
   Error() = default;
-  Error(Errc c, std::string msg) : code(c), fault_code(errc_fault_code(c)), message(std::move(msg)) {}
-  Error(Errc c, int32_t fault, std::string msg) : code(c), fault_code(fault), message(std::move(msg)) {}
+  Error(Errc c, std::string msg)
+      : code(c), fault_code(errc_fault_code(c)), message(std::move(msg)) {}
+  Error(Errc c, int32_t fault, std::string msg)
+      : code(c), fault_code(fault), message(std::move(msg)) {}
 };
 
 /// The exception the throwing conveniences raise; carries the Error whole.
@@ -102,15 +104,25 @@ class CALLWIRE_API Exception : public std::runtime_error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value)
+      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   explicit operator bool() const noexcept { return state_.index() == 0; }
   bool ok() const noexcept { return state_.index() == 0; }
 
-  T& value() & { check(); return std::get<0>(state_); }
-  const T& value() const& { check(); return std::get<0>(state_); }
-  T&& value() && { check(); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    check();
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    check();
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    check();
+    return std::get<0>(std::move(state_));
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }

@@ -45,8 +45,8 @@ struct HeaderField {
 class ValueWriter;
 
 namespace detail {
-struct CallContextAccess;  // the dispatcher sets the method and clears the latch; the
-                           // transport sets the deadline
+struct CallContextAccess;   // the dispatcher sets the method and clears the latch; the
+                            // transport sets the deadline
 struct ResultWriterAccess;  // a typed handler writes its result straight into the response
 }  // namespace detail
 

@@ -34,11 +34,11 @@ struct AccessLogEntry {
   std::string_view method;  ///< the method called (escaped), empty when the request never got
                             ///< that far
   int http_status = 200;
-  int32_t fault_code = 0;                ///< 0 unless the answer was a fault
-  size_t request_bytes = 0;              ///< the body as received
-  size_t response_bytes = 0;             ///< the body as sent
-  std::chrono::nanoseconds duration{0};  ///< from the complete request to the queued answer
-                                         ///< (0 for an answer to no whole request: a 408)
+  int32_t fault_code = 0;                      ///< 0 unless the answer was a fault
+  size_t request_bytes = 0;                    ///< the body as received
+  size_t response_bytes = 0;                   ///< the body as sent
+  std::chrono::nanoseconds duration{0};        ///< from the complete request to the queued answer
+                                               ///< (0 for an answer to no whole request: a 408)
   std::chrono::system_clock::time_point time;  ///< when the answer was queued
 };
 
@@ -292,8 +292,8 @@ class CALLWIRE_API Server {
   template <class F>
   Status bind(std::string name, std::vector<std::string> parameter_names, F&& callable,
               std::string help = {}) {
-    return registry().bind(std::move(name), std::move(parameter_names),
-                           std::forward<F>(callable), std::move(help));
+    return registry().bind(std::move(name), std::move(parameter_names), std::forward<F>(callable),
+                           std::move(help));
   }
 
   /// Opens the listeners (so the ports are known on return) and starts the threads.

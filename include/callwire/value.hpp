@@ -42,16 +42,16 @@ CALLWIRE_API const char* type_name(Type type) noexcept;
 struct CALLWIRE_API DateTime {
   enum class Zone : uint8_t { None, Utc, Offset };  ///< none, `Z`, or `+hh:mm`/`-hh:mm`
 
-  uint16_t year = 1970;  ///< 0..9999
-  uint8_t month = 1;     ///< 1..12
-  uint8_t day = 1;       ///< 1..days in the month
-  uint8_t hour = 0;      ///< 0..23
-  uint8_t minute = 0;    ///< 0..59
-  uint8_t second = 0;    ///< 0..60 (60: a leap second)
+  uint16_t year = 1970;         ///< 0..9999
+  uint8_t month = 1;            ///< 1..12
+  uint8_t day = 1;              ///< 1..days in the month
+  uint8_t hour = 0;             ///< 0..23
+  uint8_t minute = 0;           ///< 0..59
+  uint8_t second = 0;           ///< 0..60 (60: a leap second)
   uint8_t fraction_digits = 0;  ///< 0..9: how many digits the fraction was written with
   uint32_t nanosecond = 0;      ///< the fraction of a second, < 1'000'000'000
   Zone zone = Zone::None;
-  int16_t offset_minutes = 0;   ///< with Zone::Offset: -1439..1439 (east of UTC positive)
+  int16_t offset_minutes = 0;  ///< with Zone::Offset: -1439..1439 (east of UTC positive)
 
   bool operator==(const DateTime&) const = default;
 
@@ -85,8 +85,7 @@ class CALLWIRE_API Value {
   /// Integers: types of up to 32 bits that fit in int32 make an `int`; wider ones (and uint32)
   /// make an `i8`. An unsigned 64-bit number above INT64_MAX throws Errc::Unrepresentable.
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  Value(T n) : Value() {  // NOLINT
+  requires(!std::same_as<T, bool>) Value(T n) : Value() {  // NOLINT
     if constexpr (sizeof(T) < 4 || (sizeof(T) == 4 && std::is_signed_v<T>)) {
       set_int32(static_cast<int32_t>(n));
     } else {
@@ -100,10 +99,10 @@ class CALLWIRE_API Value {
     raw_[0] = static_cast<unsigned char>(Type::Double);
     std::memcpy(raw_ + 8, &d, 8);
   }
-  Value(float f) noexcept : Value(static_cast<double>(f)) {}  // NOLINT
+  Value(float f) noexcept : Value(static_cast<double>(f)) {}                           // NOLINT
   Value(std::string_view s) : Value() { set_text(Type::String, s.data(), s.size()); }  // NOLINT
-  Value(const char* s) : Value(std::string_view(s)) {}                                // NOLINT
-  Value(const std::string& s) : Value(std::string_view(s)) {}                         // NOLINT
+  Value(const char* s) : Value(std::string_view(s)) {}                                 // NOLINT
+  Value(const std::string& s) : Value(std::string_view(s)) {}                          // NOLINT
   Value(const DateTime& dt) noexcept;                                                  // NOLINT
 
   /// An i8 whatever the magnitude.
@@ -189,13 +188,12 @@ class CALLWIRE_API Value {
   const Value& operator[](size_t index) const;
   Value& operator[](size_t index);
   template <std::integral T>
-    requires(!std::same_as<T, size_t> && !std::same_as<T, bool>)
-  const Value& operator[](T index) const {
+  requires(!std::same_as<T, size_t> && !std::same_as<T, bool>) const Value& operator[](
+      T index) const {
     return (*this)[static_cast<size_t>(index)];
   }
   template <std::integral T>
-    requires(!std::same_as<T, size_t> && !std::same_as<T, bool>)
-  Value& operator[](T index) {
+  requires(!std::same_as<T, size_t> && !std::same_as<T, bool>) Value& operator[](T index) {
     return (*this)[static_cast<size_t>(index)];
   }
   /// Appends to an array (a nil Value becomes an empty array first).

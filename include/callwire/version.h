@@ -19,8 +19,7 @@
 
 /** One number to compare versions at compile time:
  *  `#if CALLWIRE_VERSION_NUMBER >= CALLWIRE_VERSION_AT(0, 2, 0)`. */
-#define CALLWIRE_VERSION_AT(major, minor, patch) \
-  ((major) * 1000000L + (minor) * 1000L + (patch))
+#define CALLWIRE_VERSION_AT(major, minor, patch) ((major)*1000000L + (minor)*1000L + (patch))
 #define CALLWIRE_VERSION_NUMBER \
   CALLWIRE_VERSION_AT(CALLWIRE_VERSION_MAJOR, CALLWIRE_VERSION_MINOR, CALLWIRE_VERSION_PATCH)
 

@@ -27,8 +27,8 @@ struct ReaderLimits {
   /// Arrays and structs nested in one value. At most kMaxDepth: a setting above is lowered to
   /// it, since copying, comparing and destroying a Value recurse once per level.
   uint32_t max_depth = 64;
-  size_t max_elements = size_t{1} << 20;        ///< start tags in one document
-  size_t max_string_size = size_t{16} << 20;    ///< bytes of one string, name or base64 text
+  size_t max_elements = size_t{1} << 20;      ///< start tags in one document
+  size_t max_string_size = size_t{16} << 20;  ///< bytes of one string, name or base64 text
 
   /// These limits for messages of at most `max_message` bytes (a server's max_body, a
   /// client's max_response_size), so that one knob decides how big a message may be: a
@@ -118,8 +118,7 @@ CALLWIRE_API Status write_call(Buffer& out, std::string_view method_name,
 CALLWIRE_API Status write_response(Buffer& out, const Value& result,
                                    const WriterOptions& options = {});
 /// `<methodResponse>` with a fault.
-CALLWIRE_API Status write_fault(Buffer& out, const Fault& fault,
-                                const WriterOptions& options = {});
+CALLWIRE_API Status write_fault(Buffer& out, const Fault& fault, const WriterOptions& options = {});
 /// A call, a response or a fault, whichever `message` holds.
 CALLWIRE_API Status write_message(Buffer& out, const Message& message,
                                   const WriterOptions& options = {});

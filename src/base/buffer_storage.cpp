@@ -13,9 +13,7 @@ namespace {
 bool is_large(size_t capacity) noexcept { return capacity >= pages::kLargeBlock; }
 }  // namespace
 
-size_t Buffer::capacity_for(size_t n) noexcept {
-  return is_large(n) ? pages::round_up(n) : n;
-}
+size_t Buffer::capacity_for(size_t n) noexcept { return is_large(n) ? pages::round_up(n) : n; }
 
 void* Buffer::resize_storage(void* block, size_t old_capacity, size_t& new_capacity) {
   if (!is_large(new_capacity)) {

@@ -106,8 +106,10 @@ void give_back(void* block, size_t capacity) noexcept {
     Slot* empty = nullptr;
     Slot* smallest = nullptr;
     for (Slot& s : t_cache.slots) {
-      if (!s.block) empty = empty ? empty : &s;
-      else if (!smallest || s.capacity < smallest->capacity) smallest = &s;
+      if (!s.block)
+        empty = empty ? empty : &s;
+      else if (!smallest || s.capacity < smallest->capacity)
+        smallest = &s;
     }
     if (empty && t_cache.bytes + capacity <= kMaxBytes) {
       *empty = Slot{block, capacity};

@@ -25,7 +25,8 @@ std::string member_path(const std::string& where, const char* name) {
 }
 
 cw_status fail(cw_error* error, Errc code, const std::string& where, std::string_view what) {
-  return set_error(error, code, where.empty() ? std::string(what) : where + ": " + std::string(what));
+  return set_error(error, code,
+                   where.empty() ? std::string(what) : where + ": " + std::string(what));
 }
 
 class Builder {
@@ -33,7 +34,8 @@ class Builder {
   explicit Builder(cw_error* error) : error_(error) {}
 
   cw_status build(const cw_arg& a, Value& out, const std::string& where, int depth) {
-    if (depth > kMaxDepth) return fail(error_, Errc::LimitExceeded, where, "nested deeper than 1000");
+    if (depth > kMaxDepth)
+      return fail(error_, Errc::LimitExceeded, where, "nested deeper than 1000");
     switch (enum_bits(a.kind)) {
       case CW_ARG_NIL:
         out = Value();
@@ -125,7 +127,8 @@ class Reader {
   explicit Reader(cw_error* error) : error_(error) {}
 
   cw_status check(const Value& v, const cw_out& o, const std::string& where, int depth) {
-    if (depth > kMaxDepth) return fail(error_, Errc::LimitExceeded, where, "nested deeper than 1000");
+    if (depth > kMaxDepth)
+      return fail(error_, Errc::LimitExceeded, where, "nested deeper than 1000");
     switch (enum_bits(o.kind)) {
       case CW_OUT_SKIP:
         return CW_OK;
@@ -230,8 +233,8 @@ class Reader {
       return type_mismatch(where, "must be an array of " + std::to_string(o.u.array.count) +
                                       ", got " + std::to_string(v.size()) + " elements");
     for (size_t i = 0; i < o.u.array.count; ++i) {
-      if (cw_status st = check(v.as_array()[i], o.u.array.items[i], element_path(where, i),
-                               depth + 1))
+      if (cw_status st =
+              check(v.as_array()[i], o.u.array.items[i], element_path(where, i), depth + 1))
         return st;
     }
     return CW_OK;
@@ -288,7 +291,8 @@ cw_status cw_value_build(const cw_arg* arg, cw_value** out, cw_error* error) {
 
 cw_status cw_value_read(const cw_value* value, const cw_out* out, cw_error* error) {
   clear_error(error);
-  if (!value || !out) return set_error(error, Errc::InvalidArgument, "value and out must not be NULL");
+  if (!value || !out)
+    return set_error(error, Errc::InvalidArgument, "value and out must not be NULL");
   return guard(error, [&] {
     Reader reader(error);
     if (cw_status st = reader.check(value->value, *out, "", 0)) return st;

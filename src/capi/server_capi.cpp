@@ -47,9 +47,9 @@ struct cw_registry {
 struct cw_call {
   callwire::Params params;
   CallContext& context;
-  Value result;                    // nil unless a cw_call_return* set it
-  std::optional<Fault> fault;      // set by cw_call_fault: wins over everything
-  std::string param_error;         // the -32602 message of the last failed cw_call_param_*
+  Value result;                // nil unless a cw_call_return* set it
+  std::optional<Fault> fault;  // set by cw_call_fault: wins over everything
+  std::string param_error;     // the -32602 message of the last failed cw_call_param_*
   std::string method, peer, user, tls_subject;  // NUL-terminated copies, made when asked for
   // The request's header fields as NUL-terminated copies (name, value), made when first asked
   // for (they are views into the receive buffer). A deque: its strings never move.
@@ -77,10 +77,17 @@ std::chrono::milliseconds ms_or(uint32_t ms, std::chrono::milliseconds fallback)
 // undefined in C++ (enum_bits reads the bits).
 bool to_dialect(const cw_dialect& d, callwire::OutputDialect& out) {
   switch (enum_bits(d)) {
-    case CW_DIALECT_AUTO: out = callwire::OutputDialect::Auto; return true;
-    case CW_DIALECT_I8: out = callwire::OutputDialect::I8; return true;
-    case CW_DIALECT_APACHE: out = callwire::OutputDialect::Apache; return true;
-    default: return false;
+    case CW_DIALECT_AUTO:
+      out = callwire::OutputDialect::Auto;
+      return true;
+    case CW_DIALECT_I8:
+      out = callwire::OutputDialect::I8;
+      return true;
+    case CW_DIALECT_APACHE:
+      out = callwire::OutputDialect::Apache;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -352,7 +359,6 @@ cw_status set_result(cw_call* call, Value&& v) {
   return CW_OK;
 }
 
-
 // Both take `fd` whatever happens: closed here when they refuse before the server has it.
 template <class Serve>
 cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, cw_error* error,
@@ -384,7 +390,7 @@ callwire::Handler c_handler(cw_method_fn fn, void* user_data) {
 }
 
 cw_status set_c_default_method(callwire::Registry& registry, cw_method_fn fn, void* user_data,
-                                cw_error* error) {
+                               cw_error* error) {
   return guard(error, [&] {
     callwire::Handler handler;
     if (fn) handler = c_handler(fn, user_data);
@@ -434,8 +440,8 @@ cw_status cw_server_set_preinvoke(cw_server* server, cw_preinvoke_fn fn, void* u
   return set_c_preinvoke(server->server.registry(), fn, user_data, error);
 }
 
-cw_status cw_registry_set_default_method(cw_registry* registry, cw_method_fn fn,
-                                         void* user_data, cw_error* error) {
+cw_status cw_registry_set_default_method(cw_registry* registry, cw_method_fn fn, void* user_data,
+                                         cw_error* error) {
   clear_error(error);
   if (!registry) return set_error(error, Errc::InvalidArgument, "registry must not be NULL");
   return set_c_default_method(registry->registry, fn, user_data, error);
@@ -825,8 +831,7 @@ cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message) 
 namespace {
 
 // The C options over the defaults of CgiOptions (and its DispatcherOptions): zero keeps one.
-cw_status to_cgi_options(const cw_dispatch_options* o, callwire::CgiOptions& out,
-                         cw_error* error) {
+cw_status to_cgi_options(const cw_dispatch_options* o, callwire::CgiOptions& out, cw_error* error) {
   if (!o) return CW_OK;
   constexpr size_t kFirstVersion = offsetof(cw_dispatch_options, max_body) + sizeof(size_t);
   if (!options_size_ok(o, kFirstVersion)) {
@@ -854,8 +859,7 @@ void cw_dispatch_options_init(cw_dispatch_options* options) {
   options->struct_size = sizeof *options;
 }
 
-cw_status cw_registry_new(const cw_dispatch_options* options, cw_registry** out,
-                          cw_error* error) {
+cw_status cw_registry_new(const cw_dispatch_options* options, cw_registry** out, cw_error* error) {
   clear_error(error);
   if (!out) return set_error(error, Errc::InvalidArgument, "out must not be NULL");
   return guard(error, [&] {

@@ -361,7 +361,8 @@ cw_status cw_decode_call(const char* xml, size_t len, char** method_out, cw_valu
   }
   return guard(error, [&] {
     callwire::xml::Reader reader;
-    callwire::Result<callwire::MethodCall> r = reader.read_call(std::string_view(xml ? xml : "", len));
+    callwire::Result<callwire::MethodCall> r =
+        reader.read_call(std::string_view(xml ? xml : "", len));
     if (!r) return set_error(error, r.error());
     cw_value* params = nullptr;
     if (cw_status st = make_handle(std::move(r->params), &params)) return st;

@@ -144,7 +144,6 @@ struct CALLWIRE_LOCAL Client::Impl {
                             std::function<void(Result<Value>)> done, const CallOptions& call);
 };
 
-
 Client::Impl::~Impl() {
   async.reset();
   if (int fd = adopted_fd.exchange(-1); fd >= 0) net::UniqueFd closed(fd);  // never used
@@ -644,8 +643,8 @@ Result<Value> Client::call_named(std::string_view method, const Value& named,
   return impl_->call_sync(method, CallParams(named), options);
 }
 
-Status Client::call_reading(std::string_view method, std::span<const Value> params,
-                            ValueSink& sink, const CallOptions& options) {
+Status Client::call_reading(std::string_view method, std::span<const Value> params, ValueSink& sink,
+                            const CallOptions& options) {
   if (impl_->group)
     return impl_->group->run<Status>(method, options, [&](Client& c, const CallOptions& o) {
       return c.call_reading(method, params, sink, o);

@@ -185,7 +185,7 @@ ClientConnection::Wait ClientConnection::finish_connect() {
               net::errno_message(
                   settings_.proxy ? peer_name() + ": connect" : "connect to " + peer_name(), err));
     retired_ = std::move(stream_);  // closed at the next begin(): see retired_
-    return Wait::None;  // step() loops: the next address
+    return Wait::None;              // step() loops: the next address
   }
   if (settings_.proxy && settings_.proxy->tunnel) {
     tunnel_sent_ = 0;
@@ -503,7 +503,8 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
 Result<Value> xml_answer(xml::Reader& reader, std::string_view body) {
   auto parsed = reader.read_response(body);
   if (!parsed) return unreadable_answer(parsed.error(), "XML-RPC");
-  if (parsed->is_fault) return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
+  if (parsed->is_fault)
+    return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
   return std::move(parsed->result);
 }
 

@@ -40,7 +40,7 @@ struct ProxyRoute;
 struct ClientSettings {
   const ClientUrl* url = nullptr;
   const ClientFraming* framing = nullptr;  ///< request heads, answer parsers
-  net::TlsContext* tls = nullptr;  ///< set for https
+  net::TlsContext* tls = nullptr;          ///< set for https
   /// Set when the connections go through an HTTP proxy: they resolve and connect to it, and
   /// open a CONNECT tunnel first for https.
   const ProxyRoute* proxy = nullptr;
@@ -210,7 +210,7 @@ class ClientConnection {
   xml::Reader reader_;
   ValueSink* result_sink_ = nullptr;
   HttpHead* head_out_ = nullptr;
-  MethodResponse sunk_response_;  // the envelope of an answer read into result_sink_
+  MethodResponse sunk_response_;               // the envelope of an answer read into result_sink_
   std::unique_ptr<json::Reader> json_reader_;  // made at the first JSON-RPC answer
   json::Responses json_answer_;
   uint64_t json_first_id_ = 0;

@@ -3,9 +3,9 @@
 
 #include <chrono>
 #include <cstddef>
-#include <string_view>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "client/client_connection.hpp"
@@ -54,8 +54,8 @@ class ConnectionPool {
     auto alive = [&](size_t i, bool tls) {
       // Bytes waiting on a TLS connection may be the server's session tickets; on a plain
       // one they answer nothing, and would be read as the next call's answer.
-      return sent[i] && (seen[i] == net::IdleState::Quiet ||
-                         (seen[i] == net::IdleState::Data && tls));
+      return sent[i] &&
+             (seen[i] == net::IdleState::Quiet || (seen[i] == net::IdleState::Data && tls));
     };
     size_t kept = 0;
     if (adopted && alive(fds.size() - 1, false)) {

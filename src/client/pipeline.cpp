@@ -115,8 +115,8 @@ Pipeline::Connection* Pipeline::open(const Addresses& addresses, Error& error) {
     return connections_.back().get();
   }
   if (!connect_next(*c)) {
-    error = Error(Errc::ConnectFailed, "no address of " + settings_.url->endpoint.to_string() +
-                                           " takes a connection");
+    error = Error(Errc::ConnectFailed,
+                  "no address of " + settings_.url->endpoint.to_string() + " takes a connection");
     return nullptr;
   }
   connections_.push_back(std::move(c));
@@ -128,8 +128,8 @@ bool Pipeline::connect_next(Connection& c) {
   c.interest = 0;
   c.stream = net::Stream();
   while (c.addresses && c.next_address < c.addresses->size()) {
-    auto fd = net::start_connect((*c.addresses)[c.next_address++],
-                                 settings_.url->endpoint.to_string());
+    auto fd =
+        net::start_connect((*c.addresses)[c.next_address++], settings_.url->endpoint.to_string());
     if (!fd) continue;
     c.stream = net::Stream(std::move(*fd));
     watch(c, EPOLLOUT);  // writable once connected (or refused)
@@ -141,8 +141,8 @@ bool Pipeline::connect_next(Connection& c) {
 
 void Pipeline::watch(Connection& c, uint32_t events) {
   if (c.interest == events) return;
-  bool ok = c.interest ? loop_.modify(c.stream.fd(), events, &c)
-                       : loop_.add(c.stream.fd(), events, &c);
+  bool ok =
+      c.interest ? loop_.modify(c.stream.fd(), events, &c) : loop_.add(c.stream.fd(), events, &c);
   c.interest = ok ? events : 0;
 }
 
@@ -188,9 +188,9 @@ void Pipeline::write(Connection& c) {
       return;
     }
     close(c, Error(Errc::ConnectionClosed,
-                   "sending the request: " +
-                       (c.stream.error().empty() ? std::string("connection closed")
-                                                 : c.stream.error())));
+                   "sending the request: " + (c.stream.error().empty()
+                                                  ? std::string("connection closed")
+                                                  : c.stream.error())));
     return;
   }
   c.out.clear();
@@ -210,8 +210,8 @@ bool Pipeline::read(Connection& c) {
       if (!ended)
         close(c, ended.error());
       else
-        close(c, Error(Errc::ConnectionClosed,
-                       "the server closed the connection before answering"));
+        close(c,
+              Error(Errc::ConnectionClosed, "the server closed the connection before answering"));
       return false;
     }
     if (r.status == net::IoStatus::Error) {

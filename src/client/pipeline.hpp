@@ -32,7 +32,7 @@ class Pipeline {
   using Clock = std::chrono::steady_clock;
   using Addresses = std::shared_ptr<const std::vector<net::SocketAddress>>;
   struct Call {
-    Buffer request;   ///< one whole packet, from `offset` on
+    Buffer request;  ///< one whole packet, from `offset` on
     size_t offset = 0;
     Addresses addresses;  ///< resolved on the caller's thread: the I/O thread never looks up
     Clock::time_point deadline;

@@ -171,11 +171,11 @@ class CallCore {
   std::unique_ptr<Counters[]> counters_;
   size_t counter_count_ = 0;
   uint32_t default_counter_ = CallOutcome::kNoCounter;  // the default method's, when it has one
-  Value method_list_;                     // system.listMethods
-  Value capabilities_;                    // system.getCapabilities
-  bool multicall_ran_ = false;            // the request is a system.multicall
-  std::vector<uint32_t> entry_counters_;  // its entries' counters, in order
-  std::vector<Value> named_params_;       // a by-name call's parameters, placed
+  Value method_list_;                                   // system.listMethods
+  Value capabilities_;                                  // system.getCapabilities
+  bool multicall_ran_ = false;                          // the request is a system.multicall
+  std::vector<uint32_t> entry_counters_;                // its entries' counters, in order
+  std::vector<Value> named_params_;                     // a by-name call's parameters, placed
 };
 
 /// A system.multicall entry for a call that failed: {faultCode, faultString}.

@@ -35,8 +35,8 @@ Status check_parameter_names(const std::string& method, const MethodInfo& info) 
   size_t longest = 0;
   for (const auto& sig : info.signatures) longest = std::max(longest, sig.size() - 1);
   if (!info.signatures.empty() && longest != names.size())
-    return refuse(std::to_string(names.size()) + " parameter names for " +
-                  std::to_string(longest) + " parameters");
+    return refuse(std::to_string(names.size()) + " parameter names for " + std::to_string(longest) +
+                  " parameters");
   return {};
 }
 
@@ -104,8 +104,6 @@ std::vector<std::string> Registry::names() const {
 size_t Registry::size() const noexcept { return impl_->methods.size(); }
 
 void Registry::freeze() noexcept { impl_->frozen.store(true, std::memory_order_release); }
-bool Registry::frozen() const noexcept {
-  return impl_->frozen.load(std::memory_order_acquire);
-}
+bool Registry::frozen() const noexcept { return impl_->frozen.load(std::memory_order_acquire); }
 
 }  // namespace callwire

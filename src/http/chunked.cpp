@@ -7,8 +7,8 @@ namespace callwire::http {
 bool Cursor::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
   if (scan < pos) scan = pos;
   const char* base = input.data();
-  const void* lf = scan < input.size() ? std::memchr(base + scan, '\n', input.size() - scan)
-                                       : nullptr;
+  const void* lf =
+      scan < input.size() ? std::memchr(base + scan, '\n', input.size() - scan) : nullptr;
   if (!lf) {
     scanned += input.size() - scan;
     scan = input.size();

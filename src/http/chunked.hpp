@@ -42,11 +42,11 @@ class ChunkedDecoder {
   enum class Status { Incomplete, Done, Error };
   enum class Error {
     None,
-    SizeLineTooLong,   ///< a chunk-size line over max_line
-    BadSizeLine,       ///< not hex digits, a bad extension
-    SizeOverflow,      ///< a chunk size beyond 64 bits
-    BodyTooLarge,      ///< the declared chunks add up to more than max_body
-    FramingTooLarge,   ///< the chunked section on the wire is too large
+    SizeLineTooLong,  ///< a chunk-size line over max_line
+    BadSizeLine,      ///< not hex digits, a bad extension
+    SizeOverflow,     ///< a chunk size beyond 64 bits
+    BodyTooLarge,     ///< the declared chunks add up to more than max_body
+    FramingTooLarge,  ///< the chunked section on the wire is too large
     NoLineEndAfterData,
     TrailersTooLarge,  ///< the trailer section over max_line
     TooManyTrailers,   ///< more than max_fields trailer fields

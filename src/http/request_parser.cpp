@@ -11,8 +11,8 @@ constexpr int kMaxEmptyLinesBefore = 4;
 
 using syntax::for_each_element;
 using syntax::is_ows;
-using syntax::is_value_char;
 using syntax::is_tchar;
+using syntax::is_value_char;
 using syntax::trim_ows;
 
 // `0`, `0.`, `0.0`, `0.00`, `0.000` (RFC 9110 qvalue) are zero; anything else counts as
@@ -23,7 +23,6 @@ bool qvalue_is_zero(std::string_view q) noexcept {
     if (!(q[i] == '0' || (i == 1 && q[i] == '.'))) return false;
   return true;
 }
-
 
 }  // namespace
 
@@ -101,7 +100,6 @@ ParseResult RequestParser::fail(int http_status) noexcept {
   result_ = {ParseStatus::Error, 0, http_status};
   return result_;
 }
-
 
 ParseResult RequestParser::parse(std::string_view input, Buffer& chunked_body) {
   if (state_ == State::Failed) return result_;
@@ -291,7 +289,8 @@ int RequestParser::on_headers_done() noexcept {
   if (seen_te_ && request_.content_length) return 400;
   if (seen_te_ && !http11) return 400;
   if (seen_te_ && !te_chunked_only_) return 501;
-  request_.keep_alive = http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+  request_.keep_alive =
+      http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
   request_.expect_continue = http11 && expect_continue_;
   request_.chunked = seen_te_;
   body_start_ = cur_.pos;
@@ -307,7 +306,6 @@ int RequestParser::on_headers_done() noexcept {
   return 0;
 }
 
-
 void RequestParser::set_head_views(std::string_view input) {
   if (input.data() == head_views_base_) return;  // already pointing into this input
   head_views_base_ = input.data();
@@ -320,7 +318,8 @@ void RequestParser::set_head_views(std::string_view input) {
   request_.content_type = view(content_type_);
   views_.clear();
   for (const FieldSpan& f : fields_)
-    views_.push_back({input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
+    views_.push_back(
+        {input.substr(f.name_off, f.name_len), input.substr(f.value_off, f.value_len)});
   request_.headers = std::span<const Header>(views_.data(), views_.size());
 }
 
@@ -328,8 +327,8 @@ ParseResult RequestParser::complete(std::string_view input, const Buffer& chunke
   set_head_views(input);
   if (request_.chunked) {
     std::string_view all = chunked_body.view();
-    request_.body = chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start())
-                                                           : std::string_view{};
+    request_.body =
+        chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start()) : std::string_view{};
   } else {
     request_.body = input.substr(body_start_, size_t(body_length_));
   }

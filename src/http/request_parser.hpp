@@ -95,8 +95,8 @@ struct Request {
   /// The first Content-Type field's value, empty when absent: kept while parsing because the
   /// server picks the protocol by it on every request (find_header would walk the fields again).
   std::string_view content_type;
-  std::string_view authorization;      ///< empty when absent
-  std::string_view host;               ///< empty when absent
+  std::string_view authorization;  ///< empty when absent
+  std::string_view host;           ///< empty when absent
   /// Content-Length: a view into the input; chunked: the decoded bytes appended to the
   /// caller's Buffer by this request.
   std::string_view body;
@@ -135,14 +135,7 @@ class RequestParser {
   uint64_t bytes_scanned() const noexcept { return cur_.scanned; }
 
  private:
-  enum class State {
-    RequestLine,
-    Headers,
-    Body,
-    Chunked,
-    Done,
-    Failed
-  };
+  enum class State { RequestLine, Headers, Body, Chunked, Done, Failed };
   struct FieldSpan {
     size_t name_off, name_len, value_off, value_len;
   };

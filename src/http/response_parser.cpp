@@ -113,7 +113,6 @@ ResponseParseResult ResponseParser::fail(ResponseError kind, const char* format,
   return result_;
 }
 
-
 ResponseParseResult ResponseParser::parse(std::string_view input, Buffer& chunked_body) {
   if (state_ == State::Failed) return result_;
   // The caller broke the contract (the input shrank): refuse rather than read out of bounds.
@@ -296,11 +295,11 @@ bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t
   Span span{value_off, value.size()};
 
   switch (name.size()) {  // the lengths of the names below: one compare skips the others
-    case 10:  // connection
-    case 12:  // content-type
-    case 14:  // content-length
-    case 16:  // content-encoding, www-authenticate
-    case 17:  // transfer-encoding
+    case 10:              // connection
+    case 12:              // content-type
+    case 14:              // content-length
+    case 16:              // content-encoding, www-authenticate
+    case 17:              // transfer-encoding
       break;
     default:
       return true;
@@ -408,7 +407,6 @@ bool ResponseParser::on_headers_done() noexcept {
   return true;
 }
 
-
 ResponseParseResult ResponseParser::complete(std::string_view input, const Buffer& chunked_body) {
   auto view = [&](Span s) { return input.substr(s.off, s.len); };
   response_.reason = view(reason_);
@@ -422,8 +420,8 @@ ResponseParseResult ResponseParser::complete(std::string_view input, const Buffe
   response_.headers = std::span<const Header>(views_.data(), views_.size());
   if (response_.chunked) {
     std::string_view all = chunked_body.view();
-    response_.body = chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start())
-                                                            : std::string_view{};
+    response_.body =
+        chunked_.out_start() <= all.size() ? all.substr(chunked_.out_start()) : std::string_view{};
   } else {
     response_.body = input.substr(body_start_, size_t(body_length_));
   }

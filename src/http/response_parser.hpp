@@ -136,15 +136,7 @@ class ResponseParser {
   uint64_t bytes_scanned() const noexcept { return cur_.scanned; }
 
  private:
-  enum class State {
-    StatusLine,
-    Headers,
-    Body,
-    BodyUntilEof,
-    Chunked,
-    Done,
-    Failed
-  };
+  enum class State { StatusLine, Headers, Body, BodyUntilEof, Chunked, Done, Failed };
   struct FieldSpan {
     size_t name_off, name_len, value_off, value_len;
   };

@@ -46,12 +46,14 @@ Status append_scgi_request_head(Buffer& out, const ScgiRequestHead& head) {
   if (head.accept_gzip) append_pair(block, "HTTP_ACCEPT_ENCODING", "gzip");
   for (const Header& h : head.extra) {
     if (!is_token(h.name))
-      return Error(Errc::InvalidArgument, "SCGI request: bad header name '" + std::string(h.name) + "'");
+      return Error(Errc::InvalidArgument,
+                   "SCGI request: bad header name '" + std::string(h.name) + "'");
     if (!plain_value(h.value) || !is_field_value(h.value))
       return Error(Errc::InvalidArgument,
                    "SCGI request: a control character in header " + std::string(h.name));
     std::string name = "HTTP_";
-    for (char c : h.name) name.push_back(c == '-' ? '_' : (c >= 'a' && c <= 'z' ? char(c - 32) : c));
+    for (char c : h.name)
+      name.push_back(c == '-' ? '_' : (c >= 'a' && c <= 'z' ? char(c - 32) : c));
     append_pair(block, name, h.value);
   }
   std::string length = std::to_string(block.size());
@@ -106,12 +108,14 @@ bool ScgiResponseParser::on_field(std::string_view input, size_t begin, size_t e
     return false;
   }
   if (fields_.size() == limits_.max_headers) {
-    fail(ResponseError::TooLarge, "over " + std::to_string(limits_.max_headers) +
-                                      " SCGI response header fields");
+    fail(ResponseError::TooLarge,
+         "over " + std::to_string(limits_.max_headers) + " SCGI response header fields");
     return false;
   }
   std::string_view name = line.substr(0, colon), value = trim_ows(line.substr(colon + 1));
-  auto span = [&input](std::string_view v) { return Span{size_t(v.data() - input.data()), v.size()}; };
+  auto span = [&input](std::string_view v) {
+    return Span{size_t(v.data() - input.data()), v.size()};
+  };
   fields_.push_back({span(name), span(value)});
   if (iequals(name, "Status")) {
     // "200 OK": three digits, then an optional reason. No interim (1xx) answers in CGI.
@@ -135,7 +139,8 @@ bool ScgiResponseParser::on_field(std::string_view input, size_t begin, size_t e
     }
     if (n > limits_.max_body) {
       fail(ResponseError::TooLarge, "response body of " + std::to_string(n) +
-                                        " bytes over the limit of " + std::to_string(limits_.max_body));
+                                        " bytes over the limit of " +
+                                        std::to_string(limits_.max_body));
       return false;
     }
     response_.content_length = n;
@@ -180,8 +185,9 @@ ResponseParseResult ScgiResponseParser::parse(std::string_view input, Buffer& ch
     if (lf == std::string_view::npos) {
       scanned_ = input.size();  // each byte is searched once, however the input arrives
       if (input.size() > limits_.max_header_bytes)
-        return fail(ResponseError::TooLarge, "SCGI response headers over " +
-                                                 std::to_string(limits_.max_header_bytes) + " bytes");
+        return fail(
+            ResponseError::TooLarge,
+            "SCGI response headers over " + std::to_string(limits_.max_header_bytes) + " bytes");
       return result_;
     }
     if (lf + 1 > limits_.max_header_bytes)
@@ -200,8 +206,8 @@ ResponseParseResult ScgiResponseParser::parse(std::string_view input, Buffer& ch
   if (state_ == State::Body && input.size() - body_start_ >= *response_.content_length)
     return complete(input, body_start_ + static_cast<size_t>(*response_.content_length));
   if (state_ == State::BodyUntilEof && input.size() - body_start_ > limits_.max_body)
-    return fail(ResponseError::TooLarge, "response body over the limit of " +
-                                             std::to_string(limits_.max_body) + " bytes");
+    return fail(ResponseError::TooLarge,
+                "response body over the limit of " + std::to_string(limits_.max_body) + " bytes");
   return result_;
 }
 
@@ -276,8 +282,8 @@ int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
     size_t value_end = block.find('\0', name_end + 1);
     if (value_end == std::string_view::npos) return 400;
     if (variables_.size() == limits_.max_headers + 8) return 431;
-    variables_.push_back({{offset + pos, name_end - pos},
-                          {offset + name_end + 1, value_end - name_end - 1}});
+    variables_.push_back(
+        {{offset + pos, name_end - pos}, {offset + name_end + 1, value_end - name_end - 1}});
     pos = value_end + 1;
   }
   if (variables_.empty() || block.substr(0, 15) != std::string_view("CONTENT_LENGTH\0", 15))
@@ -301,9 +307,9 @@ int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
   if (!scgi) return 400;
   uint64_t length = 0;
   std::string_view length_text = text(variables_[0].second);
-  auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
-  if (length_text.empty() || end != length_text.data() + length_text.size())
-    return 400;
+  auto [end, ec] =
+      std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
+  if (length_text.empty() || end != length_text.data() + length_text.size()) return 400;
   if (ec != std::errc() || length > limits_.max_body) return 413;
   request_.content_length = length;
   return 0;
@@ -327,7 +333,8 @@ void ScgiRequestParser::make_views(std::string_view input) {
   r.content_type = content_type_of_ == kNoVariable ? std::string_view()
                                                    : view(variables_[content_type_of_].second);
   r.content_encoding = variable("HTTP_CONTENT_ENCODING");
-  r.content_encoding_gzip = iequals(r.content_encoding, "gzip") || iequals(r.content_encoding, "x-gzip");
+  r.content_encoding_gzip =
+      iequals(r.content_encoding, "gzip") || iequals(r.content_encoding, "x-gzip");
   r.accept_gzip = accepts_gzip(variable("HTTP_ACCEPT_ENCODING"));
   r.authorization = variable("HTTP_AUTHORIZATION");
   r.host = variable("HTTP_HOST");
@@ -402,7 +409,8 @@ std::string cgi_peer(std::string_view address, std::string_view port) {
   return peer;
 }
 
-size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseHead& head) noexcept {
+size_t place_scgi_response_head(Buffer& buf, size_t body_offset,
+                                const ResponseHead& head) noexcept {
   char text[256];
   std::string_view reason = reason_phrase(head.status);
   std::string_view type_name = head.content_type.empty() ? "" : "Content-Type: ";
@@ -410,11 +418,11 @@ size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseH
   char length[48] = "";
   if (response_has_length(head.status))
     std::snprintf(length, sizeof length, "Content-Length: %zu\r\n", buf.size() - body_offset);
-  int n = std::snprintf(text, sizeof text, "Status: %d %.*s\r\n%.*s%.*s%.*s%s%s\r\n", head.status,
-                        int(reason.size()), reason.data(), int(type_name.size()), type_name.data(),
-                        int(head.content_type.size()), head.content_type.data(),
-                        int(type_end.size()), type_end.data(), length,
-                        head.gzip ? "Content-Encoding: gzip\r\n" : "");
+  int n =
+      std::snprintf(text, sizeof text, "Status: %d %.*s\r\n%.*s%.*s%.*s%s%s\r\n", head.status,
+                    int(reason.size()), reason.data(), int(type_name.size()), type_name.data(),
+                    int(head.content_type.size()), head.content_type.data(), int(type_end.size()),
+                    type_end.data(), length, head.gzip ? "Content-Encoding: gzip\r\n" : "");
   if (n <= 0 || size_t(n) >= sizeof text || size_t(n) > body_offset) return kNoRoom;
   std::memcpy(buf.data() + body_offset - size_t(n), text, size_t(n));
   return body_offset - size_t(n);
@@ -426,12 +434,13 @@ Status append_scgi_error_response(Buffer& out, int status, std::span<const Heade
     if (!is_token(h.name) || !is_field_value(h.value))
       return Error(Errc::InvalidArgument, "bad extra field in an SCGI answer");
   std::string reason(reason_phrase(status));
-  std::string body = message.empty() ? std::to_string(status) + " " + reason + "\n"
-                                     : std::string(message) + "\n";
+  std::string body =
+      message.empty() ? std::to_string(status) + " " + reason + "\n" : std::string(message) + "\n";
   std::string head = "Status: " + std::to_string(status) + " " + reason + "\r\n";
   for (const Header& h : extra) head += std::string(h.name) + ": " + std::string(h.value) + "\r\n";
-  head += "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-          std::to_string(body.size()) + "\r\n\r\n";
+  head +=
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\n\r\n";
   out.append(head);
   out.append(body);
   return Status();

@@ -30,9 +30,9 @@ struct ScgiRequestHead {
   uint64_t content_length = 0;
   std::string_view uri = "/RPC2";  ///< REQUEST_URI
   std::string_view content_type = "text/xml";
-  bool gzip = false;                ///< HTTP_CONTENT_ENCODING=gzip: the body is gzip
-  bool accept_gzip = false;         ///< HTTP_ACCEPT_ENCODING=gzip
-  std::span<const Header> extra;    ///< sent as HTTP_NAME (upper case, '-' as '_')
+  bool gzip = false;              ///< HTTP_CONTENT_ENCODING=gzip: the body is gzip
+  bool accept_gzip = false;       ///< HTTP_ACCEPT_ENCODING=gzip
+  std::span<const Header> extra;  ///< sent as HTTP_NAME (upper case, '-' as '_')
 };
 
 /// Appends the netstring header block of a request ("NN:CONTENT_LENGTH\0...\0,"); the body
@@ -75,14 +75,14 @@ class ScgiRequestParser {
   ParseResult result_;
   size_t block_start_ = 0, block_length_ = 0, body_start_ = 0;
   std::vector<std::pair<Span, Span>> variables_;  // every pair, offsets into the input
-  std::vector<size_t> header_of_;    // for each header field: its variable's index
-  std::string names_;                // the header fields' names, reserved: views stay valid
-  std::vector<Span> name_spans_;     // into names_
+  std::vector<size_t> header_of_;                 // for each header field: its variable's index
+  std::string names_;             // the header fields' names, reserved: views stay valid
+  std::vector<Span> name_spans_;  // into names_
   std::vector<Header> headers_;
   // The variable Content-Type comes from (kNoVariable: none), found while the block is read.
   static constexpr size_t kNoVariable = SIZE_MAX;
   size_t content_type_of_ = kNoVariable;
-  std::string_view input_;           // of the last parse, for variable()
+  std::string_view input_;  // of the last parse, for variable()
   Request request_;
 };
 

@@ -70,7 +70,7 @@ inline bool value_bytes_ok(const char* p, size_t n) noexcept {
     std::memcpy(&w, p + i, 8);
     uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;  // some byte < 0x20
     uint64_t x = w ^ (kOnes * 0x7f);
-    uint64_t del = (x - kOnes) & ~x & kHigh;                // some byte == 0x7f
+    uint64_t del = (x - kOnes) & ~x & kHigh;  // some byte == 0x7f
     if (below_space | del) {
       for (size_t k = i; k < i + 8; ++k)
         if (!kByteClass.value[static_cast<unsigned char>(p[k])]) return false;
@@ -94,7 +94,7 @@ inline FieldLineError scan_field_line(std::string_view line, size_t& colon) noex
   if (i == n) return FieldLineError::NoColon;
   if (p[i] != ':')
     return line.find(':', i) == std::string_view::npos ? FieldLineError::NoColon
-                                                        : FieldLineError::BadName;
+                                                       : FieldLineError::BadName;
   if (i == 0) return FieldLineError::NoColon;
   colon = i;
   return value_bytes_ok(line.data() + i + 1, n - i - 1) ? FieldLineError::None

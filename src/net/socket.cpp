@@ -161,7 +161,8 @@ std::vector<IdleState> watch_idle(std::span<const int> fds,
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (polled.empty() || left.count() <= 0) return seen;
-    int rc = poll(polled.data(), polled.size(), static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    int rc = poll(polled.data(), polled.size(),
+                  static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
     if (rc < 0 && errno != EINTR) return seen;
     for (size_t k = polled.size(); k-- > 0;) {
       if (polled[k].revents == 0) continue;

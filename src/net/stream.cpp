@@ -72,8 +72,7 @@ int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
     *read = static_cast<size_t>(n);
     return 1;
   }
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-    BIO_set_retry_read(bio);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
   return 0;
 }
 
@@ -100,8 +99,7 @@ BIO_METHOD* socket_bio_method() {
 IoResult plain_result(ssize_t n, std::string& error, const char* what, IoStatus would_block) {
   if (n > 0) return {static_cast<size_t>(n), IoStatus::Ok};
   if (n == 0) return {0, IoStatus::Eof};
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-    return {0, would_block};
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return {0, would_block};
   error = errno_message(what, errno);
   return {0, IoStatus::Error};
 }
@@ -195,9 +193,12 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
   if (rc == 1) return {n, IoStatus::Ok};
   int err = SSL_get_error(ssl_, rc);
   switch (err) {
-    case SSL_ERROR_WANT_READ: return {0, IoStatus::WantRead};
-    case SSL_ERROR_WANT_WRITE: return {0, IoStatus::WantWrite};
-    case SSL_ERROR_ZERO_RETURN: return {0, IoStatus::Eof};
+    case SSL_ERROR_WANT_READ:
+      return {0, IoStatus::WantRead};
+    case SSL_ERROR_WANT_WRITE:
+      return {0, IoStatus::WantWrite};
+    case SSL_ERROR_ZERO_RETURN:
+      return {0, IoStatus::Eof};
     case SSL_ERROR_SYSCALL:
       if (errno == 0) return {0, IoStatus::Eof};
       error_ = errno_message(what, errno);
@@ -219,7 +220,8 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
 }
 
 IoResult Stream::read(char* data, size_t size) noexcept {
-  if (!ssl_) return plain_result(::recv(fd_.get(), data, size, 0), error_, "recv", IoStatus::WantRead);
+  if (!ssl_)
+    return plain_result(::recv(fd_.get(), data, size, 0), error_, "recv", IoStatus::WantRead);
   size_t n = 0;
   errno = 0;
   int rc = SSL_read_ex(ssl_, data, size, &n);  // before tls_result reads n
@@ -227,8 +229,9 @@ IoResult Stream::read(char* data, size_t size) noexcept {
 }
 
 IoResult Stream::write(const char* data, size_t size) noexcept {
-  if (!ssl_) return plain_result(::send(fd_.get(), data, size, MSG_NOSIGNAL), error_, "send",
-                                 IoStatus::WantWrite);
+  if (!ssl_)
+    return plain_result(::send(fd_.get(), data, size, MSG_NOSIGNAL), error_, "send",
+                        IoStatus::WantWrite);
   size_t n = 0;
   errno = 0;
   int rc = SSL_write_ex(ssl_, data, size, &n);  // before tls_result reads n

@@ -84,7 +84,8 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   if (!cgi.has("CONTENT_LENGTH")) return refuse(out_fd, 411, "CONTENT_LENGTH is required");
   std::string_view length_text = cgi.get("CONTENT_LENGTH");
   size_t length = 0;
-  auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
+  auto [end, ec] =
+      std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
   if (length_text.empty() || ec != std::errc() || end != length_text.data() + length_text.size())
     return refuse(out_fd, ec == std::errc::result_out_of_range ? 413 : 400,
                   "CONTENT_LENGTH is not a length: " + std::string(length_text));

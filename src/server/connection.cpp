@@ -380,44 +380,45 @@ void Connection::handle_request() {
     job_request_bytes_ = body.size();
     job_started_ = request_complete_;
     const bool accept_gzip = request.accept_gzip;
-    pool->submit([this, body, gzipped, accept_gzip, deadline, protocol](Dispatcher& dispatcher) noexcept {
-      // Nothing may escape a worker thread: out of memory here drops this connection (on the
-      // loop), as it would inline.
-      job_failed_ = false;
-      job_http_status_ = 0;
-      job_gzipped_ = false;
-      job_no_answer_ = false;
-      try {
-        std::string_view call = body;
-        if (gzipped) {
-          job_http_status_ = inflate_body(call);
-          call = inflated_body_.view();
-          job_request_bytes_ = call.size();
-        }
-        if (job_http_status_) {
+    pool->submit(
+        [this, body, gzipped, accept_gzip, deadline, protocol](Dispatcher& dispatcher) noexcept {
+          // Nothing may escape a worker thread: out of memory here drops this connection (on the
+          // loop), as it would inline.
+          job_failed_ = false;
+          job_http_status_ = 0;
+          job_gzipped_ = false;
+          job_no_answer_ = false;
+          try {
+            std::string_view call = body;
+            if (gzipped) {
+              job_http_status_ = inflate_body(call);
+              call = inflated_body_.view();
+              job_request_bytes_ = call.size();
+            }
+            if (job_http_status_) {
+              loop_.job_finished(this);
+              return;
+            }
+            CallContext context(call_peer(), http_.user(), headers_);
+            CallContextAccess::set_tls_subject(context, tls_subject_);
+            CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
+            DispatchOutcome outcome =
+                dispatcher.handle(protocol, call, context, job_out_, room_after_body(call));
+            job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
+            job_no_answer_ = outcome.no_answer;
+            job_method_.assign(outcome.method);
+            job_response_bytes_ = job_out_.size();
+            // Compressing is work of the same order as the call: the worker does it too.
+            Buffer z;
+            if (http_.gzip_answer(accept_gzip, job_out_.view(), z)) {
+              job_out_ = std::move(z);
+              job_gzipped_ = true;
+            }
+          } catch (...) {  // std::bad_alloc: nothing else escapes handle()
+            job_failed_ = true;
+          }
           loop_.job_finished(this);
-          return;
-        }
-        CallContext context(call_peer(), http_.user(), headers_);
-        CallContextAccess::set_tls_subject(context, tls_subject_);
-        CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-        DispatchOutcome outcome =
-            dispatcher.handle(protocol, call, context, job_out_, room_after_body(call));
-        job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
-        job_no_answer_ = outcome.no_answer;
-        job_method_.assign(outcome.method);
-        job_response_bytes_ = job_out_.size();
-        // Compressing is work of the same order as the call: the worker does it too.
-        Buffer z;
-        if (http_.gzip_answer(accept_gzip, job_out_.view(), z)) {
-          job_out_ = std::move(z);
-          job_gzipped_ = true;
-        }
-      } catch (...) {  // std::bad_alloc: nothing else escapes handle()
-        job_failed_ = true;
-      }
-      loop_.job_finished(this);
-    });
+        });
     return;
   }
   size_t start = open_answer(512);
@@ -461,8 +462,8 @@ int Connection::inflate_body(std::string_view gzipped) {
   return 400;
 }
 
-int Connection::finish_response(size_t start, size_t body_start, BodyCoding coding,
-                                bool keep_alive, bool no_answer) {
+int Connection::finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive,
+                                bool no_answer) {
   Buffer& out = out_;
   bool gzipped = coding == BodyCoding::Gzipped;
   if (coding == BodyCoding::GzipIfAccepted) {
@@ -557,9 +558,9 @@ void Connection::job_done() {
   size_t start = open_answer(job_out_.size());
   size_t body_start = out_.size();
   out_.append(job_out_.view());
-  int status = finish_response(start, body_start,
-                               job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
-                               !close_after_write_, job_no_answer_);
+  int status =
+      finish_response(start, body_start, job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
+                      !close_after_write_, job_no_answer_);
   if (loop_.core().options.access_log)
     log_access(job_method_, status, job_fault_code_, job_request_bytes_, job_response_bytes_,
                job_started_);
@@ -756,8 +757,8 @@ void Connection::on_stop() {
 }
 
 void Connection::log_access(std::string_view method, int status, int32_t fault_code,
-                                size_t request_bytes, size_t response_bytes,
-                                Clock::time_point started) {
+                            size_t request_bytes, size_t response_bytes,
+                            Clock::time_point started) {
   // Every text a peer chose (the method, an address from SCGI or X-Forwarded-For, a user
   // name), escaped: no hook can be made to print a forged line or a terminal escape.
   std::string peer, user, name;

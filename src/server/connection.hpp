@@ -1,22 +1,23 @@
 // Internal: one connection of the server: read into one buffer, parse in place, dispatch,
 // answer every pipelined request in order with one send. Written once against net::Stream
-// (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1, SCGI, the packet stream or JSON lines).
+// (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1, SCGI, the packet
+// stream or JSON lines).
 #pragma once
 
 #include <chrono>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "callwire/buffer.hpp"
 #include "callwire/registry.hpp"
 #include "http/request_parser.hpp"
+#include "net/event_loop.hpp"
+#include "net/stream.hpp"
 #include "protocol/dispatcher.hpp"
 #include "server/framing.hpp"
 #include "server/http_session.hpp"
-#include "net/event_loop.hpp"
-#include "net/stream.hpp"
 
 namespace callwire::detail {
 
@@ -148,7 +149,7 @@ class Connection final : public net::Watcher {
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // the parser and the heads
   FramingKind framing_kind_;                 // which, for the wire trace
-  HttpSession http_;  // the HTTP rules: refusals, user, call setup, gzip
+  HttpSession http_;                         // the HTTP rules: refusals, user, call setup, gzip
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
   // for the client in forwarded_peer_.
   const bool from_trusted_proxy_;
@@ -161,10 +162,10 @@ class Connection final : public net::Watcher {
   std::string_view call_peer() const noexcept { return forwarded_ ? forwarded_peer_ : peer_; }
   std::string tls_subject_;  // the verified client certificate's subject (mutual TLS)
   bool tls_subject_read_ = false;
-  Buffer chunked_body_;        // a chunked request's decoded body
-  Buffer inflated_body_;       // a gzipped request's inflated body
-  bool head_checked_ = false;  // check_head ran for the current request
-  bool served_any_ = false;    // a request was answered on this connection
+  Buffer chunked_body_;                          // a chunked request's decoded body
+  Buffer inflated_body_;                         // a gzipped request's inflated body
+  bool head_checked_ = false;                    // check_head ran for the current request
+  bool served_any_ = false;                      // a request was answered on this connection
   Protocol answer_protocol_ = Protocol::XmlRpc;  // the current request's, for its answer
 
   Buffer out_;  // answers waiting to be sent, from out_sent_
@@ -192,7 +193,7 @@ class Connection final : public net::Watcher {
   Clock::time_point write_progress_;  // the last write that sent bytes (or the first wait)
   Clock::time_point linger_until_;
   size_t linger_discarded_ = 0;
-  size_t accounted_ = 0;  // this connection's share of ServerCore::buffer_memory
+  size_t accounted_ = 0;         // this connection's share of ServerCore::buffer_memory
   size_t accounted_unsent_ = 0;  // ...and of ServerCore::unsent_memory (accounted_ or 0)
 };
 

@@ -1,7 +1,7 @@
 // Internal: how requests and answers are framed on a listener's connections: HTTP/1.1, SCGI,
-// xmlrpc-c's packet stream, or newline-delimited JSON-RPC. A connection (connection.hpp) reads, checks and answers through
-// this and never asks which; each framing is an I/O-free parser and writer from src/http or
-// src/pstream.
+// xmlrpc-c's packet stream, or newline-delimited JSON-RPC. A connection (connection.hpp) reads,
+// checks and answers through this and never asks which; each framing is an I/O-free parser and
+// writer from src/http or src/pstream.
 #pragma once
 
 #include <cstdint>

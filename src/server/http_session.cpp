@@ -141,8 +141,7 @@ bool HttpSession::authorized(const http::Request& request) {
 }
 
 HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, bool json_only,
-                                               bool stopping,
-                                               std::vector<HeaderField>& headers) {
+                                               bool stopping, std::vector<HeaderField>& headers) {
   CallSetup setup;
   headers.clear();
   std::optional<int64_t> sent_timeout;

@@ -109,7 +109,7 @@ class HttpSession {
   const http::Header cors_origin_;
   // A refusal's fields; kept here so that the usual answer (no refusal) builds nothing.
   std::array<http::Header, 4> refusal_fields_;
-  std::string max_age_;  // Access-Control-Max-Age's value; empty: not sent
+  std::string max_age_;       // Access-Control-Max-Age's value; empty: not sent
   std::string refusal_text_;  // a refusal's words when they name what was asked (404)
 };
 

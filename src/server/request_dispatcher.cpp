@@ -1,6 +1,5 @@
 // The public face of the dispatcher: options in the public vocabulary, a deadline per call.
 #include "callwire/dispatch.hpp"
-
 #include "protocol/dispatcher.hpp"
 
 namespace callwire {

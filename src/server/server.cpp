@@ -142,15 +142,17 @@ Status Server::Impl::open_listeners() {
       // No credentials travel in a packet: a server that requires them cannot serve one.
       if (o.authenticate)
         return Error(Errc::InvalidArgument,
-                     spec + ": a packet stream carries no credentials; authentication needs "
-                            "HTTP or SCGI listeners");
+                     spec +
+                         ": a packet stream carries no credentials; authentication needs "
+                         "HTTP or SCGI listeners");
       framing = detail::FramingKind::Pstream;
       address.remove_prefix(address.starts_with("pstream://") ? 10 : 8);
     } else if (address.starts_with("jsonl://") || address.starts_with("jsonl+unix:")) {
       if (o.authenticate)
         return Error(Errc::InvalidArgument,
-                     spec + ": JSON lines carry no credentials; authentication needs HTTP or "
-                            "SCGI listeners");
+                     spec +
+                         ": JSON lines carry no credentials; authentication needs HTTP or "
+                         "SCGI listeners");
       framing = detail::FramingKind::JsonLines;
       address.remove_prefix(address.starts_with("jsonl://") ? 8 : 6);
     }
@@ -258,8 +260,8 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
   if (o.cors_allow_origin.size() > 1024 || !http::syntax::is_field_value(o.cors_allow_origin))
     return Error(Errc::InvalidArgument,
                  "cors_allow_origin must be a header field value of at most 1024 bytes");
-  core.head_room = http::kResponseHeadGap +
-                   (o.cors_allow_origin.empty() ? 0 : 32 + o.cors_allow_origin.size());
+  core.head_room =
+      http::kResponseHeadGap + (o.cors_allow_origin.empty() ? 0 : 32 + o.cors_allow_origin.size());
   if (o.authenticate) {
     auto challenge = http::make_basic_challenge(o.realm);
     if (!challenge) return challenge.error();
@@ -440,8 +442,10 @@ std::string Server::url(size_t index) const {
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   if (pstream || jsonl)
     return (pstream ? "pstream://" : "jsonl://") + host + ":" + std::to_string(l.port);
-  return (scgi ? "scgi://" : l.tls ? "https://" : "http://") + host + ":" + std::to_string(l.port) +
-         path;
+  return (scgi    ? "scgi://"
+          : l.tls ? "https://"
+                  : "http://") +
+         host + ":" + std::to_string(l.port) + path;
 }
 
 std::string Server::metrics_text() const {

@@ -2,8 +2,7 @@
 
 namespace callwire::detail {
 
-WorkerPool::WorkerPool(unsigned threads, const Registry& registry,
-                       const DispatchOptions& options) {
+WorkerPool::WorkerPool(unsigned threads, const Registry& registry, const DispatchOptions& options) {
   for (unsigned i = 0; i < threads; ++i)
     dispatchers_.push_back(std::make_unique<Dispatcher>(registry, options));
   for (auto& d : dispatchers_) threads_.emplace_back([this, dp = d.get()] { run(*dp); });

@@ -44,7 +44,8 @@ bool skip(std::string_view text, size_t& pos, char c) {
 }
 
 Error bad(std::string_view text, const char* why) {
-  return Error(Errc::InvalidRequest, "invalid dateTime '" + std::string(text.substr(0, 64)) + "': " + why);
+  return Error(Errc::InvalidRequest,
+               "invalid dateTime '" + std::string(text.substr(0, 64)) + "': " + why);
 }
 
 }  // namespace

@@ -327,8 +327,10 @@ void Value::release_slow() noexcept {
     case Type::String:
     case Type::Bytes:
       if (raw_[1] == 0) {
-        if (raw_[2]) detail::value_unmap_text(p);
-        else detail::value_free(p);
+        if (raw_[2])
+          detail::value_unmap_text(p);
+        else
+          detail::value_free(p);
       }
       break;
     case Type::Array:

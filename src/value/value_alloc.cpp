@@ -119,8 +119,7 @@ void* take_cached(size_t size) noexcept {
 bool keep_cached(void* block) noexcept {
   size_t usable = malloc_usable_size(block);
   const size_t list = (usable + 8) / 16;
-  if (usable > kLargestCached || t_lists.bytes + list_bytes(list) > kCacheBytes ||
-      !cache_open())
+  if (usable > kLargestCached || t_lists.bytes + list_bytes(list) > kCacheBytes || !cache_open())
     return false;
   void*& head = t_lists.head[list];
   *static_cast<void**>(block) = head;

@@ -6,7 +6,6 @@
 #include "xml/scan.hpp"
 #include "xml/xml_chars.hpp"
 
-
 namespace callwire::xml {
 
 namespace {
@@ -97,8 +96,8 @@ bool Lexer::start(std::string_view document, size_t max_elements, bool assume_ut
   if (bytes_left(3) && pos_[0] == 0xEF && pos_[1] == 0xBB && pos_[2] == 0xBF) {
     pos_ += 3;
     bom = true;
-  } else if (bytes_left(2) && ((pos_[0] == 0xFE && pos_[1] == 0xFF) ||
-                               (pos_[0] == 0xFF && pos_[1] == 0xFE))) {
+  } else if (bytes_left(2) &&
+             ((pos_[0] == 0xFE && pos_[1] == 0xFF) || (pos_[0] == 0xFF && pos_[1] == 0xFE))) {
     return fail(Errc::UnsupportedEncoding, 0, "UTF-16 is not supported; send UTF-8");
   } else if (bytes_left(2) && pos_[0] == 0 && pos_[1] == '<') {
     return fail(Errc::UnsupportedEncoding, 0, "UTF-16 is not supported; send UTF-8");
@@ -129,7 +128,8 @@ bool Lexer::lex_declaration(bool assume_utf8) {
   const uchar* decl = pos_;
   pos_ += 5;  // "<?xml"
   auto bad = [&](const char* what) {
-    return fail(Errc::NotWellFormed, offset_of(pos_), std::string("malformed XML declaration: ") + what);
+    return fail(Errc::NotWellFormed, offset_of(pos_),
+                std::string("malformed XML declaration: ") + what);
   };
   // Reads  S name S? = S? "value". Absent: the name is not next (nothing consumed); Malformed:
   // the name is there but not the rest (an error: `encoding?>` is not well formed).
@@ -156,8 +156,7 @@ bool Lexer::lex_declaration(bool assume_utf8) {
     return Attr::Present;
   };
   std::string_view version, encoding, standalone;
-  if (pseudo_attribute("version", version) != Attr::Present)
-    return bad("expected version=\"1.0\"");
+  if (pseudo_attribute("version", version) != Attr::Present) return bad("expected version=\"1.0\"");
   if (version.size() < 3 || version.substr(0, 2) != "1." ||
       version.find_first_not_of("0123456789", 2) != std::string_view::npos)
     return bad("unsupported version");
@@ -165,10 +164,9 @@ bool Lexer::lex_declaration(bool assume_utf8) {
   if (encoding_attr == Attr::Malformed) return bad("expected encoding=\"NAME\"");
   bool has_encoding = encoding_attr == Attr::Present;
   if (has_encoding) {
-    bool name_ok = !encoding.empty() &&
-                   ((encoding[0] >= 'A' && encoding[0] <= 'Z') || (encoding[0] >= 'a' && encoding[0] <= 'z'));
-    for (char c : encoding)
-      name_ok = name_ok && (chars::is_name_char_ascii(uchar(c)) && c != ':');
+    bool name_ok = !encoding.empty() && ((encoding[0] >= 'A' && encoding[0] <= 'Z') ||
+                                         (encoding[0] >= 'a' && encoding[0] <= 'z'));
+    for (char c : encoding) name_ok = name_ok && (chars::is_name_char_ascii(uchar(c)) && c != ':');
     if (!name_ok) return bad("invalid encoding name");
   }
   Attr standalone_attr = pseudo_attribute("standalone", standalone);
@@ -330,17 +328,21 @@ bool Lexer::lex_reference(bool append) {
     while (pos_ < end_ && *pos_ != ';') {
       uchar d = *pos_;
       uint32_t v;
-      if (d >= '0' && d <= '9') v = d - '0';
-      else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
-      else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
-      else return fail(Errc::NotWellFormed, offset_of(amp), "malformed character reference");
+      if (d >= '0' && d <= '9')
+        v = d - '0';
+      else if (hex && d >= 'a' && d <= 'f')
+        v = d - 'a' + 10;
+      else if (hex && d >= 'A' && d <= 'F')
+        v = d - 'A' + 10;
+      else
+        return fail(Errc::NotWellFormed, offset_of(amp), "malformed character reference");
       cp = cp * (hex ? 16 : 10) + v;
       if (cp > 0x10FFFF) cp = 0x110000;  // stays out of range without overflowing
       ++pos_;
     }
     if (pos_ >= end_ || pos_ == digits)
       return fail(Errc::NotWellFormed, offset_of(amp), "malformed character reference");
-    ++pos_;  // ';'
+    ++pos_;                       // ';'
     if (!chars::is_xml_char(cp))  // the same code as the character sent raw
       return fail(Errc::InvalidCharacter, offset_of(amp),
                   "character reference to " + describe_cp(cp > 0x10FFFF ? 0x110000 : cp) +
@@ -362,11 +364,16 @@ bool Lexer::lex_reference(bool append) {
                 "reference &" + std::string(n.substr(0, 32)) + " is missing its ';'");
   ++pos_;
   char c;
-  if (n == "lt") c = '<';
-  else if (n == "gt") c = '>';
-  else if (n == "amp") c = '&';
-  else if (n == "apos") c = '\'';
-  else if (n == "quot") c = '"';
+  if (n == "lt")
+    c = '<';
+  else if (n == "gt")
+    c = '>';
+  else if (n == "amp")
+    c = '&';
+  else if (n == "apos")
+    c = '\'';
+  else if (n == "quot")
+    c = '"';
   else
     return fail(Errc::NotWellFormed, offset_of(amp),
                 "undefined entity &" + std::string(n.substr(0, 32)) +
@@ -425,7 +432,8 @@ bool Lexer::lex_cdata() {
   pos_ += 9;  // "<![CDATA["
   const uchar* segment = pos_;
   for (;;) {
-    if (pos_ >= end_) return fail(Errc::NotWellFormed, offset_of(start), "unterminated CDATA section");
+    if (pos_ >= end_)
+      return fail(Errc::NotWellFormed, offset_of(start), "unterminated CDATA section");
     uchar c = *pos_;
     if (c == ']' && bytes_left(3) && pos_[1] == ']' && pos_[2] == '>') {
       flush_segment(segment);
@@ -482,7 +490,8 @@ bool Lexer::lex_name(std::string_view& name) {
     first = false;
   }
   if (pos_ == start) {
-    if (pos_ >= end_) return fail(Errc::NotWellFormed, offset_of(pos_), "unexpected end of document");
+    if (pos_ >= end_)
+      return fail(Errc::NotWellFormed, offset_of(pos_), "unexpected end of document");
     return fail(Errc::NotWellFormed, offset_of(pos_), "expected a name");
   }
   name = std::string_view(reinterpret_cast<const char*>(start), size_t(pos_ - start));
@@ -538,7 +547,8 @@ bool Lexer::lex_start_tag(Token& t) {
         return fail(Errc::NotWellFormed, offset_of(attr.data()),
                     "duplicate attribute '" + std::string(attr) + "'");
     if (attribute_count == kMaxAttributes)
-      return fail(Errc::LimitExceeded, offset_of(attr.data()), "too many attributes on one element");
+      return fail(Errc::LimitExceeded, offset_of(attr.data()),
+                  "too many attributes on one element");
     attributes[attribute_count++] = {attr.data(), attr.size()};
     skip_space();
     if (pos_ >= end_ || *pos_ != '=')
@@ -570,7 +580,8 @@ bool Lexer::lex_attribute_value() {
     return fail(Errc::NotWellFormed, offset_of(pos_), "attribute value must be quoted");
   uchar quote = *pos_++;
   for (;;) {
-    if (pos_ >= end_) return fail(Errc::NotWellFormed, offset_of(pos_), "unterminated attribute value");
+    if (pos_ >= end_)
+      return fail(Errc::NotWellFormed, offset_of(pos_), "unterminated attribute value");
     uchar c = *pos_;
     if (c == quote) {
       ++pos_;
@@ -594,7 +605,8 @@ bool Lexer::lex_end_tag(Token& t) {
   if (!lex_name(t.name)) return false;
   skip_space();
   if (pos_ >= end_ || *pos_ != '>')
-    return fail(Errc::NotWellFormed, offset_of(pos_), "expected '>' to end </" + std::string(t.name));
+    return fail(Errc::NotWellFormed, offset_of(pos_),
+                "expected '>' to end </" + std::string(t.name));
   ++pos_;
   if (t.name != open_.back())
     return fail(Errc::NotWellFormed, t.offset,

@@ -140,7 +140,8 @@ class Lexer {
   /// does; on anything else it calls rewind() and takes the checked path). One memchr, where
   /// try_plain_text tests every byte for five kinds of stop.
   bool try_unchecked_text(std::string_view& text) {
-    const auto* stop = static_cast<const unsigned char*>(std::memchr(pos_, '<', size_t(end_ - pos_)));
+    const auto* stop =
+        static_cast<const unsigned char*>(std::memchr(pos_, '<', size_t(end_ - pos_)));
     if (stop == nullptr || end_ - stop < 2 || stop[1] != '/') return false;
     text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
     pos_ = stop;
@@ -168,7 +169,9 @@ class Lexer {
   bool fail(Errc code, size_t offset, std::string message);
 
   size_t offset_of(const unsigned char* p) const { return size_t(p - begin_); }
-  size_t offset_of(const char* p) const { return offset_of(reinterpret_cast<const unsigned char*>(p)); }
+  size_t offset_of(const char* p) const {
+    return offset_of(reinterpret_cast<const unsigned char*>(p));
+  }
 
  private:
   bool lex_text(Token& t);
@@ -186,14 +189,15 @@ class Lexer {
   bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
   bool at(std::string_view literal) const;
   const unsigned char* skip_space_from(const unsigned char* p) const {
-    if (p < end_ && *p > ' ') return p;  // the usual case: markup follows at once
+    if (p<end_&& * p> ' ') return p;  // the usual case: markup follows at once
 #if defined(__SSE2__)
     // Indentation: sixteen bytes a step.
     while (end_ - p >= 16) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      __m128i space = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+      __m128i space = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
       unsigned others = ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xFFFF;
       if (others) return p + __builtin_ctz(others);
       p += 16;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "callwire/xml.hpp"
-#include "callwire/value_reader.hpp"
 #include "base/base64.hpp"
+#include "callwire/value_reader.hpp"
+#include "callwire/xml.hpp"
 #include "value/value_build.hpp"
 #include "xml/lexer.hpp"
 #include "xml/scalar_text.hpp"
@@ -18,8 +18,22 @@ namespace {
 
 // The element types a <value> may hold. Prefixes are ignored (Apache's `ex:i8`, `ex:nil`).
 enum class Kind : uint8_t {
-  Int, I1, I2, I8, Boolean, Double, String, DateTime, Base64, Nil, Array, Struct, BigInteger,
-  BigDecimal, Serializable, Unknown
+  Int,
+  I1,
+  I2,
+  I8,
+  Boolean,
+  Double,
+  String,
+  DateTime,
+  Base64,
+  Nil,
+  Array,
+  Struct,
+  BigInteger,
+  BigDecimal,
+  Serializable,
+  Unknown
 };
 
 Kind classify_unprefixed(std::string_view name) {
@@ -98,8 +112,8 @@ struct ReaderImpl {
   }
 
   ReaderLimits limits;
-  std::string scratch;                 // decoded text (references, CDATA, CR LF)
-  std::vector<Value> stack;            // finished values waiting for their container
+  std::string scratch;       // decoded text (references, CDATA, CR LF)
+  std::vector<Value> stack;  // finished values waiting for their container
   struct Frame {
     bool is_struct;
     bool in_member;  // struct: a member's value is done, </member> is due
@@ -125,8 +139,8 @@ struct ReaderImpl {
         ++column;
       }
     }
-    return Error(lexer.error_code(),
-                 std::to_string(line) + ":" + std::to_string(column) + ": " + lexer.error_message());
+    return Error(lexer.error_code(), std::to_string(line) + ":" + std::to_string(column) + ": " +
+                                         lexer.error_message());
   }
   bool fail(const Token& at, std::string message) {
     return lexer.fail(Errc::InvalidRequest, at.offset, std::move(message));
@@ -148,7 +162,8 @@ struct ReaderImpl {
     if (!lexer.next(t)) return false;
     if (t.kind == TokenKind::Text) {
       if (!all_space(t.text))
-        return fail(t, "unexpected text '" + snippet(t.text) + "' in <" + std::string(context) + ">");
+        return fail(t,
+                    "unexpected text '" + snippet(t.text) + "' in <" + std::string(context) + ">");
       if (!lexer.next(t)) return false;
     }
     return true;
@@ -203,7 +218,8 @@ struct ReaderImpl {
       if (!lexer.next(t)) return false;
     }
     if (t.kind != TokenKind::EndTag)
-      return fail(t, "unexpected <" + std::string(t.name) + "> inside <" + std::string(start.name) + ">");
+      return fail(
+          t, "unexpected <" + std::string(t.name) + "> inside <" + std::string(start.name) + ">");
     return true;
   }
 
@@ -421,7 +437,7 @@ struct ReaderImpl {
   [[gnu::always_inline]] bool value_head(Token& t, Kind& kind, std::string_view& text) {
     kind = Kind::Unknown;
     text = {};
-    lexer.skip_space_before_element();  // indented documents
+    lexer.skip_space_before_element();        // indented documents
     if (fast_type_tag(t, kind)) return true;  // the usual case: a type tag written plainly
     if (lexer.try_start_any(t)) {
       kind = classify(t.name, used_prefixed_types);
@@ -490,16 +506,23 @@ struct ReaderImpl {
     };
     bool found = false;
     switch (p[1]) {
-      case 's': found = take("<string>", Kind::String) || take("<struct>", Kind::Struct); break;
+      case 's':
+        found = take("<string>", Kind::String) || take("<struct>", Kind::Struct);
+        break;
       case 'i':
         found = take("<int>", Kind::Int) || take("<i4>", Kind::Int) || take("<i8>", Kind::I8);
         break;
       case 'd':
         found = take("<double>", Kind::Double) || take("<dateTime.iso8601>", Kind::DateTime);
         break;
-      case 'a': found = take("<array>", Kind::Array); break;
-      case 'b': found = take("<boolean>", Kind::Boolean) || take("<base64>", Kind::Base64); break;
-      default: break;
+      case 'a':
+        found = take("<array>", Kind::Array);
+        break;
+      case 'b':
+        found = take("<boolean>", Kind::Boolean) || take("<base64>", Kind::Base64);
+        break;
+      default:
+        break;
     }
     if (!found) return false;
     t.kind = TokenKind::StartTag;
@@ -513,8 +536,10 @@ struct ReaderImpl {
   bool container_start(const Token& start, Kind kind) {
     auto push_empty = [&]() {
       Value v;
-      if (kind == Kind::Array) ValueAccess::make_array(v, nullptr, 0);
-      else ValueAccess::make_struct(v, nullptr, 0);
+      if (kind == Kind::Array)
+        ValueAccess::make_array(v, nullptr, 0);
+      else
+        ValueAccess::make_struct(v, nullptr, 0);
       stack.push_back(std::move(v));
       return expect_end("value");
     };
@@ -592,8 +617,10 @@ struct ReaderImpl {
   [[gnu::always_inline]] void close_container(const Frame& f) {
     size_t count = stack.size() - f.base;
     Value v;
-    if (f.is_struct) ValueAccess::make_struct(v, stack.data() + f.base, count / 2);
-    else ValueAccess::make_array(v, stack.data() + f.base, count);
+    if (f.is_struct)
+      ValueAccess::make_struct(v, stack.data() + f.base, count / 2);
+    else
+      ValueAccess::make_array(v, stack.data() + f.base, count);
     stack.resize(f.base);
     stack.push_back(std::move(v));
     frames.pop_back();
@@ -611,8 +638,8 @@ struct ReaderImpl {
     if (!element_text(t, raw)) return false;
     std::string_view text = scalar::trim(raw);
     auto invalid = [&](const char* what) {
-      return fail(t, std::string("invalid ") + what + " <" + std::string(t.name) + ">" + snippet(raw) +
-                         "</" + std::string(t.name) + ">");
+      return fail(t, std::string("invalid ") + what + " <" + std::string(t.name) + ">" +
+                         snippet(raw) + "</" + std::string(t.name) + ">");
     };
     int64_t n;
     switch (kind) {
@@ -701,8 +728,9 @@ struct ReaderImpl {
     if (n < 0) {
       Token at = t;
       return fail(at, error_at < text.size()
-                          ? "invalid base64: unexpected character '" + snippet(text.substr(error_at, 1)) +
-                                "' at offset " + std::to_string(error_at) + " of <base64>"
+                          ? "invalid base64: unexpected character '" +
+                                snippet(text.substr(error_at, 1)) + "' at offset " +
+                                std::to_string(error_at) + " of <base64>"
                           : std::string("invalid base64: the text ends mid-quantum"));
     }
     if (size_t(n) > limits.max_string_size) return over_string_limit(t, "base64", size_t(n));
@@ -755,17 +783,33 @@ class PullReader final : public ValueReader {
     if (!head()) return failure().error();
     if (head_.t.kind == TokenKind::EndTag) return Type::String;
     switch (head_.kind) {
-      case Kind::Int: case Kind::I1: case Kind::I2: return Type::Int;
-      case Kind::I8: case Kind::BigInteger: return Type::I8;
-      case Kind::Boolean: return Type::Boolean;
-      case Kind::Double: case Kind::BigDecimal: return Type::Double;
-      case Kind::String: return Type::String;
-      case Kind::DateTime: return Type::DateTime;
-      case Kind::Base64: return Type::Bytes;
-      case Kind::Nil: return Type::Nil;
-      case Kind::Array: return Type::Array;
-      case Kind::Struct: return Type::Struct;
-      case Kind::Serializable: case Kind::Unknown: break;
+      case Kind::Int:
+      case Kind::I1:
+      case Kind::I2:
+        return Type::Int;
+      case Kind::I8:
+      case Kind::BigInteger:
+        return Type::I8;
+      case Kind::Boolean:
+        return Type::Boolean;
+      case Kind::Double:
+      case Kind::BigDecimal:
+        return Type::Double;
+      case Kind::String:
+        return Type::String;
+      case Kind::DateTime:
+        return Type::DateTime;
+      case Kind::Base64:
+        return Type::Bytes;
+      case Kind::Nil:
+        return Type::Nil;
+      case Kind::Array:
+        return Type::Array;
+      case Kind::Struct:
+        return Type::Struct;
+      case Kind::Serializable:
+      case Kind::Unknown:
+        break;
     }
     r_.scalar(head_.t, head_.kind);  // refuses it with the tree path's message
     broken_ = true;
@@ -1045,21 +1089,23 @@ bool Reader::last_declared_apache_extensions() const noexcept {
 }
 
 Result<MethodResponse> Reader::read_response(std::string_view document) {
-  return impl_->run<MethodResponse>(
-      document, [](ReaderImpl& r, const Token& root, MethodResponse& response) {
-        if (root.name != "methodResponse") return r.unexpected(root, "<methodResponse>");
-        return r.method_response(root, response);
-      });
+  return impl_->run<MethodResponse>(document,
+                                    [](ReaderImpl& r, const Token& root, MethodResponse& response) {
+                                      if (root.name != "methodResponse")
+                                        return r.unexpected(root, "<methodResponse>");
+                                      return r.method_response(root, response);
+                                    });
 }
 
 Status Reader::read_response(std::string_view document, MethodResponse& response, ValueSink& sink,
                              Status& sink_status) {
   sink_status = Status();
-  return impl_->run_into(document, response, [&](ReaderImpl& r, const Token& root,
-                                                MethodResponse& out) {
-    if (root.name != "methodResponse") return r.unexpected(root, "<methodResponse>");
-    return r.method_response(root, out, &sink, &sink_status);
-  });
+  return impl_->run_into(document, response,
+                         [&](ReaderImpl& r, const Token& root, MethodResponse& out) {
+                           if (root.name != "methodResponse")
+                             return r.unexpected(root, "<methodResponse>");
+                           return r.method_response(root, out, &sink, &sink_status);
+                         });
 }
 
 Result<Message> Reader::read(std::string_view document) {

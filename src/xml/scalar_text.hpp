@@ -82,8 +82,8 @@ inline bool parse_double(std::string_view s, double& out) {
   if (ptr != s.data() + s.size()) return false;
   if (ec == std::errc::result_out_of_range) {
     // Below the smallest double is zero; above the largest is refused.
-    int64_t magnitude = int_nonzero ? int64_t(int_digits) + exponent
-                                    : -int64_t(leading_frac_zeros) + exponent;
+    int64_t magnitude =
+        int_nonzero ? int64_t(int_digits) + exponent : -int64_t(leading_frac_zeros) + exponent;
     if (magnitude > 0) return false;
     v = 0;
   } else if (ec != std::errc()) {
@@ -145,8 +145,8 @@ inline size_t format_double(double d, char* out) {
       if (std::fabs(scaled) >= 9007199254740992.0) break;  // 2^53: no longer exact
       if (scaled / kPow10[k] != d) continue;
       char digits[24];
-      auto [end, ec] = std::to_chars(digits, digits + sizeof digits,
-                                     static_cast<uint64_t>(std::fabs(scaled)));
+      auto [end, ec] =
+          std::to_chars(digits, digits + sizeof digits, static_cast<uint64_t>(std::fabs(scaled)));
       (void)ec;
       size_t n = size_t(end - digits);
       char* o = out;

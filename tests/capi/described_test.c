@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callwire.h"
 #include "alloc_failure.h"
+#include "callwire.h"
 #include "test_runner.h"
 
 static const cw_datetime kWhen = {2026, 11, 24, 9, 30, 0, 0, 0, CW_ZONE_UTC, 0};
@@ -323,8 +323,7 @@ static void test_read_errors_say_where_and_write_nothing(void) {
 /* The form docs/c-api.md shows: descriptions as brace-initialized arrays in C99. */
 static void test_brace_initialized_descriptions(void) {
   const cw_arg tags[] = {cw_arg_cstring("c"), cw_arg_cstring("api")};
-  const cw_arg_member person[] = {{"name", cw_arg_cstring("Ada")},
-                                  {"tags", cw_arg_array(tags, 2)}};
+  const cw_arg_member person[] = {{"name", cw_arg_cstring("Ada")}, {"tags", cw_arg_array(tags, 2)}};
   const cw_arg whole = cw_arg_struct(person, 2);
   const char *name = NULL, *tag = NULL;
   size_t name_len = 0, tag_len = 0;

@@ -413,8 +413,7 @@ static void test_described_calls(void) {
 
   {
     const cw_arg params[] = {cw_arg_int(5), cw_arg_int(3)};
-    CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err),
-                 CW_OK);
+    CHECK_STATUS(cw_client_call_args(client, "sample.add", params, 2, NULL, &result, &err), CW_OK);
     CHECK_STATUS(cw_value_get_int(result, &sum), CW_OK);
     CHECK(sum == 8);
     cw_value_free(result);
@@ -455,8 +454,7 @@ static void test_described_calls(void) {
   /* A handler's wrong description: its status becomes the fault the handler returns. */
   {
     const cw_arg params[] = {cw_arg_cstring(""), cw_arg_int(1)};
-    CHECK_STATUS(cw_client_call_args(client, "person", params, 2, NULL, &result, &err),
-                 CW_FAULT);
+    CHECK_STATUS(cw_client_call_args(client, "person", params, 2, NULL, &result, &err), CW_FAULT);
     CHECK(result == NULL);
   }
   CHECK_STATUS(cw_client_call_args(client, "greeting", NULL, 0, NULL, &result, &err), CW_OK);
@@ -1398,7 +1396,8 @@ static void dispatch(cw_registry* registry, const char* request, cw_value** resu
                CW_OK);
   if (!response) return;
   CHECK(strlen(response) == len);
-  if (cw_value_decode_response(response, len, result, &err) == CW_FAULT) *fault_code = err.fault_code;
+  if (cw_value_decode_response(response, len, result, &err) == CW_FAULT)
+    *fault_code = err.fault_code;
   cw_free(response);
 }
 
@@ -1432,19 +1431,19 @@ static void test_registry_dispatch(void) {
   cw_dispatch_options_init(&options);
   options.disable_introspection = 1;
   CHECK_STATUS(cw_registry_new(&options, &registry, &err), CW_OK);
-  CHECK_STATUS(cw_registry_add_method(registry, "sample.add", sample_add, NULL, "i:ii", "Adds.",
-                                      &err),
-               CW_OK);
+  CHECK_STATUS(
+      cw_registry_add_method(registry, "sample.add", sample_add, NULL, "i:ii", "Adds.", &err),
+      CW_OK);
   CHECK_STATUS(cw_registry_add_method(registry, "fault", always_fault, NULL, NULL, NULL, &err),
                CW_OK);
-  CHECK_STATUS(cw_registry_add_method(registry, "bad.signature", sample_add, NULL, "q:", NULL, &err),
-               CW_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      cw_registry_add_method(registry, "bad.signature", sample_add, NULL, "q:", NULL, &err),
+      CW_INVALID_ARGUMENT);
 
   dispatch(registry, kAddCall, &result, &fault);
   CHECK(result && cw_value_get_int(result, &n) == CW_OK && n == 8);
   cw_value_free(result);
-  dispatch(registry,
-           "<methodCall><methodName>fault</methodName></methodCall>", &result, &fault);
+  dispatch(registry, "<methodCall><methodName>fault</methodName></methodCall>", &result, &fault);
   CHECK(result == NULL && fault == 42);
   dispatch(registry, "<methodCall>", &result, &fault);
   CHECK(result == NULL && fault == -32700);
@@ -1796,8 +1795,7 @@ static void test_adopt_and_serve_connection(void) {
     CHECK_STATUS(cw_client_adopt(fds[1], CW_FRAMING_PSTREAM, NULL, NULL, &err),
                  CW_INVALID_ARGUMENT);
     CHECK(fcntl(fds[1], F_GETFD) == -1);
-    CHECK_STATUS(cw_client_adopt(-1, CW_FRAMING_PSTREAM, NULL, &client, &err),
-                 CW_INVALID_ARGUMENT);
+    CHECK_STATUS(cw_client_adopt(-1, CW_FRAMING_PSTREAM, NULL, &client, &err), CW_INVALID_ARGUMENT);
   }
   cw_server_free(server);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callwire.h"
 #include "alloc_failure.h"
+#include "callwire.h"
 #include "test_runner.h"
 
 static const char kLong[] = "a string long enough to live on the heap, not inline";
@@ -693,8 +693,12 @@ int main(int argc, char** argv) {
       TEST(test_constant_time_equal),
       TEST(test_scalars),
       TEST(test_strings_and_bytes),
-      TEST(test_datetime),           TEST(test_arrays),     TEST(test_structs),
-      TEST(test_null_handling),      TEST(test_copy_equal), TEST(test_encode_decode),
+      TEST(test_datetime),
+      TEST(test_arrays),
+      TEST(test_structs),
+      TEST(test_null_handling),
+      TEST(test_copy_equal),
+      TEST(test_encode_decode),
       TEST(test_allocation_failure),
   };
   return run_tests(tests, COUNT(tests), argc, argv);

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <vector>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
-#include "callwire/registry.hpp"
 #include "callwire/json.hpp"
+#include "callwire/registry.hpp"
 #include "callwire/xml.hpp"
 #include "protocol/dispatcher.hpp"
 
@@ -28,9 +28,10 @@ void must(const Status& added) {
 const Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry;
-    must(reg->add("sample.add",
-             [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
-             {{{"int", "int", "int"}}, "Adds two integers."}));
+    must(reg->add(
+        "sample.add",
+        [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
+        {{{"int", "int", "int"}}, "Adds two integers."}));
     must(reg->add("echo", [](Params p, CallContext&) {
       Value a = Value::array();
       for (Value& v : p) a.push_back(std::move(v));
@@ -42,7 +43,7 @@ const Registry& registry() {
       throw FaultError(-1, std::string(p[0].try_as_string().value_or("fault")));
     }));
     must(reg->add("first", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; },
-             {{{"any", "any"}, {"any"}}, ""}));
+                  {{{"any", "any"}, {"any"}}, ""}));
     must(reg->bind("named", {"a", "b"}, [](int a, std::optional<std::vector<uint8_t>> b) {
       return a + int(b ? b->size() : 0);
     }));

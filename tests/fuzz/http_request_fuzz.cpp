@@ -114,8 +114,8 @@ Outcome capture(const Parser& parser, ParseResult r, std::string_view input, con
   put(o.flat, q.body);
   o.flat += std::to_string(q.content_length.value_or(~0ull));
   o.flat += char('0' + int(q.version));
-  for (bool b : {q.chunked, q.keep_alive, q.expect_continue, q.content_encoding_gzip,
-                 q.accept_gzip})
+  for (bool b :
+       {q.chunked, q.keep_alive, q.expect_continue, q.content_encoding_gzip, q.accept_gzip})
     o.flat += b ? '1' : '0';
   return o;
 }
@@ -239,7 +239,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t split = (size_t(data[1]) << 8) | data[2];
   std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
   split %= input.size() + 1;
-  if (data[0] & 2) check<ScgiRequestParser>(input, limits, split);
+  if (data[0] & 2)
+    check<ScgiRequestParser>(input, limits, split);
   else {
     check<RequestParser>(input, limits, split);
     check_session(input, limits);

@@ -214,7 +214,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t split = (size_t(data[1]) << 8) | data[2];
   std::string_view input(reinterpret_cast<const char*>(data) + 3, size - 3);
   split %= input.size() + 1;
-  if (data[0] & 4) check<ScgiResponseParser>(input, limits, eof, split);
-  else check<ResponseParser>(input, limits, eof, split);
+  if (data[0] & 4)
+    check<ScgiResponseParser>(input, limits, eof, split);
+  else
+    check<ResponseParser>(input, limits, eof, split);
   return 0;
 }

@@ -62,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view doc(reinterpret_cast<const char*>(data), size);
   for (const std::string& d : {std::string(doc), callwire::testing::as_response(doc)}) {
     if (auto diff = callwire::testing::pull_difference(reader, d))
-      fail("the pull path differs from the tree path", *diff + "\ndocument: " + quote(d.substr(0, 2000)));
+      fail("the pull path differs from the tree path",
+           *diff + "\ndocument: " + quote(d.substr(0, 2000)));
   }
   auto got = reader.read(doc);
   auto call = reader.read_call(doc);

@@ -63,9 +63,10 @@ Server& server() {
       for (Value& v : p) a.push_back(std::move(v));
       return a;
     }));
-    must(srv->add_method("sample.add",
-                    [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
-                    {{{"int", "int", "int"}}, ""}));
+    must(srv->add_method(
+        "sample.add",
+        [](Params p, CallContext&) { return Value(int64_t(p[0].as_int()) + p[1].as_int()); },
+        {{{"int", "int", "int"}}, ""}));
     if (!srv->start()) abort();
     return srv;
   }();

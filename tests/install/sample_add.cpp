@@ -2,7 +2,6 @@
 // 127.0.0.1:0 with sample.add, one call to it, and the answer checked. Exits 0 only on 3 + 5 = 8.
 #include <callwire/client.hpp>
 #include <callwire/server.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -11,12 +10,11 @@ int main() try {
   callwire::ServerOptions options;
   options.listen = {"127.0.0.1:0"};
   callwire::Server server(options);
-  auto added = server.add_method(
-      "sample.add",
-      [](callwire::Params p, callwire::CallContext&) {
-        return callwire::Value(p[0].as_int() + p[1].as_int());
-      },
-      {{{"int", "int", "int"}}, "Adds two integers."});
+  auto added = server.add_method("sample.add",
+                                 [](callwire::Params p, callwire::CallContext&) {
+                                   return callwire::Value(p[0].as_int() + p[1].as_int());
+                                 },
+                                 {{{"int", "int", "int"}}, "Adds two integers."});
   if (!added) {
     std::fprintf(stderr, "add_method: %s\n", added.error().message.c_str());
     return 1;

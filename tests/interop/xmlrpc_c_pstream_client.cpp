@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <xmlrpc-c/base.h>
 
 #include <cstdio>
 #include <cstring>
@@ -41,7 +42,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include <xmlrpc-c/base.h>
 #include <xmlrpc-c/base.hpp>
 #include <xmlrpc-c/client.hpp>
 #include <xmlrpc-c/client_transport.hpp>
@@ -130,7 +130,8 @@ bool same(const xmlrpc_c::value& a, const xmlrpc_c::value& b) {
 class Session {
  public:
   explicit Session(int fd)
-      : transport_(xmlrpc_c::clientXmlTransport_pstream::constrOpt().fd(fd)), client_(&transport_) {}
+      : transport_(xmlrpc_c::clientXmlTransport_pstream::constrOpt().fd(fd)),
+        client_(&transport_) {}
 
   // Calls `method`; throws on a transport failure. The rpc tells success or fault.
   xmlrpc_c::rpcPtr call(const std::string& method, const xmlrpc_c::paramList& params) {
@@ -144,8 +145,8 @@ class Session {
     xmlrpc_c::rpcPtr rpc = call(method, params);
     if (!rpc->isSuccessful()) {
       xmlrpc_c::fault f = rpc->getFault();
-      throw std::runtime_error(method + ": unexpected fault " + std::to_string(f.getCode()) +
-                               " " + f.getDescription());
+      throw std::runtime_error(method + ": unexpected fault " + std::to_string(f.getCode()) + " " +
+                               f.getDescription());
     }
     return rpc->getResult();
   }
@@ -163,8 +164,8 @@ void expect(bool ok, const std::string& what) {
 xmlrpc_c::value echoed(Session& session, const xmlrpc_c::value& sent) {
   xmlrpc_c::paramList params;
   params.add(sent);
-  std::vector<xmlrpc_c::value> got = xmlrpc_c::value_array(session.result("echo", params))
-                                         .vectorValueValue();
+  std::vector<xmlrpc_c::value> got =
+      xmlrpc_c::value_array(session.result("echo", params)).vectorValueValue();
   expect(got.size() == 1, "echo answered " + std::to_string(got.size()) + " items, not 1");
   return got[0];
 }
@@ -228,9 +229,9 @@ std::string xml_legal_text() {
   std::string s = "tab\t lf\n cr\r crlf\r\n ";
   for (int c = 0x20; c < 0x7f; ++c) s += char(c);
   s += " <&>'\" ]]> &amp; ";
-  s += "\xc2\x80 \xc3\xa9 \xdf\xbf ";                  // U+0080, é, U+07FF
-  s += "\xe0\xa0\x80 \xe2\x82\xac \xed\x9f\xbf ";      // U+0800, €, U+D7FF
-  s += "\xee\x80\x80 \xef\xbf\xbd";                    // U+E000, U+FFFD
+  s += "\xc2\x80 \xc3\xa9 \xdf\xbf ";              // U+0080, é, U+07FF
+  s += "\xe0\xa0\x80 \xe2\x82\xac \xed\x9f\xbf ";  // U+0800, €, U+D7FF
+  s += "\xee\x80\x80 \xef\xbf\xbd";                // U+E000, U+FFFD
   return s;
 }
 
@@ -272,7 +273,10 @@ void echo_string(Session& session) {
 // 4 MiB whose bytes hold the pstream control words and a 0x1B every few bytes; base64 carries
 // them as ASCII, so the XML stays legal whatever the bytes are.
 void echo_base64(Session& session) {
-  static const char kWords[] = "\x1bPKT\x1b" "END\x1b" "ESC\x1bNOP\x1b\x1b";
+  static const char kWords[] =
+      "\x1bPKT\x1b"
+      "END\x1b"
+      "ESC\x1bNOP\x1b\x1b";
   std::vector<unsigned char> sent(kBase64Bytes);
   size_t esc = 0;
   for (size_t i = 0; i < sent.size(); ++i) {
@@ -287,8 +291,8 @@ void echo_base64(Session& session) {
       xmlrpc_c::value_bytestring(echoed(session, xmlrpc_c::value_bytestring(sent)))
           .vectorUcharValue();
   bool ok = got == sent;
-  std::printf("echoBase64 %s %zu bytes %zu ESC\n", ok ? "identical" : "DIFFERENT",
-              sent.size(), esc);
+  std::printf("echoBase64 %s %zu bytes %zu ESC\n", ok ? "identical" : "DIFFERENT", sent.size(),
+              esc);
   expect(ok, "echo of 4 MiB of base64 (got " + std::to_string(got.size()) + " bytes)");
 }
 

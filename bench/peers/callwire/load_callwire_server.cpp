@@ -5,7 +5,6 @@
 // them (a loop per core, no gzip); only the address is set.
 // Usage: load_callwire_server; prints "listening on URL"; ends on SIGTERM.
 #include <callwire/server.hpp>
-
 #include <csignal>
 #include <cstdio>
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <callwire/error.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 

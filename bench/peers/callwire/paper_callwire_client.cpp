@@ -3,7 +3,6 @@
 // whose client asks for gzip (from a server started with --gzip), to show what opting in costs
 // on loopback.
 #include <callwire/client.hpp>
-
 #include <memory>
 
 #include "paper_info.hpp"

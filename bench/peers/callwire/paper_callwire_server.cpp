@@ -2,12 +2,11 @@
 // Usage: paper_callwire_server [--gzip]; prints "listening on PORT"; ends on SIGTERM.
 // --gzip gzips answers from 4 KiB to clients that ask (callwire-gzip); the default never does.
 #include <callwire/server.hpp>
-
 #include <csignal>
 #include <cstring>
 
-#include "paper_info.hpp"
 #include "must.hpp"
+#include "paper_info.hpp"
 
 namespace {
 callwire::Server* running_server = nullptr;
@@ -28,13 +27,14 @@ int main(int argc, char** argv) {
   options.listen = {"127.0.0.1:0"};
   if (gzip) options.gzip_min_size = 4096;
   callwire::Server server(options);
-  peers::must(server.bind("Database.Request", [&](int id, bool with_photo) -> callwire::Result<peers::Info> {
-    if (id < 1 || id > peers::kRecords)
-      return callwire::Error(callwire::Errc::Fault, 404, "no record " + std::to_string(id));
-    peers::Info info = records[static_cast<size_t>(id - 1)];
-    if (with_photo) info.photo = photo;
-    return info;
-  }));
+  peers::must(server.bind(
+      "Database.Request", [&](int id, bool with_photo) -> callwire::Result<peers::Info> {
+        if (id < 1 || id > peers::kRecords)
+          return callwire::Error(callwire::Errc::Fault, 404, "no record " + std::to_string(id));
+        peers::Info info = records[static_cast<size_t>(id - 1)];
+        if (with_photo) info.photo = photo;
+        return info;
+      }));
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "paper_callwire_server: %s\n", started.error().message.c_str());
     return 1;

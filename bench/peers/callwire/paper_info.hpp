@@ -8,6 +8,6 @@
 #include "../common/paper.hpp"
 
 namespace peers {
-CALLWIRE_STRUCT(Info, id, first_name, last_name, age, email, phone, newsletter, latitude,
-                longitude, photo);
+CALLWIRE_STRUCT(Info, id, first_name, last_name, age, email, phone, newsletter, latitude, longitude,
+                photo);
 }  // namespace peers

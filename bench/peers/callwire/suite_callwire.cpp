@@ -10,7 +10,6 @@
 // to show what opting in costs on loopback.
 #include <callwire/client.hpp>
 #include <callwire/server.hpp>
-
 #include <memory>
 
 #include "../common/suite.hpp"
@@ -87,15 +86,17 @@ class CallwirePeer {
     peers::must(server_.bind("get_answer", [](int n) { return peers::get_answer_direct(n); }));
     // As the other peers' servers do, the answers are written from the source data itself
     // (a view of the blob, a reference to the students), each copied once: into the reply.
-    peers::must(server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::span<const uint8_t>> {
-      const auto& source = peers::blob_source();
-      if (size < 0 || static_cast<uint64_t>(size) > source.size())
-        return callwire::Error(callwire::Errc::InvalidArgument, "too large");
-      return std::span<const uint8_t>(source.data(), static_cast<size_t>(size));
-    }));
-    peers::must(server_.bind("get_structs",
-                 []() -> const std::vector<Student>& { return peers::students_source(); }));
-    if (auto started = server_.start(); !started) peers::wrong_answer("callwire", started.error().message);
+    peers::must(
+        server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::span<const uint8_t>> {
+          const auto& source = peers::blob_source();
+          if (size < 0 || static_cast<uint64_t>(size) > source.size())
+            return callwire::Error(callwire::Errc::InvalidArgument, "too large");
+          return std::span<const uint8_t>(source.data(), static_cast<size_t>(size));
+        }));
+    peers::must(server_.bind(
+        "get_structs", []() -> const std::vector<Student>& { return peers::students_source(); }));
+    if (auto started = server_.start(); !started)
+      peers::wrong_answer("callwire", started.error().message);
     callwire::ClientOptions options;
     options.max_response_size = peers::kMessageLimit;
     options.reader_limits = raised_limits();

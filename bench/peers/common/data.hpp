@@ -32,7 +32,8 @@ inline std::vector<uint8_t> random_bytes(size_t size, uint64_t seed) {
   std::vector<uint8_t> out(size);
   for (size_t i = 0; i < size; i += 8) {
     uint64_t word = rng.next();
-    for (size_t j = 0; j < 8 && i + j < size; ++j) out[i + j] = static_cast<uint8_t>(word >> (8 * j));
+    for (size_t j = 0; j < 8 && i + j < size; ++j)
+      out[i + j] = static_cast<uint8_t>(word >> (8 * j));
   }
   return out;
 }

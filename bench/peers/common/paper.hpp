@@ -1,7 +1,7 @@
 // The paper's benchmark (issue 9, experiment 2; "Some aspects of using RPC", Király, Székely,
-// Király, Balla): Database.Request(id, photo) -> Info, the ten fields of its proto, with an optional
-// 1 MB photo. Servers hold kRecords records; a client process makes CALLS calls and reports
-// their time. bench/peers/python/paper_data.py makes the same records.
+// Király, Balla): Database.Request(id, photo) -> Info, the ten fields of its proto, with an
+// optional 1 MB photo. Servers hold kRecords records; a client process makes CALLS calls and
+// reports their time. bench/peers/python/paper_data.py makes the same records.
 //
 // C++14, like data.hpp: libjsonrpccpp's headers have dynamic exception specifications, which
 // C++17 removed, so its peer is compiled as C++14.

@@ -32,7 +32,7 @@
 
 namespace peers {
 
-inline constexpr size_t kBlobSizes[] = {size_t{1} << 10, size_t{4} << 10,  size_t{16} << 10,
+inline constexpr size_t kBlobSizes[] = {size_t{1} << 10,  size_t{4} << 10,   size_t{16} << 10,
                                         size_t{64} << 10, size_t{256} << 10, size_t{1} << 20,
                                         size_t{4} << 20,  size_t{16} << 20};
 inline constexpr size_t kMaxBlob = size_t{16} << 20;
@@ -75,8 +75,8 @@ template <class Loop>
 void timed(benchmark::State& state, Loop loop) {
   double cpu_before = process_cpu_seconds();
   loop();
-  state.counters["process_cpu"] = benchmark::Counter(process_cpu_seconds() - cpu_before,
-                                                     benchmark::Counter::kAvgIterations);
+  state.counters["process_cpu"] =
+      benchmark::Counter(process_cpu_seconds() - cpu_before, benchmark::Counter::kAvgIterations);
 }
 }  // namespace detail
 
@@ -99,8 +99,7 @@ void register_suite(const std::string& peer_name, Peer& peer) {
     benchmark::RegisterBenchmark(name.c_str(), [&peer, name, size](benchmark::State& state) {
       if (detail::first_time(name)) {
         auto blob = peer.get_blob(size);
-        if (blob.size() != size)
-          wrong_answer(name, std::to_string(blob.size()) + " bytes");
+        if (blob.size() != size) wrong_answer(name, std::to_string(blob.size()) + " bytes");
         if (std::memcmp(blob.data(), blob_source().data(), size) != 0)
           wrong_answer(name, "the bytes differ");
       }

@@ -77,8 +77,8 @@ peers::Student from_proto(pb::Student* s) {
   out.email_addresses = from_proto(s->mutable_email_addresses());
   out.schools.reserve(static_cast<size_t>(s->schools_size()));
   for (pb::School& school : *s->mutable_schools()) {
-    out.schools.push_back({std::move(*school.mutable_name()),
-                           from_proto(school.mutable_address()), from_proto(school.foundation()),
+    out.schools.push_back({std::move(*school.mutable_name()), from_proto(school.mutable_address()),
+                           from_proto(school.foundation()),
                            from_proto(school.mutable_email_addresses())});
   }
   return out;
@@ -120,8 +120,8 @@ class GrpcPeer {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(static_cast<int>(peers::kMessageLimit));
     args.SetMaxSendMessageSize(static_cast<int>(peers::kMessageLimit));
-    stub_ = pb::Suite::NewStub(grpc::CreateCustomChannel(
-        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args));
+    stub_ = pb::Suite::NewStub(grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
+                                                         grpc::InsecureChannelCredentials(), args));
   }
   ~GrpcPeer() { server_->Shutdown(); }
 

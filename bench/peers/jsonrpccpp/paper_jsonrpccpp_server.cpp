@@ -23,8 +23,7 @@ class DatabaseServer : public peers::DatabaseServerStub {
   }
 
   Json::Value Database_Request(int id, bool with_photo) override {
-    if (id < 1 || id > peers::kRecords)
-      throw jsonrpc::JsonRpcException(-32602, "no such record");
+    if (id < 1 || id > peers::kRecords) throw jsonrpc::JsonRpcException(-32602, "no such record");
     const peers::Info& info = records_[static_cast<size_t>(id - 1)];
     Json::Value out(Json::objectValue);
     out["id"] = info.id;

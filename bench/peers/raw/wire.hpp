@@ -64,8 +64,10 @@ inline void encode(std::string& out, const Info& info, const std::vector<uint8_t
   put(out, info.longitude);
   for (const std::string* s : {&info.first_name, &info.last_name, &info.email, &info.phone})
     put_bytes(out, s->data(), s->size());
-  if (photo != nullptr) put_bytes(out, photo->data(), photo->size());
-  else put_bytes(out, nullptr, 0);
+  if (photo != nullptr)
+    put_bytes(out, photo->data(), photo->size());
+  else
+    put_bytes(out, nullptr, 0);
   uint32_t length = static_cast<uint32_t>(out.size() - 4);
   std::memcpy(&out[0], &length, 4);
 }

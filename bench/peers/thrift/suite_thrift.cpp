@@ -87,7 +87,8 @@ peers::Student from_thrift(ts::Student& s) {
   out.birth = from_thrift(s.birth);
   out.favorite_subjects.reserve(s.favorite_subjects.size());
   for (ts::Subject& subject : s.favorite_subjects)
-    out.favorite_subjects.push_back({subject.id, std::move(subject.title), std::move(subject.code)});
+    out.favorite_subjects.push_back(
+        {subject.id, std::move(subject.title), std::move(subject.code)});
   out.email_addresses = std::move(s.email_addresses);
   out.schools.reserve(s.schools.size());
   for (ts::School& school : s.schools) {

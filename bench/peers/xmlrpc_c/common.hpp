@@ -15,7 +15,9 @@
 namespace peers::xmlrpc_c_peer {
 
 // The limit is process-wide in xmlrpc-c (client and server alike).
-inline void raise_xml_size_limit(size_t bytes) { xmlrpc_limit_set(XMLRPC_XML_SIZE_LIMIT_ID, bytes); }
+inline void raise_xml_size_limit(size_t bytes) {
+  xmlrpc_limit_set(XMLRPC_XML_SIZE_LIMIT_ID, bytes);
+}
 
 // Returns the listening socket and sets `port`; exits on failure.
 inline int listen_on_loopback(unsigned& port) {

@@ -1,9 +1,8 @@
 // The paper's client with xmlrpc-c's C++ client: one curl transport (one kept-alive
 // connection) and client_xml for every call, XML limit raised.
+#include <memory>
 #include <xmlrpc-c/base.hpp>
 #include <xmlrpc-c/client.hpp>
-
-#include <memory>
 
 #include "../common/paper.hpp"
 #include "common.hpp"

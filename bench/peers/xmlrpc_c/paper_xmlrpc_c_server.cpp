@@ -1,10 +1,9 @@
 // The paper's Database.Request served by xmlrpc-c's C++ Abyss server, XML limit raised.
 // Usage: paper_xmlrpc_c_server; prints "listening on PORT"; ends on SIGTERM.
+#include <csignal>
 #include <xmlrpc-c/base.hpp>
 #include <xmlrpc-c/registry.hpp>
 #include <xmlrpc-c/server_abyss.hpp>
-
-#include <csignal>
 
 #include "../common/paper.hpp"
 #include "common.hpp"

@@ -3,13 +3,12 @@
 // xmlrpc_sample_add_client_complex example), one transport (one curl session, so one
 // kept-alive connection) for every call. The 512 KiB XML limit is raised, and Abyss's
 // keep-alive is allowed more than its default 30 requests a connection.
+#include <memory>
+#include <thread>
 #include <xmlrpc-c/base.hpp>
 #include <xmlrpc-c/client.hpp>
 #include <xmlrpc-c/registry.hpp>
 #include <xmlrpc-c/server_abyss.hpp>
-
-#include <memory>
-#include <thread>
 
 #include "../common/suite.hpp"
 #include "common.hpp"
@@ -44,10 +43,11 @@ value to_xmlrpc(const peers::Student& s) {
   }
   xmlrpc_c::carray schools;
   for (const peers::School& school : s.schools) {
-    schools.push_back(xmlrpc_c::value_struct({{"name", xmlrpc_c::value_string(school.name)},
-                                              {"address", to_xmlrpc(school.address)},
-                                              {"foundation", to_xmlrpc(school.foundation)},
-                                              {"email_addresses", to_xmlrpc(school.email_addresses)}}));
+    schools.push_back(
+        xmlrpc_c::value_struct({{"name", xmlrpc_c::value_string(school.name)},
+                                {"address", to_xmlrpc(school.address)},
+                                {"foundation", to_xmlrpc(school.foundation)},
+                                {"email_addresses", to_xmlrpc(school.email_addresses)}}));
   }
   return xmlrpc_c::value_struct({{"name", xmlrpc_c::value_string(s.name)},
                                  {"friends", xmlrpc_c::value_int(s.friends)},
@@ -95,7 +95,8 @@ peers::Student student_from(const value& v) {
   out.home_address = address_from(member(s, "home_address"));
   out.birth_place = address_from(member(s, "birth_place"));
   out.birth = date_from(member(s, "birth"));
-  for (const value& item : xmlrpc_c::value_array(member(s, "favorite_subjects")).vectorValueValue()) {
+  for (const value& item :
+       xmlrpc_c::value_array(member(s, "favorite_subjects")).vectorValueValue()) {
     xmlrpc_c::cstruct subject = xmlrpc_c::value_struct(item);
     out.favorite_subjects.push_back({int_member(subject, "id"), string_member(subject, "title"),
                                      string_member(subject, "code")});
@@ -127,7 +128,8 @@ class GetBlob : public xmlrpc_c::method {
     int size = params.getInt(0, 0, static_cast<int>(peers::kMaxBlob));
     params.verifyEnd(1);
     const auto& source = peers::blob_source();
-    *result = xmlrpc_c::value_bytestring(xmlrpc_c::cbytestring(source.begin(), source.begin() + size));
+    *result =
+        xmlrpc_c::value_bytestring(xmlrpc_c::cbytestring(source.begin(), source.begin() + size));
   }
 };
 

@@ -274,8 +274,8 @@ struct BoundHandler {
         return answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *answer);
       }
     } else {
-      return answer_with<std::remove_cvref_t<R>>(
-          context, invoke(context, std::move(*std::get<I>(args))...));
+      return answer_with<std::remove_cvref_t<R>>(context,
+                                                 invoke(context, std::move(*std::get<I>(args))...));
     }
   }
 

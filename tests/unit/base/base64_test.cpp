@@ -1,7 +1,5 @@
 #include "base/base64.hpp"
 
-#include "callwire/base64.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -9,6 +7,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "callwire/base64.hpp"
 
 namespace callwire {
 namespace {

@@ -1,6 +1,8 @@
 // The page-block cache behind large Buffers and large Value texts (src/base/page_blocks.hpp):
 // a freed block comes back warm for the next large block of the thread, kept whole; what it
 // holds stays within its bounds; contents survive growing; every thread lets go at its end.
+#include "base/page_blocks.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
@@ -8,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "base/page_blocks.hpp"
 #include "callwire/buffer.hpp"
 
 namespace callwire::pages {

@@ -136,12 +136,14 @@ TEST(Client, TypedResultsReadFromTheAnswerReportBrokenDocuments) {
       {"unclosed", head + "<value><string>a</string></value>", Errc::BadResponse, "not XML-RPC"},
       {"bad element", head + "<value><string>a</string></value><value><string>b</value>",
        Errc::BadResponse, "not XML-RPC"},
-      {"bad base64 late", head + "<value><string>a</string></value></data></array></value>"
-                                 "</param><param><value><int>1</int></value></param></params>"
-                                 "</methodResponse>",
+      {"bad base64 late",
+       head + "<value><string>a</string></value></data></array></value>"
+              "</param><param><value><int>1</int></value></param></params>"
+              "</methodResponse>",
        Errc::BadResponse, "exactly one <param>"},
-      {"wrong type", head + "<value><int>1</int></value></data></array></value></param>"
-                             "</params></methodResponse>",
+      {"wrong type",
+       head + "<value><int>1</int></value></data></array></value></param>"
+              "</params></methodResponse>",
        Errc::TypeMismatch, "x: result[0] must be string, got int"},
       {"fault",
        "<methodResponse><fault><value><struct><member><name>faultCode</name><value>"
@@ -158,7 +160,8 @@ TEST(Client, TypedResultsReadFromTheAnswerReportBrokenDocuments) {
         Client(server.url(), quick()).call<std::vector<std::string>>("x");
     ASSERT_FALSE(r) << c.name;
     EXPECT_EQ(r.error().code, c.code) << c.name << ": " << r.error().message;
-    EXPECT_NE(r.error().message.find(c.says), std::string::npos) << c.name << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find(c.says), std::string::npos)
+        << c.name << ": " << r.error().message;
   }
 }
 
@@ -271,7 +274,8 @@ TEST(Client, MulticallAcceptsWrappedAndBareResults) {
   o.listen = {"127.0.0.1:0"};
   o.threads = 1;
   Server server(o);
-  EXPECT_TRUE(server.add_method("id", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; }));
+  EXPECT_TRUE(
+      server.add_method("id", [](Params p, CallContext&) { return p.empty() ? Value() : p[0]; }));
   ASSERT_TRUE(server.start());
   std::vector<MethodCall> ours = {{"id", Value::array({Value::array({Value(1)})})},
                                   {"missing", Value::array()},
@@ -289,7 +293,8 @@ TEST(Client, AsyncCallsShareAPoolOfConnections) {
   so.listen = {"127.0.0.1:0"};
   so.threads = 2;
   Server server(so);
-  EXPECT_TRUE(server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
+  EXPECT_TRUE(server.add_method(
+      "mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
   EXPECT_TRUE(server.add_method("sleep", [](Params p, CallContext&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
     return Value(true);
@@ -328,7 +333,8 @@ TEST(Client, OneClientSharedByManyThreads) {
   so.listen = {"127.0.0.1:0"};
   so.threads = 2;
   Server server(so);
-  EXPECT_TRUE(server.add_method("mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
+  EXPECT_TRUE(server.add_method(
+      "mul", [](Params p, CallContext&) { return p[0].as_int() * p[1].as_int(); }));
   ASSERT_TRUE(server.start());
   ClientOptions o;
   o.max_connections = 4;

@@ -88,7 +88,7 @@ TEST(HostLoop, ServerAndClientInOneThreadStartNoThread) {
   Client client(server->url(), host_client_options());
   ASSERT_GE(server->loop_fd(), 0);
   ASSERT_GE(client.loop_fd(), 0);
-  EXPECT_EQ(client.loop_timeout(), -1ms);  // nothing pending
+  EXPECT_EQ(client.loop_timeout(), -1ms);   // nothing pending
   EXPECT_EQ(server->loop_timeout(), -1ms);  // no connection to time out
 
   const std::thread::id host = std::this_thread::get_id();

@@ -32,7 +32,8 @@ struct JsonServer {
     server = std::make_unique<Server>(so);
     EXPECT_TRUE(server->bind("add", [](int a, int b) { return a + b; }));
     EXPECT_TRUE(server->bind("echo", [](std::string s) { return s; }));
-    EXPECT_TRUE(server->add_method("boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); }));
+    EXPECT_TRUE(server->add_method(
+        "boom", [](Params, CallContext&) -> Value { throw FaultError(42, "boom"); }));
     EXPECT_TRUE(server->add_method("busy", [](Params, CallContext&) -> Value {
       throw FaultError(-32001, "busy", Value::structure({{"retry_after", 5}}));
     }));
@@ -40,9 +41,11 @@ struct JsonServer {
     EXPECT_TRUE(server->bind("epoch_plus", [](int seconds) {
       return std::chrono::sys_seconds(std::chrono::seconds(seconds));
     }));
-    EXPECT_TRUE(server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
+    EXPECT_TRUE(
+        server->add_method("count", [this](Params, CallContext&) { return Value(++counted); }));
     EXPECT_TRUE(server->add_method("same", [](Params p, CallContext&) { return p[0]; }));
-    EXPECT_TRUE(server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); }));
+    EXPECT_TRUE(
+        server->add_method("seen", [this](Params, CallContext&) { return Value(counted.load()); }));
     EXPECT_TRUE(
         server->bind("subtract", {"minuend", "subtrahend"}, [](int a, int b) { return a - b; }));
     // XML-RPC's way of naming arguments: one struct.

@@ -159,7 +159,8 @@ TEST(Pipeline, KeepsNoMoreThanTheDepthInFlight) {
   });
   Client client = Client::create(pstream_url(server), pipelined(2)).value();
   Results results(3);
-  for (size_t i = 0; i < 3; ++i) client.async_call("add", {Value(int(i)), Value(1)}, results.slot(i));
+  for (size_t i = 0; i < 3; ++i)
+    client.async_call("add", {Value(int(i)), Value(1)}, results.slot(i));
   ASSERT_TRUE(results.wait_all());
   EXPECT_EQ(first_batch.load(), 2u);
   for (size_t i = 0; i < 3; ++i) {
@@ -222,13 +223,15 @@ TEST(Pipeline, AClosedConnectionFailsItsCallsAndTheNextCallReconnects) {
   });
   Client client = Client::create(pstream_url(server), pipelined(4)).value();
   Results results(3);
-  for (size_t i = 0; i < 3; ++i) client.async_call("add", {Value(int(i)), Value(0)}, results.slot(i));
+  for (size_t i = 0; i < 3; ++i)
+    client.async_call("add", {Value(int(i)), Value(0)}, results.slot(i));
   ASSERT_TRUE(results.wait_all());
   ASSERT_TRUE(*results.got[0]);
   EXPECT_EQ((*results.got[0])->try_as_i8(), 0);
   for (size_t i : {1, 2}) {
     ASSERT_FALSE(*results.got[i]);
-    EXPECT_EQ(results.got[i]->error().code, Errc::ConnectionClosed) << results.got[i]->error().message;
+    EXPECT_EQ(results.got[i]->error().code, Errc::ConnectionClosed)
+        << results.got[i]->error().message;
   }
   // The first connection's server thread has moved on to a new accept only after it closed.
   Results again(1);

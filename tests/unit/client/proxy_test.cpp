@@ -450,7 +450,8 @@ TEST(Tinyproxy, HttpsThroughConnect) {
   TempDir dir;
   // A certificate for "localhost" only: the check must be against the server's name, not the
   // proxy's (127.0.0.1, which the certificate does not name).
-  testing::TestCert cert = testing::make_test_cert(dir.path, "localhost", {.subject_alt_names = "DNS:localhost"});
+  testing::TestCert cert =
+      testing::make_test_cert(dir.path, "localhost", {.subject_alt_names = "DNS:localhost"});
   ASSERT_TRUE(cert.ok);
   Origin origin(&cert);
   const std::string port = std::to_string(origin.server.port());

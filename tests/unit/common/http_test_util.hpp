@@ -98,7 +98,8 @@ class RawSocket {
     return read_until([](const std::string&) { return false; }, timeout);
   }
   /// `count` complete responses with Content-Length bodies.
-  std::string read_responses(int count, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  std::string read_responses(int count,
+                             std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     return read_until([count](const std::string& s) { return complete_responses(s) >= count; },
                       timeout);
   }

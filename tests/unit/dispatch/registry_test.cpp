@@ -118,8 +118,8 @@ TEST(Registry, ParameterNamesAreChecked) {
   Registry r;
   auto add = [](int a, int b) { return a + b; };
   EXPECT_TRUE(r.bind("ok", {"a", "b"}, add));
-  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
-           {"a"}, {"a", "b", "c"}, {"a", "a"}, {"a", ""}}) {
+  for (std::vector<std::string> bad :
+       std::vector<std::vector<std::string>>{{"a"}, {"a", "b", "c"}, {"a", "a"}, {"a", ""}}) {
     Status s = r.bind("bad", bad, add);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().code, Errc::InvalidArgument) << s.error().message;
@@ -128,7 +128,8 @@ TEST(Registry, ParameterNamesAreChecked) {
   // With add(): as many names as the longest signature's parameters, or no signatures.
   auto handler = [](Params, CallContext&) { return Value(); };
   EXPECT_TRUE(r.add("untyped", handler, MethodInfo{{}, "", {"x", "y"}}));
-  EXPECT_TRUE(r.add("sigs", handler, MethodInfo{{{"int", "int"}, {"int", "int", "int"}}, "", {"x", "y"}}));
+  EXPECT_TRUE(
+      r.add("sigs", handler, MethodInfo{{{"int", "int"}, {"int", "int", "int"}}, "", {"x", "y"}}));
   EXPECT_FALSE(r.add("short", handler, MethodInfo{{{"int", "int", "int"}}, "", {"x"}}));
 }
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <random>
 #include <string>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 namespace callwire::http {
 namespace {

@@ -2,7 +2,6 @@
 // offset and fed a byte at a time, pipelining, every refusal, and the linear-time property.
 
 #include "http/request_parser.hpp"
-#include "http/syntax.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "http/syntax.hpp"
 
 namespace callwire::http {
 namespace {
@@ -144,9 +145,10 @@ TEST(RequestParser, PythonXmlrpcClient) {
 
 TEST(RequestParser, Curl) {
   std::string body = "<methodCall><methodName>x</methodName></methodCall>";
-  std::string req = "POST /RPC2 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: curl/7.88.1\r\n"
-                    "Accept: */*\r\nContent-Type: text/xml\r\nContent-Length: " +
-                    std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string req =
+      "POST /RPC2 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: curl/7.88.1\r\n"
+      "Accept: */*\r\nContent-Type: text/xml\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   Outcome o = parse_whole(req);
   ASSERT_EQ(o.status, ParseStatus::Complete);
   EXPECT_EQ(o.body, body);
@@ -156,13 +158,15 @@ TEST(RequestParser, Curl) {
 
 TEST(RequestParser, XmlrpcCCurlClient) {
   // xmlrpc-c's curl transport: Basic auth, 100-continue, deflate/gzip accepted.
-  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<methodCall>\r\n"
-                     "<methodName>sample.add</methodName>\r\n</methodCall>\r\n";
-  std::string req = "POST /RPC2 HTTP/1.1\r\nHost: localhost:8080\r\nAuthorization: Basic "
-                    "dXNlcjpwYXNz\r\nUser-Agent: Xmlrpc-c/1.59.1 Curl/7.88.1\r\n"
-                    "Accept: */*\r\nAccept-Encoding: deflate, gzip\r\nContent-Type: text/xml\r\n"
-                    "Content-Length: " +
-                    std::to_string(body.size()) + "\r\nExpect: 100-continue\r\n\r\n" + body;
+  std::string body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<methodCall>\r\n"
+      "<methodName>sample.add</methodName>\r\n</methodCall>\r\n";
+  std::string req =
+      "POST /RPC2 HTTP/1.1\r\nHost: localhost:8080\r\nAuthorization: Basic "
+      "dXNlcjpwYXNz\r\nUser-Agent: Xmlrpc-c/1.59.1 Curl/7.88.1\r\n"
+      "Accept: */*\r\nAccept-Encoding: deflate, gzip\r\nContent-Type: text/xml\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\nExpect: 100-continue\r\n\r\n" + body;
   Outcome o = parse_whole(req);
   ASSERT_EQ(o.status, ParseStatus::Complete);
   EXPECT_EQ(o.authorization, "Basic dXNlcjpwYXNz");
@@ -227,8 +231,9 @@ TEST(RequestParser, NoBodyAndLeadingEmptyLines) {
 
 TEST(RequestParser, Pipelined) {
   std::string first = python_request();
-  std::string second = "POST /two HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-                       "2\r\nok\r\n0\r\n\r\n";
+  std::string second =
+      "POST /two HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "2\r\nok\r\n0\r\n\r\n";
   std::string third = "GET /three HTTP/1.0\r\n\r\n";
   std::string all = first + second + third;
   RequestParser p;
@@ -437,7 +442,10 @@ std::vector<Refusal> refusals() {
       {"space_first_header", "POST / HTTP/1.1\r\n Host: h\r\n\r\n", 400},
       {"bad_name_char", h + "X(A): 1\r\n\r\n", 400},
       {"nul_in_value", h + std::string("X: a\0b\r\n\r\n", 10), 400},
-      {"ctl_in_value", h + "X: a\x01" "b\r\n\r\n", 400},
+      {"ctl_in_value",
+       h + "X: a\x01"
+           "b\r\n\r\n",
+       400},
       {"del_in_value", h + "X: a\x7f\r\n\r\n", 400},
       {"bare_cr_in_value", h + "X: a\rb\r\n\r\n", 400},
       {"bare_cr_line_end", h + "X: a\r\r\n\r\n", 400},
@@ -516,9 +524,9 @@ TEST(RequestParser, RefusalsSplitAtEveryOffset) {
 TEST(RequestParser, ContentLengthOverLimitDecidedBeforeBody) {
   RequestLimits limits;
   limits.max_body = 100;
-  EXPECT_EQ(parse_status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n", limits)
-                .http_status,
-            413);
+  EXPECT_EQ(
+      parse_status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n", limits).http_status,
+      413);
   EXPECT_EQ(
       parse_status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n", limits).status,
       ParseStatus::Incomplete);
@@ -569,9 +577,9 @@ TEST(RequestParser, HeaderBytesLimit) {
     EXPECT_EQ(parse_split(over, cut, nullptr, limits), expected) << cut;
   }
   // Default limit: a 17 KiB header.
-  EXPECT_EQ(parse_status("GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(17 * 1024, 'a'))
-                .http_status,
-            431);
+  EXPECT_EQ(
+      parse_status("GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(17 * 1024, 'a')).http_status,
+      431);
 }
 
 TEST(RequestParser, TooManyHeaders) {
@@ -619,7 +627,8 @@ TEST(RequestParser, SlowlorisHeaderIsLinear) {
 
 TEST(RequestParser, SlowChunkedBodyIsLinear) {
   std::string req = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
-  for (int i = 0; i < 200; ++i) req += "10;ext=" + std::string(40, 'e') + "\r\n0123456789abcdef\r\n";
+  for (int i = 0; i < 200; ++i)
+    req += "10;ext=" + std::string(40, 'e') + "\r\n0123456789abcdef\r\n";
   req += "0\r\nT: 1\r\n\r\n";
   uint64_t scanned = 0;
   Outcome o = parse_bytewise(req, &scanned);

@@ -24,9 +24,24 @@ TEST(ScgiRequestHead, IsANetstringOfPairsWithContentLengthFirst) {
   head.extra = extra;
   ASSERT_TRUE(append_scgi_request_head(out, head));
   std::string block =
-      "CONTENT_LENGTH\0" "42\0" "SCGI\0" "1\0" "REQUEST_METHOD\0" "POST\0" "REQUEST_URI\0" "/RPC2\0"
-      "SERVER_PROTOCOL\0" "HTTP/1.1\0" "CONTENT_TYPE\0" "text/xml\0" "HTTP_CONTENT_ENCODING\0"
-      "gzip\0" "HTTP_X_TRACE\0" "t1\0" "HTTP_USER_AGENT\0" "callwire\0"s;
+      "CONTENT_LENGTH\0"
+      "42\0"
+      "SCGI\0"
+      "1\0"
+      "REQUEST_METHOD\0"
+      "POST\0"
+      "REQUEST_URI\0"
+      "/RPC2\0"
+      "SERVER_PROTOCOL\0"
+      "HTTP/1.1\0"
+      "CONTENT_TYPE\0"
+      "text/xml\0"
+      "HTTP_CONTENT_ENCODING\0"
+      "gzip\0"
+      "HTTP_X_TRACE\0"
+      "t1\0"
+      "HTTP_USER_AGENT\0"
+      "callwire\0"s;
   EXPECT_EQ(std::string(out.view()), std::to_string(block.size()) + ":" + block + ",");
 }
 
@@ -99,8 +114,9 @@ Parsed parse_everywhere(std::string_view bytes, bool eof, ResponseLimits limits 
 const std::string kXml = "<?xml version=\"1.0\"?><methodResponse/>";
 
 TEST(ScgiResponseParser, ReadsRtorrentsAnswer) {
-  std::string answer = "Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
-                       std::to_string(kXml.size()) + "\r\n\r\n" + kXml;
+  std::string answer =
+      "Status: 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " + std::to_string(kXml.size()) +
+      "\r\n\r\n" + kXml;
   Parsed p = parse_everywhere(answer + "junk", false);
   EXPECT_EQ(p.status, ParseStatus::Complete);
   EXPECT_EQ(p.consumed, answer.size());
@@ -122,8 +138,9 @@ TEST(ScgiResponseParser, ABodyWithoutLengthEndsWithTheConnection) {
 }
 
 TEST(ScgiResponseParser, ReadsAnHttpAnswerButNeverKeepsTheConnection) {
-  std::string answer = "HTTP/1.1 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 2\r\n"
-                       "\r\nno";
+  std::string answer =
+      "HTTP/1.1 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 2\r\n"
+      "\r\nno";
   Parsed p = parse_everywhere(answer, false);
   EXPECT_EQ(p.status, ParseStatus::Complete);
   EXPECT_EQ(p.code, 404);
@@ -187,12 +204,29 @@ std::string netstring(const std::string& block) {
 // What nginx's scgi_pass sends (scgi_params and the request's header fields).
 std::string nginx_request(const std::string& body, const std::string& extra = {}) {
   std::string block = "CONTENT_LENGTH\0"s + std::to_string(body.size()) + "\0"s +
-                      "SCGI\0" "1\0" "REQUEST_METHOD\0" "POST\0" "REQUEST_URI\0" "/RPC2\0"
-                      "QUERY_STRING\0" "\0" "CONTENT_TYPE\0" "text/xml\0"
-                      "SERVER_PROTOCOL\0" "HTTP/1.1\0" "REMOTE_ADDR\0" "127.0.0.1\0"
-                      "REMOTE_PORT\0" "51234\0" "HTTP_HOST\0" "127.0.0.1:8080\0"
-                      "HTTP_USER_AGENT\0" "Python-xmlrpc/3.11\0"
-                      "HTTP_ACCEPT_ENCODING\0" "gzip\0"s + extra;
+                      "SCGI\0"
+                      "1\0"
+                      "REQUEST_METHOD\0"
+                      "POST\0"
+                      "REQUEST_URI\0"
+                      "/RPC2\0"
+                      "QUERY_STRING\0"
+                      "\0"
+                      "CONTENT_TYPE\0"
+                      "text/xml\0"
+                      "SERVER_PROTOCOL\0"
+                      "HTTP/1.1\0"
+                      "REMOTE_ADDR\0"
+                      "127.0.0.1\0"
+                      "REMOTE_PORT\0"
+                      "51234\0"
+                      "HTTP_HOST\0"
+                      "127.0.0.1:8080\0"
+                      "HTTP_USER_AGENT\0"
+                      "Python-xmlrpc/3.11\0"
+                      "HTTP_ACCEPT_ENCODING\0"
+                      "gzip\0"s +
+                      extra;
   return netstring(block) + body;
 }
 
@@ -266,15 +300,29 @@ TEST(ScgiRequestParser, ReadsWhatNginxSends) {
 TEST(ScgiRequestParser, KeepsContentTypeFromItsVariable) {
   // CONTENT_TYPE is the field; an HTTP_CONTENT_TYPE after it names the same field and is
   // not the one kept (the first, as find_header finds).
-  std::string json = netstring("CONTENT_LENGTH\0" "2\0" "SCGI\0" "1\0" "HTTP_X_A\0" "1\0"
-                               "CONTENT_TYPE\0" "application/json\0"
-                               "HTTP_CONTENT_TYPE\0" "text/plain\0"s) +
+  std::string json = netstring(
+                         "CONTENT_LENGTH\0"
+                         "2\0"
+                         "SCGI\0"
+                         "1\0"
+                         "HTTP_X_A\0"
+                         "1\0"
+                         "CONTENT_TYPE\0"
+                         "application/json\0"
+                         "HTTP_CONTENT_TYPE\0"
+                         "text/plain\0"s) +
                      "{}";
   ParsedRequest r = parse_request_everywhere(json);
   ASSERT_EQ(r.status, ParseStatus::Complete);
   EXPECT_EQ(r.content_type, "application/json");
 
-  std::string none = netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1\0" "HTTP_X_A\0" "1\0"s);
+  std::string none = netstring(
+      "CONTENT_LENGTH\0"
+      "0\0"
+      "SCGI\0"
+      "1\0"
+      "HTTP_X_A\0"
+      "1\0"s);
   r = parse_request_everywhere(none);
   ASSERT_EQ(r.status, ParseStatus::Complete);
   EXPECT_EQ(r.content_type, "");
@@ -297,12 +345,30 @@ TEST(ScgiRequestParser, RefusesBadFramingWithTheRightStatus) {
   };
   EXPECT_EQ(status_of("GET / HTTP/1.1\r\n\r\n"), 400);  // not SCGI at all
   EXPECT_EQ(status_of(":"), 400);
-  EXPECT_EQ(status_of("5:abcde;"), 400);                 // no ',' after the netstring
-  EXPECT_EQ(status_of(netstring("SCGI\0" "1\0" "CONTENT_LENGTH\0" "0\0"s)), 400);  // not first
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0"s)), 400);                 // no SCGI=1
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "2\0"s)), 400);
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "x\0" "SCGI\0" "1\0"s)), 400);
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1"s)), 400);  // unterminated
+  EXPECT_EQ(status_of("5:abcde;"), 400);  // no ',' after the netstring
+  EXPECT_EQ(status_of(netstring("SCGI\0"
+                                "1\0"
+                                "CONTENT_LENGTH\0"
+                                "0\0"s)),
+            400);  // not first
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "0\0"s)),
+            400);  // no SCGI=1
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "0\0"
+                                "SCGI\0"
+                                "2\0"s)),
+            400);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "x\0"
+                                "SCGI\0"
+                                "1\0"s)),
+            400);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "0\0"
+                                "SCGI\0"
+                                "1"s)),
+            400);  // unterminated
   EXPECT_EQ(status_of("12345678901:"), 431);
   EXPECT_EQ(status_of("12345678901x"), 431);  // the same however the bytes arrive (fuzz)
   RequestLimits tiny;
@@ -310,11 +376,25 @@ TEST(ScgiRequestParser, RefusesBadFramingWithTheRightStatus) {
   tiny.max_headers = 2;
   tiny.max_body = 10;
   EXPECT_EQ(status_of(nginx_request("x"), tiny), 431);
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "11\0" "SCGI\0" "1\0"s), tiny), 413);
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "99999999999999999999999\0" "SCGI\0" "1\0"s)),
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "11\0"
+                                "SCGI\0"
+                                "1\0"s),
+                      tiny),
             413);
-  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0" "0\0" "SCGI\0" "1\0" "HTTP_A\0" "1\0"
-                                "HTTP_B\0" "2\0"s),
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "99999999999999999999999\0"
+                                "SCGI\0"
+                                "1\0"s)),
+            413);
+  EXPECT_EQ(status_of(netstring("CONTENT_LENGTH\0"
+                                "0\0"
+                                "SCGI\0"
+                                "1\0"
+                                "HTTP_A\0"
+                                "1\0"
+                                "HTTP_B\0"
+                                "2\0"s),
                       tiny),
             431);  // three header fields with Content-Length
 }

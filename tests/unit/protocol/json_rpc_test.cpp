@@ -141,16 +141,16 @@ TEST(JsonRpc, NamedParametersByTheMethodsNames) {
                     .value,
                 "3", Value(19));
   expect_result(
-      post(d, R"({"jsonrpc":"2.0","method":"named.subtract","params":[42,23],"id":4})").value,
-      "4", Value(19));
+      post(d, R"({"jsonrpc":"2.0","method":"named.subtract","params":[42,23],"id":4})").value, "4",
+      Value(19));
   expect_error(post(d, R"({"jsonrpc":"2.0","method":"named.subtract",
                           "params":{"minuend":1,"sub":2},"id":5})")
                    .value,
                "5", -32602);
   // base64 text where the method takes bytes.
   expect_result(
-      post(d, R"({"jsonrpc":"2.0","method":"blob.size","params":["aGVsbG8="],"id":6})").value,
-      "6", Value(5));
+      post(d, R"({"jsonrpc":"2.0","method":"blob.size","params":["aGVsbG8="],"id":6})").value, "6",
+      Value(5));
   // By name to a method bound without names: -32602 that says why (the object was taken as
   // its one parameter) and what would fit.
   Value wrong = post(d, R"({"jsonrpc":"2.0","method":"sample.add",

@@ -1,7 +1,5 @@
 // The dispatcher, rule by rule (docs/server-dispatch.md): the fault mapping, signature checks,
 // the system methods, multicall's cap and latch, the output dialect, the counters.
-#include "protocol/dispatcher.hpp"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "callwire/xml.hpp"
+#include "protocol/dispatcher.hpp"
 
 namespace callwire::detail {
 namespace {

@@ -107,9 +107,11 @@ TEST(AdoptedConnection, SpeaksHttpScgiAndJsonLinesToo) {
   auto [mine3, theirs3] = socket_pair();
   ASSERT_TRUE(server.adopt_connection(theirs3, ConnectionFraming::JsonLines));
   RawSocket jsonl(RawSocket::Adopt{mine3});
-  ASSERT_TRUE(jsonl.send(R"({"jsonrpc":"2.0","method":"add","params":[6,7],"id":1})" "\n"));
+  ASSERT_TRUE(jsonl.send(R"({"jsonrpc":"2.0","method":"add","params":[6,7],"id":1})"
+                         "\n"));
   said = jsonl.read_until([](const std::string& s) { return s.find('\n') != s.npos; });
-  EXPECT_EQ(said, R"({"jsonrpc":"2.0","result":13,"id":1})" "\n");
+  EXPECT_EQ(said, R"({"jsonrpc":"2.0","result":13,"id":1})"
+                  "\n");
 }
 
 TEST(AdoptedConnection, BrokenFramingClosesOnlyThatConnection) {

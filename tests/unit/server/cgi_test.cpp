@@ -40,7 +40,8 @@ CgiResult run(Registry& registry, std::vector<std::string> env, std::string_view
   r.status = serve_cgi_on(registry, options, pointers.data(), in.fd(), out.fd());
   ::lseek(out.fd(), 0, SEEK_SET);
   char chunk[4096];
-  for (ssize_t n; (n = ::read(out.fd(), chunk, sizeof chunk)) > 0;) r.output.append(chunk, size_t(n));
+  for (ssize_t n; (n = ::read(out.fd(), chunk, sizeof chunk)) > 0;)
+    r.output.append(chunk, size_t(n));
   return r;
 }
 
@@ -88,16 +89,21 @@ TEST_F(CgiTest, AnswersACall) {
 
 TEST_F(CgiTest, AnswersJsonRpcByContentType) {
   std::string body = R"({"jsonrpc":"2.0","method":"sample.add","params":[2,3],"id":"a"})";
-  CgiResult r = run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(body.size()),
-                               "CONTENT_TYPE=application/json"},
+  CgiResult r = run(registry,
+                    {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(body.size()),
+                     "CONTENT_TYPE=application/json"},
                     body);
   EXPECT_TRUE(r.output.starts_with("Status: 200 OK\r\nContent-Type: application/json\r\n"))
       << r.output;
-  EXPECT_TRUE(r.output.ends_with("\r\n\r\n" R"({"jsonrpc":"2.0","result":5,"id":"a"})")) << r.output;
+  EXPECT_TRUE(
+      r.output.ends_with("\r\n\r\n"
+                         R"({"jsonrpc":"2.0","result":5,"id":"a"})"))
+      << r.output;
 
   std::string note = R"({"jsonrpc":"2.0","method":"sample.add","params":[2,3]})";
-  r = run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(note.size()),
-                     "CONTENT_TYPE=application/json"},
+  r = run(registry,
+          {"REQUEST_METHOD=POST", "CONTENT_LENGTH=" + std::to_string(note.size()),
+           "CONTENT_TYPE=application/json"},
           note);
   EXPECT_EQ(r.output, "Status: 204 No Content\r\n\r\n");
 }
@@ -107,8 +113,7 @@ TEST_F(CgiTest, HandlersSeePeerUserAndHeaderFields) {
   std::vector<std::string> env = post(body.size());
   env.insert(env.end(), {"REMOTE_ADDR=::1", "REMOTE_PORT=4711", "REMOTE_USER=ann",
                          "HTTP_USER_AGENT=test/1.0", "PATH=/bin"});
-  EXPECT_EQ(result_of(run(registry, env, body).output),
-            Value("[::1]:4711|ann|test/1.0|text/xml"));
+  EXPECT_EQ(result_of(run(registry, env, body).output), Value("[::1]:4711|ann|test/1.0|text/xml"));
 }
 
 TEST_F(CgiTest, RefusesWhatIsNotACall) {
@@ -118,7 +123,8 @@ TEST_F(CgiTest, RefusesWhatIsNotACall) {
   EXPECT_EQ(status_line(get), "Status: 405 Method Not Allowed");
   EXPECT_NE(get.output.find("Allow: POST\r\n"), std::string::npos);
   EXPECT_EQ(status_line(run(registry, {}, "")), "Status: 405 Method Not Allowed");
-  EXPECT_EQ(status_line(run(registry, {"REQUEST_METHOD=POST"}, "x")), "Status: 411 Length Required");
+  EXPECT_EQ(status_line(run(registry, {"REQUEST_METHOD=POST"}, "x")),
+            "Status: 411 Length Required");
   EXPECT_EQ(status_line(run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=1x"}, "x")),
             "Status: 400 Bad Request");
   EXPECT_EQ(status_line(run(registry, {"REQUEST_METHOD=POST", "CONTENT_LENGTH=-1"}, "x")),

@@ -377,12 +377,10 @@ TEST(HttpServer, SendsAnyAuthorizationAndItsOwnUserAgent) {
   ServerOptions o = TestServer::base_options();
   o.listen = {"127.0.0.1:0", "scgi://127.0.0.1:0"};
   Server server(o);
-  ASSERT_TRUE(server.bind("auth", [](const CallContext& c) {
-    return std::string(c.header("authorization"));
-  }));
-  ASSERT_TRUE(server.bind("agent", [](const CallContext& c) {
-    return std::string(c.header("user-agent"));
-  }));
+  ASSERT_TRUE(server.bind(
+      "auth", [](const CallContext& c) { return std::string(c.header("authorization")); }));
+  ASSERT_TRUE(server.bind(
+      "agent", [](const CallContext& c) { return std::string(c.header("user-agent")); }));
   ASSERT_TRUE(server.start());
   ClientOptions co;
   co.authorization = "Bearer abc.def";
@@ -420,7 +418,8 @@ TEST(HttpServer, SendsAnyAuthorizationAndItsOwnUserAgent) {
 TEST(HttpServer, CorsForBrowsers) {
   for (unsigned workers : {0u, 2u}) {
     SCOPED_TRACE(workers ? "worker pool" : "inline");
-    for (std::string origin : {std::string("https://app.example"), "https://" + std::string(1016, 'a')}) {
+    for (std::string origin :
+         {std::string("https://app.example"), "https://" + std::string(1016, 'a')}) {
       ServerOptions o = TestServer::base_options();
       o.handler_threads = workers;
       o.cors_allow_origin = origin;
@@ -429,9 +428,10 @@ TEST(HttpServer, CorsForBrowsers) {
       const std::string allow = "Access-Control-Allow-Origin: " + origin + "\r\n";
       {
         RawSocket s(t.port());
-        ASSERT_TRUE(s.send("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: x\r\n"
-                           "Access-Control-Request-Method: POST\r\n"
-                           "Access-Control-Request-Headers: content-type\r\n\r\n"));
+        ASSERT_TRUE(
+            s.send("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: x\r\n"
+                   "Access-Control-Request-Method: POST\r\n"
+                   "Access-Control-Request-Headers: content-type\r\n\r\n"));
         std::string got = s.read_all(5s);
         EXPECT_EQ(status_line(got), "HTTP/1.1 200 OK");
         EXPECT_NE(got.find(allow), std::string::npos);
@@ -834,8 +834,9 @@ TEST(HttpServer, JsonRpcBesideXmlRpcOnOnePort) {
 
     // A notification, pipelined with an XML-RPC call and a JSON batch.
     ASSERT_TRUE(s.send(json_post(R"({"jsonrpc":"2.0","method":"add","params":[1,1]})") +
-                       post(call_xml("add", "<param><value><int>1</int></value></param>"
-                                            "<param><value><int>2</int></value></param>")) +
+                       post(call_xml("add",
+                                     "<param><value><int>1</int></value></param>"
+                                     "<param><value><int>2</int></value></param>")) +
                        json_post(R"([{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},)"
                                  R"({"jsonrpc":"2.0","method":"nope","id":2}])")));
     got = s.read_responses(3);
@@ -1033,7 +1034,8 @@ TEST(HttpServer, MutualTls) {
     o.tls_client_ca_file = alice.cert_file;  // alice's certificate is its own CA
     o.tls_client_cert_optional = optional;
     Server server(o);
-    ASSERT_TRUE(server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
+    ASSERT_TRUE(
+        server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
     ASSERT_TRUE(server.start());
 
     ClientOptions as_alice;
@@ -1045,12 +1047,14 @@ TEST(HttpServer, MutualTls) {
 
     ClientOptions anonymous;
     anonymous.ca_file = server_cert.cert_file;
-    Result<std::string> none = Client::create(server.url(), anonymous).value().call<std::string>("who");
+    Result<std::string> none =
+        Client::create(server.url(), anonymous).value().call<std::string>("who");
     if (optional) {
       EXPECT_EQ(none.value(), "");
     } else {
       ASSERT_FALSE(none);
-      EXPECT_TRUE(none.error().code == Errc::TlsError || none.error().code == Errc::ConnectionClosed)
+      EXPECT_TRUE(none.error().code == Errc::TlsError ||
+                  none.error().code == Errc::ConnectionClosed)
           << none.error().message;
     }
     // A certificate from a CA the server does not trust is refused either way.

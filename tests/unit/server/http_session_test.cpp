@@ -21,8 +21,8 @@ using namespace std::chrono_literals;
 class Parsed {
  public:
   explicit Parsed(std::string head, std::string_view body = "<x/>") {
-    bytes_ = head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-             std::string(body);
+    bytes_ =
+        head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
     http::ParseResult r = parser_.parse(bytes_, chunked_);
     EXPECT_EQ(r.status, http::ParseStatus::Complete) << bytes_;
   }
@@ -46,9 +46,9 @@ TEST(HttpSession, RefusesOnTheHeadWithTheFieldsTheStatusNeeds) {
   HttpSession s(o, kNoChallenge);
   EXPECT_EQ(s.check_head(Parsed(post()).request()).status, 0);
   EXPECT_EQ(s.check_head(Parsed(post("/")).request()).status, 0);
-  EXPECT_EQ(s.check_head(Parsed(post("/RPC2?x=1")).request()).status, 0);  // query ignored
+  EXPECT_EQ(s.check_head(Parsed(post("/RPC2?x=1")).request()).status, 0);         // query ignored
   EXPECT_EQ(s.check_head(Parsed(post("http://h:80/RPC2")).request()).status, 0);  // proxy form
-  EXPECT_EQ(s.check_head(Parsed(post("http://h")).request()).status, 0);  // "/" by default
+  EXPECT_EQ(s.check_head(Parsed(post("http://h")).request()).status, 0);          // "/" by default
 
   HttpSession::Refusal get =
       s.check_head(Parsed("GET /RPC2 HTTP/1.1\r\nHost: h\r\n", "").request());
@@ -66,8 +66,8 @@ TEST(HttpSession, RefusesOnTheHeadWithTheFieldsTheStatusNeeds) {
 
   EXPECT_EQ(s.check_head(Parsed(post("/api", "Content-Encoding: br\r\n")).request()).status, 415);
   EXPECT_EQ(s.check_head(Parsed(post("/api", "Content-Encoding: gzip\r\n")).request()).status, 0);
-  EXPECT_EQ(
-      s.check_head(Parsed(post("/api", "Content-Encoding: Identity\r\n")).request()).status, 0);
+  EXPECT_EQ(s.check_head(Parsed(post("/api", "Content-Encoding: Identity\r\n")).request()).status,
+            0);
 }
 
 TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
@@ -97,7 +97,7 @@ TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
   EXPECT_EQ(s.check_head(Parsed(post("/RPC2", right)).request()).status, 0);
   EXPECT_EQ(s.user(), "ann");
   EXPECT_EQ(s.check_head(Parsed(post("/RPC2", right)).request()).status, 0);
-  EXPECT_EQ(asked, 2);  // the same credentials again: accepted as before
+  EXPECT_EQ(asked, 2);             // the same credentials again: accepted as before
   s.take_gateway_user("mallory");  // we authenticate: a gateway cannot say otherwise
   EXPECT_EQ(s.user(), "ann");
 
@@ -160,10 +160,11 @@ TEST(HttpSession, SetsUpTheCall) {
 TEST(HttpSession, AnswersCorsPreflights) {
   ServerOptions o;
   HttpSession plain(o, kNoChallenge);
-  Parsed preflight("OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example\r\n"
-                   "Access-Control-Request-Method: POST\r\n"
-                   "Access-Control-Request-Headers: content-type, authorization\r\n",
-                   "");
+  Parsed preflight(
+      "OPTIONS /RPC2 HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example\r\n"
+      "Access-Control-Request-Method: POST\r\n"
+      "Access-Control-Request-Headers: content-type, authorization\r\n",
+      "");
   EXPECT_EQ(plain.check_head(preflight.request()).status, 405);  // no CORS: not served
   EXPECT_TRUE(plain.cors_fields().empty());
 
@@ -345,7 +346,7 @@ TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {
   Buffer z;
   EXPECT_FALSE(s.gzip_answer(true, big, z));  // gzip_min_size 0: never
   o.gzip_min_size = 1000;
-  EXPECT_FALSE(s.gzip_answer(false, big, z));  // the client did not ask
+  EXPECT_FALSE(s.gzip_answer(false, big, z));                // the client did not ask
   EXPECT_FALSE(s.gzip_answer(true, big.substr(0, 999), z));  // too small
   ASSERT_TRUE(s.gzip_answer(true, big, z));
   EXPECT_LT(z.size(), big.size());

@@ -1,13 +1,12 @@
 // RequestDispatcher (callwire/dispatch.hpp): documents in, documents out, no server.
-#include "callwire/dispatch.hpp"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "callwire/dispatch.hpp"
 #include "callwire/xml.hpp"
 
 namespace callwire {
@@ -99,8 +98,8 @@ TEST(RequestDispatcher, ThePreInvokeHookSeesEveryCallAndMayRefuse) {
   ASSERT_FALSE(multi.is_fault);
   EXPECT_EQ(multi.result[0][0], Value(2));
   EXPECT_EQ(multi.result[1]["faultCode"], Value(403));
-  std::vector<std::string> want = {"sample.add/2", "admin.reset/0", "nope/1",       "boom/0",
-                                   "system.multicall/1", "sample.add/2", "admin.reset/0"};
+  std::vector<std::string> want = {"sample.add/2",       "admin.reset/0", "nope/1",       "boom/0",
+                                   "system.multicall/1", "sample.add/2",  "admin.reset/0"};
   EXPECT_EQ(seen, want);
   for (const MethodStats& s : dispatcher.stats())
     if (s.name == "admin.reset") {

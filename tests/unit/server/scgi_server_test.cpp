@@ -28,8 +28,11 @@ std::string netstring(const std::string& block) {
 // An SCGI request as a web server sends it; `vars` are more "NAME\0value\0" pairs.
 std::string scgi_request(const std::string& body, const std::string& vars = {},
                          const std::string& method = "POST", const std::string& uri = "/RPC2") {
-  return netstring("CONTENT_LENGTH\0"s + std::to_string(body.size()) + "\0SCGI\0" "1\0"
-                   "REQUEST_METHOD\0"s + method + "\0REQUEST_URI\0"s + uri + "\0"s + vars) +
+  return netstring("CONTENT_LENGTH\0"s + std::to_string(body.size()) +
+                   "\0SCGI\0"
+                   "1\0"
+                   "REQUEST_METHOD\0"s +
+                   method + "\0REQUEST_URI\0"s + uri + "\0"s + vars) +
          body;
 }
 
@@ -105,9 +108,14 @@ TEST(ScgiServer, RefusesBadFramingAndKeepsServing) {
   EXPECT_EQ(status_line(got), "Status: 400 Bad Request");
   EXPECT_TRUE(closed);
   EXPECT_EQ(status_line(answer_to("99999999999:")), "Status: 431 Request Header Fields Too Large");
-  EXPECT_EQ(status_line(answer_to(netstring("CONTENT_LENGTH\0" "0\0"s))), "Status: 400 Bad Request");
+  EXPECT_EQ(status_line(answer_to(netstring("CONTENT_LENGTH\0"
+                                            "0\0"s))),
+            "Status: 400 Bad Request");
   // Refused on its head: the body is never waited for.
-  EXPECT_EQ(status_line(answer_to(netstring("CONTENT_LENGTH\0" "5000\0" "SCGI\0" "1\0"s))),
+  EXPECT_EQ(status_line(answer_to(netstring("CONTENT_LENGTH\0"
+                                            "5000\0"
+                                            "SCGI\0"
+                                            "1\0"s))),
             "Status: 413 Content Too Large");
   got = answer_to(scgi_request(kAddCall, {}, "GET"));
   EXPECT_EQ(status_line(got), "Status: 405 Method Not Allowed");
@@ -131,8 +139,15 @@ TEST(ScgiServer, RefusesBadFramingAndKeepsServing) {
 TEST(ScgiServer, HandlersSeeTheGatewaysPeerAndUser) {
   ScgiServer s(ScgiServer::options());
   RawSocket socket(s.server.port());
-  socket.send(scgi_request(kWhoCall, "REMOTE_ADDR\0" "203.0.113.7\0" "REMOTE_PORT\0" "999\0"
-                                     "REMOTE_USER\0" "ann\0" "HTTP_USER_AGENT\0" "curl/8\0"s));
+  socket.send(scgi_request(kWhoCall,
+                           "REMOTE_ADDR\0"
+                           "203.0.113.7\0"
+                           "REMOTE_PORT\0"
+                           "999\0"
+                           "REMOTE_USER\0"
+                           "ann\0"
+                           "HTTP_USER_AGENT\0"
+                           "curl/8\0"s));
   std::string got = socket.read_all(3s);
   EXPECT_NE(got.find("<string>203.0.113.7:999|ann|curl/8</string>"), std::string::npos) << got;
 
@@ -144,10 +159,14 @@ TEST(ScgiServer, HandlersSeeTheGatewaysPeerAndUser) {
   };
   ScgiServer guarded(o);
   RawSocket refused(guarded.server.port());
-  refused.send(scgi_request(kWhoCall, "REMOTE_USER\0" "ann\0"s));
+  refused.send(scgi_request(kWhoCall,
+                            "REMOTE_USER\0"
+                            "ann\0"s));
   EXPECT_EQ(status_line(refused.read_all(3s)), "Status: 401 Unauthorized");
   RawSocket accepted(guarded.server.port());
-  accepted.send(scgi_request(kWhoCall, "HTTP_AUTHORIZATION\0" "Basic Ym9iOnB3\0"s));
+  accepted.send(scgi_request(kWhoCall,
+                             "HTTP_AUTHORIZATION\0"
+                             "Basic Ym9iOnB3\0"s));
   got = accepted.read_all(3s);
   EXPECT_NE(got.find("|bob|"), std::string::npos) << got;
 }
@@ -167,9 +186,10 @@ TEST(ScgiServer, GzipBothWays) {
   Client client(s.server.url(), co);
   EXPECT_EQ(client.call<std::string>("big", 5000).value(), std::string(5000, 'x'));
   RawSocket raw(s.server.port());
-  raw.send(scgi_request("<methodCall><methodName>big</methodName><params><param><value><int>5000"
-                        "</int></value></param></params></methodCall>",
-                        "HTTP_ACCEPT_ENCODING\0gzip\0"s));
+  raw.send(
+      scgi_request("<methodCall><methodName>big</methodName><params><param><value><int>5000"
+                   "</int></value></param></params></methodCall>",
+                   "HTTP_ACCEPT_ENCODING\0gzip\0"s));
   EXPECT_NE(raw.read_all(3s).find("Content-Encoding: gzip\r\n"), std::string::npos);
 }
 

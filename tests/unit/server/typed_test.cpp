@@ -81,7 +81,9 @@ template <>
 struct callwire::Convert<demo::Pulled> {
   static constexpr std::string_view type_name = "struct";
   static Value to_value(const demo::Pulled& p) {
-    return Value::structure({{"x", p.x}, {"label", p.label}, {"tags", Convert<std::vector<std::string>>::to_value(p.tags)}});
+    return Value::structure({{"x", p.x},
+                             {"label", p.label},
+                             {"tags", Convert<std::vector<std::string>>::to_value(p.tags)}});
   }
   static Result<demo::Pulled> from_value(const Value& v) {
     if (!v.is_struct()) return type_error(type_name, v);
@@ -343,14 +345,16 @@ TEST_F(TypedTest, ResultOfTheWrongTypeIsTypeMismatch) {
 // call<R> for a type with Convert<R>::read decodes straight from the answer: the same values
 // and the same errors as from_value, in XML-RPC (pulled) and JSON-RPC (through a TreeReader).
 TEST_F(TypedTest, ResultsReadStraightFromTheAnswerMatchFromValue) {
-  const Value good = Value::structure(
-      {{"extra", Value::structure({{"deep", Value::array({1, 2})}})},
-       {"tags", Value::array({"a", "b&<c>"})},
-       {"label", "point"},
-       {"x", 7}});
+  const Value good =
+      Value::structure({{"extra", Value::structure({{"deep", Value::array({1, 2})}})},
+                        {"tags", Value::array({"a", "b&<c>"})},
+                        {"label", "point"},
+                        {"x", 7}});
   ASSERT_TRUE(server.bind("good", [&] { return good; }));
   ASSERT_TRUE(server.bind("list", [&] { return std::vector<Value>{good, good}; }));
-  ASSERT_TRUE(server.bind("missing", [] { return Value::structure({{"x", 1}, {"tags", Value::array()}}); }));
+  ASSERT_TRUE(server.bind("missing", [] {
+    return Value::structure({{"x", 1}, {"tags", Value::array()}});
+  }));
   ASSERT_TRUE(server.bind("wrong", [&] {
     Value v = good;
     v.set("label", 5);
@@ -363,9 +367,8 @@ TEST_F(TypedTest, ResultsReadStraightFromTheAnswerMatchFromValue) {
     return v;
   }));
   ASSERT_TRUE(server.bind("blob", [] { return std::vector<uint8_t>(100000, 0xA5); }));
-  ASSERT_TRUE(server.bind("fails", []() -> Result<demo::Pulled> {
-    return Error(Errc::Fault, 7, "no point");
-  }));
+  ASSERT_TRUE(server.bind(
+      "fails", []() -> Result<demo::Pulled> { return Error(Errc::Fault, 7, "no point"); }));
   start();
   ClientOptions json_options;
   json_options.protocol = Protocol::JsonRpc;
@@ -386,15 +389,15 @@ TEST_F(TypedTest, ResultsReadStraightFromTheAnswerMatchFromValue) {
       auto again = Convert<T>::from_value(*raw);
       EXPECT_FALSE(again);
       if (again) return result.error().message;
-      EXPECT_EQ(result.error().message, std::string(method) + ": result" +
-                                            (again.error().message[0] == '[' ||
-                                                     again.error().message[0] == '.'
-                                                 ? ""
-                                                 : " ") +
-                                            again.error().message);
+      EXPECT_EQ(
+          result.error().message,
+          std::string(method) + ": result" +
+              (again.error().message[0] == '[' || again.error().message[0] == '.' ? "" : " ") +
+              again.error().message);
       return result.error().message;
     };
-    EXPECT_EQ(message("missing", c->call<demo::Pulled>("missing")), "missing: result.label is missing");
+    EXPECT_EQ(message("missing", c->call<demo::Pulled>("missing")),
+              "missing: result.label is missing");
     EXPECT_EQ(message("wrong", c->call<std::vector<demo::Pulled>>("wrong")),
               "wrong: result[1].label must be string, got int");
     EXPECT_EQ(message("not_struct", c->call<demo::Pulled>("not_struct")),
@@ -647,7 +650,8 @@ TEST_F(TypedTest, ResultsWrittenByTheFastPathAnswerAsToValueWould) {
   ASSERT_TRUE(server.bind("point", [] { return Point{1, 2, "slow path"}; }));
   start();
   EXPECT_EQ(*client->call<Fast>("one", 5), (Fast{5, "a string longer than 14 bytes"}));
-  EXPECT_EQ(*client->call<Value>("one", 5), Convert<Fast>::to_value({5, "a string longer than 14 bytes"}));
+  EXPECT_EQ(*client->call<Value>("one", 5),
+            Convert<Fast>::to_value({5, "a string longer than 14 bytes"}));
   Result<std::vector<Fast>> many = client->call<std::vector<Fast>>("many", 40);
   ASSERT_TRUE(many) << many.error().message;
   ASSERT_EQ(many->size(), 40u);
@@ -666,8 +670,8 @@ TEST_F(TypedTest, ResultsWrittenByTheFastPathAnswerAsToValueWould) {
   auto r = client->multicall(calls);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ((*r)[0].value(), Convert<Fast>::to_value({3, "a string longer than 14 bytes"}));
-  EXPECT_EQ((*r)[1].value(), Value::array({Convert<Fast>::to_value({0, ""}),
-                                            Convert<Fast>::to_value({1, "x"})}));
+  EXPECT_EQ((*r)[1].value(),
+            Value::array({Convert<Fast>::to_value({0, ""}), Convert<Fast>::to_value({1, "x"})}));
   EXPECT_EQ((*r)[2].error().fault_code, 7);
 }
 
@@ -680,8 +684,9 @@ TEST_F(TypedTest, AFastPathThatFailsHalfwayAnswersAFault) {
   start();
   const std::pair<Fast::Mode, std::string> cases[] = {
       {Fast::ThrowMidway, "thrown halfway through"},
-      {Fast::ForgetTheEnd, "the result of bad cannot be sent: ValueWriter: end_array() without "
-                           "begin_array()"},
+      {Fast::ForgetTheEnd,
+       "the result of bad cannot be sent: ValueWriter: end_array() without "
+       "begin_array()"},
       {Fast::NotUtf8, "the result of bad cannot be sent: string is not valid UTF-8"},
   };
   for (const auto& [mode, message] : cases) {

@@ -41,7 +41,8 @@ TEST(DateTime, WhatPeersSend) {
   EXPECT_EQ(frac.nanosecond, 123456000u);
   EXPECT_EQ(frac.to_string(), "20180222T13:02:52.123456");
   // Offsets in every form, kept as given.
-  EXPECT_EQ(parse_ok("2001-10-26T21:32:52.12679+02:00").to_string(), "20011026T21:32:52.12679+02:00");
+  EXPECT_EQ(parse_ok("2001-10-26T21:32:52.12679+02:00").to_string(),
+            "20011026T21:32:52.12679+02:00");
   EXPECT_EQ(parse_ok("20011026T21:32:52-0530").offset_minutes, -330);
   EXPECT_EQ(parse_ok("20011026T21:32:52+02").offset_minutes, 120);
 }
@@ -62,11 +63,11 @@ TEST(DateTime, LeapYearsAndLeapSeconds) {
 }
 
 TEST(DateTime, RefusesWhatIsNotADateTime) {
-  for (const char* bad : {"", "1998", "19981317T14:08:55", "19980732T14:08:55", "19980717T24:00:00",
-                          "19980717T14:60:00", "19980717T14:08:61", "19980717 14:08:55",
-                          "19980717T14:08:55.", "19980717T14:08:55+2400", "19980717T14:08:55X",
-                          "1998-0717T14:08:55", "19980717T14:0855", "19980717T14:08:55 ",
-                          "+9980717T14:08:55"}) {
+  for (const char* bad :
+       {"", "1998", "19981317T14:08:55", "19980732T14:08:55", "19980717T24:00:00",
+        "19980717T14:60:00", "19980717T14:08:61", "19980717 14:08:55", "19980717T14:08:55.",
+        "19980717T14:08:55+2400", "19980717T14:08:55X", "1998-0717T14:08:55", "19980717T14:0855",
+        "19980717T14:08:55 ", "+9980717T14:08:55"}) {
     Result<DateTime> r = DateTime::parse(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {

@@ -111,17 +111,19 @@ TEST(ValueAlloc, LargeTextsBehaveAsAnyOther) {
   Value moved = std::move(big);
   EXPECT_EQ(moved, copy);
   EXPECT_TRUE(big.is_nil());
-  moved = Value();  // released into the thread's cache
+  moved = Value();                    // released into the thread's cache
   Value again = Value::bytes(bytes);  // and likely served from it
   EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), again.as_bytes().begin()));
   // Decoded from base64 into a block made for the encoded length, then shortened.
   Value text = Value(std::string(2 << 20, 'x'));
-  Value round = xml::Reader().read_call(
-      [&] {
-        Buffer b;
-        EXPECT_TRUE(xml::write_call(b, "m", std::vector<Value>{again, text}));
-        return std::string(b.view());
-      }()).value().params;
+  Value round = xml::Reader()
+                    .read_call([&] {
+                      Buffer b;
+                      EXPECT_TRUE(xml::write_call(b, "m", std::vector<Value>{again, text}));
+                      return std::string(b.view());
+                    }())
+                    .value()
+                    .params;
   ASSERT_EQ(round.size(), 2u);
   EXPECT_EQ(round[0], again);
   EXPECT_EQ(round[1], text);

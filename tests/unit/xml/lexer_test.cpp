@@ -85,11 +85,13 @@ namespace {
 TEST(Scan, AgreesWithTheDefinitionAtEveryLengthAndPosition) {
   auto naive = [](const unsigned char* p, const unsigned char* end) {
     for (; p < end; ++p)
-      if (*p == '<' || *p == '&' || *p == '>' || *p >= 0x80 || (*p < 0x20 && *p != '\t' && *p != '\n'))
+      if (*p == '<' || *p == '&' || *p == '>' || *p >= 0x80 ||
+          (*p < 0x20 && *p != '\t' && *p != '\n'))
         return p;
     return end;
   };
-  const unsigned char specials[] = {'<', '&', '>', 0x80, 0xFF, 0x00, 0x1F, '\r', '\t', '\n', ' ', 'a', ';', '?', '=', '|', '~'};
+  const unsigned char specials[] = {'<',  '&', '>', 0x80, 0xFF, 0x00, 0x1F, '\r', '\t',
+                                    '\n', ' ', 'a', ';',  '?',  '=',  '|',  '~'};
   for (size_t len = 0; len <= 40; ++len) {
     for (size_t at = 0; at < len; ++at) {
       for (unsigned char c : specials) {
@@ -97,8 +99,7 @@ TEST(Scan, AgreesWithTheDefinitionAtEveryLengthAndPosition) {
         text[at] = c;
         const unsigned char* b = text.data();
         const unsigned char* found = scan_until<'<', '&', '>'>(b, b + len);
-        ASSERT_EQ(found, naive(b, b + len))
-            << "len " << len << " at " << at << " byte " << int(c);
+        ASSERT_EQ(found, naive(b, b + len)) << "len " << len << " at " << at << " byte " << int(c);
       }
     }
   }

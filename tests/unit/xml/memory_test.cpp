@@ -1,9 +1,8 @@
 // How much memory reading takes: a document must not need much more than its own size again,
 // and an idle Reader must not hold on to what a large document made it grow. The binary
 // replaces malloc to measure the peak (so it is not built under the sanitizers).
-#include <malloc.h>
-
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <atomic>
 #include <string>
@@ -85,7 +84,6 @@ std::string response_around(const std::string& inner) {
   return "<?xml version=\"1.0\"?><methodResponse><params><param><value>" + inner +
          "</value></param></params></methodResponse>";
 }
-
 
 TEST(Memory, Base64Blob) {
   std::string b64;

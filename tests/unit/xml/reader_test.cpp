@@ -35,8 +35,8 @@ Error value_error(std::string_view inner) { return error_of(response_with(inner)
 
 ::testing::AssertionResult fails_with(const Error& e, int32_t code, std::string_view words) {
   if (e.fault_code != code)
-    return ::testing::AssertionFailure() << "fault " << e.fault_code << " (" << e.message
-                                         << "), expected " << code;
+    return ::testing::AssertionFailure()
+           << "fault " << e.fault_code << " (" << e.message << "), expected " << code;
   if (e.message.find(words) == std::string::npos)
     return ::testing::AssertionFailure() << "message '" << e.message << "' lacks '" << words << "'";
   return ::testing::AssertionSuccess();
@@ -59,10 +59,11 @@ TEST(Reader, SampleAdd) {
 
 TEST(Reader, ParamsMayBeAbsentOrEmpty) {
   Reader reader;
-  for (const char* doc : {"<methodCall><methodName>m</methodName></methodCall>",
-                          "<methodCall><methodName>m</methodName><params/></methodCall>",
-                          "<methodCall><methodName>m</methodName><params></params></methodCall>",
-                          "<methodCall>\n  <methodName>m</methodName>\n  <params>\n  </params>\n</methodCall>\n"}) {
+  for (const char* doc :
+       {"<methodCall><methodName>m</methodName></methodCall>",
+        "<methodCall><methodName>m</methodName><params/></methodCall>",
+        "<methodCall><methodName>m</methodName><params></params></methodCall>",
+        "<methodCall>\n  <methodName>m</methodName>\n  <params>\n  </params>\n</methodCall>\n"}) {
     auto call = reader.read_call(doc);
     ASSERT_TRUE(call) << doc << ": " << call.error().message;
     EXPECT_TRUE(call->params.is_array());
@@ -75,7 +76,8 @@ TEST(Reader, Fault) {
   auto r = reader.read_response(
       "<methodResponse><fault><value><struct>"
       "<member><name>faultCode</name><value><int>4</int></value></member>"
-      "<member><name>faultString</name><value><string>Too many parameters.</string></value></member>"
+      "<member><name>faultString</name><value><string>Too many "
+      "parameters.</string></value></member>"
       "</struct></value></fault></methodResponse>");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->is_fault);
@@ -102,17 +104,19 @@ TEST(Reader, MalformedFaults) {
     return "<methodResponse><fault><value><struct>" + std::string(members) +
            "</struct></value></fault></methodResponse>";
   };
-  EXPECT_TRUE(fails_with(error_of(fault("<member><name>faultString</name><value>x</value></member>")),
-                         -32600, "faultCode"));
-  EXPECT_TRUE(fails_with(error_of(fault("<member><name>faultCode</name><value><int>1</int></value></member>")),
-                         -32600, "faultString"));
+  EXPECT_TRUE(
+      fails_with(error_of(fault("<member><name>faultString</name><value>x</value></member>")),
+                 -32600, "faultCode"));
+  EXPECT_TRUE(fails_with(
+      error_of(fault("<member><name>faultCode</name><value><int>1</int></value></member>")), -32600,
+      "faultString"));
   EXPECT_TRUE(fails_with(
       error_of(fault("<member><name>faultCode</name><value><i8>99999999999</i8></value></member>"
                      "<member><name>faultString</name><value>x</value></member>")),
       -32600, "faultCode"));
   EXPECT_TRUE(fails_with(
-      error_of("<methodResponse><fault><value><int>1</int></value></fault></methodResponse>"), -32600,
-      "struct"));
+      error_of("<methodResponse><fault><value><int>1</int></value></fault></methodResponse>"),
+      -32600, "struct"));
 }
 
 TEST(Reader, ResponseCarriesExactlyOneParam) {
@@ -197,7 +201,8 @@ TEST(Reader, ApacheExtensions) {
   const std::string ns = " xmlns:ex=\"http://ws.apache.org/xmlrpc/namespaces/extensions\"";
   Reader reader;
   auto r = reader.read_response(
-      "<methodResponse" + ns + "><params><param><value><array><data>"
+      "<methodResponse" + ns +
+      "><params><param><value><array><data>"
       "<value><ex:i1>-128</ex:i1></value><value><ex:i2>32767</ex:i2></value>"
       "<value><ex:i8>123456789012</ex:i8></value><value><ex:nil/></value>"
       "<value><ex:float>1.5</ex:float></value><value><ex:biginteger>12</ex:biginteger></value>"
@@ -234,9 +239,10 @@ TEST(Reader, Doubles) {
   EXPECT_EQ(value_of("<double>1e-400</double>"), Value(0.0));  // below the smallest: zero
   EXPECT_EQ(value_of("<double>" + std::string(400, '0') + "1e-330</double>"), Value(0.0));
   EXPECT_EQ(value_of("<double>" + std::string(400, '0') + "1.5</double>"), Value(1.5));
-  for (const char* bad : {"<double>nan</double>", "<double>inf</double>", "<double>1e999</double>",
-                          "<double>1.2.3</double>", "<double></double>", "<double>.</double>",
-                          "<double>0x1p3</double>", "<double>1e</double>", "<double>Infinity</double>"})
+  for (const char* bad :
+       {"<double>nan</double>", "<double>inf</double>", "<double>1e999</double>",
+        "<double>1.2.3</double>", "<double></double>", "<double>.</double>",
+        "<double>0x1p3</double>", "<double>1e</double>", "<double>Infinity</double>"})
     EXPECT_TRUE(fails_with(value_error(bad), -32600, "invalid double")) << bad;
 }
 
@@ -248,16 +254,22 @@ TEST(Reader, Booleans) {
 }
 
 TEST(Reader, DateTimes) {
-  EXPECT_EQ(value_of("<dateTime.iso8601>19980717T14:08:55</dateTime.iso8601>").as_datetime().to_string(),
-            "19980717T14:08:55");
+  EXPECT_EQ(
+      value_of("<dateTime.iso8601>19980717T14:08:55</dateTime.iso8601>").as_datetime().to_string(),
+      "19980717T14:08:55");
   EXPECT_EQ(value_of("<dateTime.iso8601>2014-11-10T23:38:51+0000</dateTime.iso8601>")
-                .as_datetime().to_string(), "20141110T23:38:51+00:00");
+                .as_datetime()
+                .to_string(),
+            "20141110T23:38:51+00:00");
   EXPECT_EQ(value_of("<dateTime.iso8601>20141110T23:38:51Z</dateTime.iso8601>").as_datetime().zone,
             DateTime::Zone::Utc);
-  EXPECT_EQ(value_of("<dateTime.iso8601>20180222T130252</dateTime.iso8601>").as_datetime().to_string(),
-            "20180222T13:02:52");
+  EXPECT_EQ(
+      value_of("<dateTime.iso8601>20180222T130252</dateTime.iso8601>").as_datetime().to_string(),
+      "20180222T13:02:52");
   EXPECT_EQ(value_of("<dateTime.iso8601> 20180222T13:02:52.000001 </dateTime.iso8601>")
-                .as_datetime().nanosecond, 1000u);
+                .as_datetime()
+                .nanosecond,
+            1000u);
   EXPECT_TRUE(fails_with(value_error("<dateTime.iso8601>19981317T14:08:55</dateTime.iso8601>"),
                          -32600, "invalid dateTime"));
 }
@@ -277,13 +289,15 @@ TEST(Reader, Base64WithLineBreaks) {
 // plain base64 goes back to the checked path and reads (or fails) as any other text.
 TEST(Reader, Base64TextThatIsNotPlainTakesTheCheckedPath) {
   auto hello = Value::bytes("Hello", 5);
-  EXPECT_EQ(value_of("<base64>SGVs&#98;G8=</base64>"), hello);           // a reference
-  EXPECT_EQ(value_of("<base64>SGVs<![CDATA[bG8=]]></base64>"), hello);   // CDATA
-  EXPECT_EQ(value_of("<base64>SGVs<!-- x -->bG8=</base64>"), hello);     // a comment
-  EXPECT_EQ(value_of("<base64>SGVsbG8=</base64 >"), hello);              // space in the end tag
+  EXPECT_EQ(value_of("<base64>SGVs&#98;G8=</base64>"), hello);          // a reference
+  EXPECT_EQ(value_of("<base64>SGVs<![CDATA[bG8=]]></base64>"), hello);  // CDATA
+  EXPECT_EQ(value_of("<base64>SGVs<!-- x -->bG8=</base64>"), hello);    // a comment
+  EXPECT_EQ(value_of("<base64>SGVsbG8=</base64 >"), hello);             // space in the end tag
   EXPECT_EQ(value_of("<base64>SGVs\r\nbG8=\r\n</base64>"), hello);      // CR LF
   EXPECT_TRUE(fails_with(value_error("<base64>SGVsbG8=</base65>"), -32700, "base64"));
-  EXPECT_TRUE(fails_with(value_error("<base64>SGVs\x01" "bG8=</base64>"), -32702, ""));
+  EXPECT_TRUE(fails_with(value_error("<base64>SGVs\x01"
+                                     "bG8=</base64>"),
+                         -32702, ""));
   EXPECT_TRUE(fails_with(value_error("<base64>SGVs>bG8=</base64>"), -32600, "invalid base64"));
   EXPECT_TRUE(fails_with(value_error("<base64>SGVs<x/>bG8=</base64>"), -32600, "<x>"));
   EXPECT_TRUE(fails_with(value_error("<base64>SGVsbG8="), -32700, ""));
@@ -341,7 +355,8 @@ TEST(Reader, StructMembers) {
   EXPECT_TRUE(fails_with(value_error("<struct><value>1</value></struct>"), -32600, "<member>"));
   EXPECT_TRUE(fails_with(value_error("<struct><member/></struct>"), -32600, "empty <member>"));
   EXPECT_TRUE(fails_with(
-      value_error("<struct><member><name>a</name><value>1</value><value>2</value></member></struct>"),
+      value_error(
+          "<struct><member><name>a</name><value>1</value><value>2</value></member></struct>"),
       -32600, "expected </member>"));
 }
 
@@ -354,7 +369,8 @@ TEST(Reader, Arrays) {
   EXPECT_EQ(v[1], Value(""));
   EXPECT_EQ(v[2], Value::array({1}));
   EXPECT_EQ(v[3], Value::structure());
-  EXPECT_TRUE(fails_with(value_error("<array><value>1</value></array>"), -32600, "expected <data>"));
+  EXPECT_TRUE(
+      fails_with(value_error("<array><value>1</value></array>"), -32600, "expected <data>"));
   EXPECT_TRUE(fails_with(value_error("<array><data>x</data></array>"), -32600, "unexpected text"));
   EXPECT_TRUE(fails_with(value_error("<array><data><int>1</int></data></array>"), -32600,
                          "<value> or </data>"));
@@ -368,8 +384,8 @@ TEST(Reader, MixedContentIsRefused) {
 }
 
 TEST(Reader, NamespacePrefixesOnStructureAreNotStripped) {
-  EXPECT_TRUE(fails_with(error_of("<x:methodCall><methodName>m</methodName></x:methodCall>"), -32600,
-                         "methodCall"));
+  EXPECT_TRUE(fails_with(error_of("<x:methodCall><methodName>m</methodName></x:methodCall>"),
+                         -32600, "methodCall"));
 }
 
 // ---- XML 1.0 ----
@@ -402,8 +418,8 @@ TEST(Reader, Utf8) {
 TEST(Reader, InvalidUtf8IsRefused) {
   for (const char* bad : {"\xC3", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80",
                           "\xFF", "\x80", "a\xC3(b"})
-    EXPECT_TRUE(fails_with(value_error(std::string("<string>") + bad + "</string>"), -32702,
-                           "UTF-8"))
+    EXPECT_TRUE(
+        fails_with(value_error(std::string("<string>") + bad + "</string>"), -32702, "UTF-8"))
         << bad;
 }
 
@@ -429,8 +445,9 @@ TEST(Reader, MalformedReferences) {
 }
 
 TEST(Reader, DoctypeIsRefusedOutright) {
-  EXPECT_TRUE(fails_with(error_of("<!DOCTYPE methodCall><methodCall><methodName>m</methodName></methodCall>"),
-                         -32600, "DOCTYPE"));
+  EXPECT_TRUE(fails_with(
+      error_of("<!DOCTYPE methodCall><methodCall><methodName>m</methodName></methodCall>"), -32600,
+      "DOCTYPE"));
   // Billion laughs never gets as far as an entity.
   EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\">"
                                   "<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">]>"
@@ -440,12 +457,15 @@ TEST(Reader, DoctypeIsRefusedOutright) {
 }
 
 TEST(Reader, TagsMustMatchAndClose) {
-  EXPECT_TRUE(fails_with(value_error("<int>1</i4>"), -32700, "mismatched end tag </i4>, expected </int>"));
+  EXPECT_TRUE(
+      fails_with(value_error("<int>1</i4>"), -32700, "mismatched end tag </i4>, expected </int>"));
   EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName>"), -32700,
                          "<methodCall> is not closed"));
   EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m"), -32700, "not closed"));
-  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName><"), -32700, "end of document"));
-  EXPECT_TRUE(fails_with(error_of("<methodCall><methodName>m</methodName></methodCall"), -32700, "'>'"));
+  EXPECT_TRUE(
+      fails_with(error_of("<methodCall><methodName>m</methodName><"), -32700, "end of document"));
+  EXPECT_TRUE(
+      fails_with(error_of("<methodCall><methodName>m</methodName></methodCall"), -32700, "'>'"));
 }
 
 TEST(Reader, NothingAfterTheRoot) {
@@ -465,7 +485,8 @@ TEST(Reader, EmptyAndNonDocuments) {
 
 TEST(Reader, Attributes) {
   Reader reader;
-  EXPECT_TRUE(reader.read("<methodCall a='1' b=\"&amp;&#65;\" ><methodName>m</methodName></methodCall>"));
+  EXPECT_TRUE(
+      reader.read("<methodCall a='1' b=\"&amp;&#65;\" ><methodName>m</methodName></methodCall>"));
   EXPECT_TRUE(fails_with(error_of("<methodCall a='1' a='2'/>"), -32700, "duplicate attribute"));
   EXPECT_TRUE(fails_with(error_of("<methodCall a=1/>"), -32700, "quoted"));
   EXPECT_TRUE(fails_with(error_of("<methodCall a/>"), -32700, "'='"));
@@ -499,20 +520,23 @@ TEST(Reader, Encodings) {
                          "US-ASCII"));
   EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + body), -32701,
                          "unsupported encoding"));
-  EXPECT_TRUE(fails_with(error_of("<?xml version=\"1.0\" encoding=\"KOI8-R\"?>" + body), -32701,
-                         "KOI8-R"));
+  EXPECT_TRUE(
+      fails_with(error_of("<?xml version=\"1.0\" encoding=\"KOI8-R\"?>" + body), -32701, "KOI8-R"));
   EXPECT_TRUE(fails_with(error_of("\xFF\xFE<\0m\0"), -32701, "UTF-16"));
   // A UTF-8 byte order mark goes with US-ASCII (a subset), not with ISO-8859-1.
-  EXPECT_TRUE(reader.read("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"US-ASCII\"?>"
-                          "<methodCall><methodName>m</methodName></methodCall>"));
-  EXPECT_TRUE(fails_with(error_of("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + body),
-                         -32701, "byte order mark"));
+  EXPECT_TRUE(
+      reader.read("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"US-ASCII\"?>"
+                  "<methodCall><methodName>m</methodName></methodCall>"));
+  EXPECT_TRUE(
+      fails_with(error_of("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + body),
+                 -32701, "byte order mark"));
   // Without a declaration the document is UTF-8, and a Latin-1 byte is invalid.
   EXPECT_TRUE(fails_with(error_of(body), -32702, "UTF-8"));
 }
 
 TEST(Reader, ErrorsSayLineAndColumn) {
-  Error e = error_of("<methodCall>\n  <methodName>m</methodName>\n  <params><foo/></params>\n</methodCall>");
+  Error e = error_of(
+      "<methodCall>\n  <methodName>m</methodName>\n  <params><foo/></params>\n</methodCall>");
   EXPECT_EQ(e.code, Errc::InvalidRequest);
   EXPECT_EQ(e.message.substr(0, 5), "3:11:") << e.message;
   // Columns count characters, not bytes.
@@ -533,7 +557,8 @@ TEST(Reader, DocumentSizeLimit) {
 TEST(Reader, DepthLimit) {
   auto nested = [](int depth) {
     std::string inner = "<int>1</int>";
-    for (int i = 0; i < depth; ++i) inner = "<array><data><value>" + inner + "</value></data></array>";
+    for (int i = 0; i < depth; ++i)
+      inner = "<array><data><value>" + inner + "</value></data></array>";
     return inner;
   };
   Reader reader;
@@ -593,7 +618,8 @@ TEST(Reader, ElementLimit) {
 TEST(Reader, StringLimit) {
   ReaderLimits limits;
   limits.max_string_size = 10;
-  EXPECT_EQ(error_of(response_with("<string>12345678901</string>"), limits).code, Errc::LimitExceeded);
+  EXPECT_EQ(error_of(response_with("<string>12345678901</string>"), limits).code,
+            Errc::LimitExceeded);
   EXPECT_EQ(error_of(response_with("12345678901"), limits).code, Errc::LimitExceeded);
   EXPECT_EQ(error_of(response_with("<base64>MTIzNDU2Nzg5MDE=</base64>"), limits).code,
             Errc::LimitExceeded);
@@ -632,9 +658,10 @@ TEST(Reader, PrefixedTypesAreNoticed) {
   ASSERT_TRUE(reader.read_call(call_with("", "<nil/>")));
   EXPECT_FALSE(reader.last_used_prefixed_types());
   // Any prefix, deep in a structure, self-closing.
-  ASSERT_TRUE(reader.read_call(call_with(
-      "", "<array><data><value><struct><member><name>a</name><value><x:nil/></value></member>"
-          "</struct></value></data></array>")));
+  ASSERT_TRUE(reader.read_call(
+      call_with("",
+                "<array><data><value><struct><member><name>a</name><value><x:nil/></value></member>"
+                "</struct></value></data></array>")));
   EXPECT_TRUE(reader.last_used_prefixed_types());
   // Prefixes on other elements than types are not type names.
   ASSERT_TRUE(reader.read_call(call_with("", "<string>ex:i8</string>")));
@@ -668,7 +695,8 @@ TEST(Reader, ApacheNamespaceDeclarationIsNoticed) {
 TEST(Reader, ReadCallIntoReusesTheCall) {
   Reader reader;
   MethodCall call;
-  ASSERT_TRUE(reader.read_call(call_with("", "<array><data><value>x</value></data></array>"), call));
+  ASSERT_TRUE(
+      reader.read_call(call_with("", "<array><data><value>x</value></data></array>"), call));
   EXPECT_EQ(call.method_name, "m");
   EXPECT_EQ(call.params, Value::array({Value::array({"x"})}));
   const std::string no_params =

@@ -1,6 +1,8 @@
 // ResultWriter (src/xml/result_writer.hpp), and every built-in Convert<T>::write through it:
 // the fast path must write byte for byte what to_value and write_response write, and refuse
 // what cannot be one value without leaving anything behind.
+#include "xml/result_writer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,7 +18,6 @@
 
 #include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
-#include "xml/result_writer.hpp"
 
 namespace callwire::xml {
 namespace {
@@ -185,7 +186,9 @@ TEST(ResultWriter, ValuesXmlCannotCarryAreRefusedWherever) {
              bad.month = 13;
              w.datetime(bad);
            },
-           [](ValueWriter& w) { w.value(Value::array({1, std::nan("")})); },
+           [](ValueWriter& w) {
+             w.value(Value::array({1, std::nan("")}));
+           },
        }) {
     Result<std::string> r = via_writer(pieces);
     ASSERT_FALSE(r) << *r;

@@ -18,13 +18,20 @@ class ValueGenerator {
   Value value(int depth) {
     int kinds = depth > 0 ? 10 : 8;
     switch (pick(kinds)) {
-      case 0: return Value();
-      case 1: return Value(pick(2) == 1);
-      case 2: return Value(int32_t(rng_()));
-      case 3: return Value::i8(int64_t(rng_()));
-      case 4: return Value(finite_double());
-      case 5: return Value(text());
-      case 6: return Value(datetime());
+      case 0:
+        return Value();
+      case 1:
+        return Value(pick(2) == 1);
+      case 2:
+        return Value(int32_t(rng_()));
+      case 3:
+        return Value::i8(int64_t(rng_()));
+      case 4:
+        return Value(finite_double());
+      case 5:
+        return Value(text());
+      case 6:
+        return Value(datetime());
       case 7: {
         std::string b(pick(80), '\0');
         for (char& c : b) c = char(rng_());
@@ -45,9 +52,27 @@ class ValueGenerator {
 
   // Any text XML can carry: markup characters, CR and LF, tabs, multi-byte UTF-8, long runs.
   std::string text() {
-    static const char* pieces[] = {"a", "Z", " ", "  ", "\t", "\n", "\r", "\r\n", "<", ">", "&",
-                                   "]]>", "'", "\"", "&amp;", "\xC3\xA9", "\xE2\x82\xAC",
-                                   "\xF0\x9F\x98\x80", "\xEF\xBF\xBD", "\xC2\x85", "0123456789"};
+    static const char* pieces[] = {"a",
+                                   "Z",
+                                   " ",
+                                   "  ",
+                                   "\t",
+                                   "\n",
+                                   "\r",
+                                   "\r\n",
+                                   "<",
+                                   ">",
+                                   "&",
+                                   "]]>",
+                                   "'",
+                                   "\"",
+                                   "&amp;",
+                                   "\xC3\xA9",
+                                   "\xE2\x82\xAC",
+                                   "\xF0\x9F\x98\x80",
+                                   "\xEF\xBF\xBD",
+                                   "\xC2\x85",
+                                   "0123456789"};
     std::string s;
     int n = pick(4) == 0 ? pick(200) : pick(8);
     for (int i = 0; i < n; ++i) s += pieces[pick(sizeof pieces / sizeof *pieces)];
@@ -73,7 +98,8 @@ class ValueGenerator {
     dt.minute = uint8_t(pick(60));
     dt.second = uint8_t(pick(61));
     dt.fraction_digits = uint8_t(pick(10));
-    static const uint32_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+    static const uint32_t pow10[] = {1,      10,      100,      1000,      10000,
+                                     100000, 1000000, 10000000, 100000000, 1000000000};
     dt.nanosecond = uint32_t(rng_() % pow10[dt.fraction_digits]) * pow10[9 - dt.fraction_digits];
     dt.zone = static_cast<DateTime::Zone>(pick(3));
     if (dt.zone == DateTime::Zone::Offset) dt.offset_minutes = int16_t(pick(2879) - 1439);

@@ -33,6 +33,7 @@ setup-demo:
 
 build: setup
 	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCALLWIRE_TESTS=ON \
+	  -DCALLWIRE_WERROR=ON \
 	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build/release -j $(JOBS)
 
@@ -54,7 +55,8 @@ test: build
 
 sanitize: setup
 	@cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
-	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=address,undefined $(CMAKE_FLAGS) >/dev/null
+	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=address,undefined -DCALLWIRE_WERROR=ON \
+	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build/asan -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) --timeout 600

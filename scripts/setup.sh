@@ -48,6 +48,7 @@ packages=(
   golang-go golang-github-kolo-xmlrpc-dev  # interop tests: Go's kolo/xmlrpc client
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
   doxygen                              # make docs: the API reference from the headers
+  clang-format-14                      # style.format: every C and C++ file as .clang-format says
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff
   debootstrap                          # the install test's clean Debian root
   lintian                              # install.deb: Debian's checks on the packages

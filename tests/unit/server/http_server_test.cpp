@@ -42,7 +42,8 @@ struct TestServer {
                                {"peer", Value(c.peer())},
                                {"agent", Value(c.header("user-agent"))}});
     }));
-    EXPECT_TRUE(server.add_method("sleep", [](Params p, CallContext&) {
+    EXPECT_TRUE(server.add_method("sleep", [this](Params p, CallContext&) {
+      ++sleepers;
       std::this_thread::sleep_for(std::chrono::milliseconds(p[0].as_int()));
       return Value(true);
     }));
@@ -60,6 +61,14 @@ struct TestServer {
   }
   uint16_t port() const { return server.port(); }
   std::string url() const { return server.url(); }
+  // Waits until `n` calls of `sleep` have begun: the call is in its handler, not on its way.
+  void wait_for_sleepers(int n) const {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (sleepers.load() < n && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GE(sleepers.load(), n) << "no sleep call began within 10 s";
+  }
+  std::atomic<int> sleepers{0};  // before `server`, whose handler counts them
   Server server;
 };
 
@@ -601,7 +610,7 @@ TEST(HttpServer, StopFinishesCallsInFlight) {
     auto r = client.call("sleep", {Value(300)});
     ok = r && r->as_bool();
   });
-  std::this_thread::sleep_for(100ms);
+  t.wait_for_sleepers(1);
   auto start = std::chrono::steady_clock::now();
   t.server.stop();
   t.server.wait();
@@ -625,7 +634,7 @@ TEST(HttpServer, StopFinishesCallsInFlightOnTheWorkerPool) {
     RawSocket s(t.port());
     ASSERT_TRUE(s.connected());
     ASSERT_TRUE(s.send(post(call_xml("sleep", "<param><value><int>300</int></value></param>"))));
-    std::this_thread::sleep_for(100ms);
+    t.wait_for_sleepers(1);
     start = std::chrono::steady_clock::now();
     t.server.stop();
     std::string answer = s.read_responses(1);
@@ -675,7 +684,7 @@ TEST(HttpServer, WorkerPoolKeepsFastCallsFast) {
   TestServer t(o);
   Client slow_client(t.url()), fast_client(t.url());
   std::thread slow([&] { EXPECT_TRUE(slow_client.call("sleep", {Value(800)})); });
-  std::this_thread::sleep_for(100ms);
+  t.wait_for_sleepers(1);
   auto start = std::chrono::steady_clock::now();
   auto r = fast_client.call("add", {Value(2), Value(3)});
   auto took = std::chrono::steady_clock::now() - start;

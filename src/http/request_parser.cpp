@@ -220,14 +220,9 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
     case 14:
       if (!iequals(name, "content-length")) break;
       if (request_.content_length) return 400;  // any repetition, even of the same value
-      if (value.empty()) return 400;
       {
         uint64_t n = 0;
-        for (char c : value) {
-          if (c < '0' || c > '9') return 400;
-          if (n > (UINT64_MAX - 9) / 10) return 400;
-          n = n * 10 + uint64_t(c - '0');
-        }
+        if (syntax::parse_length(value, n) != syntax::LengthText::Ok) return 400;
         request_.content_length = n;
       }
       break;

@@ -310,15 +310,7 @@ bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t
       return false;
     }
     uint64_t n = 0;
-    bool ok = !value.empty();
-    for (char c : value) {
-      if (!is_digit(c) || n > (UINT64_MAX - 9) / 10) {
-        ok = false;
-        break;
-      }
-      n = n * 10 + uint64_t(c - '0');
-    }
-    if (!ok) {
+    if (syntax::parse_length(value, n) != syntax::LengthText::Ok) {
       fail(ResponseError::Malformed, "invalid Content-Length");
       return false;
     }

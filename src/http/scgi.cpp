@@ -131,9 +131,7 @@ bool ScgiResponseParser::on_field(std::string_view input, size_t begin, size_t e
     reason_ = span(trim_ows(value.substr(digits)));
   } else if (iequals(name, "Content-Length")) {
     uint64_t n = 0;
-    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (response_.content_length || value.empty() || ec != std::errc() ||
-        p != value.data() + value.size()) {
+    if (response_.content_length || syntax::parse_length(value, n) != syntax::LengthText::Ok) {
       fail(ResponseError::Malformed, "bad or repeated SCGI Content-Length");
       return false;
     }
@@ -306,11 +304,15 @@ int ScgiRequestParser::on_block(std::string_view block, size_t offset) {
   }
   if (!scgi) return 400;
   uint64_t length = 0;
-  std::string_view length_text = text(variables_[0].second);
-  auto [end, ec] =
-      std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
-  if (length_text.empty() || end != length_text.data() + length_text.size()) return 400;
-  if (ec != std::errc() || length > limits_.max_body) return 413;
+  switch (syntax::parse_length(text(variables_[0].second), length)) {
+    case syntax::LengthText::Malformed:
+      return 400;
+    case syntax::LengthText::TooLarge:
+      return 413;
+    case syntax::LengthText::Ok:
+      break;
+  }
+  if (length > limits_.max_body) return 413;
   request_.content_length = length;
   return 0;
 }

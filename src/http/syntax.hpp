@@ -130,4 +130,23 @@ void for_each_element(std::string_view list, F&& f) {
   }
 }
 
+/// What a message length's text is (parse_length).
+enum class LengthText { Ok, Malformed, TooLarge };
+
+/// A Content-Length (RFC 9110 §8.6: 1*DIGIT), or SCGI's and CGI's CONTENT_LENGTH: digits only,
+/// at least one, no sign or white space, within 64 bits (TooLarge beyond). Every framing reads
+/// lengths here: a length two parsers read differently is how requests are smuggled.
+inline LengthText parse_length(std::string_view text, uint64_t& out) noexcept {
+  if (text.empty()) return LengthText::Malformed;
+  uint64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return LengthText::Malformed;
+    const uint64_t digit = uint64_t(c - '0');
+    if (n > (UINT64_MAX - digit) / 10) return LengthText::TooLarge;
+    n = n * 10 + digit;
+  }
+  out = n;
+  return LengthText::Ok;
+}
+
 }  // namespace callwire::http::syntax

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
+#include "http/syntax.hpp"
 
 extern char** environ;
 
@@ -83,11 +83,10 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
   }
   if (!cgi.has("CONTENT_LENGTH")) return refuse(out_fd, 411, "CONTENT_LENGTH is required");
   std::string_view length_text = cgi.get("CONTENT_LENGTH");
-  size_t length = 0;
-  auto [end, ec] =
-      std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
-  if (length_text.empty() || ec != std::errc() || end != length_text.data() + length_text.size())
-    return refuse(out_fd, ec == std::errc::result_out_of_range ? 413 : 400,
+  uint64_t length = 0;
+  if (http::syntax::LengthText t = http::syntax::parse_length(length_text, length);
+      t != http::syntax::LengthText::Ok)
+    return refuse(out_fd, t == http::syntax::LengthText::TooLarge ? 413 : 400,
                   "CONTENT_LENGTH is not a length: " + std::string(length_text));
   if (length > options.max_body)
     return refuse(out_fd, 413,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "base/transports.hpp"
 #include "callwire/json.hpp"
 #include "client/async_engine.hpp"
 #include "client/cancel.hpp"
@@ -249,7 +250,7 @@ Result<size_t> Client::Impl::build_request(Buffer& out, Buffer& head_bytes, Writ
 
 void Client::Impl::trace_request(std::string_view bytes) const {
   trace::Shown shown;
-  trace::show_sent(connection_framing(url.framing), bytes, options.max_response_size, shown);
+  trace::show_sent(url.framing, bytes, options.max_response_size, shown);
   trace::emit(settings.trace, TraceKind::ClientRequest, url_text, shown.head, shown.body);
 }
 
@@ -378,25 +379,14 @@ Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions op
   net::UniqueFd owned(fd);
   auto impl = std::make_unique<Impl>();
   detail::ClientUrl& u = impl->url;
-  switch (framing) {
-    case ConnectionFraming::Http:
-      u.framing = detail::UrlFraming::Http;
-      impl->url_text = "http+fd:" + std::to_string(fd);
-      break;
-    case ConnectionFraming::Scgi:
-      u.framing = detail::UrlFraming::Scgi;
-      impl->url_text = "scgi+fd:" + std::to_string(fd);
-      break;
-    case ConnectionFraming::Pstream:
-      u.framing = detail::UrlFraming::Pstream;
-      impl->url_text = "pstream+fd:" + std::to_string(fd);
-      break;
-    case ConnectionFraming::JsonLines:
-      u.framing = detail::UrlFraming::JsonLines;
-      u.json_rpc = true;
-      impl->url_text = "jsonl+fd:" + std::to_string(fd);
-      break;
-  }
+  if (!detail::is_transport(framing))
+    return Error(Errc::InvalidArgument, "unknown connection framing");
+  const detail::Transport& transport = detail::transport_of(framing);
+  u.framing = framing;
+  u.json_rpc = transport.json_only;
+  // "pstream+fd:7": the scheme's name, for the trace and messages.
+  const std::string_view scheme = transport.tcp_scheme;
+  impl->url_text = std::string(scheme.substr(0, scheme.find(':'))) + "+fd:" + std::to_string(fd);
   if (Result<int> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
   // What the connection-opening paths would say of it (messages only: nothing connects).
   u.endpoint.kind = net::Endpoint::Kind::Unix;
@@ -414,13 +404,13 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   const ClientOptions& o = impl->options;
   if (o.max_connections == 0) return Error(Errc::InvalidArgument, "max_connections is 0");
   if (o.pipeline_depth == 0) return Error(Errc::InvalidArgument, "pipeline_depth is 0");
-  const detail::UrlFraming url_framing = impl->url.framing;
-  if (o.send_timeout &&
-      (url_framing == detail::UrlFraming::Pstream || url_framing == detail::UrlFraming::JsonLines))
+  const detail::Transport& transport = detail::transport_of(impl->url.framing);
+  if (o.send_timeout && !transport.carries_fields)
     return Error(Errc::InvalidArgument,
-                 "send_timeout needs a header field, which a packet stream or JSON lines cannot "
-                 "carry");
-  if (o.pipeline_depth > 1 && impl->url.framing != detail::UrlFraming::Pstream)
+                 "send_timeout needs a header field, which cannot travel "
+                 "over " +
+                     std::string(transport.name));
+  if (o.pipeline_depth > 1 && impl->url.framing != ConnectionFraming::Pstream)
     return Error(Errc::InvalidArgument,
                  "pipeline_depth above 1 needs a packet stream (pstream://, pstream+unix:)");
   std::string user = o.user.empty() ? impl->url.user : o.user;
@@ -710,11 +700,11 @@ void Client::async_call(std::string_view method, std::vector<Value> params,
 size_t Client::probe(std::chrono::milliseconds wait) {
   Impl& m = *impl_;
   if (m.group) return m.group->probe(wait);
-  const bool packet = m.url.framing == detail::UrlFraming::Pstream;
+  const bool packet = m.url.framing == ConnectionFraming::Pstream;
   // What an idle connection is sent to see whether it is still there: nothing for HTTP (a
   // reset shows without), a packet stream's NOP, or a blank line, which JSON lines skip.
   const std::string_view probe_bytes = packet ? pstream::kNop
-                                       : m.url.framing == detail::UrlFraming::JsonLines
+                                       : m.url.framing == ConnectionFraming::JsonLines
                                            ? std::string_view("\n")
                                            : std::string_view();
   const Clock::time_point deadline = Clock::now() + wait;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/transports.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/gzip.hpp"
@@ -441,8 +442,7 @@ Error error_of(json::Response& r) {
 }  // namespace
 
 bool ClientConnection::streamed_answer() const noexcept {
-  return settings_.url->framing == UrlFraming::Pstream ||
-         settings_.url->framing == UrlFraming::JsonLines;
+  return !transport_of(settings_.url->framing).carries_fields;
 }
 
 void ClientConnection::trace_answer(const http::Response& response) const {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/ascii.hpp"
+#include "base/transports.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/response_writer.hpp"
@@ -235,7 +236,7 @@ class PstreamFraming final : public ClientFraming {
   Status append_head(Buffer& out, const RequestFacts& facts) const override {
     // A call's own header fields (CallOptions::headers) have nowhere to go: said, not lost.
     if (!facts.headers.empty())
-      return Error(Errc::InvalidArgument, "a packet stream carries no header fields");
+      return Error(Errc::InvalidArgument, "header fields cannot travel over a packet stream");
     out.append(pstream::kPacketStart);
     return Status();
   }
@@ -338,12 +339,14 @@ class JsonLinesFraming final : public ClientFraming {
  public:
   Status append_head(Buffer&, const RequestFacts& facts) const override {
     if (!facts.headers.empty())
-      return Error(Errc::InvalidArgument, "JSON lines carry no header fields");
+      return Error(Errc::InvalidArgument, "header fields cannot travel over JSON lines");
     return Status();
   }
   void finish_request(Buffer& out, size_t) const override { out.append("\n", 1); }
   bool can_gzip() const noexcept override { return false; }
-  bool answers_notifications() const noexcept override { return false; }
+  bool answers_notifications() const noexcept override {
+    return transport_of(ConnectionFraming::JsonLines).answers_notifications;
+  }
   std::unique_ptr<AnswerParser> make_answer_parser(
       const http::ResponseLimits& limits) const override {
     return std::make_unique<JsonLineAnswerParser>(limits);
@@ -356,24 +359,22 @@ Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,
     std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy) {
-  if (url.framing == UrlFraming::Pstream) {
-    if (!headers.empty() || !authorization.empty() || !user_agent.empty())
-      return Error(Errc::InvalidArgument,
-                   "a packet stream carries no header fields or credentials");
-    if (content_type != "text/xml")
-      return Error(Errc::InvalidArgument, "a packet stream carries XML-RPC only, not JSON-RPC");
+  // What the transport can carry (kTransports), refused here, once, rather than at each call.
+  const Transport& t = transport_of(url.framing);
+  const std::string over = " cannot travel over " + std::string(t.name);
+  if (!t.carries_fields && (!headers.empty() || !authorization.empty() || !user_agent.empty()))
+    return Error(Errc::InvalidArgument, "header fields and credentials" + over);
+  if (t.xml_only && content_type != "text/xml")
+    return Error(Errc::InvalidArgument, "JSON-RPC" + over + ": it carries XML-RPC only");
+  if (t.json_only && content_type != "application/json")
+    return Error(Errc::InvalidArgument, "XML-RPC" + over + ": it carries JSON-RPC only");
+  if (url.framing == ConnectionFraming::Pstream)
     return std::unique_ptr<ClientFraming>(std::make_unique<PstreamFraming>());
-  }
-  if (url.framing == UrlFraming::JsonLines) {
-    if (!headers.empty() || !authorization.empty() || !user_agent.empty())
-      return Error(Errc::InvalidArgument, "JSON lines carry no header fields or credentials");
-    if (content_type != "application/json")
-      return Error(Errc::InvalidArgument, "JSON lines carry JSON-RPC only, not XML-RPC");
+  if (url.framing == ConnectionFraming::JsonLines)
     return std::unique_ptr<ClientFraming>(std::make_unique<JsonLinesFraming>());
-  }
   CommonFields common(content_type, accept_gzip, std::move(authorization), std::move(user_agent),
                       std::move(headers));
-  if (url.framing == UrlFraming::Scgi) {
+  if (url.framing == ConnectionFraming::Scgi) {
     // Checked once here too, as for HTTP: a field SCGI cannot carry fails at creation.
     auto framing = std::make_unique<ScgiFraming>(url, std::move(common));
     Buffer probe;

@@ -156,7 +156,7 @@ bool no_proxy_matches(std::string_view no_proxy, std::string_view host) {
 }
 
 std::optional<EnvironmentProxy> proxy_from_environment(const ClientUrl& url, const GetEnv& getenv) {
-  if (url.framing != UrlFraming::Http || url.endpoint.kind != net::Endpoint::Kind::Tcp)
+  if (url.framing != ConnectionFraming::Http || url.endpoint.kind != net::Endpoint::Kind::Tcp)
     return std::nullopt;
   EnvironmentProxy found;
   const char* value = url.tls ? lookup(getenv, "https_proxy", "HTTPS_PROXY", found.variable)
@@ -174,7 +174,7 @@ Result<std::optional<ProxyRoute>> choose_proxy(const ClientUrl& url, std::string
                                                bool from_environment, std::string_view user_agent,
                                                const GetEnv& getenv) {
   const bool proxiable =
-      url.framing == UrlFraming::Http && url.endpoint.kind == net::Endpoint::Kind::Tcp;
+      url.framing == ConnectionFraming::Http && url.endpoint.kind == net::Endpoint::Kind::Tcp;
   std::optional<ProxyRoute> route;
   if (!proxy.empty()) {
     if (!proxiable)

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <utility>
 
+#include "base/transports.hpp"
+
 namespace callwire::detail {
 
 namespace {
@@ -46,19 +48,15 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     if (json_url) json_url->json_rpc = true;
     return json_url;
   }
-  for (auto [prefix, framing] :
-       {std::pair{std::string_view("scgi+unix:"), UrlFraming::Scgi},
-        std::pair{std::string_view("pstream+unix:"), UrlFraming::Pstream},
-        std::pair{std::string_view("jsonl+unix:"), UrlFraming::JsonLines}}) {
-    if (!url.starts_with(prefix)) continue;
-    auto unix_url = parse_client_url(url.substr(prefix.size() - 5), unix_http_path);
-    if (!unix_url) return bad(url, "no socket path");
-    unix_url->framing = framing;
-    unix_url->json_rpc = framing == UrlFraming::JsonLines;
-    return unix_url;
+  // Every transport's schemes (kTransports): "http://" and "unix:", "scgi://" and
+  // "scgi+unix:", and so on; and "https://".
+  const SchemeMatch scheme = match_scheme(url, true);
+  if (scheme.transport) {
+    u.framing = scheme.transport->framing;
+    u.json_rpc = scheme.transport->json_only;
   }
-  if (url.starts_with("unix:")) {
-    std::string_view path = url.substr(5);
+  if (scheme.transport && scheme.unix_socket) {
+    std::string_view path = scheme.rest;
     // Accept "unix:///run/x.sock" as well as "unix:/run/x.sock".
     if (path.starts_with("//")) path = path.substr(2);
     if (path.empty()) return bad(url, "no socket path");
@@ -68,26 +66,15 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     u.path = std::string(unix_http_path.empty() ? "/RPC2" : unix_http_path);
     return u;
   }
-  std::string_view rest;
-  if (url.starts_with("http://")) {
-    rest = url.substr(7);
-  } else if (url.starts_with("https://")) {
+  std::string_view rest = scheme.rest;
+  if (url.starts_with("https://")) {
     u.tls = true;
     rest = url.substr(8);
-  } else if (url.starts_with("scgi://")) {
-    u.framing = UrlFraming::Scgi;
-    rest = url.substr(7);
-  } else if (url.starts_with("pstream://")) {
-    u.framing = UrlFraming::Pstream;
-    rest = url.substr(10);
-  } else if (url.starts_with("jsonl://")) {
-    u.framing = UrlFraming::JsonLines;
-    u.json_rpc = true;
-    rest = url.substr(8);
-  } else {
-    return bad(url,
-               "expected http://, https://, unix:, scgi://, scgi+unix:, pstream://, pstream+unix:, "
-               "jsonrpc+http://, jsonrpc+https://, jsonrpc+unix:, jsonl:// or jsonl+unix:");
+  } else if (!scheme.transport) {
+    std::string expected = "expected https://";
+    for (const Transport& t : kTransports)
+      expected += ", " + std::string(t.tcp_scheme) + ", " + std::string(t.unix_scheme);
+    return bad(url, expected + ", jsonrpc+http://, jsonrpc+https:// or jsonrpc+unix:");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
@@ -123,15 +110,14 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   }
   if (host.empty()) return bad(url, "no host");
   unsigned value = u.tls ? 443 : 80;
-  const bool gateway = u.framing != UrlFraming::Http;
-  const std::string name = u.framing == UrlFraming::Scgi      ? "an SCGI URL"
-                           : u.framing == UrlFraming::Pstream ? "a pstream URL"
-                                                              : "a jsonl URL";
-  if (gateway && port.empty()) return bad(url, name + " needs a port");
-  if (gateway && !u.user.empty()) return bad(url, name + " has no user");
+  const Transport& t = transport_of(u.framing);
+  const std::string name = "a " + std::string(t.tcp_scheme) + " URL";
+  if (t.needs_port && port.empty()) return bad(url, name + " needs a port");
+  // User and password go in an Authorization field; SCGI's comes from the web server.
+  if (u.framing != ConnectionFraming::Http && !u.user.empty())
+    return bad(url, name + " has no user");
   // A stream of messages has no request line to carry a path.
-  const bool streams = u.framing == UrlFraming::Pstream || u.framing == UrlFraming::JsonLines;
-  if (streams && slash != std::string_view::npos && path != "/")
+  if (!t.has_path && slash != std::string_view::npos && path != "/")
     return bad(url, name + " has no path");
   if (!port.empty()) {
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);

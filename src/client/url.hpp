@@ -11,33 +11,14 @@
 
 namespace callwire::detail {
 
-/// How requests and answers are framed: HTTP, SCGI (scgi://, scgi+unix:), xmlrpc-c's packet
-/// stream (pstream://, pstream+unix:) or newline-delimited JSON-RPC (jsonl://, jsonl+unix:).
-enum class UrlFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
-
-/// The public name of a URL's framing.
-constexpr ConnectionFraming connection_framing(UrlFraming framing) noexcept {
-  switch (framing) {
-    case UrlFraming::Scgi:
-      return ConnectionFraming::Scgi;
-    case UrlFraming::Pstream:
-      return ConnectionFraming::Pstream;
-    case UrlFraming::JsonLines:
-      return ConnectionFraming::JsonLines;
-    case UrlFraming::Http:
-      break;
-  }
-  return ConnectionFraming::Http;
-}
-
 struct ClientUrl {
   bool tls = false;
-  UrlFraming framing = UrlFraming::Http;
-  net::Endpoint endpoint;  ///< where to connect
-  std::string host;        ///< for Host, SNI and the certificate check (no brackets)
-  uint16_t port = 0;       ///< 0 for a Unix socket
-  std::string path;        ///< origin-form, e.g. "/RPC2"
-  std::string user;        ///< from "user:password@", percent-decoded
+  ConnectionFraming framing = ConnectionFraming::Http;  ///< a row of kTransports
+  net::Endpoint endpoint;                               ///< where to connect
+  std::string host;   ///< for Host, SNI and the certificate check (no brackets)
+  uint16_t port = 0;  ///< 0 for a Unix socket
+  std::string path;   ///< origin-form, e.g. "/RPC2"
+  std::string user;   ///< from "user:password@", percent-decoded
   std::string password;
   bool json_rpc = false;  ///< a jsonrpc+ or jsonl scheme: JSON-RPC only
 };

@@ -30,13 +30,14 @@ const http::Header kRetryAfter{"Retry-After", "1"};
 
 }  // namespace
 
-Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing)
+Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
+                       ConnectionFraming framing)
     : loop_(loop),
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
       framing_kind_(framing),
-      http_(loop.core().options, loop.core().www_authenticate, framing == FramingKind::Http),
+      http_(loop.core().options, loop.core().www_authenticate, framing == ConnectionFraming::Http),
       from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)),
       answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
                              loop.core().options.max_pending_output)) {
@@ -516,8 +517,7 @@ void Connection::trace_request(const http::Request& request) const {
 
 void Connection::trace_answer(size_t from) const {
   trace::Shown shown;
-  trace::show_sent(public_framing(framing_kind_), out_.view().substr(from),
-                   loop_.core().options.max_body, shown);
+  trace::show_sent(framing_kind_, out_.view().substr(from), loop_.core().options.max_body, shown);
   trace::emit(loop_.core().trace, TraceKind::ServerAnswer, call_peer(), shown.head, shown.body);
 }
 

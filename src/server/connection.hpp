@@ -30,7 +30,7 @@ class Connection final : public net::Watcher {
  public:
   using Clock = std::chrono::steady_clock;
 
-  Connection(ServerLoop& loop, net::Stream stream, std::string peer, FramingKind framing);
+  Connection(ServerLoop& loop, net::Stream stream, std::string peer, ConnectionFraming framing);
   ~Connection();
 
   /// Registers with the loop; false when epoll refuses (the caller destroys it).
@@ -148,7 +148,7 @@ class Connection final : public net::Watcher {
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // the parser and the heads
-  FramingKind framing_kind_;                 // which, for the wire trace
+  ConnectionFraming framing_kind_;           // which, for the wire trace
   HttpSession http_;                         // the HTTP rules: refusals, user, call setup, gzip
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
   // for the client in forwarded_peer_.

@@ -186,17 +186,18 @@ class JsonLinesFraming final : public RequestFraming {
 
 }  // namespace
 
-std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits) {
-  if (kind == FramingKind::Scgi) return std::make_unique<ScgiFraming>(limits);
-  if (kind == FramingKind::Pstream) return std::make_unique<PstreamFraming>(limits);
-  if (kind == FramingKind::JsonLines) return std::make_unique<JsonLinesFraming>(limits);
+std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
+                                             const http::RequestLimits& limits) {
+  if (kind == ConnectionFraming::Scgi) return std::make_unique<ScgiFraming>(limits);
+  if (kind == ConnectionFraming::Pstream) return std::make_unique<PstreamFraming>(limits);
+  if (kind == ConnectionFraming::JsonLines) return std::make_unique<JsonLinesFraming>(limits);
   return std::make_unique<HttpFraming>(limits);
 }
 
-std::string_view over_capacity_answer(FramingKind kind) noexcept {
-  if (kind == FramingKind::Pstream || kind == FramingKind::JsonLines)
+std::string_view over_capacity_answer(ConnectionFraming kind) noexcept {
+  if (kind == ConnectionFraming::Pstream || kind == ConnectionFraming::JsonLines)
     return {};  // no status to say it with: just closed
-  if (kind == FramingKind::Scgi)
+  if (kind == ConnectionFraming::Scgi)
     return "Status: 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
   return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
          "Retry-After: 1\r\n\r\n";

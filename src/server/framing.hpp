@@ -17,23 +17,6 @@
 
 namespace callwire::detail {
 
-enum class FramingKind : uint8_t { Http, Scgi, Pstream, JsonLines };
-
-/// The public name of a framing.
-constexpr ConnectionFraming public_framing(FramingKind kind) noexcept {
-  switch (kind) {
-    case FramingKind::Scgi:
-      return ConnectionFraming::Scgi;
-    case FramingKind::Pstream:
-      return ConnectionFraming::Pstream;
-    case FramingKind::JsonLines:
-      return ConnectionFraming::JsonLines;
-    case FramingKind::Http:
-      break;
-  }
-  return ConnectionFraming::Http;
-}
-
 class RequestFraming {
  public:
   virtual ~RequestFraming() = default;
@@ -82,9 +65,10 @@ class RequestFraming {
 };
 
 /// `limits.max_body` caps a packet's payload too.
-std::unique_ptr<RequestFraming> make_framing(FramingKind kind, const http::RequestLimits& limits);
+std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
+                                             const http::RequestLimits& limits);
 
 /// What a connection refused at the cap is sent before it is closed.
-std::string_view over_capacity_answer(FramingKind kind) noexcept;
+std::string_view over_capacity_answer(ConnectionFraming kind) noexcept;
 
 }  // namespace callwire::detail

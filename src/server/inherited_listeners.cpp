@@ -25,7 +25,7 @@ Status add_one(ServerCore& core, const std::string& spec, int fd) {
   l.unix_path = endpoint->path;
   l.host = endpoint->host;
   l.port = endpoint->port;
-  l.framing = FramingKind::Http;
+  l.framing = ConnectionFraming::Http;
   l.tls = core.serves_tls && !l.unix_socket;  // as for a TCP listener the server opens
   l.fd = net::UniqueFd(fd);
   core.listeners.push_back(std::move(l));

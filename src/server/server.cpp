@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "base/transports.hpp"
 #include "http/basic_auth.hpp"
 #include "http/response_writer.hpp"
 #include "http/syntax.hpp"
@@ -92,29 +93,23 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
   return {};
 }
 
-detail::FramingKind framing_kind(ConnectionFraming f) {
-  switch (f) {
-    case ConnectionFraming::Scgi:
-      return detail::FramingKind::Scgi;
-    case ConnectionFraming::Pstream:
-      return detail::FramingKind::Pstream;
-    case ConnectionFraming::JsonLines:
-      return detail::FramingKind::JsonLines;
-    default:
-      return detail::FramingKind::Http;
-  }
+// Why a transport cannot serve this server, if it cannot: credentials travel in header
+// fields, which a packet or a JSON line has no room for.
+Status can_serve(const detail::Transport& t, const ServerOptions& o, std::string_view what) {
+  if (o.authenticate && !t.carries_fields)
+    return Error(Errc::InvalidArgument, std::string(what) + ": credentials cannot travel over " +
+                                            std::string(t.name) +
+                                            "; authentication needs HTTP or SCGI");
+  return {};
 }
 
 }  // namespace
 
 Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
-  if (framing != ConnectionFraming::Http && framing != ConnectionFraming::Scgi &&
-      framing != ConnectionFraming::Pstream && framing != ConnectionFraming::JsonLines)
+  if (!detail::is_transport(framing))
     return Error(Errc::InvalidArgument, "unknown connection framing");
-  if ((framing == ConnectionFraming::Pstream || framing == ConnectionFraming::JsonLines) &&
-      core.options.authenticate)
-    return Error(Errc::InvalidArgument,
-                 "a packet stream or JSON lines carry no credentials; the server requires them");
+  if (Status s = can_serve(detail::transport_of(framing), core.options, "a connection"); !s)
+    return s.error();
   Result<int> family = net::ready_adopted_socket(fd);
   if (!family) return family.error();
   // As the listeners: TLS for HTTP over TCP when there is a certificate.
@@ -130,31 +125,14 @@ Status Server::Impl::open_listeners() {
       if (Status s = detail::add_inherited_listeners(core, spec, systemd); !s) return s;
       continue;
     }
-    // "scgi://HOST:PORT" and "scgi+unix:PATH" listen for SCGI (from a web server's scgi_pass),
-    // "pstream://HOST:PORT" and "pstream+unix:PATH" for xmlrpc-c's packet stream,
-    // "jsonl://HOST:PORT" and "jsonl+unix:PATH" for newline-delimited JSON-RPC.
-    std::string_view address = spec;
-    detail::FramingKind framing = detail::FramingKind::Http;
-    if (address.starts_with("scgi://") || address.starts_with("scgi+unix:")) {
-      framing = detail::FramingKind::Scgi;
-      address.remove_prefix(address.starts_with("scgi://") ? 7 : 5);
-    } else if (address.starts_with("pstream://") || address.starts_with("pstream+unix:")) {
-      // No credentials travel in a packet: a server that requires them cannot serve one.
-      if (o.authenticate)
-        return Error(Errc::InvalidArgument,
-                     spec +
-                         ": a packet stream carries no credentials; authentication needs "
-                         "HTTP or SCGI listeners");
-      framing = detail::FramingKind::Pstream;
-      address.remove_prefix(address.starts_with("pstream://") ? 10 : 8);
-    } else if (address.starts_with("jsonl://") || address.starts_with("jsonl+unix:")) {
-      if (o.authenticate)
-        return Error(Errc::InvalidArgument,
-                     spec +
-                         ": JSON lines carry no credentials; authentication needs HTTP or "
-                         "SCGI listeners");
-      framing = detail::FramingKind::JsonLines;
-      address.remove_prefix(address.starts_with("jsonl://") ? 8 : 6);
+    // HTTP's listen on "HOST:PORT" or "unix:PATH"; every other transport's on its schemes
+    // (detail::kTransports): "scgi://HOST:PORT", "scgi+unix:PATH", and so on.
+    std::string address = spec;
+    ConnectionFraming framing = ConnectionFraming::Http;
+    if (detail::SchemeMatch m = detail::match_scheme(spec, false); m.transport) {
+      if (Status s = can_serve(*m.transport, o, spec); !s) return s.error();
+      framing = m.transport->framing;
+      address = (m.unix_socket ? "unix:" : "") + std::string(m.rest);
     }
     auto endpoint = net::parse_endpoint(address);
     if (!endpoint) return endpoint.error();
@@ -169,7 +147,7 @@ Status Server::Impl::open_listeners() {
     // TLS on HTTP TCP listeners; a Unix socket is local and stays plain, and SCGI comes from
     // a web server that terminated TLS already.
     l.framing = framing;
-    l.tls = core.serves_tls && !l.unix_socket && framing == detail::FramingKind::Http;
+    l.tls = core.serves_tls && !l.unix_socket && framing == ConnectionFraming::Http;
     l.fd = std::move(*fd);
     core.listeners.push_back(std::move(l));
   }
@@ -334,7 +312,7 @@ Status Server::adopt_connection(int fd, ConnectionFraming framing) {
   detail::ServerLoop& loop = *m.loops[m.next_loop.fetch_add(1) % m.loops.size()];
   bool taken = false;
   try {
-    taken = loop.adopt(owned, framing_kind(framing), *tls);
+    taken = loop.adopt(owned, framing, *tls);
   } catch (const std::bad_alloc&) {
     m.core.connections.fetch_sub(1);
     return Error(Errc::NoMemory, "out of memory");
@@ -357,7 +335,7 @@ Status Server::serve_connection(int fd, ConnectionFraming framing) {
   detail::ServerLoop& l = **loop;
   l.quit_when_idle();
   core.connections.fetch_add(1);
-  l.adopt(owned, framing_kind(framing), *tls);  // a loop that has not run yet takes it
+  l.adopt(owned, framing, *tls);  // a loop that has not run yet takes it
   m.loops.push_back(std::move(*loop));
   if (core.options.handler_threads)
     core.pool = std::make_unique<detail::WorkerPool>(core.options.handler_threads, core.registry,
@@ -427,25 +405,14 @@ std::string Server::url(size_t index) const {
   if (index >= ls.size()) return {};
   const detail::Listener& l = ls[index];
   const std::string& path = impl_->core.options.paths.front();
-  const bool scgi = l.framing == detail::FramingKind::Scgi;
-  const bool pstream = l.framing == detail::FramingKind::Pstream;
-  const bool jsonl = l.framing == detail::FramingKind::JsonLines;
-  if (l.unix_socket)
-    return (scgi      ? "scgi+unix:"
-            : pstream ? "pstream+unix:"
-            : jsonl   ? "jsonl+unix:"
-                      : "unix:") +
-           l.unix_path;
+  const detail::Transport& t = detail::transport_of(l.framing);
+  if (l.unix_socket) return std::string(t.unix_scheme) + l.unix_path;
   std::string host = l.host;
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  if (pstream || jsonl)
-    return (pstream ? "pstream://" : "jsonl://") + host + ":" + std::to_string(l.port);
-  return (scgi    ? "scgi://"
-          : l.tls ? "https://"
-                  : "http://") +
-         host + ":" + std::to_string(l.port) + path;
+  const std::string_view scheme = l.tls ? "https://" : t.tcp_scheme;
+  return std::string(scheme) + host + ":" + std::to_string(l.port) + (t.has_path ? path : "");
 }
 
 std::string Server::metrics_text() const {

@@ -30,7 +30,7 @@ struct Listener {
   bool inherited = false;  // handed down ("systemd:", "fd:N"): its path is the supervisor's
   uint16_t port = 0;
   bool tls = false;
-  FramingKind framing = FramingKind::Http;
+  ConnectionFraming framing = ConnectionFraming::Http;
   net::UniqueFd fd;
 };
 

@@ -207,7 +207,7 @@ void ServerLoop::add_counts(ServerCounts& to) const noexcept {
   to.refused += counts_.refused.load(std::memory_order_relaxed);
 }
 
-void ServerLoop::refuse_tls(net::UniqueFd fd, FramingKind framing) {
+void ServerLoop::refuse_tls(net::UniqueFd fd, ConnectionFraming framing) {
   if (refusals_.size() >= kMaxTlsRefusals || stop_seen_) return;  // closed as it goes
   std::string_view answer = over_capacity_answer(framing);
   if (answer.empty()) return;
@@ -229,7 +229,7 @@ void ServerLoop::reap_refusals() noexcept {
   std::erase_if(refusals_, [](const std::unique_ptr<TlsRefusal>& r) { return r->done(); });
 }
 
-void ServerLoop::add_connection(net::Stream stream, std::string peer, FramingKind framing,
+void ServerLoop::add_connection(net::Stream stream, std::string peer, ConnectionFraming framing,
                                 bool tls) {
   if (tls && !stream.start_tls(*core_.tls.load(), true)) {
     core_.connections.fetch_sub(1);
@@ -249,7 +249,7 @@ void ServerLoop::add_connection(net::Stream stream, std::string peer, FramingKin
   if (!c->start()) c->close();
 }
 
-bool ServerLoop::adopt(net::UniqueFd& fd, FramingKind framing, bool tls) {
+bool ServerLoop::adopt(net::UniqueFd& fd, ConnectionFraming framing, bool tls) {
   {
     std::lock_guard lock(adopt_mutex_);
     if (adoption_closed_) return false;

@@ -134,7 +134,7 @@ class ServerLoop {
   /// Any thread: queues `fd` (a connected socket, already counted in ServerCore::connections)
   /// to become a connection of this loop with `framing`, over TLS when `tls`. Takes `fd`
   /// only when it returns true; false once the loop has ended. Throws std::bad_alloc.
-  bool adopt(net::UniqueFd& fd, FramingKind framing, bool tls);
+  bool adopt(net::UniqueFd& fd, ConnectionFraming framing, bool tls);
   /// The loop ends when its last connection closes (Server::serve_connection), not only on
   /// stop. Before run().
   void quit_when_idle() noexcept { quit_when_idle_ = true; }
@@ -167,10 +167,10 @@ class ServerLoop {
   void set_listening(bool on) noexcept;
   // Makes `stream` a connection of this loop (counted in ServerCore::connections already;
   // uncounted again if it cannot be).
-  void add_connection(net::Stream stream, std::string peer, FramingKind framing, bool tls);
+  void add_connection(net::Stream stream, std::string peer, ConnectionFraming framing, bool tls);
   // Answers a TLS newcomer over the cap with a 503 (TlsRefusal), or closes it when
   // kMaxTlsRefusals are in flight already.
-  void refuse_tls(net::UniqueFd fd, FramingKind framing);
+  void refuse_tls(net::UniqueFd fd, ConnectionFraming framing);
   // Deletes the refusals that have finished (after a batch of events, never inside one).
   void reap_refusals() noexcept;
   // Turns the sockets adopt() queued into connections (or closes them when stopping).
@@ -202,7 +202,7 @@ class ServerLoop {
   // Sockets handed over by adopt(), taken on the loop's thread after a wake-up.
   struct Adopted {
     net::UniqueFd fd;
-    FramingKind framing;
+    ConnectionFraming framing;
     bool tls;
   };
   std::mutex adopt_mutex_;

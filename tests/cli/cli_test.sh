@@ -272,7 +272,8 @@ expect_rc 0 "call --notify jsonl://: no line is awaited"
 expect_eq "$out" "" "call --notify jsonl:// prints nothing"
 run call --header 'X-A: 1' "$jsonl_url" sample.add 2 3
 expect_rc 2 "call jsonl:// --header"
-expect_match "$err" "JSON lines carry no header fields" "call jsonl:// --header: why"
+expect_match "$err" "header fields and credentials cannot travel over JSON lines" \
+  "call jsonl:// --header: why"
 kill "$jsonl_pid"
 wait "$jsonl_pid" 2>/dev/null
 exec 3<&-

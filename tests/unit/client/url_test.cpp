@@ -9,7 +9,7 @@ namespace {
 TEST(ClientUrl, Http) {
   ClientUrl u = parse_client_url("http://user:p%40ss@example.org:8080/RPC2?x#frag", "").value();
   EXPECT_FALSE(u.tls);
-  EXPECT_EQ(u.framing, UrlFraming::Http);
+  EXPECT_EQ(u.framing, ConnectionFraming::Http);
   EXPECT_EQ(u.host, "example.org");
   EXPECT_EQ(u.port, 8080);
   EXPECT_EQ(u.path, "/RPC2?x");
@@ -35,7 +35,7 @@ TEST(ClientUrl, UnixSockets) {
 TEST(ClientUrl, JsonRpcOverHttp) {
   ClientUrl u = parse_client_url("jsonrpc+http://h:81/api", "").value();
   EXPECT_TRUE(u.json_rpc);
-  EXPECT_EQ(u.framing, UrlFraming::Http);
+  EXPECT_EQ(u.framing, ConnectionFraming::Http);
   EXPECT_EQ(u.port, 81);
   EXPECT_EQ(u.path, "/api");
   ClientUrl s = parse_client_url("jsonrpc+https://h", "").value();
@@ -53,13 +53,13 @@ TEST(ClientUrl, JsonRpcOverHttp) {
 
 TEST(ClientUrl, Scgi) {
   ClientUrl u = parse_client_url("scgi://127.0.0.1:5000", "").value();
-  EXPECT_EQ(u.framing, UrlFraming::Scgi);
+  EXPECT_EQ(u.framing, ConnectionFraming::Scgi);
   EXPECT_FALSE(u.tls);
   EXPECT_EQ(u.port, 5000);
   EXPECT_EQ(u.path, "/");
   EXPECT_EQ(parse_client_url("scgi://[::1]:5000/RPC2", "").value().path, "/RPC2");
   ClientUrl local = parse_client_url("scgi+unix:/run/rtorrent.sock", "").value();
-  EXPECT_EQ(local.framing, UrlFraming::Scgi);
+  EXPECT_EQ(local.framing, ConnectionFraming::Scgi);
   EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
   EXPECT_EQ(local.endpoint.path, "/run/rtorrent.sock");
   EXPECT_EQ(local.path, "/RPC2");
@@ -67,27 +67,26 @@ TEST(ClientUrl, Scgi) {
 
 TEST(ClientUrl, Pstream) {
   ClientUrl u = parse_client_url("pstream://127.0.0.1:8081", "").value();
-  EXPECT_EQ(u.framing, UrlFraming::Pstream);
+  EXPECT_EQ(u.framing, ConnectionFraming::Pstream);
   EXPECT_EQ(u.endpoint.kind, net::Endpoint::Kind::Tcp);
   EXPECT_EQ(u.port, 8081);
   EXPECT_EQ(parse_client_url("pstream://[::1]:1/", "").value().port, 1);
   ClientUrl local = parse_client_url("pstream+unix:/run/app.sock", "").value();
-  EXPECT_EQ(local.framing, UrlFraming::Pstream);
+  EXPECT_EQ(local.framing, ConnectionFraming::Pstream);
   EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
   EXPECT_EQ(local.endpoint.path, "/run/app.sock");
 }
 
 TEST(ClientUrl, JsonLines) {
   ClientUrl u = parse_client_url("jsonl://127.0.0.1:8082", "").value();
-  EXPECT_EQ(u.framing, UrlFraming::JsonLines);
+  EXPECT_EQ(u.framing, ConnectionFraming::JsonLines);
   EXPECT_TRUE(u.json_rpc);
   EXPECT_EQ(u.port, 8082);
-  EXPECT_EQ(connection_framing(u.framing), ConnectionFraming::JsonLines);
   ClientUrl local = parse_client_url("jsonl+unix:/run/app.sock", "").value();
-  EXPECT_EQ(local.framing, UrlFraming::JsonLines);
+  EXPECT_EQ(local.framing, ConnectionFraming::JsonLines);
   EXPECT_TRUE(local.json_rpc);
   EXPECT_EQ(local.endpoint.path, "/run/app.sock");
-  EXPECT_NE(parse_client_url("jsonl://h", "").error().message.find("a jsonl URL needs a port"),
+  EXPECT_NE(parse_client_url("jsonl://h", "").error().message.find("a jsonl:// URL needs a port"),
             std::string::npos);
 }
 

@@ -1,15 +1,14 @@
 #include "client/framing.hpp"
 
 #include <cstdio>
-#include <cstring>
 #include <utility>
 
-#include "base/ascii.hpp"
 #include "base/transports.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
+#include "jsonl/line_scanner.hpp"
 #include "pstream/pstream.hpp"
 
 namespace callwire::detail {
@@ -250,65 +249,52 @@ class PstreamFraming final : public ClientFraming {
   }
 };
 
-// An answer that is one line of JSON (the server's JSON writer never writes a raw newline).
-// Blank lines before it are dropped (take_consumed), so a server that keeps the connection
-// alive with them grows nothing; a line is at most max_response_size bytes.
+// An answer that is one line of JSON (jsonl::LineScanner). Blank lines before it are dropped
+// (take_consumed), so a server that keeps the connection alive with them grows nothing; a
+// line is at most max_response_size bytes.
 class JsonLineAnswerParser final : public AnswerParser {
  public:
-  explicit JsonLineAnswerParser(const http::ResponseLimits& limits) : max_line_(limits.max_body) {
+  explicit JsonLineAnswerParser(const http::ResponseLimits& limits) : lines_(limits.max_body) {
     response_.status = 200;
     response_.keep_alive = true;
   }
   http::ResponseParseResult parse(std::string_view input, Buffer&) override {
     if (result_.status != http::ParseStatus::Incomplete) return result_;
-    for (;;) {
-      // Only the bytes not searched yet: a long line arriving in pieces is scanned once.
-      const void* nl = std::memchr(input.data() + scanned_, '\n', input.size() - scanned_);
-      if (!nl) {
-        scanned_ = input.size();
-        if (input.size() - start_ > max_line_) return over_limit();
+    jsonl::Found found = lines_.next(input);
+    switch (found.scan) {
+      case jsonl::Scan::TooLong:
+        error_ = "jsonl: an answer line over " + std::to_string(lines_.max_line()) + " bytes";
+        return result_ = {http::ParseStatus::Error, 0, http::ResponseError::TooLarge};
+      case jsonl::Scan::Incomplete:
         return result_;
-      }
-      const size_t end = size_t(static_cast<const char*>(nl) - input.data());
-      if (end - start_ > max_line_) return over_limit();
-      std::string_view line = input.substr(start_, end - start_);
-      scanned_ = end + 1;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (base::trim_ows(line).empty()) {  // a blank line: dropped
-        start_ = end + 1;
-        any_line_ = true;
-        continue;
-      }
-      response_.body = line;
-      return result_ = {http::ParseStatus::Complete, end + 1, http::ResponseError::None};
+      case jsonl::Scan::Line:
+        break;
     }
+    response_.body = found.line;
+    return result_ = {http::ParseStatus::Complete, found.end, http::ResponseError::None};
   }
   http::ResponseParseResult parse_eof(std::string_view input, Buffer& unused) override {
     if (http::ResponseParseResult r = parse(input, unused);
         r.status != http::ParseStatus::Incomplete)
       return r;
-    std::string_view rest = input.substr(start_);
-    if (input.empty() && !any_line_)
+    if (input.empty() && !lines_.saw_blank())
       return result_ = {http::ParseStatus::Error, 0, http::ResponseError::NoResponse};
-    if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
-    if (base::trim_ows(rest).empty()) {
+    // What is left after the blank lines: the last line of a server that closes without its
+    // newline (whole, or the reader says not), or nothing.
+    const std::string_view rest = jsonl::without_cr(input.substr(lines_.take_done()));
+    if (jsonl::is_blank(rest)) {
       error_ = "jsonl: the connection closed before the answer";
       return result_ = {http::ParseStatus::Error, 0, http::ResponseError::Truncated};
     }
-    // The last line of a server that closes without its newline: whole, or the reader says not.
     response_.body = rest;
     response_.keep_alive = false;
     return result_ = {http::ParseStatus::Complete, input.size(), http::ResponseError::None};
   }
   size_t take_consumed() noexcept override {
-    if (result_.status != http::ParseStatus::Incomplete) return 0;
-    const size_t done = std::exchange(start_, 0);
-    scanned_ -= done;
-    return done;
+    return result_.status == http::ParseStatus::Incomplete ? lines_.take_done() : 0;
   }
   void reset() noexcept override {
-    start_ = scanned_ = 0;
-    any_line_ = false;
+    lines_.reset();
     result_ = {};
     response_.body = {};
     response_.keep_alive = true;
@@ -319,15 +305,7 @@ class JsonLineAnswerParser final : public AnswerParser {
   std::string_view error() const noexcept override { return error_; }
 
  private:
-  http::ResponseParseResult over_limit() {
-    error_ = "jsonl: an answer line over " + std::to_string(max_line_) + " bytes";
-    return result_ = {http::ParseStatus::Error, 0, http::ResponseError::TooLarge};
-  }
-
-  size_t max_line_;
-  size_t start_ = 0;       // where the answer's line begins (blank lines before it are done with)
-  size_t scanned_ = 0;     // bytes searched for a newline
-  bool any_line_ = false;  // a blank line came: the server was there
+  jsonl::LineScanner lines_;
   http::ResponseParseResult result_;
   http::Response response_;
   std::string error_;

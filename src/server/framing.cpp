@@ -2,11 +2,11 @@
 
 #include <cstring>
 
-#include "base/ascii.hpp"
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/xml.hpp"
 #include "http/scgi.hpp"
+#include "jsonl/line_scanner.hpp"
 #include "pstream/pstream.hpp"
 
 namespace callwire::detail {
@@ -136,30 +136,24 @@ class PstreamFraming final : public RequestFraming {
 // A line over max_body is answered with a -32600 error line, then the connection closes.
 class JsonLinesFraming final : public RequestFraming {
  public:
-  explicit JsonLinesFraming(const http::RequestLimits& limits) : max_body_(limits.max_body) {
+  explicit JsonLinesFraming(const http::RequestLimits& limits) : lines_(limits.max_body) {
     request_.method = "POST";
   }
   http::ParseResult parse(std::string_view input, Buffer&) override {
-    // Only the bytes not searched yet: a long line arriving in pieces is scanned once.
-    const void* nl = std::memchr(input.data() + scanned_, '\n', input.size() - scanned_);
-    if (!nl) {
-      scanned_ = input.size();
-      if (input.size() > max_body_) return {http::ParseStatus::Error, 0, 413};
-      return {http::ParseStatus::Incomplete, 0, 0};
+    jsonl::Found found = lines_.next(input);
+    switch (found.scan) {
+      case jsonl::Scan::TooLong:
+        return {http::ParseStatus::Error, 0, 413};
+      case jsonl::Scan::Incomplete:  // blank lines (keep-alives) before it are dropped
+        return {http::ParseStatus::Incomplete, lines_.take_done(), 0};
+      case jsonl::Scan::Line:
+        break;
     }
-    size_t end = size_t(static_cast<const char*>(nl) - input.data());
-    if (end > max_body_) return {http::ParseStatus::Error, 0, 413};
-    std::string_view line = input.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (base::trim_ows(line).empty()) {
-      scanned_ = 0;  // a blank line (a keep-alive): dropped, and the input starts after it
-      return {http::ParseStatus::Incomplete, end + 1, 0};
-    }
-    request_.body = line;
-    request_.content_length = line.size();
-    return {http::ParseStatus::Complete, end + 1, 0};
+    request_.body = found.line;
+    request_.content_length = found.line.size();
+    return {http::ParseStatus::Complete, found.end, 0};
   }
-  void reset() noexcept override { scanned_ = 0; }
+  void reset() noexcept override { lines_.reset(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
   bool has_http_head() const noexcept override { return false; }
@@ -173,14 +167,13 @@ class JsonLinesFraming final : public RequestFraming {
     if (status != 413) return;
     static_cast<void>(json::write_error(  // ASCII text: always written
         out, json::kNullId, fault_code::kInvalidXmlRpc,
-        "the request exceeds the server's limit of " + std::to_string(max_body_) +
+        "the request exceeds the server's limit of " + std::to_string(lines_.max_line()) +
             " bytes (max_body)"));
     out.append("\n", 1);
   }
 
  private:
-  size_t max_body_;
-  size_t scanned_ = 0;  // bytes of the current line searched for its end
+  jsonl::LineScanner lines_;
   http::Request request_;
 };
 

@@ -67,10 +67,9 @@ void RequestParser::reset() noexcept {
   chunked_ = ChunkedDecoder();
   empty_lines_ = 0;
   method_ = target_ = host_ = authorization_ = content_encoding_ = content_type_ = {};
-  seen_te_ = false;
-  te_chunked_only_ = true;
-  seen_host_ = seen_content_encoding_ = seen_content_type_ = seen_authorization_ = false;
-  connection_close_ = connection_keep_alive_ = expect_continue_ = false;
+  body_.reset();
+  seen_host_ = seen_content_type_ = seen_authorization_ = false;
+  expect_continue_ = false;
   body_start_ = 0;
   body_length_ = 0;
   request_ = {};
@@ -219,18 +218,12 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
   switch (name.size()) {
     case 14:
       if (!iequals(name, "content-length")) break;
-      if (request_.content_length) return 400;  // any repetition, even of the same value
-      {
-        uint64_t n = 0;
-        if (syntax::parse_length(value, n) != syntax::LengthText::Ok) return 400;
-        request_.content_length = n;
-      }
+      if (!body_.content_length(value)) return 400;  // repeated, or not a length
+      request_.content_length = body_.length();
       break;
     case 17:
       if (!iequals(name, "transfer-encoding")) break;
-      // Several fields form one list: `chunked` twice is not `chunked`.
-      if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
-      seen_te_ = true;
+      body_.transfer_encoding(value);
       break;
     case 4:
       if (!iequals(name, "host")) break;
@@ -240,10 +233,7 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
       break;
     case 10:
       if (!iequals(name, "connection")) break;
-      for_each_element(value, [&](std::string_view token) {
-        if (iequals(token, "close")) connection_close_ = true;
-        if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
-      });
+      body_.connection(value);
       break;
     case 6:
       if (!iequals(name, "expect")) break;
@@ -251,10 +241,9 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
       break;
     case 16:
       if (!iequals(name, "content-encoding")) break;
-      if (seen_content_encoding_) return 400;
-      seen_content_encoding_ = true;
+      if (!body_.content_encoding(value)) return 400;  // repeated
       content_encoding_ = span;
-      request_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
+      request_.content_encoding_gzip = body_.gzip();
       break;
     case 15:
       if (!iequals(name, "accept-encoding")) break;
@@ -281,13 +270,18 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
 int RequestParser::on_headers_done() noexcept {
   const bool http11 = request_.version == HttpVersion::Http11;
   if (http11 && !seen_host_) return 400;
-  if (seen_te_ && request_.content_length) return 400;
-  if (seen_te_ && !http11) return 400;
-  if (seen_te_ && !te_chunked_only_) return 501;
-  request_.keep_alive =
-      http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+  switch (body_.ruling(http11)) {
+    case BodyRuling::LengthAndChunked:
+    case BodyRuling::ChunkedBeforeHttp11:
+      return 400;
+    case BodyRuling::NotOnlyChunked:
+      return 501;  // a coding this server does not implement
+    case BodyRuling::Ok:
+      break;
+  }
+  request_.keep_alive = body_.keep_alive(http11);
   request_.expect_continue = http11 && expect_continue_;
-  request_.chunked = seen_te_;
+  request_.chunked = body_.chunked();
   body_start_ = cur_.pos;
   cur_.scan = cur_.pos;
   if (request_.chunked) {

@@ -45,6 +45,7 @@
 
 #include "base/ascii.hpp"
 #include "callwire/buffer.hpp"
+#include "http/body_rules.hpp"
 #include "http/chunked.hpp"
 
 namespace callwire::http {
@@ -162,14 +163,10 @@ class RequestParser {
   Span method_, target_, host_, authorization_, content_encoding_, content_type_;
   std::vector<FieldSpan> fields_;  // reserved to max_headers: never grows past it
   std::vector<Header> views_;      // idem
-  bool seen_te_ = false;
-  bool te_chunked_only_ = true;
+  BodyRules body_;  // Content-Length, Transfer-Encoding, Connection, Content-Encoding
   bool seen_host_ = false;
-  bool seen_content_encoding_ = false;
   bool seen_content_type_ = false;
   bool seen_authorization_ = false;
-  bool connection_close_ = false;
-  bool connection_keep_alive_ = false;
   bool expect_continue_ = false;
   size_t body_start_ = 0;
   uint64_t body_length_ = 0;

@@ -12,7 +12,6 @@ namespace {
 constexpr int kMaxEmptyLinesBefore = 4;
 constexpr int kMaxInterimResponses = 16;
 
-using syntax::for_each_element;
 using syntax::is_ows;
 using syntax::is_value_char;
 using syntax::trim_ows;
@@ -36,10 +35,8 @@ void ResponseParser::reset_head() noexcept {
   fields_.clear();
   views_.clear();
   reason_ = content_encoding_ = content_type_ = www_authenticate_ = {};
-  seen_te_ = false;
-  te_chunked_only_ = true;
-  seen_content_encoding_ = seen_www_authenticate_ = seen_content_type_ = false;
-  connection_close_ = connection_keep_alive_ = false;
+  body_.reset();
+  seen_www_authenticate_ = seen_content_type_ = false;
   response_ = {};
 }
 
@@ -305,33 +302,23 @@ bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t
       return true;
   }
   if (iequals(name, "content-length")) {
-    if (response_.content_length) {  // any repetition, even of the same value
-      fail(ResponseError::Malformed, "repeated Content-Length");
+    if (!body_.content_length(value)) {
+      fail(ResponseError::Malformed,
+           response_.content_length ? "repeated Content-Length" : "invalid Content-Length");
       return false;
     }
-    uint64_t n = 0;
-    if (syntax::parse_length(value, n) != syntax::LengthText::Ok) {
-      fail(ResponseError::Malformed, "invalid Content-Length");
-      return false;
-    }
-    response_.content_length = n;
+    response_.content_length = body_.length();
   } else if (iequals(name, "transfer-encoding")) {
-    // Several fields form one list: `chunked` twice is not `chunked`.
-    if (seen_te_ || !iequals(value, "chunked")) te_chunked_only_ = false;
-    seen_te_ = true;
+    body_.transfer_encoding(value);
   } else if (iequals(name, "connection")) {
-    for_each_element(value, [&](std::string_view token) {
-      if (iequals(token, "close")) connection_close_ = true;
-      if (iequals(token, "keep-alive")) connection_keep_alive_ = true;
-    });
+    body_.connection(value);
   } else if (iequals(name, "content-encoding")) {
-    if (seen_content_encoding_) {
+    if (!body_.content_encoding(value)) {
       fail(ResponseError::Malformed, "repeated Content-Encoding");
       return false;
     }
-    seen_content_encoding_ = true;
     content_encoding_ = span;
-    response_.content_encoding_gzip = iequals(value, "gzip") || iequals(value, "x-gzip");
+    response_.content_encoding_gzip = body_.gzip();
   } else if (iequals(name, "content-type")) {
     if (!seen_content_type_) content_type_ = span;
     seen_content_type_ = true;
@@ -361,21 +348,21 @@ bool ResponseParser::on_headers_done() noexcept {
     return true;
   }
   const bool http11 = response_.version == HttpVersion::Http11;
-  if (seen_te_ && response_.content_length) {
-    fail(ResponseError::Malformed, "Content-Length and Transfer-Encoding together");
-    return false;
+  switch (body_.ruling(http11)) {
+    case BodyRuling::LengthAndChunked:
+      fail(ResponseError::Malformed, "Content-Length and Transfer-Encoding together");
+      return false;
+    case BodyRuling::ChunkedBeforeHttp11:
+      fail(ResponseError::Malformed, "Transfer-Encoding in an HTTP/1.0 response");
+      return false;
+    case BodyRuling::NotOnlyChunked:
+      fail(ResponseError::Malformed, "unsupported Transfer-Encoding");
+      return false;
+    case BodyRuling::Ok:
+      break;
   }
-  if (seen_te_ && !http11) {
-    fail(ResponseError::Malformed, "Transfer-Encoding in an HTTP/1.0 response");
-    return false;
-  }
-  if (seen_te_ && !te_chunked_only_) {
-    fail(ResponseError::Malformed, "unsupported Transfer-Encoding");
-    return false;
-  }
-  response_.keep_alive =
-      http11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
-  response_.chunked = seen_te_;
+  response_.keep_alive = body_.keep_alive(http11);
+  response_.chunked = body_.chunked();
   body_start_ = cur_.pos;
   cur_.scan = cur_.pos;
   if (status == 204 || status == 304) {

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "http/body_rules.hpp"
 #include "http/chunked.hpp"
 #include "http/request_parser.hpp"  // ParseStatus, HttpVersion, Header, iequals
 
@@ -167,13 +168,9 @@ class ResponseParser {
   Span reason_, content_encoding_, content_type_, www_authenticate_;
   std::vector<FieldSpan> fields_;  // reserved to max_headers: never grows past it
   std::vector<Header> views_;      // idem
-  bool seen_te_ = false;
-  bool te_chunked_only_ = true;
-  bool seen_content_encoding_ = false;
+  BodyRules body_;  // Content-Length, Transfer-Encoding, Connection, Content-Encoding
   bool seen_www_authenticate_ = false;
   bool seen_content_type_ = false;
-  bool connection_close_ = false;
-  bool connection_keep_alive_ = false;
   size_t body_start_ = 0;
   uint64_t body_length_ = 0;
   ChunkedDecoder chunked_;

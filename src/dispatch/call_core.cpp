@@ -150,6 +150,9 @@ CallCore::CallCore(const Registry& registry, CallCoreOptions options)
   // extension types, so that page stands for it.
   capabilities_.set("i8",
                     spec("http://xmlrpc-c.sourceforge.net/doc/libxmlrpc.html#extensiontype", 1));
+  // Every method answers JSON-RPC 2.0 too (the same core behind both adapters): a client that
+  // asks over XML-RPC learns it may switch.
+  capabilities_.set("json-rpc", spec("https://www.jsonrpc.org/specification", 2));
 }
 
 CallCore::~CallCore() = default;

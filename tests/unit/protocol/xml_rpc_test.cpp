@@ -392,7 +392,8 @@ TEST(Dispatcher, GetCapabilities) {
   EXPECT_EQ(caps["faults_interop"]["specUrl"],
             Value("http://xmlrpc-epi.sourceforge.net/specs/rfc.fault_codes.php"));
   EXPECT_EQ(caps["faults_interop"]["specVersion"], Value(20010516));
-  for (const char* name : {"introspection", "multicall", "nil", "i8"}) {
+  EXPECT_EQ(caps["json-rpc"]["specVersion"], Value(2));  // every protocol served is listed
+  for (const char* name : {"introspection", "multicall", "nil", "i8", "json-rpc"}) {
     ASSERT_NE(caps.find(name), nullptr) << name;
     EXPECT_TRUE(caps[name]["specUrl"].is_string()) << name;
     EXPECT_TRUE(caps[name]["specVersion"].is_int()) << name;

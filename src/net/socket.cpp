@@ -135,6 +135,21 @@ bool send_now(int fd, std::string_view bytes) noexcept {
   return n == static_cast<ssize_t>(bytes.size());
 }
 
+Drain drain_input(int fd, size_t limit, size_t& discarded) noexcept {
+  char sink[16 * 1024];
+  for (;;) {
+    ssize_t n = ::recv(fd, sink, sizeof sink, 0);
+    if (n > 0) {
+      discarded += static_cast<size_t>(n);
+      if (discarded > limit) return Drain::Done;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Drain::Pending;
+    return Drain::Done;  // end of file, or an error
+  }
+}
+
 IdleState peek_idle(int fd) noexcept {
   char byte;
   for (;;) {

@@ -79,6 +79,17 @@ Result<int> ready_adopted_socket(int fd);
 /// not (full, reset, closed). Never blocks, never raises SIGPIPE.
 bool send_now(int fd, std::string_view bytes) noexcept;
 
+/// A lingering close's second step: what the peer still sends (the rest of a refused request)
+/// is read and dropped until it closes, since closing with unread bytes would reset the
+/// connection and the peer could lose the answer to the reset (RFC 9112 §9.6).
+enum class Drain : uint8_t {
+  Pending,  ///< nothing more to read for now: wait until the socket is readable again
+  Done,     ///< the peer closed, the socket failed, or more than `limit` bytes came in all
+};
+/// Reads and drops what non-blocking `fd` holds; `discarded` counts the bytes across calls.
+/// Never blocks; EINTR is retried.
+Drain drain_input(int fd, size_t limit, size_t& discarded) noexcept;
+
 /// What an idle connection (no answer awaited) holds, read without consuming anything.
 enum class IdleState : uint8_t {
   Quiet,   ///< nothing: the peer may be there

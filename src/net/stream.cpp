@@ -262,4 +262,9 @@ void Stream::shutdown() noexcept {
   }
 }
 
+void Stream::close_sending() noexcept {
+  shutdown();
+  if (fd_.get() >= 0) ::shutdown(fd_.get(), SHUT_WR);
+}
+
 }  // namespace callwire::net

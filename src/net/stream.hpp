@@ -67,6 +67,9 @@ class Stream {
       std::optional<std::chrono::steady_clock::time_point> deadline) noexcept;
   /// Sends a TLS close_notify when possible (best effort, never blocks).
   void shutdown() noexcept;
+  /// The first step of a lingering close: shutdown(), then the sending side ended (the peer
+  /// reads to the end of the answer and sees EOF); reading goes on (net::drain_input).
+  void close_sending() noexcept;
 
   int fd() const noexcept { return fd_.get(); }
   /// Gives up the socket of a plain (not TLS) stream, open as it is; the stream is then closed.

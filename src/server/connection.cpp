@@ -12,6 +12,7 @@
 #include "callwire/json.hpp"
 #include "http/gzip.hpp"
 #include "http/response_writer.hpp"
+#include "net/socket.hpp"
 #include "server/forwarded.hpp"
 #include "server/server_loop.hpp"
 #include "trace/wire_trace.hpp"
@@ -680,7 +681,7 @@ bool Connection::answer_plain_http_on_tls() {
       "Connection: close\r\n\r\n"
       "400 Bad Request: a plain HTTP request to a TLS port; use https://\n";
   static_assert(kAnswer.size() - kAnswer.find("\r\n\r\n") - 4 == 66);
-  ::send(stream_.fd(), kAnswer.data(), kAnswer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  net::send_now(stream_.fd(), kAnswer);  // best effort: the linger gives it time to arrive
   close_after_write_ = true;
   begin_linger();  // so that the request's unread rest does not reset the answer away
   return true;
@@ -690,8 +691,7 @@ void Connection::begin_linger() {
   // Nothing more is read into or sent from the buffers: a connection refused for a large
   // request (413, 503, a bomb) must not hold its megabytes through the linger.
   drop_buffers();
-  stream_.shutdown();
-  ::shutdown(stream_.fd(), SHUT_WR);
+  stream_.close_sending();
   phase_ = Phase::Lingering;
   linger_until_ = loop_.now() + kLingerTime;
   set_interest(EPOLLIN);
@@ -699,18 +699,7 @@ void Connection::begin_linger() {
 }
 
 void Connection::linger_read() {
-  char sink[16 * 1024];
-  for (;;) {
-    ssize_t n = ::recv(stream_.fd(), sink, sizeof sink, 0);
-    if (n > 0) {
-      linger_discarded_ += static_cast<size_t>(n);
-      if (linger_discarded_ > kLingerBytes) break;
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    break;  // EOF or error
-  }
-  close();
+  if (net::drain_input(stream_.fd(), kLingerBytes, linger_discarded_) == net::Drain::Done) close();
 }
 
 void Connection::sweep(Clock::time_point now) {

@@ -14,6 +14,11 @@
 
 namespace callwire::detail {
 
+namespace {
+// What a refused TLS newcomer may still send (its request) before its connection is closed.
+constexpr size_t kRefusalDrainBytes = 64 * 1024;
+}  // namespace
+
 void ListenerWatcher::on_event(uint32_t) { loop_.accept_from(*this); }
 
 Result<std::unique_ptr<ServerLoop>> ServerLoop::create(ServerCore& core) {
@@ -170,26 +175,14 @@ void TlsRefusal::drive() {
     return;
   }
   if (!lingering_) {
-    stream_.shutdown();
-    ::shutdown(stream_.fd(), SHUT_WR);
+    stream_.close_sending();
     lingering_ = true;
     if (interest_ != EPOLLIN && loop_.events().modify(stream_.fd(), EPOLLIN, this))
       interest_ = EPOLLIN;
   }
   // Whatever the peer still sends (its request) is dropped until it closes: closing with
   // unread bytes would reset the connection, and the peer could lose the 503 to it.
-  char sink[4096];
-  for (;;) {
-    ssize_t n = ::recv(stream_.fd(), sink, sizeof sink, 0);
-    if (n > 0) {
-      discarded_ += static_cast<size_t>(n);
-      if (discarded_ <= 64 * 1024) continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-      return;
-    }
-    break;  // end of file, an error, or too much
-  }
-  finish();
+  if (net::drain_input(stream_.fd(), kRefusalDrainBytes, discarded_) == net::Drain::Done) finish();
 }
 
 void TlsRefusal::finish() noexcept {

@@ -235,7 +235,8 @@ Result<size_t> Client::Impl::build_request(Buffer& out, Buffer& head_bytes, Writ
   size_t start = 0;
   if (head_bytes.size() <= kRequestHeadRoom) {
     start = kRequestHeadRoom - head_bytes.size();
-    std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
+    // JSON lines have no head: an empty Buffer's data() may be null, which memcpy must not see.
+    if (!head_bytes.empty()) std::memcpy(out.data() + start, head_bytes.data(), head_bytes.size());
     framing->finish_request(out, kRequestHeadRoom);
   } else {
     // A head longer than the room (many extra fields): one copy of the body.

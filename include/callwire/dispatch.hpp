@@ -19,14 +19,6 @@
 
 namespace callwire {
 
-/// How i8 and nil are written in answers.
-enum class OutputDialect : uint8_t {
-  Auto,    ///< the dialect the request used (Apache when it used `ex:` types or came from
-           ///< Apache XML-RPC's client), else I8
-  I8,      ///< `<i8>`, `<nil/>`
-  Apache,  ///< `<ex:i8>`, `<ex:nil/>` with the namespace declared (Apache XML-RPC needs it)
-};
-
 /// What a RequestDispatcher is told; each field means what ServerOptions' field of the same
 /// name means.
 struct DispatcherOptions {

@@ -5,25 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "callwire/framing.hpp"  // Protocol, ConnectionFraming, TlsVersion
 #include "callwire/value.hpp"
 
 namespace callwire {
-
-/// The wire protocol of a call: XML-RPC or JSON-RPC 2.0. A client speaks one
-/// (ClientOptions::protocol); a callwire server answers both on one port, by the request's
-/// Content-Type.
-enum class Protocol : uint8_t { XmlRpc, JsonRpc };
-
-/// How requests and answers travel on a connection handed over (Server::adopt_connection,
-/// Server::serve_connection, Client::adopt), as URL schemes choose it for the others: HTTP/1.1
-/// ("HOST:PORT", "http://"), SCGI ("scgi://"), xmlrpc-c's packet stream ("pstream://",
-/// docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md).
-enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
-
-/// The oldest TLS version a client or server accepts (ClientOptions::tls_min_version,
-/// ServerOptions::tls_min_version). Older versions are never offered; a value other than these
-/// two is refused with InvalidArgument.
-enum class TlsVersion : uint8_t { Tls1_2 = 12, Tls1_3 = 13 };
 
 /// A method call: a name and its parameters. `params` is always an array.
 struct MethodCall {

@@ -16,6 +16,19 @@
 #include "callwire/value.hpp"
 #include "callwire/value_reader.hpp"
 
+namespace callwire {
+
+/// How i8 and nil are written in a server's answers (ServerOptions::dialect,
+/// DispatcherOptions::dialect): Auto follows each request; xml::Dialect is what the writers take.
+enum class OutputDialect : uint8_t {
+  Auto,    ///< the dialect the request used (Apache when it used `ex:` types or came from
+           ///< Apache XML-RPC's client), else I8
+  I8,      ///< `<i8>`, `<nil/>`
+  Apache,  ///< `<ex:i8>`, `<ex:nil/>` with the namespace declared (Apache XML-RPC needs it)
+};
+
+}  // namespace callwire
+
 namespace callwire::xml {
 
 /// Limits on what one Reader accepts. Exceeding one is Errc::LimitExceeded (fault -32600),

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "callwire/message.hpp"
+#include "callwire/framing.hpp"
 
 namespace callwire::detail {
 

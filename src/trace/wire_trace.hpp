@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "callwire/buffer.hpp"
-#include "callwire/message.hpp"
+#include "callwire/framing.hpp"
 #include "callwire/trace.hpp"
 #include "http/request_parser.hpp"
 #include "http/response_parser.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/transports.hpp"
+#include "client/answer_reader.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
 #include "http/gzip.hpp"
@@ -22,25 +23,13 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 
-Error http_status_error(const http::Response& response);
-
-// What the reader refused: over one of this client's own limits, which says which and how to
-// raise it, or not `protocol` at all.
-Error unreadable_answer(const Error& read, const char* protocol) {
-  if (read.code == Errc::LimitExceeded)
-    return Error(Errc::BadResponse,
-                 "the response exceeds this client's limits: " + read.message +
-                     " (they follow ClientOptions::max_response_size unless set lower)");
-  return Error(Errc::BadResponse,
-               std::string("the response is not ") + protocol + ": " + read.message);
-}
-
 }  // namespace
 
 ClientConnection::ClientConnection(const ClientSettings& settings)
     : settings_(settings),
       parser_(settings.framing->make_answer_parser(settings.response_limits)),
-      reader_(settings.reader_limits) {}
+      answers_(
+          make_answer_reader(settings.protocol, settings.reader_limits, settings.json_limits)) {}
 
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;
@@ -272,8 +261,7 @@ ClientConnection::Wait ClientConnection::send() {
   }
   state_ = State::Receiving;
   // A notification over JSON lines is done once sent: no answer is due.
-  if (json_calls_ == 0 && settings_.protocol == Protocol::JsonRpc &&
-      !settings_.framing->answers_notifications())
+  if (!answers_->awaits_answer() && !settings_.framing->answers_notifications())
     done(Value(), true);
   return Wait::None;
 }
@@ -388,59 +376,6 @@ void ClientConnection::drop_consumed() noexcept {
   in_.truncate(rest);
 }
 
-namespace {
-
-HttpHead head_of(const http::Response& response) {
-  HttpHead head;
-  head.status = response.status;
-  head.reason = response.reason;
-  head.fields.reserve(response.headers.size());
-  for (const http::Header& h : response.headers) head.fields.emplace_back(h.name, h.value);
-  return head;
-}
-
-// The server's own words on an error: the first line of a text/plain body, less the status
-// it repeats ("404 Not Found: nothing is served at /x; ..." gives what follows the colon);
-// empty when it says no more than the status.
-std::string_view server_words(const http::Response& response) {
-  if (!http::iequals(response.content_type.substr(0, 10), "text/plain")) return {};
-  std::string_view line = response.body.substr(
-      0, std::min(response.body.find('\n'), std::min<size_t>(response.body.size(), 300)));
-  const std::string status = std::to_string(response.status);
-  if (line.starts_with(status)) {
-    line.remove_prefix(status.size());
-    if (line.starts_with(' ') && line.substr(1).starts_with(response.reason))
-      line.remove_prefix(1 + response.reason.size());
-    if (line.starts_with(':')) line.remove_prefix(1);
-    while (line.starts_with(' ')) line.remove_prefix(1);
-  }
-  return line;
-}
-
-Error http_status_error(const http::Response& response) {
-  std::string message = "HTTP " + std::to_string(response.status);
-  if (!response.reason.empty()) message += " " + std::string(response.reason);
-  if (std::string_view words = server_words(response); !words.empty())
-    message += ": " + std::string(words);
-  Error e(Errc::HttpStatus, message);
-  e.http_status = response.status;
-  e.http_head = std::make_shared<const HttpHead>(head_of(response));
-  return e;
-}
-
-// A JSON-RPC answer's error, with its "data" kept in the Error (taken from `r`).
-Error error_of(json::Response& r) {
-  Error e = std::move(r.error);
-  // The spec's short message ("Invalid Request") with a server's account of the mistake as
-  // its data: the account goes into the message too, so that printing it says what was wrong.
-  if (r.data && r.data->is_string() && e.message == json::standard_message(e.fault_code))
-    e.message += ": " + std::string(r.data->as_string());
-  if (r.data) e.data = std::make_shared<const Value>(std::move(*r.data));
-  return e;
-}
-
-}  // namespace
-
 bool ClientConnection::streamed_answer() const noexcept {
   return !transport_of(settings_.url->framing).carries_fields;
 }
@@ -460,10 +395,7 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
   if (settings_.trace) trace_answer(response);
   bool keep = response.keep_alive && !trailing_bytes;
   if (head_out_ && !streamed_answer()) *head_out_ = head_of(response);
-  const bool json = settings_.protocol == Protocol::JsonRpc;
-  // A JSON-RPC server may send its error object with a status other than 200 (and a
-  // notification's answer is a 204): the body decides, once inflated.
-  if (response.status != 200 && !json) {
+  if (response.status != 200 && !answers_->reads_error_statuses()) {
     done(http_status_error(response), keep);
     return;
   }
@@ -489,128 +421,10 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
          false);
     return;
   }
-  if (json) {
-    decode_json(response, body, keep);
-    return;
-  }
-  if (result_sink_) {
-    decode_into_sink(body, keep);
-    return;
-  }
-  done(xml_answer(reader_, body), keep);
-}
-
-Result<Value> xml_answer(xml::Reader& reader, std::string_view body) {
-  auto parsed = reader.read_response(body);
-  if (!parsed) return unreadable_answer(parsed.error(), "XML-RPC");
-  if (parsed->is_fault)
-    return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
-  return std::move(parsed->result);
-}
-
-void ClientConnection::decode_into_sink(std::string_view body, bool keep) {
-  Status sink_status;
-  Status read = reader_.read_response(body, sunk_response_, *result_sink_, sink_status);
-  if (!read) {
-    done(unreadable_answer(read.error(), "XML-RPC"), keep);
-  } else if (sunk_response_.is_fault) {
-    Fault& fault = sunk_response_.fault;
-    done(Error(Errc::Fault, fault.code, std::move(fault.string)), keep);
-  } else if (!sink_status) {
-    done(sink_status.error(), keep);
-  } else {
-    done(Value(), keep);
-  }
-}
-
-void ClientConnection::decode_json(const http::Response& response, std::string_view body,
-                                   bool keep) {
-  const bool success_status = response.status == 200 || response.status == 204;
-  const bool notification = json_calls_ == 0;
-  if (body.empty()) {
-    if (!success_status) return done(http_status_error(response), keep);
-    if (notification) return done(Value(), keep);
-    return done(Error(Errc::BadResponse, "HTTP " + std::to_string(response.status) +
-                                             " without a body: no JSON-RPC response"),
-                keep);
-  }
-  if (!json_reader_) json_reader_ = std::make_unique<json::Reader>(settings_.json_limits);
-  // A body with the reader's padding after it in one of our buffers is read in place rather
-  // than copied (a whole megabyte photo, say).
-  const bool padded = std::max({in_.room_after(body), chunked_body_.room_after(body),
-                                inflated_.room_after(body)}) >= json::kPadding;
-  // A typed call's result goes straight into its sink (a single call's answer only).
-  const bool sunk = result_sink_ && !json_batch_ && !notification;
-  Status sink_status;
-  Status read;
-  if (sunk) {
-    json_answer_.batch = false;
-    json_answer_.responses.resize(1);
-    json::Response& single = json_answer_.responses[0];
-    read = padded ? json_reader_->read_response_padded(body, single, *result_sink_, sink_status)
-                  : json_reader_->read_response(body, single, *result_sink_, sink_status);
-  } else {
-    read = padded ? json_reader_->read_response_padded(body, json_answer_)
-                  : json_reader_->read_response(body, json_answer_);
-  }
-  if (!read) {
-    if (!success_status) return done(http_status_error(response), keep);
-    if (notification) return done(Value(), keep);  // whatever it says, it is no error object
-    return done(unreadable_answer(read.error(), "JSON-RPC"), keep);
-  }
-  std::vector<json::Response>& answers = json_answer_.responses;
-  if (notification) {
-    // No answer is due; a server that could not read the notification may still say so.
-    for (json::Response& r : answers)
-      if (r.is_fault()) return done(error_of(r), keep);
-    return done(Value(), keep);
-  }
-  if (json_batch_) return decode_json_batch(keep);
-  if (json_answer_.batch)
-    return done(Error(Errc::BadResponse, "a batch answer to a single call"), false);
-  json::Response& r = answers[0];
-  // An error with id null: the server could not read the call, the only one on this
-  // connection.
-  if (r.id != std::to_string(json_first_id_) && !(r.is_fault() && r.id == json::kNullId))
-    return done(
-        Error(Errc::BadResponse, "the answer's id " + r.id.substr(0, 40) +
-                                     " is not the call's id " + std::to_string(json_first_id_)),
-        false);
-  if (!r.ok()) return done(error_of(r), keep);
-  if (!sink_status) return done(sink_status.error(), keep);
-  done(std::move(r.result), keep);
-}
-
-void ClientConnection::decode_json_batch(bool keep) {
-  batch_results_.assign(json_calls_,
-                        Error(Errc::BadResponse, "the batch's answer has none for this call"));
-  std::vector<bool> answered(json_calls_, false);
-  std::optional<Error> unread;  // an error with id null: for every call left unanswered
-  for (json::Response& r : json_answer_.responses) {
-    if (r.id == json::kNullId && r.is_fault()) {
-      if (!unread) unread = error_of(r);
-      continue;
-    }
-    // Ours are decimal integers from json_first_id_ on: the index is the id's offset.
-    uint64_t id = 0;
-    auto [end, ec] = std::from_chars(r.id.data(), r.id.data() + r.id.size(), id);
-    size_t index = id - json_first_id_;
-    if (ec != std::errc() || end != r.id.data() + r.id.size() || id < json_first_id_ ||
-        index >= json_calls_ || r.id != std::to_string(id) || answered[index]) {
-      batch_results_.clear();
-      return done(Error(Errc::BadResponse, "the batch's answer has id " + r.id.substr(0, 40) +
-                                               (ec == std::errc() && index < json_calls_
-                                                    ? " twice"
-                                                    : ", which no call of the batch has")),
-                  false);
-    }
-    answered[index] = true;
-    batch_results_[index] = r.ok() ? Result<Value>(std::move(r.result)) : error_of(r);
-  }
-  if (unread)
-    for (size_t i = 0; i < json_calls_; ++i)
-      if (!answered[i]) batch_results_[i] = *unread;
-  done(Value(), keep);
+  const size_t readable_after =
+      std::max({in_.room_after(body), chunked_body_.room_after(body), inflated_.room_after(body)});
+  Answer answer = answers_->read(response, body, readable_after);
+  done(std::move(answer.result), keep && answer.keep);
 }
 
 void ClientConnection::done(Result<Value> result, bool reusable) {

@@ -18,6 +18,7 @@
 #include "callwire/message.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
+#include "client/answer_reader.hpp"
 #include "client/framing.hpp"
 #include "http/response_parser.hpp"
 #include "net/address.hpp"
@@ -64,10 +65,6 @@ struct ClientSettings {
 /// The adopted descriptor for a new connection, or the error that there is none left.
 Result<net::UniqueFd> take_adopted(std::atomic<int>& fd);
 
-/// An XML-RPC answer's body as a call's outcome: its result, its fault (Errc::Fault), or
-/// BadResponse when it is not a methodResponse.
-Result<Value> xml_answer(xml::Reader& reader, std::string_view body);
-
 /// Ownership: borrows the settings (they outlive it). Thread-safety: one thread at a time.
 class ClientConnection {
  public:
@@ -94,17 +91,15 @@ class ClientConnection {
   /// then in batch_results(), result() a nil Value when the exchange succeeded). No calls:
   /// notifications only, answered by a 204 or a 200.
   void expect_json(uint64_t first_id, size_t calls, bool batch) noexcept {
-    json_first_id_ = first_id;
-    json_calls_ = calls;
-    json_batch_ = batch;
+    answers_->expect_json(first_id, calls, batch);
   }
-  /// XML-RPC: the answer's result goes to `sink` as it is read (result() is then nil), until
-  /// set back to null; a JSON-RPC answer is decoded as ever.
-  void set_result_sink(ValueSink* sink) noexcept { result_sink_ = sink; }
+  /// A typed call: the answer's result goes to `sink` as it is read (result() is then nil),
+  /// until set back to null (a JSON-RPC batch's results are read as Values all the same).
+  void set_result_sink(ValueSink* sink) noexcept { answers_->set_result_sink(sink); }
   /// The answer's HTTP head goes to `out` (cleared at each begin()) until set back to null.
   void set_head_out(HttpHead* out) noexcept { head_out_ = out; }
   /// After a JSON-RPC batch exchange: one result per call, in request order.
-  std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
+  std::vector<Result<Value>>& batch_results() noexcept { return answers_->batch_results(); }
   /// For the retry after stale(): the fresh connection goes to the addresses this one was
   /// connected through instead of looking the name up again.
   void reuse_addresses() noexcept {
@@ -172,10 +167,6 @@ class ClientConnection {
   void trace_answer(const http::Response& response) const;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
-  void decode_into_sink(std::string_view body, bool keep);
-  void decode_json(const http::Response& response, std::string_view body, bool keep);
-  // Matches a JSON-RPC batch's answers to its calls by id.
-  void decode_json_batch(bool keep);
   void done(Result<Value> result, bool reusable);
 
   const ClientSettings& settings_;
@@ -207,16 +198,8 @@ class ClientConnection {
   Buffer chunked_body_;
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;
-  xml::Reader reader_;
-  ValueSink* result_sink_ = nullptr;
+  std::unique_ptr<AnswerReader> answers_;  // the protocol's: the body to the call's outcome
   HttpHead* head_out_ = nullptr;
-  MethodResponse sunk_response_;               // the envelope of an answer read into result_sink_
-  std::unique_ptr<json::Reader> json_reader_;  // made at the first JSON-RPC answer
-  json::Responses json_answer_;
-  uint64_t json_first_id_ = 0;
-  size_t json_calls_ = 0;
-  bool json_batch_ = false;
-  std::vector<Result<Value>> batch_results_;
   Result<Value> result_{Value()};
   bool reusable_ = false;
   bool stale_ = false;

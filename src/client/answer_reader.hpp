@@ -1,0 +1,72 @@
+// Internal: the client's protocol adapters, the client's side of what src/protocol is to the
+// server. An answer's body (as received, inflated) becomes the call's outcome: XML-RPC's
+// methodResponse or JSON-RPC's response objects, batches matched to their calls by id,
+// typed results read straight into their sinks. ClientConnection carries bytes and hands the
+// answer here; it never asks which protocol it is.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "callwire/client.hpp"
+#include "callwire/error.hpp"
+#include "callwire/json.hpp"
+#include "callwire/value.hpp"
+#include "callwire/xml.hpp"
+#include "http/response_parser.hpp"
+
+namespace callwire::detail {
+
+/// An answer's status as the call's error: HttpStatus, with the server's own words from a
+/// text/plain body ("HTTP 413 Content Too Large: the body exceeds ...") and the head kept.
+Error http_status_error(const http::Response& response);
+
+/// The answer's head as the public HttpHead (CallOptions::response_head).
+HttpHead head_of(const http::Response& response);
+
+/// An XML-RPC answer's body as a call's outcome: its result, its fault (Errc::Fault), or
+/// BadResponse when it is not a methodResponse.
+Result<Value> xml_answer(xml::Reader& reader, std::string_view body);
+
+/// What reading an answer decided.
+struct Answer {
+  Result<Value> result{Value()};
+  bool keep = true;  ///< false: the connection is out of step with the server; drop it
+};
+
+/// One connection's reader of answers in one protocol. Not thread-safe: one per connection.
+class AnswerReader {
+ public:
+  virtual ~AnswerReader() = default;
+  /// Whether an answer with a status other than 200 is read for its body (a JSON-RPC server
+  /// may send its error object with a 500, and a notification's answer is a 204); otherwise
+  /// such an answer is http_status_error, unread.
+  virtual bool reads_error_statuses() const noexcept = 0;
+  /// Whether the request awaits an answer at all: not a JSON-RPC notification (or a batch of
+  /// them), which a framing that answers notifications with nothing leaves unanswered.
+  virtual bool awaits_answer() const noexcept { return true; }
+  /// The call's outcome from `body`, the answer's (inflated) body; `readable_after`: how many
+  /// readable bytes follow it in memory (enough, and JSON is read in place).
+  virtual Answer read(const http::Response& response, std::string_view body,
+                      size_t readable_after) = 0;
+
+  /// JSON-RPC: what the next answer must be (ClientConnection::expect_json). XML-RPC: unused.
+  virtual void expect_json(uint64_t, size_t, bool) noexcept {}
+  /// The typed call's sink (null: none); its result is read into it, not into a Value.
+  void set_result_sink(ValueSink* sink) noexcept { result_sink_ = sink; }
+  /// After a JSON-RPC batch: one result per call, in request order.
+  std::vector<Result<Value>>& batch_results() noexcept { return batch_results_; }
+
+ protected:
+  ValueSink* result_sink_ = nullptr;
+  std::vector<Result<Value>> batch_results_;
+};
+
+/// The reader for `protocol`, with the client's reader limits.
+std::unique_ptr<AnswerReader> make_answer_reader(Protocol protocol,
+                                                 const xml::ReaderLimits& xml_limits,
+                                                 const json::JsonLimits& json_limits);
+
+}  // namespace callwire::detail

@@ -48,13 +48,11 @@ class Dispatcher {
         xml_rpc_(core_, options.xml_rpc),
         json_rpc_(core_, options.json_rpc) {}
 
-  /// Answers a request body in `protocol` (XmlRpcDispatcher::handle, JsonRpcDispatcher::handle).
-  /// `readable_after`: how many readable bytes follow the body in memory (a transport's
-  /// Buffer::room_after); with enough, a JSON body is read in place instead of copied.
+  /// Answers a request body in `protocol`, through that protocol's adapter
+  /// (ProtocolAdapter::handle).
   DispatchOutcome handle(Protocol protocol, std::string_view body, CallContext& ctx, Buffer& out,
                          size_t readable_after = 0) {
-    return protocol == Protocol::JsonRpc ? json_rpc_.handle(body, ctx, out, readable_after)
-                                         : xml_rpc_.handle(body, ctx, out);
+    return adapters_[static_cast<size_t>(protocol)]->handle(body, ctx, out, readable_after);
   }
   /// Answers an XML-RPC request body.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out) {
@@ -67,6 +65,10 @@ class Dispatcher {
   CallCore core_;
   XmlRpcDispatcher xml_rpc_;
   JsonRpcDispatcher json_rpc_;
+  // Indexed by Protocol: each protocol's adapter, all over the one core.
+  ProtocolAdapter* const adapters_[2] = {&xml_rpc_, &json_rpc_};
+  static_assert(static_cast<size_t>(Protocol::XmlRpc) == 0 &&
+                static_cast<size_t>(Protocol::JsonRpc) == 1);
 };
 
 }  // namespace callwire::detail

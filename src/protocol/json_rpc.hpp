@@ -22,7 +22,7 @@ struct JsonRpcOptions {
 
 /// Answers JSON-RPC documents through a CallCore. Not thread-safe: one per core, on its thread.
 /// Ownership: `core` is borrowed and must outlive the adapter.
-class JsonRpcDispatcher {
+class JsonRpcDispatcher final : public ProtocolAdapter {
  public:
   JsonRpcDispatcher(CallCore& core, const JsonRpcOptions& options)
       : core_(core), limits_option_(options.limits_option), reader_(options.limits) {}
@@ -35,7 +35,7 @@ class JsonRpcDispatcher {
   /// is as it was. `readable_after`: the readable bytes after `body` in memory (their contents
   /// do not matter); at least json::kPadding and the body is read in place, else copied.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
-                         size_t readable_after = 0);
+                         size_t readable_after = 0) override;
 
  private:
   // Runs one decoded request; writes its response unless it is a notification.

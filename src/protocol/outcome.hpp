@@ -1,8 +1,16 @@
-// Internal: what a protocol adapter's handle() reports back to the transport.
+// Internal: the seam between the transports and the protocols: a protocol adapter's one
+// call, and what it reports back to the transport.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+
+#include "callwire/buffer.hpp"
+
+namespace callwire {
+class CallContext;
+}
 
 namespace callwire::detail {
 
@@ -14,6 +22,19 @@ struct DispatchOutcome {
   bool is_fault = false;   ///< the answer is a fault (in a batch: the first request's is)
   int32_t fault_code = 0;  ///< its code, when is_fault
   bool no_answer = false;  ///< nothing was appended: every request was a notification
+};
+
+/// A protocol's adapter over the dispatch core (XmlRpcDispatcher, JsonRpcDispatcher): one
+/// request document in, its whole answer appended to `out`. A new protocol is one more
+/// adapter and one more Protocol value (docs/architecture.md).
+class ProtocolAdapter {
+ public:
+  virtual ~ProtocolAdapter() = default;
+  /// Answers the request in `body`. `readable_after`: how many readable bytes follow the body
+  /// in memory (a transport's Buffer::room_after); an adapter may read in place with enough.
+  /// Never throws except std::bad_alloc, and then `out` is as it was.
+  virtual DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
+                                 size_t readable_after) = 0;
 };
 
 }  // namespace callwire::detail

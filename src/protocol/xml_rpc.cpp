@@ -62,7 +62,8 @@ xml::WriterOptions XmlRpcDispatcher::writer_options(const CallContext& ctx) cons
   return w;
 }
 
-DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out) {
+DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out,
+                                         size_t /*readable_after: the XML reader copies nothing*/) {
   const size_t start = out.size();
   try {
     Status read = reader_.read_call(body, call_);

@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "callwire/buffer.hpp"
-#include "callwire/dispatch.hpp"
 #include "callwire/message.hpp"
 #include "callwire/xml.hpp"
 #include "dispatch/call_core.hpp"
@@ -29,7 +28,7 @@ struct XmlRpcOptions {
 
 /// Answers XML-RPC documents through a CallCore. Not thread-safe: one per core, on its thread.
 /// Ownership: `core` is borrowed and must outlive the adapter.
-class XmlRpcDispatcher {
+class XmlRpcDispatcher final : public ProtocolAdapter {
  public:
   XmlRpcDispatcher(CallCore& core, const XmlRpcOptions& options)
       : core_(core),
@@ -41,7 +40,8 @@ class XmlRpcDispatcher {
   /// to `out` (a result or a fault, in every case). `ctx` carries what the transport knows;
   /// its latch is cleared first and its method set for the handler. Never throws except
   /// std::bad_alloc, and then `out` is as it was.
-  DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out);
+  DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
+                         size_t readable_after = 0) override;
 
  private:
   xml::WriterOptions writer_options(const CallContext& ctx) const noexcept;

@@ -40,8 +40,6 @@ struct ScgiRequestHead {
 /// token, or a value or URI holding a control character. Throws std::bad_alloc.
 Status append_scgi_request_head(Buffer& out, const ScgiRequestHead& head);
 
-/// One SCGI answer. Ownership, thread-safety, limits and errors as ResponseParser's; the
-/// Response it gives never keeps the connection alive.
 /// One SCGI request, as http::Request: REQUEST_METHOD is the method, REQUEST_URI the target,
 /// the HTTP_* variables the header fields (HTTP_USER_AGENT as "User-Agent"), CONTENT_TYPE and
 /// CONTENT_LENGTH too; content_type is CONTENT_TYPE (the first variable that names the field,
@@ -109,6 +107,8 @@ size_t place_scgi_response_head(Buffer& buf, size_t body_offset, const ResponseH
 Status append_scgi_error_response(Buffer& out, int status, std::span<const Header> extra = {},
                                   std::string_view message = {});
 
+/// One SCGI answer. Ownership, thread-safety, limits and errors as ResponseParser's; the
+/// Response it gives never keeps the connection alive.
 class ScgiResponseParser {
  public:
   explicit ScgiResponseParser(ResponseLimits limits = {});

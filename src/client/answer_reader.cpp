@@ -65,6 +65,7 @@ class JsonRpcAnswers final : public AnswerReader {
   explicit JsonRpcAnswers(const json::JsonLimits& limits) : limits_(limits) {}
   bool reads_error_statuses() const noexcept override { return true; }
   bool awaits_answer() const noexcept override { return calls_ != 0; }
+  bool reads_in_place() const noexcept override { return true; }
   void expect_json(uint64_t first_id, size_t calls, bool batch) noexcept override {
     first_id_ = first_id;
     calls_ = calls;

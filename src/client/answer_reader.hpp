@@ -47,6 +47,9 @@ class AnswerReader {
   /// Whether the request awaits an answer at all: not a JSON-RPC notification (or a batch of
   /// them), which a framing that answers notifications with nothing leaves unanswered.
   virtual bool awaits_answer() const noexcept { return true; }
+  /// Whether read() uses `readable_after` (JSON is read in place when there is room; the XML
+  /// reader copies nothing): when not, the connection need not work it out.
+  virtual bool reads_in_place() const noexcept { return false; }
   /// The call's outcome from `body`, the answer's (inflated) body; `readable_after`: how many
   /// readable bytes follow it in memory (enough, and JSON is read in place).
   virtual Answer read(const http::Response& response, std::string_view body,

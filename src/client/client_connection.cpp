@@ -261,7 +261,7 @@ ClientConnection::Wait ClientConnection::send() {
   }
   state_ = State::Receiving;
   // A notification over JSON lines is done once sent: no answer is due.
-  if (!answers_->awaits_answer() && !settings_.framing->answers_notifications())
+  if (!settings_.framing->answers_notifications() && !answers_->awaits_answer())
     done(Value(), true);
   return Wait::None;
 }
@@ -422,7 +422,9 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     return;
   }
   const size_t readable_after =
-      std::max({in_.room_after(body), chunked_body_.room_after(body), inflated_.room_after(body)});
+      answers_->reads_in_place() ? std::max({in_.room_after(body), chunked_body_.room_after(body),
+                                             inflated_.room_after(body)})
+                                 : 0;
   Answer answer = answers_->read(response, body, readable_after);
   done(std::move(answer.result), keep && answer.keep);
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "base/ascii.hpp"
@@ -11,6 +12,13 @@
 namespace callwire::detail {
 
 namespace {
+
+// Sets the call's outcome; returns `keep` (read()'s result: whether the connection is reusable).
+template <class T>
+bool give(Result<Value>& result, T&& outcome, bool keep) {
+  result = std::forward<T>(outcome);
+  return keep;
+}
 
 // What the reader refused: over one of this client's own limits, which says which and how to
 // raise it, or not `protocol` at all.
@@ -29,17 +37,17 @@ class XmlRpcAnswers final : public AnswerReader {
  public:
   explicit XmlRpcAnswers(const xml::ReaderLimits& limits) : reader_(limits) {}
   bool reads_error_statuses() const noexcept override { return false; }
-  Answer read(const http::Response&, std::string_view body, size_t) override {
-    if (!result_sink_) return {xml_answer(reader_, body)};
+  bool read(const http::Response&, std::string_view body, size_t, Result<Value>& result) override {
+    if (!result_sink_) return give(result, xml_answer(reader_, body), true);
     Status sink_status;
     Status read = reader_.read_response(body, sunk_response_, *result_sink_, sink_status);
-    if (!read) return {unreadable_answer(read.error(), "XML-RPC")};
+    if (!read) return give(result, unreadable_answer(read.error(), "XML-RPC"), true);
     if (sunk_response_.is_fault) {
       Fault& fault = sunk_response_.fault;
-      return {Error(Errc::Fault, fault.code, std::move(fault.string))};
+      return give(result, Error(Errc::Fault, fault.code, std::move(fault.string)), true);
     }
-    if (!sink_status) return {sink_status.error()};
-    return {Value()};
+    if (!sink_status) return give(result, sink_status.error(), true);
+    return give(result, Value(), true);
   }
 
  private:
@@ -71,12 +79,12 @@ class JsonRpcAnswers final : public AnswerReader {
     calls_ = calls;
     batch_ = batch;
   }
-  Answer read(const http::Response& response, std::string_view body,
-              size_t readable_after) override;
+  bool read(const http::Response& response, std::string_view body, size_t readable_after,
+            Result<Value>& result) override;
 
  private:
   // Matches a batch's answers to its calls by id.
-  Answer read_batch();
+  bool read_batch(Result<Value>& result);
 
   json::JsonLimits limits_;
   std::unique_ptr<json::Reader> reader_;  // made at the first answer
@@ -86,15 +94,17 @@ class JsonRpcAnswers final : public AnswerReader {
   bool batch_ = false;
 };
 
-Answer JsonRpcAnswers::read(const http::Response& response, std::string_view body,
-                            size_t readable_after) {
+bool JsonRpcAnswers::read(const http::Response& response, std::string_view body,
+                          size_t readable_after, Result<Value>& result) {
   const bool success_status = response.status == 200 || response.status == 204;
   const bool notification = calls_ == 0;
   if (body.empty()) {
-    if (!success_status) return {http_status_error(response)};
-    if (notification) return {Value()};
-    return {Error(Errc::BadResponse, "HTTP " + std::to_string(response.status) +
-                                         " without a body: no JSON-RPC response")};
+    if (!success_status) return give(result, http_status_error(response), true);
+    if (notification) return give(result, Value(), true);
+    return give(result,
+                Error(Errc::BadResponse, "HTTP " + std::to_string(response.status) +
+                                             " without a body: no JSON-RPC response"),
+                true);
   }
   if (!reader_) reader_ = std::make_unique<json::Reader>(limits_);
   // A body with the reader's padding after it in one of the connection's buffers is read in
@@ -115,32 +125,35 @@ Answer JsonRpcAnswers::read(const http::Response& response, std::string_view bod
                   : reader_->read_response(body, answer_);
   }
   if (!read) {
-    if (!success_status) return {http_status_error(response)};
-    if (notification) return {Value()};  // whatever it says, it is no error object
-    return {unreadable_answer(read.error(), "JSON-RPC")};
+    if (!success_status) return give(result, http_status_error(response), true);
+    if (notification)
+      return give(result, Value(), true);  // whatever it says, it is no error object
+    return give(result, unreadable_answer(read.error(), "JSON-RPC"), true);
   }
   std::vector<json::Response>& answers = answer_.responses;
   if (notification) {
     // No answer is due; a server that could not read the notification may still say so.
     for (json::Response& r : answers)
-      if (r.is_fault()) return {error_of(r)};
-    return {Value()};
+      if (r.is_fault()) return give(result, error_of(r), true);
+    return give(result, Value(), true);
   }
-  if (batch_) return read_batch();
-  if (answer_.batch) return {Error(Errc::BadResponse, "a batch answer to a single call"), false};
+  if (batch_) return read_batch(result);
+  if (answer_.batch)
+    return give(result, Error(Errc::BadResponse, "a batch answer to a single call"), false);
   json::Response& r = answers[0];
   // An error with id null: the server could not read the call, the only one on this
   // connection.
   if (r.id != std::to_string(first_id_) && !(r.is_fault() && r.id == json::kNullId))
-    return {Error(Errc::BadResponse, "the answer's id " + r.id.substr(0, 40) +
-                                         " is not the call's id " + std::to_string(first_id_)),
-            false};
-  if (!r.ok()) return {error_of(r)};
-  if (!sink_status) return {sink_status.error()};
-  return {std::move(r.result)};
+    return give(result,
+                Error(Errc::BadResponse, "the answer's id " + r.id.substr(0, 40) +
+                                             " is not the call's id " + std::to_string(first_id_)),
+                false);
+  if (!r.ok()) return give(result, error_of(r), true);
+  if (!sink_status) return give(result, sink_status.error(), true);
+  return give(result, std::move(r.result), true);
 }
 
-Answer JsonRpcAnswers::read_batch() {
+bool JsonRpcAnswers::read_batch(Result<Value>& result) {
   batch_results_.assign(calls_,
                         Error(Errc::BadResponse, "the batch's answer has none for this call"));
   std::vector<bool> answered(calls_, false);
@@ -157,11 +170,12 @@ Answer JsonRpcAnswers::read_batch() {
     if (ec != std::errc() || end != r.id.data() + r.id.size() || id < first_id_ ||
         index >= calls_ || r.id != std::to_string(id) || answered[index]) {
       batch_results_.clear();
-      return {Error(Errc::BadResponse,
-                    "the batch's answer has id " + r.id.substr(0, 40) +
-                        (ec == std::errc() && index < calls_ ? " twice"
-                                                             : ", which no call of the batch has")),
-              false};
+      return give(result,
+                  Error(Errc::BadResponse, "the batch's answer has id " + r.id.substr(0, 40) +
+                                               (ec == std::errc() && index < calls_
+                                                    ? " twice"
+                                                    : ", which no call of the batch has")),
+                  false);
     }
     answered[index] = true;
     batch_results_[index] = r.ok() ? Result<Value>(std::move(r.result)) : error_of(r);
@@ -169,7 +183,7 @@ Answer JsonRpcAnswers::read_batch() {
   if (unread)
     for (size_t i = 0; i < calls_; ++i)
       if (!answered[i]) batch_results_[i] = *unread;
-  return {Value()};
+  return give(result, Value(), true);
 }
 
 // The server's own words on an error: the first line of a text/plain body, less the status

@@ -30,12 +30,6 @@ HttpHead head_of(const http::Response& response);
 /// BadResponse when it is not a methodResponse.
 Result<Value> xml_answer(xml::Reader& reader, std::string_view body);
 
-/// What reading an answer decided.
-struct Answer {
-  Result<Value> result{Value()};
-  bool keep = true;  ///< false: the connection is out of step with the server; drop it
-};
-
 /// One connection's reader of answers in one protocol. Not thread-safe: one per connection.
 class AnswerReader {
  public:
@@ -50,10 +44,12 @@ class AnswerReader {
   /// Whether read() uses `readable_after` (JSON is read in place when there is room; the XML
   /// reader copies nothing): when not, the connection need not work it out.
   virtual bool reads_in_place() const noexcept { return false; }
-  /// The call's outcome from `body`, the answer's (inflated) body; `readable_after`: how many
-  /// readable bytes follow it in memory (enough, and JSON is read in place).
-  virtual Answer read(const http::Response& response, std::string_view body,
-                      size_t readable_after) = 0;
+  /// Sets `result` to the call's outcome from `body`, the answer's (inflated) body (into the
+  /// caller's own Result: no move on the way); `readable_after`: how many readable bytes follow
+  /// it in memory (enough, and JSON is read in place). Returns false when the connection is out
+  /// of step with the server (an answer to no call of its): it must be dropped.
+  virtual bool read(const http::Response& response, std::string_view body, size_t readable_after,
+                    Result<Value>& result) = 0;
 
   /// JSON-RPC: what the next answer must be (ClientConnection::expect_json). XML-RPC: unused.
   virtual void expect_json(uint64_t, size_t, bool) noexcept {}

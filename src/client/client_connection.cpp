@@ -425,12 +425,16 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
       answers_->reads_in_place() ? std::max({in_.room_after(body), chunked_body_.room_after(body),
                                              inflated_.room_after(body)})
                                  : 0;
-  Answer answer = answers_->read(response, body, readable_after);
-  done(std::move(answer.result), keep && answer.keep);
+  const bool in_step = answers_->read(response, body, readable_after, result_);
+  finish(keep && in_step);
 }
 
 void ClientConnection::done(Result<Value> result, bool reusable) {
   result_ = std::move(result);
+  finish(reusable);
+}
+
+void ClientConnection::finish(bool reusable) {
   reusable_ = reusable;
   state_ = State::Done;
   // Closed at the next begin() (see retired_); an empty stream_ must not replace one retired

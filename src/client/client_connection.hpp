@@ -168,6 +168,8 @@ class ClientConnection {
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void done(Result<Value> result, bool reusable);
+  // As done(), with result_ set already.
+  void finish(bool reusable);
 
   const ClientSettings& settings_;
   State state_ = State::Idle;

@@ -36,15 +36,23 @@ FakeServer answering(std::string answer) {
   });
 }
 
-// Reads the request, then waits (without answering) until the client closes or 10 s pass; sets
-// `closed` when the client closed first.
-FakeServer silent(std::atomic<int>* closed = nullptr) {
-  return FakeServer([closed](int fd) {
+// Reads the request (counting it in `received`), then waits (without answering) until the
+// client closes or 10 s pass; sets `closed` when the client closed first.
+FakeServer silent(std::atomic<int>* closed = nullptr, std::atomic<int>* received = nullptr) {
+  return FakeServer([closed, received](int fd) {
     FakeServer::read_request(fd);
+    if (received) ++*received;
     pollfd p{fd, POLLIN, 0};
     char byte;
     if (::poll(&p, 1, 10000) > 0 && ::recv(fd, &byte, 1, 0) <= 0 && closed) ++*closed;
   });
+}
+
+// Waits (10 s at most) until `count` reaches `n`: the server has what the test waits for.
+void wait_until_count(const std::atomic<int>& count, int n) {
+  auto until = Clock::now() + 10s;
+  while (count.load() < n && Clock::now() < until) std::this_thread::sleep_for(1ms);
+  ASSERT_GE(count.load(), n) << "the server did not see it within 10 s";
 }
 
 TEST(ResponseHead, AnErrorStatusCarriesItsStatusAndFields) {
@@ -282,7 +290,8 @@ TEST(Cancel, ACallThatEndedIsNotTouchedAndOthersGoOn) {
 }
 
 TEST(Cancel, AnAsynchronousCallInFlightAndOneWaitingForAConnection) {
-  FakeServer server = silent();
+  std::atomic<int> received{0};
+  FakeServer server = silent(nullptr, &received);
   ClientOptions o;
   o.timeout = 20s;
   o.max_connections = 1;  // the second call waits for the first's connection
@@ -293,7 +302,7 @@ TEST(Cancel, AnAsynchronousCallInFlightAndOneWaitingForAConnection) {
   second.cancel = second_stop.get_token();
   auto in_flight = client.async_call("x", {}, first);
   auto waiting = client.async_call("y", {}, second);
-  std::this_thread::sleep_for(100ms);
+  wait_until_count(received, 1);  // the first is in flight, so the second waits for its connection
 
   auto start = Clock::now();
   second_stop.request_stop();
@@ -320,7 +329,8 @@ TEST(Cancel, AnAsynchronousCallInFlightAndOneWaitingForAConnection) {
 TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  FakeServer server([released](int fd) {
+  std::atomic<int> received{0};  // the server's count of the requests it has read
+  FakeServer server([released, &received](int fd) {
     std::string in;
     char buf[4096];
     // Three requests, then (once released) three answers in order: 1, 2, 3.
@@ -338,6 +348,7 @@ TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
                                                  "END",
                                                  at + 1))
         ++packets;
+      received = int(packets);
     }
     released.wait_for(10s);
     for (int i = 1; i <= 3; ++i) {
@@ -368,7 +379,7 @@ TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
   auto one = client.async_call("a", {}, with_head);
   auto two = client.async_call("b", {}, cancellable);
   auto three = client.async_call("c", {});
-  std::this_thread::sleep_for(100ms);
+  wait_until_count(received, 3);  // all three in line on the connection
   stop.request_stop();
   ASSERT_EQ(two.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(two.get().error().code, Errc::Cancelled);

@@ -47,6 +47,7 @@ packages=(
   libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
   golang-go golang-github-kolo-xmlrpc-dev  # interop tests: Go's kolo/xmlrpc client
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)
+  valgrind                             # bench/instructions_per_call.py: callgrind's counts per call
   doxygen                              # make docs: the API reference from the headers
   clang-format-14                      # style.format: every C and C++ file as .clang-format says
   dpkg-dev file groff-base             # make deb (dpkg-shlibdeps, file); the man page checked by groff

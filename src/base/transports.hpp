@@ -23,15 +23,19 @@ struct Transport {
   bool json_only;
   /// Whether a JSON-RPC notification gets an answer (HTTP's 204); JSON lines answer nothing.
   bool answers_notifications;
+  /// Whether a kept connection is checked before it is reused: where a notification gets no
+  /// answer, a connection that closed, or holds a line nobody asked for, would swallow one
+  /// without a word.
+  bool checked_before_reuse;
 };
 
 // clang-format off
 inline constexpr Transport kTransports[] = {
-  // framing                      name               tcp           unix             fields path   port   xml    json   notif.
-  {ConnectionFraming::Http,      "HTTP",            "http://",    "unix:",         true,  true,  false, false, false, true},
-  {ConnectionFraming::Scgi,      "SCGI",            "scgi://",    "scgi+unix:",    true,  true,  true,  false, false, true},
-  {ConnectionFraming::Pstream,   "a packet stream", "pstream://", "pstream+unix:", false, false, true,  true,  false, true},
-  {ConnectionFraming::JsonLines, "JSON lines",      "jsonl://",   "jsonl+unix:",   false, false, true,  false, true,  false},
+  // framing                      name               tcp           unix             fields path   port   xml    json   notif. reuse
+  {ConnectionFraming::Http,      "HTTP",            "http://",    "unix:",         true,  true,  false, false, false, true,  false},
+  {ConnectionFraming::Scgi,      "SCGI",            "scgi://",    "scgi+unix:",    true,  true,  true,  false, false, true,  false},
+  {ConnectionFraming::Pstream,   "a packet stream", "pstream://", "pstream+unix:", false, false, true,  true,  false, true,  false},
+  {ConnectionFraming::JsonLines, "JSON lines",      "jsonl://",   "jsonl+unix:",   false, false, true,  false, true,  false, true},
 };
 // clang-format on
 
@@ -40,6 +44,12 @@ constexpr const Transport& transport_of(ConnectionFraming framing) noexcept {
   for (const Transport& t : kTransports)
     if (t.framing == framing) return t;
   return kTransports[0];
+}
+
+/// The scheme's word, "pstream" for "pstream://": what an adopted descriptor's URL is named
+/// by ("pstream+fd:7").
+constexpr std::string_view scheme_name(const Transport& t) noexcept {
+  return t.tcp_scheme.substr(0, t.tcp_scheme.find(':'));
 }
 
 /// Whether `framing` is one of the enum's values (a C caller may pass anything).

@@ -23,7 +23,6 @@
 #include "http/gzip.hpp"
 #include "net/lookup.hpp"
 #include "net/socket.hpp"
-#include "pstream/pstream.hpp"
 #include "trace/wire_trace.hpp"
 
 namespace callwire {
@@ -211,7 +210,7 @@ Result<size_t> Client::Impl::build_request(Buffer& out, Buffer& head_bytes, Writ
   bool gzipped = false;
   size_t body_size = out.size() - kRequestHeadRoom;
   if (options.gzip_request_min_size && body_size >= options.gzip_request_min_size &&
-      framing->can_gzip()) {
+      framing->transport().carries_fields) {
     Buffer z;
     if (http::gzip_compress(out.view().substr(kRequestHeadRoom), z) && z.size() < body_size) {
       out.truncate(kRequestHeadRoom);
@@ -385,9 +384,8 @@ Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions op
   const detail::Transport& transport = detail::transport_of(framing);
   u.framing = framing;
   u.json_rpc = transport.json_only;
-  // "pstream+fd:7": the scheme's name, for the trace and messages.
-  const std::string_view scheme = transport.tcp_scheme;
-  impl->url_text = std::string(scheme.substr(0, scheme.find(':'))) + "+fd:" + std::to_string(fd);
+  // "pstream+fd:7", for the trace and messages.
+  impl->url_text = std::string(detail::scheme_name(transport)) + "+fd:" + std::to_string(fd);
   if (Result<int> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
   // What the connection-opening paths would say of it (messages only: nothing connects).
   u.endpoint.kind = net::Endpoint::Kind::Unix;
@@ -702,12 +700,6 @@ size_t Client::probe(std::chrono::milliseconds wait) {
   Impl& m = *impl_;
   if (m.group) return m.group->probe(wait);
   const bool packet = m.url.framing == ConnectionFraming::Pstream;
-  // What an idle connection is sent to see whether it is still there: nothing for HTTP (a
-  // reset shows without), a packet stream's NOP, or a blank line, which JSON lines skip.
-  const std::string_view probe_bytes = packet ? pstream::kNop
-                                       : m.url.framing == ConnectionFraming::JsonLines
-                                           ? std::string_view("\n")
-                                           : std::string_view();
   const Clock::time_point deadline = Clock::now() + wait;
   AsyncEngine* io = nullptr;
   {
@@ -721,7 +713,7 @@ size_t Client::probe(std::chrono::milliseconds wait) {
       p->send_probes();
       pipeline_probed = true;
     });
-  size_t open = m.pool->probe(probe_bytes, deadline);
+  size_t open = m.pool->probe(m.framing->idle_probe(), deadline);
   // The pipeline's loop watches its connections itself: give resets the same time to come.
   if (pipeline_probed) std::this_thread::sleep_until(deadline);
   if (io) io->with_pipeline([&](detail::Pipeline* p) { open += p ? p->connections() : 0; });

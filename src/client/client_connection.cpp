@@ -46,8 +46,8 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   // JSON lines: an idle connection that has closed, or holds a line nobody asked for, would
   // swallow a notification without a word (none is answered) or misanswer a call: a fresh
   // connection takes the request instead (an adopted one cannot be replaced: it is used).
-  if (stream_.fd() >= 0 && !settings_.framing->answers_notifications() && !settings_.adopted_fd &&
-      net::peek_idle(stream_.fd()) != net::IdleState::Quiet) {
+  if (stream_.fd() >= 0 && settings_.framing->transport().checked_before_reuse &&
+      !settings_.adopted_fd && net::peek_idle(stream_.fd()) != net::IdleState::Quiet) {
     ::shutdown(stream_.fd(), SHUT_RDWR);  // the server sees the end now; the number stays ours
     retired_ = std::move(stream_);
   }
@@ -261,7 +261,7 @@ ClientConnection::Wait ClientConnection::send() {
   }
   state_ = State::Receiving;
   // A notification over JSON lines is done once sent: no answer is due.
-  if (!settings_.framing->answers_notifications() && !answers_->awaits_answer())
+  if (!settings_.framing->transport().answers_notifications && !answers_->awaits_answer())
     done(Value(), true);
   return Wait::None;
 }
@@ -377,7 +377,7 @@ void ClientConnection::drop_consumed() noexcept {
 }
 
 bool ClientConnection::streamed_answer() const noexcept {
-  return !transport_of(settings_.url->framing).carries_fields;
+  return !settings_.framing->transport().carries_fields;
 }
 
 void ClientConnection::trace_answer(const http::Response& response) const {

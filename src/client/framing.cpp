@@ -68,7 +68,10 @@ struct CommonFields {
 class HttpFraming final : public ClientFraming {
  public:
   HttpFraming(const ClientUrl& url, CommonFields common, const ProxyRoute* proxy)
-      : url_(url), common_(std::move(common)), proxy_(proxy && !proxy->tunnel ? proxy : nullptr) {}
+      : ClientFraming(transport_of(ConnectionFraming::Http)),
+        url_(url),
+        common_(std::move(common)),
+        proxy_(proxy && !proxy->tunnel ? proxy : nullptr) {}
 
   // The head's fixed part, once (its check also refuses bad extra fields at creation rather
   // than at every call).
@@ -129,7 +132,10 @@ class HttpFraming final : public ClientFraming {
 
 class ScgiFraming final : public ClientFraming {
  public:
-  ScgiFraming(const ClientUrl& url, CommonFields common) : url_(url), common_(std::move(common)) {}
+  ScgiFraming(const ClientUrl& url, CommonFields common)
+      : ClientFraming(transport_of(ConnectionFraming::Scgi)),
+        url_(url),
+        common_(std::move(common)) {}
 
   Status append_head(Buffer& out, const RequestFacts& facts) const override {
     std::vector<http::Header> extra = common_.with(facts.headers);
@@ -232,6 +238,7 @@ class PacketAnswerParser final : public AnswerParser {
 // answer another; nothing else travels, so no header field, credential or gzip.
 class PstreamFraming final : public ClientFraming {
  public:
+  PstreamFraming() noexcept : ClientFraming(transport_of(ConnectionFraming::Pstream)) {}
   Status append_head(Buffer& out, const RequestFacts& facts) const override {
     // A call's own header fields (CallOptions::headers) have nowhere to go: said, not lost.
     if (!facts.headers.empty())
@@ -242,7 +249,7 @@ class PstreamFraming final : public ClientFraming {
   void finish_request(Buffer& out, size_t body_offset) const override {
     pstream::end_packet(out, pstream::PacketMark{body_offset});
   }
-  bool can_gzip() const noexcept override { return false; }
+  std::string_view idle_probe() const noexcept override { return pstream::kNop; }
   std::unique_ptr<AnswerParser> make_answer_parser(
       const http::ResponseLimits& limits) const override {
     return std::make_unique<PacketAnswerParser>(limits);
@@ -315,16 +322,14 @@ class JsonLineAnswerParser final : public AnswerParser {
 // notification gets none. No header fields, credentials or gzip.
 class JsonLinesFraming final : public ClientFraming {
  public:
+  JsonLinesFraming() noexcept : ClientFraming(transport_of(ConnectionFraming::JsonLines)) {}
   Status append_head(Buffer&, const RequestFacts& facts) const override {
     if (!facts.headers.empty())
       return Error(Errc::InvalidArgument, "header fields cannot travel over JSON lines");
     return Status();
   }
   void finish_request(Buffer& out, size_t) const override { out.append("\n", 1); }
-  bool can_gzip() const noexcept override { return false; }
-  bool answers_notifications() const noexcept override {
-    return transport_of(ConnectionFraming::JsonLines).answers_notifications;
-  }
+  std::string_view idle_probe() const noexcept override { return "\n"; }  // skipped by JSON lines
   std::unique_ptr<AnswerParser> make_answer_parser(
       const http::ResponseLimits& limits) const override {
     return std::make_unique<JsonLineAnswerParser>(limits);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/transports.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "http/request_parser.hpp"
@@ -50,7 +51,11 @@ struct RequestFacts {
 /// Thread-safety: const, shared by every thread that calls.
 class ClientFraming {
  public:
+  explicit ClientFraming(const Transport& transport) noexcept : transport_(transport) {}
   virtual ~ClientFraming() = default;
+  /// Its row of kTransports: what it can carry (gzip travels where header fields do), whether
+  /// a notification is answered, whether a kept connection is checked before reuse.
+  const Transport& transport() const noexcept { return transport_; }
   /// Appends the head of a request (the body follows it). Errors: InvalidArgument for a
   /// call's header field that cannot be sent (nothing appended then).
   virtual Status append_head(Buffer& out, const RequestFacts& facts) const = 0;
@@ -59,11 +64,12 @@ class ClientFraming {
   /// After the head is in place before the body at `body_offset`: whatever must follow the
   /// body (the packet stream escapes it and ends the packet). Throws std::bad_alloc only.
   virtual void finish_request(Buffer&, size_t /*body_offset*/) const {}
-  /// Whether a request body may be gzipped (the packet stream has no way to say so).
-  virtual bool can_gzip() const noexcept { return true; }
-  /// Whether a JSON-RPC notification gets an answer (HTTP's 204). JSON lines answer nothing:
-  /// the exchange ends once the notification is sent.
-  virtual bool answers_notifications() const noexcept { return true; }
+  /// What an idle kept connection is sent to see whether it is still there: nothing for HTTP
+  /// and SCGI (a reset shows without), a packet stream's NOP, a blank line for JSON lines.
+  virtual std::string_view idle_probe() const noexcept { return {}; }
+
+ private:
+  const Transport& transport_;
 };
 
 /// The framing `url` names, with what every request says: its Content-Type (static storage:

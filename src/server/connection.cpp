@@ -334,14 +334,14 @@ void Connection::handle_request() {
   // loop's cached clock would make a sawtooth of up to a tick).
   if (loop_.core().options.access_log) request_complete_ = Clock::now();
   if (loop_.core().trace) trace_request(request);
-  if (framing_->has_http_head() && !head_checked_ && refused_on_head(request)) return;
+  if (framing_->transport().carries_fields && !head_checked_ && refused_on_head(request)) return;
   // Behind a gateway (SCGI), the client and the user it authenticated are the gateway's to
   // tell; a user our own authentication accepted stays.
   if (std::string gateway = framing_->gateway_peer(); !gateway.empty()) peer_ = std::move(gateway);
   // Through a trusted proxy, the call is the client's it names (each request may be another
   // client's on a proxy's kept-alive connection).
   forwarded_ = false;
-  if (from_trusted_proxy_ && framing_->has_http_head())
+  if (from_trusted_proxy_ && framing_->transport().carries_fields)
     if (std::string_view client = forwarded_client(request, loop_.core().trusted_proxies);
         !client.empty()) {
       forwarded_peer_.assign(client);
@@ -366,7 +366,7 @@ void Connection::handle_request() {
     body = inflated_body_.view();
   }
   HttpSession::CallSetup setup =
-      http_.setup_call(request, framing_->json_only(), loop_.stopping(), headers_);
+      http_.setup_call(request, framing_->transport().json_only, loop_.stopping(), headers_);
   if (!setup.keep_alive) close_after_write_ = true;
   const Clock::time_point deadline = setup.deadline;
   const Protocol protocol = setup.protocol;
@@ -509,7 +509,7 @@ void Connection::answered(size_t start, int status) {
 
 void Connection::trace_request(const http::Request& request) const {
   std::string head;
-  if (framing_->has_http_head()) head = trace::request_head(request);
+  if (framing_->transport().carries_fields) head = trace::request_head(request);
   Buffer inflated;
   std::string_view body = trace::shown_body(request.body, request.content_encoding_gzip,
                                             loop_.core().options.max_body, inflated);

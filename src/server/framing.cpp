@@ -15,7 +15,8 @@ namespace {
 
 class HttpFraming final : public RequestFraming {
  public:
-  explicit HttpFraming(const http::RequestLimits& limits) : parser_(limits) {}
+  explicit HttpFraming(const http::RequestLimits& limits)
+      : RequestFraming(transport_of(ConnectionFraming::Http)), parser_(limits) {}
   http::ParseResult parse(std::string_view input, Buffer& chunked_body) override {
     return parser_.parse(input, chunked_body);
   }
@@ -51,7 +52,8 @@ class HttpFraming final : public RequestFraming {
 
 class ScgiFraming final : public RequestFraming {
  public:
-  explicit ScgiFraming(const http::RequestLimits& limits) : parser_(limits) {}
+  explicit ScgiFraming(const http::RequestLimits& limits)
+      : RequestFraming(transport_of(ConnectionFraming::Scgi)), parser_(limits) {}
   http::ParseResult parse(std::string_view input, Buffer& chunked_body) override {
     return parser_.parse(input, chunked_body);
   }
@@ -82,7 +84,9 @@ class ScgiFraming final : public RequestFraming {
 class PstreamFraming final : public RequestFraming {
  public:
   explicit PstreamFraming(const http::RequestLimits& limits)
-      : decoder_(limits.max_body), max_body_(limits.max_body) {
+      : RequestFraming(transport_of(ConnectionFraming::Pstream)),
+        decoder_(limits.max_body),
+        max_body_(limits.max_body) {
     request_.method = "POST";
     storage_ = &decoder_.storage();
   }
@@ -104,7 +108,6 @@ class PstreamFraming final : public RequestFraming {
   void release_storage() noexcept override { decoder_.release_storage(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
-  bool has_http_head() const noexcept override { return false; }
   size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead&) override {
     // ESC PKT into the gap before the body, then the body escaped in place and ESC END.
     const size_t start = body_offset - pstream::kPacketStart.size();
@@ -136,7 +139,8 @@ class PstreamFraming final : public RequestFraming {
 // A line over max_body is answered with a -32600 error line, then the connection closes.
 class JsonLinesFraming final : public RequestFraming {
  public:
-  explicit JsonLinesFraming(const http::RequestLimits& limits) : lines_(limits.max_body) {
+  explicit JsonLinesFraming(const http::RequestLimits& limits)
+      : RequestFraming(transport_of(ConnectionFraming::JsonLines)), lines_(limits.max_body) {
     request_.method = "POST";
   }
   http::ParseResult parse(std::string_view input, Buffer&) override {
@@ -156,8 +160,6 @@ class JsonLinesFraming final : public RequestFraming {
   void reset() noexcept override { lines_.reset(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
-  bool has_http_head() const noexcept override { return false; }
-  bool json_only() const noexcept override { return true; }
   size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
     if (head.status != 204) out.append("\n", 1);  // 204: notifications only, nothing to say
     return body_offset;
@@ -188,8 +190,7 @@ std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
 }
 
 std::string_view over_capacity_answer(ConnectionFraming kind) noexcept {
-  if (kind == ConnectionFraming::Pstream || kind == ConnectionFraming::JsonLines)
-    return {};  // no status to say it with: just closed
+  if (!transport_of(kind).carries_fields) return {};  // no status to say it with: just closed
   if (kind == ConnectionFraming::Scgi)
     return "Status: 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
   return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/transports.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/message.hpp"
 #include "http/request_parser.hpp"
@@ -19,7 +20,11 @@ namespace callwire::detail {
 
 class RequestFraming {
  public:
+  explicit RequestFraming(const Transport& transport) noexcept : transport_(transport) {}
   virtual ~RequestFraming() = default;
+  /// Its row of kTransports: whether requests carry a head (method, path, credentials,
+  /// codings) for the connection to check, whether every request is JSON-RPC whatever it says.
+  const Transport& transport() const noexcept { return transport_; }
 
   // The request parser (RequestParser's contract; a virtual call per read, not per byte),
   // with one addition: Incomplete may report `consumed` bytes the framing is done with, which
@@ -40,13 +45,6 @@ class RequestFraming {
   /// and the user the gateway authenticated (REMOTE_USER); empty otherwise.
   virtual std::string gateway_peer() const { return {}; }
   virtual std::string_view gateway_user() const { return {}; }
-  /// Whether requests carry an HTTP head (method, path, credentials, codings) for the
-  /// connection to check; the packet stream's and JSON lines carry a body alone.
-  virtual bool has_http_head() const noexcept { return true; }
-  /// Whether every request is JSON-RPC whatever it says (JSON lines); else the Content-Type
-  /// decides.
-  virtual bool json_only() const noexcept { return false; }
-
   /// Whether the framing consumed part of a request it has not completed (a packet whose
   /// escapes it copies as they come): the connection is inside a request although its receive
   /// buffer may be empty. HTTP, SCGI and JSON lines consume nothing of an unfinished request.
@@ -62,6 +60,9 @@ class RequestFraming {
  protected:
   // The framing's own storage, if it has any (read on every event: not a virtual call).
   const Buffer* storage_ = nullptr;
+
+ private:
+  const Transport& transport_;
 };
 
 /// `limits.max_body` caps a packet's payload too.

@@ -99,8 +99,10 @@ TEST(JsonLineAnswer, TheFramingCarriesJsonAlone) {
   EXPECT_FALSE(make_client_framing(url, "text/xml", false, "", "", {}));
   EXPECT_FALSE(make_client_framing(url, "application/json", false, "Basic eA==", "", {}));
   auto framing = make_client_framing(url, "application/json", false, "", "", {}).value();
-  EXPECT_FALSE(framing->can_gzip());
-  EXPECT_FALSE(framing->answers_notifications());
+  EXPECT_FALSE(framing->transport().carries_fields);  // no gzip either
+  EXPECT_FALSE(framing->transport().answers_notifications);
+  EXPECT_TRUE(framing->transport().checked_before_reuse);
+  EXPECT_EQ(framing->idle_probe(), "\n");
   Buffer out;
   ASSERT_TRUE(framing->append_head(out, {}));
   out.append("{}");

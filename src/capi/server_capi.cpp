@@ -1,7 +1,6 @@
 // callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
 // cw_call, what a C handler sees of its call (a C++ Handler adapts it).
 #include <string.h>  // explicit_bzero
-#include <unistd.h>
 
 #include <atomic>
 #include <deque>
@@ -17,6 +16,7 @@
 #include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
 #include "capi/capi_internal.hpp"
+#include "net/fd.hpp"
 
 using callwire::CallContext;
 using callwire::Errc;
@@ -366,7 +366,7 @@ cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, 
   clear_error(error);
   callwire::ConnectionFraming f{};
   if (!server || !to_framing(framing, f)) {
-    if (fd >= 0) ::close(fd);
+    callwire::net::UniqueFd closed(fd);  // -1 is left alone
     return set_error(error, Errc::InvalidArgument,
                      server ? "unknown cw_framing" : "server must not be NULL");
   }
@@ -376,7 +376,7 @@ cw_status hand_connection(cw_server* server, int fd, const cw_framing& framing, 
     callwire::Status s = serve(server->server, fd, f);
     return s ? CW_OK : set_error(error, s.error());
   });
-  if (!handed && fd >= 0) ::close(fd);
+  if (!handed) callwire::net::UniqueFd closed(fd);
   return st;
 }
 

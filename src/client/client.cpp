@@ -386,7 +386,7 @@ Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions op
   u.json_rpc = transport.json_only;
   // "pstream+fd:7", for the trace and messages.
   impl->url_text = std::string(detail::scheme_name(transport)) + "+fd:" + std::to_string(fd);
-  if (Result<int> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
+  if (Result<bool> ready = net::ready_adopted_socket(fd); !ready) return ready.error();
   // What the connection-opening paths would say of it (messages only: nothing connects).
   u.endpoint.kind = net::Endpoint::Kind::Unix;
   u.endpoint.path = "(descriptor " + std::to_string(fd) + ")";

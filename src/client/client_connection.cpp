@@ -1,8 +1,5 @@
 #include "client/client_connection.hpp"
 
-#include <fcntl.h>
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -48,7 +45,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   // connection takes the request instead (an adopted one cannot be replaced: it is used).
   if (stream_.fd() >= 0 && settings_.framing->transport().checked_before_reuse &&
       !settings_.adopted_fd && net::peek_idle(stream_.fd()) != net::IdleState::Quiet) {
-    ::shutdown(stream_.fd(), SHUT_RDWR);  // the server sees the end now; the number stays ours
+    net::shutdown_both(stream_.fd());  // the server sees the end now; the number stays ours
     retired_ = std::move(stream_);
   }
   if (stream_.fd() >= 0) {
@@ -77,8 +74,7 @@ Result<net::UniqueFd> take_adopted(std::atomic<int>& fd) {
 
 net::UniqueFd ClientConnection::release_adopted() noexcept {
   if (blocking_) {  // the next user may be the event loop, which never blocks
-    int flags = fcntl(stream_.fd(), F_GETFL);
-    if (flags >= 0) fcntl(stream_.fd(), F_SETFL, flags | O_NONBLOCK);
+    net::set_blocking(stream_.fd(), false);
     blocking_ = false;
   }
   reusable_ = false;
@@ -199,8 +195,7 @@ ClientConnection::Wait ClientConnection::start_exchange() {
 void ClientConnection::apply_blocking_mode() {
   bool want = blocking_until_.has_value();
   if (want != blocking_) {
-    int flags = fcntl(stream_.fd(), F_GETFL);
-    if (flags >= 0) fcntl(stream_.fd(), F_SETFL, want ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+    net::set_blocking(stream_.fd(), want);
     blocking_ = want;
   }
   // A TLS record trickled a byte at a time satisfies every socket read inside OpenSSL: the
@@ -216,15 +211,12 @@ bool ClientConnection::refresh_socket_timeout() {
   // long before SO_RCVTIMEO/SO_SNDTIMEO fires: only the clock says the deadline has passed.
   timeout_fresh_ = left.count() > 0;
   if (!timeout_fresh_) return false;
-  if (left < microseconds(1000)) left = microseconds(1000);  // 0 would mean "forever"
   // Lower the timeout when it would overshoot the deadline by more than a little; keep it
   // otherwise (the usual case: the same timeout call after call costs no system call).
   microseconds slack = microseconds(1000) + left / 64;
   if (socket_timeout_.count() != 0 && socket_timeout_ <= left + slack) return true;
-  timeval tv{static_cast<time_t>(left.count() / 1000000),
-             static_cast<suseconds_t>(left.count() % 1000000)};
-  setsockopt(stream_.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(stream_.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (left < microseconds(1000)) left = microseconds(1000);  // set_io_timeout's least
+  net::set_io_timeout(stream_.fd(), left);
   socket_timeout_ = left;
   return true;
 }

@@ -1,7 +1,5 @@
 #include "client/proxy.hpp"
 
-#include <arpa/inet.h>
-
 #include <charconv>
 #include <cstring>
 
@@ -41,13 +39,7 @@ Error bad_proxy(std::string_view url, std::string_view why) {
 
 // An IP literal (IPv6 without brackets) as bytes: 4 or 16 of them, 0 when not a literal.
 size_t ip_bytes(std::string_view text, unsigned char (&out)[16]) {
-  if (text.empty() || text.size() >= 64) return 0;
-  char z[64];
-  std::memcpy(z, text.data(), text.size());
-  z[text.size()] = '\0';
-  if (inet_pton(AF_INET, z, out) == 1) return 4;
-  if (inet_pton(AF_INET6, z, out) == 1) return 16;
-  return 0;
+  return net::parse_ip_literal(text, out);
 }
 
 // One entry of a no_proxy list against the host (both without brackets).

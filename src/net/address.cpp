@@ -111,6 +111,17 @@ Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint) {
   return out;
 }
 
+size_t parse_ip_literal(std::string_view text, unsigned char (&out)[16]) noexcept {
+  char z[64];  // inet_pton takes a C string; the longest IPv6 text is 45 characters
+  // A NUL inside would end the C string early: "10.0.0.1\0junk" is not a literal.
+  if (text.empty() || text.size() >= sizeof z || text.find('\0') != text.npos) return 0;
+  text.copy(z, text.size());
+  z[text.size()] = '\0';
+  if (inet_pton(AF_INET, z, out) == 1) return 4;
+  if (inet_pton(AF_INET6, z, out) == 1) return 16;
+  return 0;
+}
+
 Result<IpRange> parse_ip_range(std::string_view text) {
   IpRange r;
   if (text == "unix") {

@@ -61,6 +61,10 @@ bool in_range(const IpRange& range, std::string_view address) noexcept;
 /// "[::1]:40312" → "::1", "unix" → "unix").
 std::string_view peer_address(std::string_view peer) noexcept;
 
+/// An IPv4 or IPv6 literal (IPv6 without brackets) as bytes: returns 4 or 16, the bytes
+/// written to `out`, or 0 when `text` is not a literal.
+size_t parse_ip_literal(std::string_view text, unsigned char (&out)[16]) noexcept;
+
 /// The port a bound TCP socket got (after binding port 0); 0 for other sockets.
 uint16_t local_port(int fd) noexcept;
 

@@ -5,9 +5,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -113,7 +115,7 @@ void Waker::drain() noexcept {
   [[maybe_unused]] ssize_t n = read(fd_.get(), &count, sizeof count);
 }
 
-Result<int> ready_adopted_socket(int fd) {
+Result<bool> ready_adopted_socket(int fd) {
   const std::string name = "descriptor " + std::to_string(fd);
   int type = 0;
   socklen_t type_length = sizeof type;
@@ -127,7 +129,54 @@ Result<int> ready_adopted_socket(int fd) {
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
       fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
     return Error(Errc::InvalidArgument, name + ": fcntl failed");
-  return int(peer.ss_family);
+  return peer.ss_family == AF_INET || peer.ss_family == AF_INET6;
+}
+
+Accepted accept_connection(int listen_fd) {
+  Accepted a;
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&address), &length,
+                   SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+      a.outcome = Accepted::Outcome::OutOfDescriptors;
+    return a;  // EAGAIN, or a connection reset or aborted in the backlog: nothing to take
+  }
+  a.outcome = Accepted::Outcome::Connection;
+  a.fd.reset(fd);
+  a.peer = format_peer(reinterpret_cast<sockaddr*>(&address), length);
+  return a;
+}
+
+PeerOf peer_of(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return {"unknown"};
+  return {format_peer(reinterpret_cast<sockaddr*>(&address), length),
+          address.ss_family == AF_INET || address.ss_family == AF_INET6};
+}
+
+void set_blocking(int fd, bool blocking) noexcept {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) fcntl(fd, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+}
+
+void set_io_timeout(int fd, std::chrono::microseconds timeout) noexcept {
+  if (timeout < std::chrono::microseconds(1000)) timeout = std::chrono::microseconds(1000);
+  timeval tv{static_cast<time_t>(timeout.count() / 1000000),
+             static_cast<suseconds_t>(timeout.count() % 1000000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+void shutdown_both(int fd) noexcept { shutdown(fd, SHUT_RDWR); }
+
+void raise_descriptor_limit(size_t wanted) noexcept {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= wanted) return;
+  r.rlim_cur = r.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, r.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &r);
 }
 
 bool send_now(int fd, std::string_view bytes) noexcept {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -70,10 +71,44 @@ class Waker {
 };
 
 /// Readies a descriptor someone hands over (inetd, socketpair(), a parent process): it must be
-/// a connected stream socket; it is made non-blocking and close-on-exec. Returns the peer's
-/// address family (AF_INET, AF_INET6, AF_UNIX). Errors: InvalidArgument naming the descriptor
-/// and what is wrong.
-Result<int> ready_adopted_socket(int fd);
+/// a connected stream socket; it is made non-blocking and close-on-exec. Returns whether it is
+/// a TCP socket (IPv4 or IPv6; false: a Unix one). Errors: InvalidArgument naming the
+/// descriptor and what is wrong.
+Result<bool> ready_adopted_socket(int fd);
+
+/// What accept_connection took from a listener's backlog.
+struct Accepted {
+  enum class Outcome : uint8_t {
+    Connection,        ///< `fd` (non-blocking, close-on-exec) from `peer` (format_peer's text)
+    None,              ///< nothing waiting (another loop took it), or it died in the backlog
+    OutOfDescriptors,  ///< the process or system is out of descriptors (or buffers) for now
+  };
+  Outcome outcome = Outcome::None;
+  UniqueFd fd;
+  std::string peer;
+};
+/// Takes the next connection waiting on listening socket `listen_fd`. Never blocks.
+Accepted accept_connection(int listen_fd);
+
+/// The peer of a connected socket as format_peer writes it ("unknown" when the system cannot
+/// say), and whether the socket is a TCP one.
+struct PeerOf {
+  std::string text;
+  bool tcp = false;
+};
+PeerOf peer_of(int fd);
+
+/// Makes a socket's reads and writes block (or not).
+void set_blocking(int fd, bool blocking) noexcept;
+/// How long a blocking read or write on the socket may wait (SO_RCVTIMEO and SO_SNDTIMEO);
+/// at least a millisecond (0 would mean forever).
+void set_io_timeout(int fd, std::chrono::microseconds timeout) noexcept;
+/// Ends both directions of a connection now (the peer sees the end); the descriptor stays open.
+void shutdown_both(int fd) noexcept;
+
+/// Raises the process's soft limit on open descriptors toward `wanted` (never above the hard
+/// limit, never lowering it).
+void raise_descriptor_limit(size_t wanted) noexcept;
 
 /// Sends all of `bytes` at once if the socket takes them without waiting: false when it does
 /// not (full, reset, closed). Never blocks, never raises SIGPIPE.

@@ -3,8 +3,6 @@
 // meta-variables say is read by functions without I/O; serve_cgi_on alone reads and writes.
 #include "server/cgi.hpp"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <optional>
 #include <string>
@@ -17,6 +15,7 @@
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
 #include "http/syntax.hpp"
+#include "net/file_io.hpp"
 
 extern char** environ;
 
@@ -42,16 +41,6 @@ struct CgiEnvironment {
   bool has(std::string_view name) const { return find(name).has_value(); }
 };
 
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(size_t(n));
-  }
-  return true;
-}
-
 // A request refused before it reaches the dispatcher: its status and why.
 struct Refusal {
   int status;
@@ -62,19 +51,12 @@ struct Refusal {
 int refuse(int fd, const Refusal& r, std::span<const http::Header> extra = {}) {
   Buffer out;
   (void)http::append_scgi_error_response(out, r.status, extra, r.message);  // fixed, valid fields
-  return write_all(fd, out.view()) ? 0 : 1;
+  return net::write_all(fd, out.view()) ? 0 : 1;
 }
 
 // Reads exactly `n` bytes; false when the input ends first or fails.
 bool read_body(int fd, size_t n, Buffer& body) {
-  char* dst = body.prepare(n);
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::read(fd, dst + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += size_t(r);
-  }
+  if (!net::read_exact(fd, body.prepare(n), n)) return false;
   body.commit(n);
   return true;
 }
@@ -172,7 +154,7 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
     head.content_type = type == "text/xml" ? "text/xml; charset=utf-8" : type;
   }
   size_t start = http::place_scgi_response_head(response, http::kResponseHeadGap, head);
-  return write_all(out_fd, response.view().substr(start)) ? 0 : 1;
+  return net::write_all(out_fd, response.view().substr(start)) ? 0 : 1;
 }
 
 }  // namespace detail

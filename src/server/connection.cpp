@@ -1,7 +1,5 @@
 #include "server/connection.hpp"
 
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>

@@ -1,7 +1,5 @@
 #include "server/forwarded.hpp"
 
-#include <arpa/inet.h>
-
 #include <string>
 
 namespace callwire::detail {
@@ -15,12 +13,8 @@ std::string_view trim(std::string_view s) noexcept {
 }
 
 bool is_address(std::string_view a) noexcept {
-  char text[64];
-  if (a.empty() || a.size() >= sizeof text) return false;
-  a.copy(text, a.size());
-  text[a.size()] = '\0';
   unsigned char bytes[16];
-  return inet_pton(AF_INET, text, bytes) == 1 || inet_pton(AF_INET6, text, bytes) == 1;
+  return net::parse_ip_literal(a, bytes) != 0;
 }
 
 bool trusted_address(std::string_view a, std::span<const net::IpRange> trusted) noexcept {

@@ -1,11 +1,5 @@
 #include "callwire/server.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <new>
@@ -17,6 +11,7 @@
 #include "http/response_writer.hpp"
 #include "http/syntax.hpp"
 #include "net/address.hpp"
+#include "net/file_io.hpp"
 #include "net/socket.hpp"
 #include "server/inherited_listeners.hpp"
 #include "server/metrics.hpp"
@@ -60,12 +55,7 @@ namespace {
 // Enough descriptors for max_connections: raise the soft limit toward the hard one (never
 // lower it). A library changing a process limit is unusual; a server that cannot accept its
 // configured connections is worse, and the soft limit exists to be raised by programs.
-void raise_fd_limit(size_t wanted) noexcept {
-  rlimit r{};
-  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= wanted) return;
-  r.rlim_cur = r.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, r.rlim_max);
-  setrlimit(RLIMIT_NOFILE, &r);
-}
+void raise_fd_limit(size_t wanted) noexcept { net::raise_descriptor_limit(wanted); }
 
 Status check_options(const ServerOptions& o, bool with_listeners) {
   if (with_listeners && o.listen.empty()) return Error(Errc::InvalidArgument, "no listen address");
@@ -110,11 +100,10 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
     return Error(Errc::InvalidArgument, "unknown connection framing");
   if (Status s = can_serve(detail::transport_of(framing), core.options, "a connection"); !s)
     return s.error();
-  Result<int> family = net::ready_adopted_socket(fd);
-  if (!family) return family.error();
+  Result<bool> tcp = net::ready_adopted_socket(fd);
+  if (!tcp) return tcp.error();
   // As the listeners: TLS for HTTP over TCP when there is a certificate.
-  return core.serves_tls && framing == ConnectionFraming::Http &&
-         (*family == AF_INET || *family == AF_INET6);
+  return core.serves_tls && framing == ConnectionFraming::Http && *tcp;
 }
 
 Status Server::Impl::open_listeners() {
@@ -157,7 +146,7 @@ Status Server::Impl::open_listeners() {
 void Server::Impl::close_listeners() noexcept {
   for (detail::Listener& l : core.listeners) {
     l.fd.reset();
-    if (l.unix_socket && !l.inherited) ::unlink(l.unix_path.c_str());
+    if (l.unix_socket && !l.inherited) net::remove_file(l.unix_path);
   }
 }
 
@@ -354,8 +343,8 @@ void Server::wait() {
     // Nobody else drives the loop: drive it here, as a host would, until it has ended.
     detail::ServerLoop& loop = *m.loops.front();
     while (loop.process()) {
-      pollfd p{loop.events().fd(), POLLIN, 0};
-      ::poll(&p, 1, static_cast<int>(loop.host_timeout().count()));
+      net::wait_fd(loop.events().fd(), false,
+                   std::chrono::steady_clock::now() + loop.host_timeout());
     }
   }
   for (auto& t : m.threads) t.join();

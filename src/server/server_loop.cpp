@@ -1,7 +1,5 @@
 #include "server/server_loop.hpp"
 
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
@@ -111,21 +109,16 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
   // A batch per wake-up: enough to drain a burst, bounded so connections already open are
   // served between batches.
   for (int i = 0; i < 64; ++i) {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    int fd = accept4(listener.fd.get(), reinterpret_cast<sockaddr*>(&address), &length,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        // Out of descriptors: stop accepting for a moment instead of spinning on the
-        // listener (level-triggered, it stays readable). Open connections are unaffected.
-        set_listening(false);
-        accept_paused_ = true;
-        resume_accepting_ = now_ + std::chrono::milliseconds(200);
-      }
-      return;  // EAGAIN (another loop took it), or a connection that died in the backlog
+    net::Accepted accepted = net::accept_connection(listener.fd.get());
+    if (accepted.outcome == net::Accepted::Outcome::OutOfDescriptors) {
+      // Stop accepting for a moment instead of spinning on the listener (level-triggered, it
+      // stays readable). Open connections are unaffected.
+      set_listening(false);
+      accept_paused_ = true;
+      resume_accepting_ = now_ + std::chrono::milliseconds(200);
     }
-    net::UniqueFd owned(fd);
+    if (accepted.outcome != net::Accepted::Outcome::Connection) return;
+    net::UniqueFd& owned = accepted.fd;
     // At the connection cap, or with the buffer memory spent by what shedding cannot give
     // back: refuse the newcomer, never an established connection, and tell it why (over TLS
     // after a handshake, a few at a time). Memory held by answers their peers do not read is
@@ -140,10 +133,9 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
         net::refuse_connection(std::move(owned), over_capacity_answer(listener.framing));
       continue;
     }
-    if (!listener.unix_socket) net::set_nodelay(fd);
-    add_connection(net::Stream(std::move(owned)),
-                   net::format_peer(reinterpret_cast<sockaddr*>(&address), length),
-                   listener.framing, listener.tls);
+    if (!listener.unix_socket) net::set_nodelay(owned.get());
+    add_connection(net::Stream(std::move(owned)), std::move(accepted.peer), listener.framing,
+                   listener.tls);
   }
 }
 
@@ -263,13 +255,9 @@ void ServerLoop::take_adopted() {
       core_.connections.fetch_sub(1);
       continue;
     }
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    std::string peer = "unknown";
-    if (getpeername(a.fd.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0)
-      peer = net::format_peer(reinterpret_cast<sockaddr*>(&address), length);
-    if (address.ss_family == AF_INET || address.ss_family == AF_INET6) net::set_nodelay(a.fd.get());
-    add_connection(net::Stream(std::move(a.fd)), std::move(peer), a.framing, a.tls);
+    net::PeerOf peer = net::peer_of(a.fd.get());
+    if (peer.tcp) net::set_nodelay(a.fd.get());
+    add_connection(net::Stream(std::move(a.fd)), std::move(peer.text), a.framing, a.tls);
   }
 }
 

@@ -20,8 +20,9 @@ install(EXPORT callwireTargets NAMESPACE callwire:: DESTINATION ${CALLWIRE_CMAKE
 install(EXPORT callwireStaticTargets NAMESPACE callwire:: DESTINATION ${CALLWIRE_CMAKE_DIR}
         COMPONENT dev)
 
-# include/callwire.h, include/callwire/*.hpp and include/callwire/detail/: the public API only;
-# nothing under src/ is installed.
+# include/callwire.h, include/callwire/c/*.h (the C API by subject, which callwire.h includes),
+# include/callwire/*.hpp and include/callwire/detail/: the public API only; nothing under src/
+# is installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT dev FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 

@@ -1,4 +1,4 @@
-// callwire: the C API's client (include/callwire.h): cw_client over callwire::Client.
+// callwire: the C API's client (include/callwire/c/client.h): cw_client over callwire::Client.
 #include <algorithm>
 #include <memory>
 #include <optional>

@@ -1,5 +1,6 @@
-// Values described in place (cw_arg, cw_out): building a value, or reading one into
-// variables, in one call from C, with messages that say where a description went wrong.
+// Values described in place (cw_arg, cw_out; include/callwire/c/described.h): building a value,
+// or reading one into variables, in one call from C, with messages that say where a
+// description went wrong.
 #include <span>
 #include <string>
 

@@ -1,5 +1,5 @@
-// callwire: the C API's JSON-RPC 2.0 codec (include/callwire.h, "JSON-RPC 2.0"): cw_json_*
-// over callwire::json, for C programs with a transport of their own.
+// callwire: the C API's JSON-RPC 2.0 codec (include/callwire/c/json.h): cw_json_* over
+// callwire::json, for C programs with a transport of their own.
 #include <optional>
 #include <string>
 #include <string_view>

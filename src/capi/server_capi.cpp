@@ -1,5 +1,6 @@
-// callwire: the C API's server (include/callwire.h): cw_server over callwire::Server, and
-// cw_call, what a C handler sees of its call (a C++ Handler adapts it).
+// callwire: the C API's server (include/callwire/c/server.h): cw_server over callwire::Server;
+// cw_call, what a C handler sees of its call (c/handler.h; a C++ Handler adapts it); and
+// cw_registry, methods without a server (c/registry.h).
 #include <string.h>  // explicit_bzero
 
 #include <atomic>

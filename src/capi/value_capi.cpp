@@ -1,5 +1,6 @@
-// callwire: the C API over values (include/callwire.h): building, reading, encoding. The C++
-// core never sees C; the shared pieces are in capi_internal.hpp.
+// callwire: the C API over values (include/callwire/c/value.h and xml.h) and its common part
+// (c/common.h: statuses, cw_free): building, reading, encoding. The C++ core never sees C; the
+// shared pieces are in capi_internal.hpp.
 #include <cstring>
 #include <string>
 #include <vector>

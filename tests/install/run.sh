@@ -74,6 +74,10 @@ while IFS= read -r h; do
   rel=${h#"$prefix/include/"}
   [ -f "$here/../../include/$rel" ] || fail "installed header $rel is not a public header"
 done < <(find "$prefix/include" -type f)
+# And every public header is installed: callwire.h includes the C API's callwire/c/*.h.
+while IFS= read -r rel; do
+  [ -f "$prefix/include/$rel" ] || fail "public header $rel is not installed"
+done < <(cd "$here/../../include" && find . -type f -name '*.h*' | sed 's|^\./||')
 
 step "SONAME and exported symbols of libcallwire.so"
 soname=$(readelf -d "$libdir/libcallwire.so.$version" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')

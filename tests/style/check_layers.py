@@ -37,6 +37,18 @@ OWNERS = {
     "callwire/server.hpp": "server",
     "callwire/client.hpp": "client",
     "callwire.h": "capi",
+    # The C API's headers by subject, which callwire.h includes.
+    "callwire/c/common.h": "capi",
+    "callwire/c/value.h": "capi",
+    "callwire/c/described.h": "capi",
+    "callwire/c/xml.h": "capi",
+    "callwire/c/json.h": "capi",
+    "callwire/c/framing.h": "capi",
+    "callwire/c/trace.h": "capi",
+    "callwire/c/handler.h": "capi",
+    "callwire/c/server.h": "capi",
+    "callwire/c/registry.h": "capi",
+    "callwire/c/client.h": "capi",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(callwire[^"]*)"', re.M)

@@ -181,6 +181,14 @@ int main(int argc, char** argv) {
                     "Also serve newline-delimited JSON-RPC on HOST:PORT (repeatable)");
   serve->add_option("--jsonl-unix", serve_flags.jsonl_unix_path,
                     "Also serve newline-delimited JSON-RPC on this Unix socket");
+  serve->add_option("--websocket", serve_flags.websocket,
+                    "Also serve HTTP that takes WebSocket upgrades (ws://) on HOST:PORT "
+                    "(repeatable)");
+  serve->add_option("--websocket-origin", serve_flags.websocket_origins,
+                    "Let browser pages from this origin open a WebSocket ('*': any; repeatable)");
+  serve->add_option("--websocket-ping", serve_flags.websocket_ping_ms,
+                    "Ping a quiet WebSocket peer after this many ms, close it if no answer in "
+                    "as long again (0: never; default 30000)");
   serve->add_flag("--reuse-port", serve_flags.reuse_port,
                   "SO_REUSEPORT: several servers started with it share each TCP port");
   serve->add_option("--health-path", serve_flags.health_path,
@@ -195,7 +203,7 @@ int main(int argc, char** argv) {
       ->add_option("--inetd", serve_flags.inetd,
                    "Serve the connection on standard input alone, in this framing (inetd, "
                    "systemd Accept=yes); nothing is written on stdout")
-      ->check(CLI::IsMember({"http", "scgi", "pstream", "jsonl"}));
+      ->check(CLI::IsMember({"http", "scgi", "pstream", "jsonl", "websocket"}));
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");

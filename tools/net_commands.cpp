@@ -180,6 +180,9 @@ int run_serve(const ServeFlags& flags) {
   for (const std::string& address : flags.jsonl) options.listen.push_back("jsonl://" + address);
   if (!flags.jsonl_unix_path.empty())
     options.listen.push_back("jsonl+unix:" + flags.jsonl_unix_path);
+  for (const std::string& address : flags.websocket) options.listen.push_back("ws://" + address);
+  options.websocket.allowed_origins = flags.websocket_origins;
+  options.websocket.ping_interval = std::chrono::milliseconds(flags.websocket_ping_ms);
   if (options.listen.empty()) options.listen.push_back("127.0.0.1:8080");
   options.reuse_port = flags.reuse_port;
   options.health_path = flags.health_path;
@@ -248,10 +251,11 @@ int run_serve(const ServeFlags& flags) {
       return print_error(s.error());
   }
   if (!flags.inetd.empty()) {
-    const ConnectionFraming framing = flags.inetd == "scgi"      ? ConnectionFraming::Scgi
-                                      : flags.inetd == "pstream" ? ConnectionFraming::Pstream
-                                      : flags.inetd == "jsonl"   ? ConnectionFraming::JsonLines
-                                                                 : ConnectionFraming::Http;
+    const ConnectionFraming framing = flags.inetd == "scgi"        ? ConnectionFraming::Scgi
+                                      : flags.inetd == "pstream"   ? ConnectionFraming::Pstream
+                                      : flags.inetd == "jsonl"     ? ConnectionFraming::JsonLines
+                                      : flags.inetd == "websocket" ? ConnectionFraming::WebSocket
+                                                                   : ConnectionFraming::Http;
     g_server = &server;
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

@@ -19,7 +19,10 @@ struct ServeFlags {
   std::string pstream_unix_path;
   std::vector<std::string> jsonl;  // HOST:PORT, newline-delimited JSON-RPC
   std::string jsonl_unix_path;
-  bool reuse_port = false;            // SO_REUSEPORT: several processes on one port
+  std::vector<std::string> websocket;          // HOST:PORT, HTTP with WebSocket upgrades
+  std::vector<std::string> websocket_origins;  // WebSocketOptions::allowed_origins
+  int64_t websocket_ping_ms = 30000;           // WebSocketOptions::ping_interval
+  bool reuse_port = false;                     // SO_REUSEPORT: several processes on one port
   std::string health_path;            // GET answered 200 "ok" while serving, 503 while stopping
   std::string metrics_path;           // GET answered with the Prometheus page
   std::string metrics_authorization;  // the Authorization value the metrics page requires

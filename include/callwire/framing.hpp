@@ -17,8 +17,9 @@ enum class Protocol : uint8_t { XmlRpc, JsonRpc };
 /// How requests and answers travel on a connection handed over (Server::adopt_connection,
 /// Server::serve_connection, Client::adopt), as URL schemes choose it for the others: HTTP/1.1
 /// ("HOST:PORT", "http://"), SCGI ("scgi://"), xmlrpc-c's packet stream ("pstream://",
-/// docs/pstream.md) or newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md).
-enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines };
+/// docs/pstream.md), newline-delimited JSON-RPC ("jsonl://", docs/json-rpc.md) or WebSocket
+/// ("ws://", docs/websocket.md: HTTP/1.1 that also takes WebSocket upgrades).
+enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines, WebSocket };
 
 /// The oldest TLS version a client or server accepts (ClientOptions::tls_min_version,
 /// ServerOptions::tls_min_version). Older versions are never offered; a value other than these

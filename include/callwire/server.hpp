@@ -51,6 +51,28 @@ struct ErrorLogEntry {
                              ///< verify failed (certificate has expired)"
 };
 
+/// WebSocket (RFC 6455) on a server's "ws://HOST:PORT" listeners (wss:// with TLS): they
+/// serve HTTP as any other, and a GET with "Upgrade: websocket" on a served path turns its
+/// connection into WebSocket messages, each a call answered by a message (none for JSON-RPC
+/// notifications). The subprotocol says which: "jsonrpc" (or none offered) JSON-RPC 2.0,
+/// "xmlrpc" XML-RPC. The handshake is checked as any HTTP request (path, credentials).
+struct WebSocketOptions {
+  /// The origins a browser page may open a WebSocket from, exactly as its Origin field says
+  /// them ("https://app.example.org"), or "*" for any. Browsers ask no CORS preflight before a
+  /// WebSocket: without this check, any page its user visits could call the server. A
+  /// handshake without Origin (not from a browser) is taken; one from another origin gets 403.
+  /// Empty (the default): no browser page may.
+  std::vector<std::string> allowed_origins;
+  /// The largest message taken, its fragments together (a larger one closes the connection
+  /// with 1009, said as soon as its header arrives); 0 (the default): max_body.
+  size_t max_message = 0;
+  /// An idle WebSocket connection (no frame from the peer) is pinged after this long, and
+  /// closed when nothing has come back within as long again: so it stays open while its peer
+  /// lives however long it waits for notifications, and a vanished peer is noticed. 0: never
+  /// pinged; idle_timeout closes it as an HTTP connection.
+  std::chrono::milliseconds ping_interval{30000};
+};
+
 /// Everything a server can be told. Chainable setters are not needed: it is a plain struct.
 struct ServerOptions {
   /// Where to listen: "HOST:PORT" (an IPv4 address or name), "[IPV6]:PORT", ":PORT" (every
@@ -125,6 +147,9 @@ struct ServerOptions {
   /// With CORS: how long a browser may keep a preflight's answer (Access-Control-Max-Age,
   /// xmlrpc-c's access_ctl_max_age); 0: not sent (browsers then keep it about 5 s).
   std::chrono::seconds cors_max_age{0};
+  /// WebSocket on the "ws://HOST:PORT" listeners (and connections handed over as
+  /// ConnectionFraming::WebSocket): see WebSocketOptions and docs/websocket.md.
+  WebSocketOptions websocket;
   /// The health endpoint, for load balancers and supervisors (docs/deploying.md): a GET of this
   /// path ("/healthz") is answered 200 "ok" while the server serves, and 503 "stopping" from
   /// stop() until it has stopped, so a balancer drains this backend before it exits. It needs

@@ -1,7 +1,7 @@
 // Internal: the one table of transports. Each framing a connection can speak (HTTP, SCGI,
-// xmlrpc-c's packet stream, newline-delimited JSON-RPC) with its URL schemes and what it can
-// carry. The server's listen specs and URLs, the client's URLs and framings, the command and
-// the C API read it here, so a new transport is a row, not a search of the tree.
+// xmlrpc-c's packet stream, newline-delimited JSON-RPC, WebSocket) with its URL schemes and
+// what it can carry. The server's listen specs and URLs, the client's URLs and framings, the
+// command and the C API read it here, so a new transport is a row, not a search of the tree.
 #pragma once
 
 #include <string_view>
@@ -15,6 +15,7 @@ struct Transport {
   std::string_view name;         ///< for messages: "credentials cannot travel over JSON lines"
   std::string_view tcp_scheme;   ///< "scgi://" (HTTP: "http://"; a server's spec has none)
   std::string_view unix_scheme;  ///< "scgi+unix:" (HTTP: "unix:")
+  std::string_view tls_scheme;   ///< over TLS: "https://", "wss://"; empty: never TLS
   bool carries_fields;           ///< header fields, credentials and gzip travel with a message
   bool has_path;                 ///< a request names a path ("/RPC2")
   bool needs_port;               ///< a TCP URL must say its port: there is no default
@@ -27,15 +28,19 @@ struct Transport {
   /// answer, a connection that closed, or holds a line nobody asked for, would swallow one
   /// without a word.
   bool checked_before_reuse;
+  /// An HTTP/1.1 upgrade opens it (WebSocket): the handshake carries header fields and
+  /// credentials, the messages after it none. Its listeners and connections speak HTTP too.
+  bool http_upgrade;
 };
 
 // clang-format off
 inline constexpr Transport kTransports[] = {
-  // framing                      name               tcp           unix             fields path   port   xml    json   notif. reuse
-  {ConnectionFraming::Http,      "HTTP",            "http://",    "unix:",         true,  true,  false, false, false, true,  false},
-  {ConnectionFraming::Scgi,      "SCGI",            "scgi://",    "scgi+unix:",    true,  true,  true,  false, false, true,  false},
-  {ConnectionFraming::Pstream,   "a packet stream", "pstream://", "pstream+unix:", false, false, true,  true,  false, true,  false},
-  {ConnectionFraming::JsonLines, "JSON lines",      "jsonl://",   "jsonl+unix:",   false, false, true,  false, true,  false, true},
+  // framing                      name               tcp           unix             tls          fields path   port   xml    json   notif. reuse  upgrade
+  {ConnectionFraming::Http,      "HTTP",            "http://",    "unix:",         "https://",  true,  true,  false, false, false, true,  false, false},
+  {ConnectionFraming::Scgi,      "SCGI",            "scgi://",    "scgi+unix:",    "",          true,  true,  true,  false, false, true,  false, false},
+  {ConnectionFraming::Pstream,   "a packet stream", "pstream://", "pstream+unix:", "",          false, false, true,  true,  false, true,  false, false},
+  {ConnectionFraming::JsonLines, "JSON lines",      "jsonl://",   "jsonl+unix:",   "",          false, false, true,  false, true,  false, true,  false},
+  {ConnectionFraming::WebSocket, "WebSocket",       "ws://",      "ws+unix:",      "wss://",    false, true,  false, false, false, false, false, true},
 };
 // clang-format on
 

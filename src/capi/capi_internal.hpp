@@ -258,6 +258,9 @@ inline bool to_framing(const cw_framing& f, callwire::ConnectionFraming& out) {
     case CW_FRAMING_JSON_LINES:
       out = callwire::ConnectionFraming::JsonLines;
       return true;
+    case CW_FRAMING_WEBSOCKET:
+      out = callwire::ConnectionFraming::WebSocket;
+      return true;
     default:
       return false;
   }

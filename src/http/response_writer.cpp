@@ -371,6 +371,20 @@ Status append_text_response(Buffer& out, int status, std::string_view body,
   return {};
 }
 
+Status append_switching_protocols(Buffer& out, std::span<const Header> fields) {
+  static constexpr std::string_view kNoneOwned[] = {""};  // Connection and Upgrade are its own
+  if (const char* bad = check_extra(fields, kNoneOwned)) return invalid(bad);
+  out.append("HTTP/1.1 101 Switching Protocols\r\n");
+  for (const Header& h : fields) {
+    out.append(h.name);
+    out.append(": ");
+    out.append(h.value);
+    out.append("\r\n");
+  }
+  out.append("\r\n");
+  return {};
+}
+
 Status append_request_head(Buffer& out, const RequestHead& head) {
   if (Status s = append_request_head_fixed(out, head); !s) return s;
   append_request_framing(out, head.content_length, head.gzip);

@@ -97,6 +97,13 @@ Status append_error_response(Buffer& out, int status, std::span<const Header> ex
 Status append_text_response(Buffer& out, int status, std::string_view body,
                             std::span<const Header> extra = {}, std::string_view date = {});
 
+/// Appends the head of a 101 Switching Protocols answer: the status line, `fields` (Upgrade,
+/// Connection and the new protocol's own, in that order) and the blank line; no body, and
+/// the connection speaks the new protocol from the next byte. Errors: InvalidArgument (nothing
+/// appended) for a field name that is not a token or a value with a control character.
+/// Throws std::bad_alloc when `out` cannot grow.
+Status append_switching_protocols(Buffer& out, std::span<const Header> fields);
+
 /// What a client's request head says. Views are borrowed for the call.
 struct RequestHead {
   std::string_view path = "/RPC2";  ///< origin-form: '/' then visible ASCII (percent-encoded)

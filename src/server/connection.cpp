@@ -35,12 +35,14 @@ Connection::Connection(ServerLoop& loop, net::Stream stream, std::string peer,
       stream_(std::move(stream)),
       peer_(std::move(peer)),
       framing_(make_framing(framing, loop.core().request_limits)),
-      framing_kind_(framing),
-      http_(loop.core().options, loop.core().www_authenticate, framing == ConnectionFraming::Http),
+      // A WebSocket listener's connections speak HTTP until they upgrade.
+      framing_kind_(framing == ConnectionFraming::WebSocket ? ConnectionFraming::Http : framing),
+      http_(loop.core().options, loop.core().www_authenticate,
+            framing_kind_ == ConnectionFraming::Http, framing == ConnectionFraming::WebSocket),
       from_trusted_proxy_(is_trusted_proxy(peer_, loop.core().trusted_proxies)),
       answer_share_(std::max(loop.core().options.max_buffer_memory / 4,
                              loop.core().options.max_pending_output)) {
-  idle_since_ = request_started_ = loop_.now();
+  idle_since_ = request_started_ = heard_from_peer_ = loop_.now();
 }
 
 Connection::Clock::time_point Connection::answer_clock() const noexcept {
@@ -231,6 +233,8 @@ void Connection::read_input() {
     net::IoResult r = stream_.read(dst, want);
     if (r.status == net::IoStatus::Ok) {
       if (request_begins) request_started_ = loop_.now();
+      heard_from_peer_ = loop_.now();
+      ping_sent_ = {};  // whatever came answers a ping sent before it
       in_.commit(r.n);
       loop_.count_received(r.n);
       if (stream_.has_buffered_input()) continue;
@@ -256,8 +260,12 @@ void Connection::process_input() {
          request_start_ < in_.size()) {
     std::string_view input = in_.view().substr(request_start_);
     http::ParseResult r = framing_->parse(input, chunked_body_);
+    if (!framing_->own_output().empty()) queue_own_output();
     if (r.status == http::ParseStatus::Error) {
-      respond_error(r.http_status);
+      if (r.http_status == 0)  // the framing's own last word (a WebSocket Close) is queued
+        close_after_write_ = true;
+      else
+        respond_error(r.http_status);
       break;
     }
     if (r.status == http::ParseStatus::Incomplete) {
@@ -297,6 +305,16 @@ bool Connection::refused_on_head(const http::Request& request) {
   // The server-wide flag, not the loop's view of it: stop() makes health checks fail at once.
   HttpSession::Refusal refusal =
       http_.check_head(request, loop_.core().stopping.load(std::memory_order_relaxed));
+  if (refusal.upgrade) {
+    const size_t start = out_.size();
+    static_cast<void>(http::append_switching_protocols(out_, refusal.fields));  // ours: valid
+    answered(start, 101);
+    if (loop_.core().options.access_log) log_access({}, 101, 0, 0, 0, answer_clock());
+    upgrade_pending_ = true;
+    upgrade_protocol_ = refusal.protocol;
+    http_.upgraded();
+    return true;
+  }
   if (refusal.metrics)
     respond_text(refusal.status, loop_.core().metrics_text(), refusal.fields);
   else if (!refusal.body.empty())
@@ -314,9 +332,23 @@ size_t Connection::open_answer(size_t body_hint) {
   return start;
 }
 
+void Connection::queue_own_output() {
+  Buffer& said = framing_->own_output();
+  out_.append(said.view());
+  said.clear();
+}
+
 void Connection::next_request(size_t consumed) {
   request_start_ += consumed;
   framing_->reset();
+  if (upgrade_pending_) {  // the bytes after the handshake are WebSocket frames
+    upgrade_pending_ = false;
+    const ServerOptions& options = loop_.core().options;
+    framing_ = make_websocket_framing(
+        options.websocket.max_message ? options.websocket.max_message : options.max_body,
+        upgrade_protocol_);
+    framing_kind_ = ConnectionFraming::WebSocket;
+  }
   chunked_body_.clear();
   inflated_body_.clear();
   head_checked_ = false;
@@ -364,7 +396,7 @@ void Connection::handle_request() {
     body = inflated_body_.view();
   }
   HttpSession::CallSetup setup =
-      http_.setup_call(request, framing_->transport().json_only, loop_.stopping(), headers_);
+      http_.setup_call(request, framing_->fixed_protocol(), loop_.stopping(), headers_);
   if (!setup.keep_alive) close_after_write_ = true;
   const Clock::time_point deadline = setup.deadline;
   const Protocol protocol = setup.protocol;
@@ -633,6 +665,14 @@ void Connection::flush() {
     return;
   }
   if (close_after_write_) {
+    if (!goodbye_said_) {  // the framing's last word first (a WebSocket Close), if it has one
+      goodbye_said_ = true;
+      framing_->append_goodbye(out_);
+      if (!out_.empty()) {
+        flush();
+        return;
+      }
+    }
     begin_linger();
     return;
   }
@@ -716,6 +756,10 @@ void Connection::sweep(Clock::time_point now) {
   // request (a NOP, a blank line, a TLS handshake that stalls) does not make a connection
   // less idle, and one that never completed a request has request_timeout to do so.
   const bool in_progress = in_request();
+  if (framing_kind_ == ConnectionFraming::WebSocket && !in_progress) {
+    sweep_websocket(now);
+    return;
+  }
   if (in_progress || !served_any_) {
     if (now - (in_progress ? request_started_ : idle_since_) >= options.request_timeout) {
       respond_error(408);
@@ -724,6 +768,28 @@ void Connection::sweep(Clock::time_point now) {
     return;
   }
   if (now - idle_since_ >= options.idle_timeout) close();
+}
+
+void Connection::sweep_websocket(Clock::time_point now) {
+  const std::chrono::milliseconds interval = loop_.core().options.websocket.ping_interval;
+  if (interval.count() <= 0) {  // no pings: idle as an HTTP connection is
+    if (now - idle_since_ >= loop_.core().options.idle_timeout) {
+      close_after_write_ = true;
+      flush();  // says goodbye (a Close), then lingers
+    }
+    return;
+  }
+  if (ping_sent_ == Clock::time_point{}) {
+    if (now - heard_from_peer_ < interval) return;
+    ping_sent_ = now;
+    framing_->append_ping(out_);
+    flush();
+    return;
+  }
+  if (now - ping_sent_ >= interval) {
+    close_after_write_ = true;
+    flush();
+  }
 }
 
 void Connection::on_stop() {
@@ -740,7 +806,12 @@ void Connection::on_stop() {
   // "Connection: close" and closes, instead of keeping an idle connection open until the
   // stop grace runs out.
   close_after_write_ = true;
-  if (!busy_ && out_sent_ == out_.size() && request_start_ == in_.size()) close();
+  if (!busy_ && out_sent_ == out_.size() && request_start_ == in_.size()) {
+    if (framing_kind_ == ConnectionFraming::WebSocket)
+      flush();  // a Close first (going away), then the lingering close
+    else
+      close();
+  }
 }
 
 void Connection::log_access(std::string_view method, int status, int32_t fault_code,

@@ -1,7 +1,7 @@
 // Internal: one connection of the server: read into one buffer, parse in place, dispatch,
 // answer every pipelined request in order with one send. Written once against net::Stream
 // (plain TCP, Unix sockets and TLS share it) and a RequestFraming (HTTP/1.1, SCGI, the packet
-// stream or JSON lines).
+// stream, JSON lines, or WebSocket after an upgrade).
 #pragma once
 
 #include <chrono>
@@ -93,8 +93,13 @@ class Connection final : public net::Watcher {
   // Every answer, once queued at out_[start]: the trace and the count by status.
   void answered(size_t start, int status);
   // Asks the HTTP session what the head alone decides, once per request, and answers a
-  // refusal: true when refused.
+  // refusal: true when refused (or upgraded: answered 101, WebSocket from the next request).
   bool refused_on_head(const http::Request& request);
+  // Queues what the framing said of its own accord (a WebSocket Pong or Close).
+  void queue_own_output();
+  // A WebSocket connection the peer has been quiet on: pings it, or closes it when a ping
+  // went unanswered (WebSocketOptions::ping_interval).
+  void sweep_websocket(Clock::time_point now);
   // Opens an answer in out_: reserves the head's gap (and room for the body); returns where
   // the answer starts; its body goes at out_.size().
   size_t open_answer(size_t body_hint);
@@ -149,7 +154,13 @@ class Connection final : public net::Watcher {
   size_t request_start_ = 0;
   std::unique_ptr<RequestFraming> framing_;  // the parser and the heads
   ConnectionFraming framing_kind_;           // which, for the wire trace
-  HttpSession http_;                         // the HTTP rules: refusals, user, call setup, gzip
+  // A WebSocket handshake was answered 101: the framing changes once its request is done.
+  bool upgrade_pending_ = false;
+  Protocol upgrade_protocol_ = Protocol::JsonRpc;
+  bool goodbye_said_ = false;            // the framing's last word before we close is queued
+  Clock::time_point heard_from_peer_{};  // the last read that brought bytes
+  Clock::time_point ping_sent_{};        // a WebSocket ping unanswered since; zero: none
+  HttpSession http_;                     // the HTTP rules: refusals, user, call setup, gzip
   // ServerOptions::trusted_proxies: the peer is one, and the current request came through it
   // for the client in forwarded_peer_.
   const bool from_trusted_proxy_;

@@ -8,6 +8,8 @@
 #include "http/scgi.hpp"
 #include "jsonl/line_scanner.hpp"
 #include "pstream/pstream.hpp"
+#include "ws/frame_reader.hpp"
+#include "ws/frame_writer.hpp"
 
 namespace callwire::detail {
 
@@ -160,6 +162,7 @@ class JsonLinesFraming final : public RequestFraming {
   void reset() noexcept override { lines_.reset(); }
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
+  std::optional<Protocol> fixed_protocol() const noexcept override { return Protocol::JsonRpc; }
   size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
     if (head.status != 204) out.append("\n", 1);  // 204: notifications only, nothing to say
     return body_offset;
@@ -179,7 +182,101 @@ class JsonLinesFraming final : public RequestFraming {
   http::Request request_;
 };
 
+// WebSocket after the upgrade (RFC 6455): each data message a request, each answer a message
+// of the same kind (text or binary), none for notifications only. Pings are answered, a Close
+// is echoed, and a frame that breaks the protocol or a limit gets the Close naming it; the
+// connection closes after either.
+class WebSocketFraming final : public RequestFraming {
+ public:
+  WebSocketFraming(size_t max_message, Protocol protocol)
+      : RequestFraming(transport_of(ConnectionFraming::WebSocket)),
+        reader_(ws::Role::Server, {max_message, max_message}),
+        protocol_(protocol) {
+    request_.method = "POST";
+    storage_ = &reader_.message_storage();
+  }
+  http::ParseResult parse(std::string_view input, Buffer&) override {
+    size_t used = 0;
+    for (;;) {
+      ws::Event e = reader_.next(input.substr(used));
+      used += e.consumed;
+      switch (e.kind) {
+        case ws::EventKind::NeedMore:
+          return {http::ParseStatus::Incomplete, used, 0};
+        case ws::EventKind::Text:
+        case ws::EventKind::Binary:
+          answer_opcode_ = e.kind == ws::EventKind::Text ? ws::Opcode::Text : ws::Opcode::Binary;
+          request_.body = e.payload;
+          request_.content_length = e.payload.size();
+          return {http::ParseStatus::Complete, used, 0};
+        case ws::EventKind::Ping:
+          ws::append_pong(own_output_, e.payload, std::nullopt);
+          continue;
+        case ws::EventKind::Pong:
+          continue;
+        case ws::EventKind::Close:  // echoed, and the connection closes once it is sent
+          say_close(e.code == ws::kCloseNoStatus ? ws::kCloseNormal : e.code, {});
+          return {http::ParseStatus::Error, used, 0};
+        case ws::EventKind::Error:
+          say_close(e.code, e.error);
+          return {http::ParseStatus::Error, used, 0};
+      }
+    }
+  }
+  // Between messages: a large one's storage is given back by release_storage.
+  void reset() noexcept override {}
+  bool headers_complete() const noexcept override { return false; }
+  const http::Request& request() const noexcept override { return request_; }
+  std::optional<Protocol> fixed_protocol() const noexcept override { return protocol_; }
+  bool in_request() const noexcept override { return reader_.holds_partial(); }
+  // Every payload byte read is copied (unmasked) into the reader's storage.
+  bool copies_input() const noexcept override { return true; }
+  void release_storage() noexcept override { reader_.release_storage(); }
+  size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) override {
+    if (head.status == 204) return body_offset;  // notifications only: no message
+    const uint64_t size = out.size() - body_offset;
+    const size_t n = ws::unmasked_header_size(size);
+    ws::write_unmasked_header(out.data() + body_offset - n, answer_opcode_, size);
+    return body_offset - n;
+  }
+  void append_error(Buffer& out, int status, std::span<const http::Header>,
+                    std::string_view) override {
+    // What HTTP says with a status, WebSocket says with a Close code.
+    switch (status) {
+      case 413:
+        return close_with(out, ws::kCloseMessageTooBig, "the message exceeds max_body");
+      case 503:
+        return close_with(out, kCloseTryAgainLater, "the server is busy");
+      case 408:
+        return close_with(out, ws::kClosePolicyViolation, "the message took too long");
+      default:
+        return close_with(out, ws::kCloseInternalError, "the server could not answer");
+    }
+  }
+  void append_goodbye(Buffer& out) override { close_with(out, ws::kCloseGoingAway, {}); }
+  void append_ping(Buffer& out) override { ws::append_ping(out, {}, std::nullopt); }
+
+ private:
+  static constexpr uint16_t kCloseTryAgainLater = 1013;
+  void say_close(uint16_t code, std::string_view reason) { close_with(own_output_, code, reason); }
+  void close_with(Buffer& out, uint16_t code, std::string_view reason) {
+    if (close_sent_) return;  // one Close a connection
+    close_sent_ = true;
+    ws::append_close(out, code, reason, std::nullopt);
+  }
+
+  ws::FrameReader reader_;
+  Protocol protocol_;
+  ws::Opcode answer_opcode_ = ws::Opcode::Text;
+  bool close_sent_ = false;
+  http::Request request_;
+};
+
 }  // namespace
+
+std::unique_ptr<RequestFraming> make_websocket_framing(size_t max_message, Protocol protocol) {
+  return std::make_unique<WebSocketFraming>(max_message, protocol);
+}
 
 std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
                                              const http::RequestLimits& limits) {
@@ -190,7 +287,8 @@ std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
 }
 
 std::string_view over_capacity_answer(ConnectionFraming kind) noexcept {
-  if (!transport_of(kind).carries_fields) return {};  // no status to say it with: just closed
+  const Transport& t = transport_of(kind);
+  if (!t.carries_fields && !t.http_upgrade) return {};  // no status to say it with: just closed
   if (kind == ConnectionFraming::Scgi)
     return "Status: 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
   return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"

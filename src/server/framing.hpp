@@ -1,11 +1,12 @@
 // Internal: how requests and answers are framed on a listener's connections: HTTP/1.1, SCGI,
-// xmlrpc-c's packet stream, or newline-delimited JSON-RPC. A connection (connection.hpp) reads,
-// checks and answers through this and never asks which; each framing is an I/O-free parser and
-// writer from src/http or src/pstream.
+// xmlrpc-c's packet stream, newline-delimited JSON-RPC, or WebSocket after an HTTP upgrade. A
+// connection (connection.hpp) reads, checks and answers through this and never asks which; each
+// framing is an I/O-free parser and writer from src/http or src/pstream.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,6 +42,18 @@ class RequestFraming {
   /// Appends a whole error answer (the connection closes after it).
   virtual void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                             std::string_view date) = 0;
+  /// The protocol of every request whatever it says (JSON lines: JSON-RPC; WebSocket: its
+  /// subprotocol's); none: the Content-Type decides.
+  virtual std::optional<Protocol> fixed_protocol() const noexcept { return std::nullopt; }
+  /// What the framing says before the server closes the connection of its own accord (it
+  /// stops, or the peer went quiet): a WebSocket Close. Nothing for the others.
+  virtual void append_goodbye(Buffer&) {}
+  /// Asks a quiet peer whether it is still there (a WebSocket Ping); nothing for the others.
+  virtual void append_ping(Buffer&) {}
+  /// Bytes the framing sends of its own accord while parsing (a WebSocket Pong, the Close
+  /// answering the peer's): the connection queues them after each parse and clears them.
+  /// A parse that returns Error with http_status 0 has put its last word here.
+  Buffer& own_output() noexcept { return own_output_; }
   /// The client behind a gateway, when the framing says (SCGI's REMOTE_ADDR and REMOTE_PORT),
   /// and the user the gateway authenticated (REMOTE_USER); empty otherwise.
   virtual std::string gateway_peer() const { return {}; }
@@ -60,6 +73,7 @@ class RequestFraming {
  protected:
   // The framing's own storage, if it has any (read on every event: not a virtual call).
   const Buffer* storage_ = nullptr;
+  Buffer own_output_;
 
  private:
   const Transport& transport_;
@@ -68,6 +82,10 @@ class RequestFraming {
 /// `limits.max_body` caps a packet's payload too.
 std::unique_ptr<RequestFraming> make_framing(ConnectionFraming kind,
                                              const http::RequestLimits& limits);
+
+/// After a WebSocket handshake, the connection's framing from its next byte on: each message a
+/// request in `protocol`, of at most `max_message` bytes.
+std::unique_ptr<RequestFraming> make_websocket_framing(size_t max_message, Protocol protocol);
 
 /// What a connection refused at the cap is sent before it is closed.
 std::string_view over_capacity_answer(ConnectionFraming kind) noexcept;

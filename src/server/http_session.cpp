@@ -7,6 +7,7 @@
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
 #include "http/syntax.hpp"
+#include "ws/handshake.hpp"
 
 namespace callwire::detail {
 
@@ -79,6 +80,12 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
     return r;
   }
   const bool cors = !options_.cors_allow_origin.empty();
+  if (request.method == "GET" && !request.find_header("Upgrade").empty()) {
+    if (websocket_) return check_upgrade(request);
+    r.status = 400;
+    r.body = "400 Bad Request: this listener serves no WebSocket (its URL would be ws://)\n";
+    return r;
+  }
   if (request.method != "POST") {
     if (cors && request.method == "OPTIONS" && path_matches(request.target, options_.paths)) {
       // A browser's preflight: POST is what there is, and the fields it means to send
@@ -128,6 +135,84 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
   return r;
 }
 
+HttpSession::Refusal HttpSession::check_upgrade(const http::Request& request) {
+  Refusal r;
+  auto refuse = [&](int status, std::string text) {
+    refusal_text_ = std::to_string(status) + " " + std::move(text) + "\n";
+    r.status = status;
+    r.body = refusal_text_;
+    return r;
+  };
+  if (!path_matches(request.target, options_.paths)) {
+    refusal_text_ = "404 Not Found: no WebSocket is served at ";
+    base::append_log_text(refusal_text_, request.target.substr(0, 256), base::LogField::Word);
+    refusal_text_ += '\n';
+    r.status = 404;
+    r.body = refusal_text_;
+    return r;
+  }
+  // A browser says which page opens the socket; anything else sends no Origin.
+  if (std::string_view origin = request.find_header("Origin"); !origin.empty()) {
+    const auto& allowed = options_.websocket.allowed_origins;
+    if (std::none_of(allowed.begin(), allowed.end(),
+                     [&](const std::string& a) { return a == "*" || a == origin; })) {
+      std::string shown;
+      return refuse(
+          403, "Forbidden: WebSocket from origin " +
+                   std::string(base::log_text(origin.substr(0, 256), shown, base::LogField::Word)) +
+                   " is not allowed (WebSocketOptions::allowed_origins)");
+    }
+  }
+  if (options_.authenticate && !authorized(request)) {
+    r.status = 401;
+    refusal_fields_[0] = {"WWW-Authenticate", www_authenticate_};
+    r.fields = {refusal_fields_.data(), 1};
+    return r;
+  }
+  if (request.find_header("Sec-WebSocket-Version") != "13") {
+    refusal_fields_[0] = {"Sec-WebSocket-Version", "13"};
+    refuse(426, "Upgrade Required: this server speaks WebSocket version 13");
+    r.fields = {refusal_fields_.data(), 1};
+    return r;
+  }
+  if (request.version != http::HttpVersion::Http11 ||
+      !ws::header_has_token(request.find_header("Upgrade"), "websocket") ||
+      !ws::header_has_token(request.find_header("Connection"), "upgrade"))
+    return refuse(400,
+                  "Bad Request: a WebSocket handshake is an HTTP/1.1 GET with "
+                  "\"Upgrade: websocket\" and \"Connection: Upgrade\"");
+  std::string_view key = request.find_header("Sec-WebSocket-Key");
+  if (request.content_length.value_or(0) > 0 || request.chunked)
+    return refuse(400, "Bad Request: a WebSocket handshake carries no body");
+  if (!ws::is_valid_client_key(key))
+    return refuse(400, "Bad Request: Sec-WebSocket-Key must be the base64 of 16 bytes");
+  // The subprotocol names the RPC protocol; none offered is JSON-RPC, as browsers' and
+  // Ethereum's clients speak it.
+  static constexpr std::string_view kServed[] = {"jsonrpc", "xmlrpc"};
+  std::optional<std::string_view> chosen;
+  if (std::string_view offered = request.find_header("Sec-WebSocket-Protocol"); !offered.empty()) {
+    chosen = ws::choose_subprotocol(offered, kServed);
+    if (!chosen) {
+      std::string shown;
+      return refuse(400, "Bad Request: none of the subprotocols offered (" +
+                             std::string(base::log_text(offered.substr(0, 256), shown,
+                                                        base::LogField::Text)) +
+                             ") is served: jsonrpc, xmlrpc");
+    }
+  }
+  accept_key_ = ws::accept_key(key);
+  size_t n = 0;
+  refusal_fields_[n++] = {"Upgrade", "websocket"};
+  refusal_fields_[n++] = {"Connection", "Upgrade"};
+  refusal_fields_[n++] = {"Sec-WebSocket-Accept", accept_key_};
+  if (chosen) refusal_fields_[n++] = {"Sec-WebSocket-Protocol", *chosen};
+  r.status = 101;
+  r.fields = {refusal_fields_.data(), n};
+  r.upgrade = true;
+  r.protocol = chosen == "xmlrpc" ? Protocol::XmlRpc : Protocol::JsonRpc;
+  return r;
+}
+
 bool HttpSession::authorized(const http::Request& request) {
   if (request.authorization.empty()) return false;
   if (!accepted_authorization_.empty() && request.authorization == accepted_authorization_)
@@ -140,8 +225,9 @@ bool HttpSession::authorized(const http::Request& request) {
   return true;
 }
 
-HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, bool json_only,
-                                               bool stopping, std::vector<HeaderField>& headers) {
+HttpSession::CallSetup HttpSession::setup_call(const http::Request& request,
+                                               std::optional<Protocol> fixed, bool stopping,
+                                               std::vector<HeaderField>& headers) {
   CallSetup setup;
   headers.clear();
   std::optional<int64_t> sent_timeout;
@@ -166,11 +252,10 @@ HttpSession::CallSetup HttpSession::setup_call(const http::Request& request, boo
   const size_t cap = options_.max_requests_per_connection;
   setup.keep_alive = request.keep_alive && !stopping && !(capped_ && cap && requests_ >= cap);
   // The parsers keep Content-Type as they read the head: no second walk of the fields here.
-  setup.protocol =
-      json_only
-          ? Protocol::JsonRpc
-          : protocol_for_request(request.content_type,
-                                 request.content_encoding_gzip ? std::string_view() : request.body);
+  setup.protocol = fixed ? *fixed
+                         : protocol_for_request(request.content_type, request.content_encoding_gzip
+                                                                          ? std::string_view()
+                                                                          : request.body);
   return setup;
 }
 

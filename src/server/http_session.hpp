@@ -10,6 +10,7 @@
 
 #include <array>
 #include <chrono>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,10 +36,13 @@ class HttpSession {
   /// `www_authenticate`: the 401's challenge, for a server with `authenticate`.
   /// `http`: the framing is HTTP itself (not SCGI behind a gateway): its connections count
   /// toward max_requests_per_connection, and the health path is answered on them.
-  HttpSession(const ServerOptions& options, const std::string& www_authenticate, bool http = true)
+  /// `websocket`: a GET may upgrade the connection to WebSocket (a "ws://" listener's).
+  HttpSession(const ServerOptions& options, const std::string& www_authenticate, bool http = true,
+              bool websocket = false)
       : options_(options),
         www_authenticate_(www_authenticate),
         capped_(http),
+        websocket_(websocket),
         cors_origin_{"Access-Control-Allow-Origin", options.cors_allow_origin} {
     if (options.cors_max_age.count() > 0) max_age_ = std::to_string(options.cors_max_age.count());
   }
@@ -54,6 +58,10 @@ class HttpSession {
     std::string_view body;
     /// The metrics path: answer 200 with the server's metrics page.
     bool metrics = false;
+    /// A WebSocket handshake accepted: answer 101 with `fields` and speak WebSocket from the
+    /// next byte on, carrying `protocol`.
+    bool upgrade = false;
+    Protocol protocol = Protocol::JsonRpc;
   };
   /// What the head alone decides, in this order: with CORS, an OPTIONS preflight on a served
   /// path is answered 200 with what it asks for (a "refusal" that ends it), 400 when what it asks
@@ -64,8 +72,18 @@ class HttpSession {
   /// again on this connection are accepted as before. Before all of them, on HTTP: a GET of
   /// health_path (when set) is answered 200 "ok\n", or 503 "stopping\n" when `stopping`,
   /// with Cache-Control: no-store, whatever the credentials; then a GET of metrics_path
-  /// (when set) is `metrics`, or 401 without metrics_authorization's exact value.
+  /// (when set) is `metrics`, or 401 without metrics_authorization's exact value. Then, on a
+  /// WebSocket listener, a GET asking to upgrade (check_upgrade).
   Refusal check_head(const http::Request& request, bool stopping = false);
+  /// A WebSocket handshake (RFC 6455 §4.2): `upgrade` when accepted; else 404 for a path not
+  /// served, 403 for a browser's Origin not in WebSocketOptions::allowed_origins, 401 without
+  /// accepted credentials, 426 for a version other than 13 (with Sec-WebSocket-Version: 13),
+  /// 400 for a handshake that is not one (HTTP/1.0, no "Connection: Upgrade", a bad key, only
+  /// subprotocols not served), each with a body naming the mistake.
+  Refusal check_upgrade(const http::Request& request);
+  /// After the upgrade: the connection carries WebSocket messages, which no
+  /// max_requests_per_connection caps.
+  void upgraded() noexcept { capped_ = false; }
   /// With CORS (cors_allow_origin set), the field every answer carries; else empty.
   std::span<const http::Header> cors_fields() const noexcept {
     return {&cors_origin_, options_.cors_allow_origin.empty() ? 0u : 1u};
@@ -87,10 +105,10 @@ class HttpSession {
   /// Copies the request's fields into `headers` (for CallContext) and reads from them and the
   /// options the call's setup: the deadline, from now, is the earlier of call_timeout and the
   /// first X-Callwire-Timeout (1 to 9 digits; anything else is ignored); the protocol is
-  /// JSON-RPC for a JSON-only framing, else the one the Content-Type names; the connection
+  /// `fixed` when the framing fixes it, else the one the Content-Type names; the connection
   /// closes after the answer when the client asked to, the server is `stopping`, or this is
   /// the connection's max_requests_per_connection-th request (each call counts one).
-  CallSetup setup_call(const http::Request& request, bool json_only, bool stopping,
+  CallSetup setup_call(const http::Request& request, std::optional<Protocol> fixed, bool stopping,
                        std::vector<HeaderField>& headers);
 
   /// Gzips `body` into `z` when the client accepts gzip, the answer is at least
@@ -104,8 +122,10 @@ class HttpSession {
   const std::string& www_authenticate_;
   std::string user_;
   std::string accepted_authorization_;  // the Authorization value last accepted, reused
-  const bool capped_;
-  size_t requests_ = 0;  // set up so far on this connection
+  bool capped_;
+  const bool websocket_;
+  std::string accept_key_;  // the 101's Sec-WebSocket-Accept
+  size_t requests_ = 0;     // set up so far on this connection
   const http::Header cors_origin_;
   // A refusal's fields; kept here so that the usual answer (no refusal) builds nothing.
   std::array<http::Header, 4> refusal_fields_;

@@ -86,7 +86,7 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
 // Why a transport cannot serve this server, if it cannot: credentials travel in header
 // fields, which a packet or a JSON line has no room for.
 Status can_serve(const detail::Transport& t, const ServerOptions& o, std::string_view what) {
-  if (o.authenticate && !t.carries_fields)
+  if (o.authenticate && !t.carries_fields && !t.http_upgrade)
     return Error(Errc::InvalidArgument, std::string(what) + ": credentials cannot travel over " +
                                             std::string(t.name) +
                                             "; authentication needs HTTP or SCGI");
@@ -103,7 +103,7 @@ Result<bool> Server::Impl::ready_connection(int fd, ConnectionFraming framing) {
   Result<bool> tcp = net::ready_adopted_socket(fd);
   if (!tcp) return tcp.error();
   // As the listeners: TLS for HTTP over TCP when there is a certificate.
-  return core.serves_tls && framing == ConnectionFraming::Http && *tcp;
+  return core.serves_tls && !detail::transport_of(framing).tls_scheme.empty() && *tcp;
 }
 
 Status Server::Impl::open_listeners() {
@@ -133,10 +133,10 @@ Status Server::Impl::open_listeners() {
     l.unix_path = endpoint->path;
     l.host = endpoint->host;
     l.port = l.unix_socket ? 0 : net::local_port(fd->get());
-    // TLS on HTTP TCP listeners; a Unix socket is local and stays plain, and SCGI comes from
-    // a web server that terminated TLS already.
+    // TLS on HTTP and WebSocket TCP listeners; a Unix socket is local and stays plain, and
+    // SCGI comes from a web server that terminated TLS already.
     l.framing = framing;
-    l.tls = core.serves_tls && !l.unix_socket && framing == ConnectionFraming::Http;
+    l.tls = core.serves_tls && !l.unix_socket && !detail::transport_of(framing).tls_scheme.empty();
     l.fd = std::move(*fd);
     core.listeners.push_back(std::move(l));
   }
@@ -400,7 +400,7 @@ std::string Server::url(size_t index) const {
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  const std::string_view scheme = l.tls ? "https://" : t.tcp_scheme;
+  const std::string_view scheme = l.tls ? t.tls_scheme : t.tcp_scheme;
   return std::string(scheme) + host + ":" + std::to_string(l.port) + (t.has_path ? path : "");
 }
 

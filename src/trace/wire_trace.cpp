@@ -148,6 +148,20 @@ const char* title(TraceKind kind) {
 
 }  // namespace
 
+namespace {
+
+// The payload of the unmasked frame (a server's message) that `bytes` begins with: after its
+// 2-, 4- or 10-byte header. Whatever does not parse is shown as it is.
+std::string_view websocket_payload(std::string_view bytes) {
+  if (bytes.size() < 2) return bytes;
+  const unsigned length = static_cast<unsigned char>(bytes[1]) & 0x7f;
+  const size_t header = length < 126 ? 2 : length == 126 ? 4 : 10;
+  if ((static_cast<unsigned char>(bytes[1]) & 0x80) || bytes.size() < header) return bytes;
+  return bytes.substr(header);
+}
+
+}  // namespace
+
 void show_sent(ConnectionFraming framing, std::string_view bytes, size_t max_body, Shown& out) {
   out.head.clear();
   out.body = bytes;
@@ -157,6 +171,9 @@ void show_sent(ConnectionFraming framing, std::string_view bytes, size_t max_bod
       return;
     case ConnectionFraming::JsonLines:
       if (!bytes.empty() && bytes.back() == '\n') out.body.remove_suffix(1);
+      return;
+    case ConnectionFraming::WebSocket:
+      out.body = websocket_payload(bytes);
       return;
     case ConnectionFraming::Scgi:
       if (split_netstring(bytes, out)) return;

@@ -112,6 +112,13 @@ class FrameReader {
   bool failed() const noexcept { return stage_ == Stage::Failed; }
   /// Whether a fragmented message is begun and not yet whole.
   bool in_message() const noexcept { return in_message_; }
+  /// Whether part of a frame or message has been read and the rest has not (a peer's
+  /// unfinished request, for the connection's request clock).
+  bool holds_partial() const noexcept {
+    return in_message_ || header_size_ > 0 || stage_ == Stage::Payload;
+  }
+  /// The storage messages are reassembled in (its capacity is storage_bytes()).
+  const Buffer& message_storage() const noexcept { return message_; }
   Role role() const noexcept { return role_; }
   const ReaderLimits& limits() const noexcept { return limits_; }
 

@@ -6,13 +6,12 @@
 
 namespace callwire::ws {
 
-void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin,
-                  const Masking& mask) {
-  const uint64_t size = payload.size();
-  char* p = out.prepare(kMaxFrameHeader + payload.size());
-  char* const start = p;
+namespace {
+
+// The header up to its masking key: the FIN bit and opcode, then the length, minimal.
+char* put_header(char* p, Opcode opcode, uint64_t size, bool fin, bool masked) noexcept {
   *p++ = char((fin ? 0x80 : 0) | uint8_t(opcode));
-  const char mask_bit = mask ? char(0x80) : 0;
+  const char mask_bit = masked ? char(0x80) : 0;
   if (size <= 125) {
     *p++ = char(mask_bit | char(size));
   } else if (size <= 0xFFFF) {
@@ -23,6 +22,25 @@ void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin
     *p++ = char(mask_bit | 127);
     for (int shift = 56; shift >= 0; shift -= 8) *p++ = char(size >> shift);
   }
+  return p;
+}
+
+}  // namespace
+
+size_t unmasked_header_size(uint64_t payload_size) noexcept {
+  return payload_size <= 125 ? 2 : payload_size <= 0xFFFF ? 4 : 10;
+}
+
+void write_unmasked_header(char* dst, Opcode opcode, uint64_t payload_size) noexcept {
+  put_header(dst, opcode, payload_size, true, false);
+}
+
+void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin,
+                  const Masking& mask) {
+  const uint64_t size = payload.size();
+  char* p = out.prepare(kMaxFrameHeader + payload.size());
+  char* const start = p;
+  p = put_header(p, opcode, size, fin, mask.has_value());
   if (mask) {
     std::memcpy(p, mask->data(), 4);
     p += 4;

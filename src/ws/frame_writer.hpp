@@ -29,6 +29,13 @@ inline constexpr size_t kMaxFrameHeader = 14;
 void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin,
                   const Masking& mask);
 
+/// A server's one-frame message written in place, its header in a gap before the payload (as
+/// the server writes an HTTP head before a body it has already written): the header's size for
+/// a payload of `payload_size` bytes (2, 4 or 10), and the header itself, with FIN and no
+/// mask, written to dst[0, unmasked_header_size(payload_size)).
+size_t unmasked_header_size(uint64_t payload_size) noexcept;
+void write_unmasked_header(char* dst, Opcode opcode, uint64_t payload_size) noexcept;
+
 /// Appends a Close frame with `code` and `reason`. kCloseNoStatus (1005) writes a Close with
 /// no code and no reason (the RFC's way to close without a status); any other code is written
 /// as given (is_valid_close_code says which a peer accepts). A reason longer than 123 bytes is

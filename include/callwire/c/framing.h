@@ -16,10 +16,11 @@ extern "C" {
 /** How requests travel on a connection handed to the server (cw_server_adopt_connection,
  *  cw_server_serve_connection), as a listener's URL scheme says it for its own. */
 typedef enum cw_framing {
-  CW_FRAMING_HTTP = 0,      /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
-  CW_FRAMING_SCGI = 1,      /**< SCGI, from a web server ("scgi://") */
-  CW_FRAMING_PSTREAM = 2,   /**< xmlrpc-c's packet stream ("pstream://") */
-  CW_FRAMING_JSON_LINES = 3 /**< newline-delimited JSON-RPC ("jsonl://") */
+  CW_FRAMING_HTTP = 0,       /**< HTTP/1.1 ("HOST:PORT" listeners); TLS over TCP when configured */
+  CW_FRAMING_SCGI = 1,       /**< SCGI, from a web server ("scgi://") */
+  CW_FRAMING_PSTREAM = 2,    /**< xmlrpc-c's packet stream ("pstream://") */
+  CW_FRAMING_JSON_LINES = 3, /**< newline-delimited JSON-RPC ("jsonl://") */
+  CW_FRAMING_WEBSOCKET = 4   /**< HTTP/1.1 that also takes WebSocket upgrades ("ws://") */
 } cw_framing;
 
 /** The oldest TLS version a server or client accepts (tls_min_version in the options). */

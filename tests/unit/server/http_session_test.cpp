@@ -112,7 +112,7 @@ TEST(HttpSession, SetsUpTheCall) {
   HttpSession s(o, kNoChallenge);
   std::vector<HeaderField> headers;
   Parsed plain(post("/RPC2", "X-Trace: 7\r\n"));
-  HttpSession::CallSetup setup = s.setup_call(plain.request(), false, false, headers);
+  HttpSession::CallSetup setup = s.setup_call(plain.request(), std::nullopt, false, headers);
   EXPECT_EQ(setup.deadline, HttpSession::Clock::time_point::max());  // no timeout anywhere
   EXPECT_EQ(setup.protocol, Protocol::XmlRpc);
   EXPECT_TRUE(setup.keep_alive);
@@ -120,19 +120,19 @@ TEST(HttpSession, SetsUpTheCall) {
   EXPECT_EQ(headers[2].name, "X-Trace");
   EXPECT_EQ(headers[2].value, "7");
 
-  EXPECT_FALSE(s.setup_call(plain.request(), false, /*stopping=*/true, headers).keep_alive);
+  EXPECT_FALSE(s.setup_call(plain.request(), std::nullopt, /*stopping=*/true, headers).keep_alive);
   Parsed closing(post("/RPC2", "Connection: close\r\n"));
-  EXPECT_FALSE(s.setup_call(closing.request(), false, false, headers).keep_alive);
+  EXPECT_FALSE(s.setup_call(closing.request(), std::nullopt, false, headers).keep_alive);
 
   Parsed json("POST / HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n");
-  EXPECT_EQ(s.setup_call(json.request(), false, false, headers).protocol, Protocol::JsonRpc);
-  EXPECT_EQ(s.setup_call(plain.request(), /*json_only=*/true, false, headers).protocol,
+  EXPECT_EQ(s.setup_call(json.request(), std::nullopt, false, headers).protocol, Protocol::JsonRpc);
+  EXPECT_EQ(s.setup_call(plain.request(), Protocol::JsonRpc, false, headers).protocol,
             Protocol::JsonRpc);
 
   auto deadline_in = [&](std::string_view extra) {
     Parsed p(post("/RPC2", extra));
     auto before = HttpSession::Clock::now();
-    HttpSession::CallSetup c = s.setup_call(p.request(), false, false, headers);
+    HttpSession::CallSetup c = s.setup_call(p.request(), std::nullopt, false, headers);
     return c.deadline == HttpSession::Clock::time_point::max()
                ? std::chrono::milliseconds::max()
                : std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - before);
@@ -327,16 +327,16 @@ TEST(HttpSession, CapsTheRequestsOfAConnection) {
   std::vector<HeaderField> headers;
   Parsed p(post());
   HttpSession http(o, kNoChallenge);
-  EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
-  EXPECT_TRUE(http.setup_call(p.request(), false, false, headers).keep_alive);
-  EXPECT_FALSE(http.setup_call(p.request(), false, false, headers).keep_alive);  // the third
+  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
+  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
+  EXPECT_FALSE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);  // the third
   HttpSession packets(o, kNoChallenge, /*http=*/false);
   for (int i = 0; i < 5; ++i)
-    EXPECT_TRUE(packets.setup_call(p.request(), false, false, headers).keep_alive);
+    EXPECT_TRUE(packets.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
   o.max_requests_per_connection = 0;
   HttpSession uncapped(o, kNoChallenge);
   for (int i = 0; i < 100; ++i)
-    EXPECT_TRUE(uncapped.setup_call(p.request(), false, false, headers).keep_alive);
+    EXPECT_TRUE(uncapped.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
 }
 
 TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {
@@ -361,6 +361,94 @@ TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {
     noise.push_back(char(x >> 24));
   }
   EXPECT_FALSE(s.gzip_answer(true, noise, z));
+}
+
+// ---- the WebSocket handshake (check_upgrade) ----
+
+std::string upgrade(std::string_view extra = "", std::string_view target = "/RPC2",
+                    std::string_view version = "HTTP/1.1") {
+  return "GET " + std::string(target) + " " + std::string(version) +
+         "\r\nHost: h\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
+         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+         std::string(extra);
+}
+
+std::string_view field(const HttpSession::Refusal& r, std::string_view name) {
+  for (const http::Header& h : r.fields)
+    if (h.name == name) return h.value;
+  return {};
+}
+
+TEST(WebSocketHandshake, AcceptedWithTheRfcsAcceptKey) {
+  ServerOptions o;
+  HttpSession s(o, kNoChallenge, true, /*websocket=*/true);
+  HttpSession::Refusal r =
+      s.check_head(Parsed(upgrade("Sec-WebSocket-Version: 13\r\n"), "").request());
+  EXPECT_EQ(r.status, 101);
+  EXPECT_TRUE(r.upgrade);
+  EXPECT_EQ(r.protocol, Protocol::JsonRpc);  // none offered: JSON-RPC
+  EXPECT_EQ(field(r, "Upgrade"), "websocket");
+  EXPECT_EQ(field(r, "Connection"), "Upgrade");
+  EXPECT_EQ(field(r, "Sec-WebSocket-Accept"), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");  // RFC 6455 §1.3
+  EXPECT_EQ(field(r, "Sec-WebSocket-Protocol"), "");
+
+  HttpSession::Refusal xml = s.check_head(
+      Parsed(upgrade("Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: xmlrpc\r\n"), "")
+          .request());
+  EXPECT_TRUE(xml.upgrade);
+  EXPECT_EQ(xml.protocol, Protocol::XmlRpc);
+  EXPECT_EQ(field(xml, "Sec-WebSocket-Protocol"), "xmlrpc");
+}
+
+TEST(WebSocketHandshake, RefusalsNameTheMistake) {
+  ServerOptions o;
+  o.websocket.allowed_origins = {"https://app.example"};
+  HttpSession s(o, kNoChallenge, true, true);
+  const std::string v13 = "Sec-WebSocket-Version: 13\r\n";
+  auto check = [&](const std::string& head, int status, std::string_view words) {
+    HttpSession::Refusal r = s.check_head(Parsed(head, "").request());
+    EXPECT_EQ(r.status, status) << head;
+    EXPECT_FALSE(r.upgrade);
+    EXPECT_NE(r.body.find(words), std::string_view::npos) << r.body;
+    return r;
+  };
+  HttpSession::Refusal old = check(upgrade("Sec-WebSocket-Version: 8\r\n"), 426, "version 13");
+  EXPECT_EQ(field(old, "Sec-WebSocket-Version"), "13");
+  check(upgrade(v13, "/other"), 404, "/other");
+  check(upgrade(v13 + "Origin: https://evil.example\r\n"), 403, "allowed_origins");
+  check(upgrade(v13, "/RPC2", "HTTP/1.0"), 400, "HTTP/1.1 GET");
+  check(upgrade(v13 + "Sec-WebSocket-Protocol: graphql-ws, mqtt\r\n"), 400, "jsonrpc, xmlrpc");
+  check(
+      "GET /RPC2 HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: short\r\n" +
+          v13,
+      400, "Sec-WebSocket-Key");
+  EXPECT_TRUE(
+      s.check_head(Parsed(upgrade(v13 + "Origin: https://app.example\r\n"), "").request()).upgrade);
+  // A body on the handshake would be read as frames.
+  HttpSession::Refusal body = s.check_head(Parsed(upgrade(v13), "xyz").request());
+  EXPECT_EQ(body.status, 400);
+  EXPECT_NE(body.body.find("no body"), std::string_view::npos);
+}
+
+TEST(WebSocketHandshake, CredentialsAndPlainListeners) {
+  ServerOptions o;
+  o.authenticate = [](std::string_view user, std::string_view) { return user == "ann"; };
+  const std::string challenge = "Basic realm=\"x\"";
+  HttpSession s(o, challenge, true, true);
+  const std::string v13 = "Sec-WebSocket-Version: 13\r\n";
+  HttpSession::Refusal none = s.check_head(Parsed(upgrade(v13), "").request());
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(field(none, "WWW-Authenticate"), challenge);
+  EXPECT_TRUE(s.check_head(Parsed(upgrade(v13 + "Authorization: Basic YW5uOng=\r\n"), "").request())
+                  .upgrade);
+  EXPECT_EQ(s.user(), "ann");
+  // A listener without WebSocket says so rather than 405.
+  ServerOptions defaults;
+  HttpSession plain(defaults, kNoChallenge);
+  HttpSession::Refusal r = plain.check_head(Parsed(upgrade(v13), "").request());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("ws://"), std::string_view::npos);
 }
 
 }  // namespace

@@ -150,5 +150,20 @@ TEST(FrameWriter, PingAndPongPayloadsAreCutTo125Bytes) {
             (std::vector<Seen>{{EventKind::Pong, patterned(125)}}));
 }
 
+// The server writes an answer's header into a gap before a payload already in place: the same
+// bytes append_frame writes, at every length boundary.
+TEST(FrameWriter, AnUnmaskedHeaderInPlaceIsAppendFramesHeader) {
+  for (size_t n : {0, 1, 125, 126, 65535, 65536, 70001}) {
+    const std::string payload(n, 'a');
+    Buffer framed;
+    append_frame(framed, Opcode::Binary, payload, true, std::nullopt);
+    const size_t header = unmasked_header_size(n);
+    EXPECT_EQ(header + n, framed.size()) << n;
+    std::string in_place(header, '\0');
+    write_unmasked_header(in_place.data(), Opcode::Binary, n);
+    EXPECT_EQ(in_place, framed.view().substr(0, header)) << n;
+  }
+}
+
 }  // namespace
 }  // namespace callwire::ws

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace callwire::demo {
@@ -215,6 +216,24 @@ Value echo(Params params, CallContext&) {
   return out;
 }
 
+Value notify_ticks(Params params, CallContext& context) {
+  constexpr std::string_view kName = "demo.notify";
+  expect_count(kName, params, 1);
+  int64_t count = expect_integer(kName, params[0], "params[0]");
+  if (count < 0 || count > 1000) bad_params(kName, "params[0] must be 0 to 1000");
+  Notifier notifier = context.notifier();
+  if (!notifier) bad_params(kName, "this connection carries no notifications (WebSocket only)");
+  // From another thread, as a handler's worker or a subscription's source would send them.
+  Status sent;
+  std::thread sender([&] {
+    for (int64_t i = 0; i < count && sent; ++i)
+      sent = notifier.notify("demo.tick", Value::array({Value(static_cast<int32_t>(i))}));
+  });
+  sender.join();
+  if (!sent) throw FaultError(fault_code::kInternalError, sent.error().message);
+  return Value(static_cast<int32_t>(count));
+}
+
 using Signature = std::vector<std::string>;
 
 }  // namespace
@@ -256,6 +275,13 @@ std::vector<DemoMethod> demo_methods() {
              "10, 100 and 1000.");
   add_method("echo", echo, {}, "Returns its parameters, whatever they are, as an array.");
   return methods;
+}
+
+std::vector<DemoMethod> websocket_demo_methods() {
+  return {{"demo.notify", notify_ticks,
+           MethodInfo{{{"int", "int"}},
+                      "Sends COUNT (0 to 1000) notifications demo.tick [i] to the caller over "
+                      "WebSocket, from another thread; returns COUNT."}}};
 }
 
 }  // namespace callwire::demo

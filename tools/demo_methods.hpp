@@ -46,4 +46,9 @@ struct DemoMethod {
 /// Throws std::bad_alloc only.
 std::vector<DemoMethod> demo_methods();
 
+/// What a server with WebSocket listeners adds: demo.notify(count), which sends `count` (at
+/// most 1000) JSON-RPC notifications "demo.tick" with params [i] to its caller from another
+/// thread, then answers `count`. Fault -32602 on a connection that carries no notifications.
+std::vector<DemoMethod> websocket_demo_methods();
+
 }  // namespace callwire::demo

@@ -246,7 +246,10 @@ int run_serve(const ServeFlags& flags) {
     };
   }
   Server server(std::move(options));
-  for (auto& m : demo::demo_methods()) {
+  std::vector<demo::DemoMethod> methods = demo::demo_methods();
+  if (!flags.websocket.empty() || flags.inetd == "websocket")
+    for (auto& m : demo::websocket_demo_methods()) methods.push_back(std::move(m));
+  for (auto& m : methods) {
     if (Status s = server.add_method(m.name, std::move(m.handler), std::move(m.info)); !s)
       return print_error(s.error());
   }

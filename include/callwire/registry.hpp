@@ -48,7 +48,40 @@ namespace detail {
 struct CallContextAccess;   // the dispatcher sets the method and clears the latch; the
                             // transport sets the deadline
 struct ResultWriterAccess;  // a typed handler writes its result straight into the response
+class NotifyChannel;        // a connection that carries notifications to its peer
 }  // namespace detail
+
+/// Sends JSON-RPC notifications to the peer of a call, from any thread, for as long as its
+/// connection lives: subscriptions, progress, events. A handler gets one from
+/// CallContext::notifier() and may keep it (copies share the connection). Only a WebSocket
+/// connection carrying JSON-RPC can carry them (docs/websocket.md); for any other, the notifier
+/// is empty. Thread-safety: every member from any thread. Ownership: holds the connection's
+/// channel, not the connection: a notifier kept after the connection (or the server) is gone
+/// only fails.
+class CALLWIRE_API Notifier {
+ public:
+  /// An empty notifier: notify() fails with InvalidArgument.
+  Notifier() noexcept = default;
+
+  /// Whether it belongs to a connection (which may have closed since).
+  explicit operator bool() const noexcept { return channel_ != nullptr; }
+  /// Whether its connection is still open.
+  bool connected() const noexcept;
+  /// Queues `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` for the peer; the server's
+  /// event loop sends it as soon as it can, in the order queued (a notify() from a handler
+  /// that runs on the event loop itself goes out after that handler's answer). `params` must
+  /// be an array or a struct. Errors: InvalidArgument (an empty notifier, or params neither
+  /// array nor struct), Unrepresentable (a value JSON cannot carry), ConnectionClosed (the
+  /// connection has closed), LimitExceeded (ServerOptions::max_pending_output bytes wait for a
+  /// peer that does not read: this notification is dropped, said, and the connection stays).
+  Status notify(std::string_view method, const Value& params = Value::array()) const;
+
+ private:
+  friend class CallContext;
+  explicit Notifier(std::shared_ptr<detail::NotifyChannel> channel) noexcept
+      : channel_(std::move(channel)) {}
+  std::shared_ptr<detail::NotifyChannel> channel_;
+};
 
 /// What a handler can learn about the call it serves. Ownership: every view lives for the
 /// handler's call only; copy what must outlive it. Thread-safety: used by one thread, the one
@@ -109,6 +142,10 @@ class CALLWIRE_API CallContext {
   /// The latched fault, or null.
   const Fault* latched_fault() const noexcept { return latched_ ? &*latched_ : nullptr; }
 
+  /// Sends notifications to this call's peer, now or later, from any thread, while its
+  /// connection lives (a WebSocket connection carrying JSON-RPC); empty for any other.
+  Notifier notifier() const noexcept;
+
  private:
   friend struct detail::CallContextAccess;
   friend struct detail::ResultWriterAccess;
@@ -123,6 +160,9 @@ class CALLWIRE_API CallContext {
   // handler wrote its result there instead of returning it.
   ValueWriter* result_writer_ = nullptr;
   bool result_written_ = false;
+  // The connection's, when it carries notifications (shared only when a notifier is asked for:
+  // the usual call pays no reference count).
+  detail::NotifyChannel* notify_ = nullptr;
 };
 
 /// A method's parameters, in order. Mutable so a handler may move values out.

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -607,6 +608,35 @@ cw_status cw_server_serve_connection(cw_server* server, int fd, cw_framing frami
 }
 
 // ---- cw_call ----
+
+struct cw_notifier {
+  callwire::Notifier notifier;
+};
+
+cw_notifier* cw_call_notifier(cw_call* call) {
+  if (!call) return nullptr;
+  callwire::Notifier n = call->context.notifier();
+  if (!n) return nullptr;
+  return new (std::nothrow) cw_notifier{std::move(n)};
+}
+
+cw_status cw_notifier_send(const cw_notifier* notifier, const char* method, const cw_value* params,
+                           cw_error* error) {
+  clear_error(error);
+  if (!notifier || !method)
+    return set_error(error, Errc::InvalidArgument, "notifier and method must not be NULL");
+  return guard(error, [&] {
+    callwire::Status s = params ? notifier->notifier.notify(method, params->value)
+                                : notifier->notifier.notify(method);
+    return s ? CW_OK : set_error(error, s.error());
+  });
+}
+
+int cw_notifier_connected(const cw_notifier* notifier) {
+  return notifier && notifier->notifier.connected() ? 1 : 0;
+}
+
+void cw_notifier_free(cw_notifier* notifier) { delete notifier; }
 
 const char* cw_call_method(cw_call* call) {
   return call ? cached(call->method, call->context.method()) : "";

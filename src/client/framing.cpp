@@ -344,6 +344,10 @@ Result<std::unique_ptr<ClientFraming>> make_client_framing(
     std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy) {
   // What the transport can carry (kTransports), refused here, once, rather than at each call.
   const Transport& t = transport_of(url.framing);
+  if (t.http_upgrade)
+    return Error(Errc::InvalidArgument,
+                 "the client does not speak WebSocket yet: call the same server over http:// "
+                 "(a ws:// listener serves HTTP too)");
   const std::string over = " cannot travel over " + std::string(t.name);
   if (!t.carries_fields && (!headers.empty() || !authorization.empty() || !user_agent.empty()))
     return Error(Errc::InvalidArgument, "header fields and credentials" + over);

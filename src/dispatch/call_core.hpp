@@ -50,6 +50,10 @@ struct CallContextAccess {
     c.result_written_ = false;
   }
   static bool result_written(const CallContext& c) noexcept { return c.result_written_; }
+  // The connection's notification channel (WebSocket with JSON-RPC), or null.
+  static void set_notify_channel(CallContext& c, NotifyChannel* channel) noexcept {
+    c.notify_ = channel;
+  }
 };
 
 /// How a call's parameters came, when not as XML-RPC's: by name, or from a protocol whose

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/ascii.hpp"
+#include "dispatch/notify_channel.hpp"
 #include "dispatch/registry_impl.hpp"
 
 namespace callwire {
@@ -17,6 +18,21 @@ const HeaderField* CallContext::find_header(std::string_view name) const noexcep
 std::string_view CallContext::header(std::string_view name) const noexcept {
   const HeaderField* field = find_header(name);
   return field ? field->value : std::string_view();
+}
+
+Notifier CallContext::notifier() const noexcept {
+  return notify_ ? Notifier(notify_->shared_from_this()) : Notifier();
+}
+
+bool Notifier::connected() const noexcept { return channel_ && channel_->open(); }
+
+Status Notifier::notify(std::string_view method, const Value& params) const {
+  if (!channel_)
+    return Error(Errc::InvalidArgument,
+                 "this call's connection carries no notifications (only WebSocket with JSON-RPC)");
+  if (!params.is_array() && !params.is_struct())
+    return Error(Errc::InvalidArgument, "notification params must be an array or a struct");
+  return channel_->send(method, params);
 }
 
 namespace {

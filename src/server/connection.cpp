@@ -50,6 +50,7 @@ Connection::Clock::time_point Connection::answer_clock() const noexcept {
 }
 
 Connection::~Connection() {
+  if (channel_) channel_->detach();
   loop_.core().buffer_memory.fetch_sub(accounted_);
   loop_.core().unsent_memory.fetch_sub(accounted_unsent_);
 }
@@ -74,6 +75,7 @@ void Connection::account_buffers() noexcept {
   move_count(loop_.core().buffer_memory, accounted_, now);
   // All of it goes if the connection is shed for its unsent answers.
   move_count(loop_.core().unsent_memory, accounted_unsent_, unsent_bytes() ? now : 0);
+  if (channel_) channel_->note_unsent(unsent_bytes());
 }
 
 bool Connection::over_budget(size_t more) const noexcept {
@@ -151,6 +153,7 @@ void Connection::set_interest(uint32_t events) {
 void Connection::close() {
   if (phase_ == Phase::Closed) return;
   phase_ = Phase::Closed;
+  if (channel_) channel_->detach();  // notifiers fail from now on
   loop_.events().remove(stream_.fd());
   log_tls_failure();
   stream_ = net::Stream();  // closes the socket
@@ -348,6 +351,9 @@ void Connection::next_request(size_t consumed) {
         options.websocket.max_message ? options.websocket.max_message : options.max_body,
         upgrade_protocol_);
     framing_kind_ = ConnectionFraming::WebSocket;
+    if (upgrade_protocol_ == Protocol::JsonRpc)  // notifications are JSON-RPC's
+      channel_ =
+          std::make_shared<WebSocketChannel>(loop_.events(), *this, options.max_pending_output);
   }
   chunked_body_.clear();
   inflated_body_.clear();
@@ -434,6 +440,7 @@ void Connection::handle_request() {
             CallContext context(call_peer(), http_.user(), headers_);
             CallContextAccess::set_tls_subject(context, tls_subject_);
             CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
+            CallContextAccess::set_notify_channel(context, channel_.get());
             DispatchOutcome outcome =
                 dispatcher.handle(protocol, call, context, job_out_, room_after_body(call));
             job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
@@ -459,6 +466,7 @@ void Connection::handle_request() {
   CallContext context(call_peer(), http_.user(), headers_);
   CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, deadline);
+  CallContextAccess::set_notify_channel(context, channel_.get());
   DispatchOutcome outcome =
       loop_.dispatcher().handle(protocol, body, context, out_, room_after_body(body));
   size_t response_bytes = out_.size() - body_start;
@@ -550,6 +558,17 @@ void Connection::trace_answer(size_t from) const {
   trace::Shown shown;
   trace::show_sent(framing_kind_, out_.view().substr(from), loop_.core().options.max_body, shown);
   trace::emit(loop_.core().trace, TraceKind::ServerAnswer, call_peer(), shown.head, shown.body);
+}
+
+void Connection::send_notifications(std::string_view frames) noexcept {
+  if (phase_ != Phase::Open || close_after_write_) return;  // closing: too late for them
+  try {
+    out_.append(frames);
+    flush();
+  } catch (const std::bad_alloc&) {
+    close();
+  }
+  account_buffers();
 }
 
 void Connection::resume_after_job() noexcept {

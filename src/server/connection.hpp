@@ -18,6 +18,7 @@
 #include "protocol/dispatcher.hpp"
 #include "server/framing.hpp"
 #include "server/http_session.hpp"
+#include "server/websocket_channel.hpp"
 
 namespace callwire::detail {
 
@@ -59,6 +60,9 @@ class Connection final : public net::Watcher {
   /// On the loop, after the worker's job_finished: sends the answer and reads on; drops the
   /// connection if the job or this runs out of memory.
   void resume_after_job() noexcept;
+  /// On the loop: WebSocket frames of notifications (WebSocketChannel), sent after what is
+  /// queued; dropped once the connection is closing.
+  void send_notifications(std::string_view frames) noexcept;
 
  private:
   enum class Phase : uint8_t { Open, Lingering, Closed };
@@ -157,7 +161,9 @@ class Connection final : public net::Watcher {
   // A WebSocket handshake was answered 101: the framing changes once its request is done.
   bool upgrade_pending_ = false;
   Protocol upgrade_protocol_ = Protocol::JsonRpc;
-  bool goodbye_said_ = false;            // the framing's last word before we close is queued
+  bool goodbye_said_ = false;  // the framing's last word before we close is queued
+  // A WebSocket connection carrying JSON-RPC: how handlers' notifiers reach its peer.
+  std::shared_ptr<WebSocketChannel> channel_;
   Clock::time_point heard_from_peer_{};  // the last read that brought bytes
   Clock::time_point ping_sent_{};        // a WebSocket ping unanswered since; zero: none
   HttpSession http_;                     // the HTTP rules: refusals, user, call setup, gzip

@@ -424,3 +424,42 @@ def test_stopping_says_going_away(callwire_bin):
     assert rc == 0
     assert peer.read_close()[0] == 1001
     peer.close()
+
+
+# --- notifications from the server --------------------------------------------------------------
+
+
+def test_a_handler_sends_notifications_to_its_caller(ws_server):
+    async def session():
+        async with websockets.connect(ws_server.url, open_timeout=TIMEOUT) as ws, \
+                websockets.connect(ws_server.url, open_timeout=TIMEOUT) as other:
+            await ws.send(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "demo.notify",
+                                      "params": [100]}))
+            messages = [json.loads(await ws.recv()) for _ in range(101)]
+            ticks = [m for m in messages if m.get("method") == "demo.tick"]
+            answers = [m for m in messages if "id" in m]
+            assert [t["params"] for t in ticks] == [[i] for i in range(100)]
+            assert all("id" not in t and t["jsonrpc"] == "2.0" for t in ticks)
+            assert answers == [{"jsonrpc": "2.0", "result": 100, "id": 7}]
+            # The other connection got none of them, and is served as ever.
+            await other.send(json.dumps(ADD))
+            assert json.loads(await other.recv())["result"] == 5
+
+    run_async(session())
+
+
+def test_notifications_need_json_rpc_over_websocket(ws_server, serve):
+    async def session():
+        async with websockets.connect(ws_server.url, subprotocols=["xmlrpc"],
+                                      open_timeout=TIMEOUT) as ws:
+            await ws.send(xmlrpc.client.dumps((3,), "demo.notify"))
+            with pytest.raises(xmlrpc.client.Fault) as fault:
+                xmlrpc.client.loads(await ws.recv())
+            assert "WebSocket" in fault.value.faultString
+
+    run_async(session())
+    # Over HTTP on the same listener: no connection to send them on.
+    host, port, path = address(ws_server.url)
+    proxy = xmlrpc.client.ServerProxy(f"http://{host}:{port}{path}")
+    with pytest.raises(xmlrpc.client.Fault):
+        proxy.demo.notify(1)

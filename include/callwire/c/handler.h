@@ -147,6 +147,33 @@ CALLWIRE_API cw_status cw_call_fault_data(cw_call* call, int32_t code, const cha
  *  call. CW_OK, CW_INVALID_ARGUMENT, CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_call_latch_fault(cw_call* call, int32_t code, const char* message);
 
+/* ---- notifications to the caller (WebSocket) ---- */
+
+/** Sends JSON-RPC notifications to a call's peer, from any thread, for as long as its
+ *  connection lives (subscriptions, progress, events): only a WebSocket connection carrying
+ *  JSON-RPC can carry them (docs/websocket.md). Owned by whoever got it; free it with
+ *  cw_notifier_free. Thread-safe: every function from any thread; it may outlive the call,
+ *  the connection and the server (it then only fails). */
+typedef struct cw_notifier cw_notifier;
+
+/** A notifier for the call's peer, or NULL when its connection carries no notifications (not
+ *  WebSocket, or XML-RPC) or out of memory. Unlike the other cw_call functions, what it
+ *  returns outlives the handler. */
+CALLWIRE_API cw_notifier* cw_call_notifier(cw_call* call);
+/** Queues `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` for the peer; `params` (an array
+ *  or a struct; borrowed) may be NULL for no parameters ([]). A notification sent from a
+ *  handler that runs on the event loop goes out after that handler's answer. CW_OK,
+ *  CW_INVALID_ARGUMENT (NULL notifier or method, params neither array nor struct),
+ *  CW_UNREPRESENTABLE (a value JSON cannot carry), CW_CONNECTION_CLOSED (the connection has
+ *  closed), CW_LIMIT_EXCEEDED (max_pending_output bytes wait for a peer that does not read:
+ *  this one is dropped, the connection stays), CW_NO_MEMORY. */
+CALLWIRE_API cw_status cw_notifier_send(const cw_notifier* notifier, const char* method,
+                                        const cw_value* params, cw_error* error);
+/** 1 while the notifier's connection is open, else 0 (NULL too). */
+CALLWIRE_API int cw_notifier_connected(const cw_notifier* notifier);
+/** Frees a notifier (NULL: nothing); the connection is not affected. */
+CALLWIRE_API void cw_notifier_free(cw_notifier* notifier);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "callwire/client.hpp"
+#include "client/framing.hpp"
+
 namespace callwire::detail {
 namespace {
 
@@ -104,6 +107,20 @@ TEST(ClientUrl, RefusesWhatItCannotUse) {
       EXPECT_NE(u.error().message.find(bad), std::string::npos) << u.error().message;
     }
   }
+}
+
+// ws:// parses (the transport table has it) and the client says plainly that it cannot use it
+// yet, rather than speaking HTTP to the URL.
+TEST(ClientUrl, WebSocketIsRefusedByTheClientWithAWayOut) {
+  Result<ClientUrl> url = parse_client_url("ws://127.0.0.1:8080/RPC2", "");
+  ASSERT_TRUE(url);
+  EXPECT_EQ(url->framing, ConnectionFraming::WebSocket);
+  auto framing = make_client_framing(*url, "application/json", false, "", "", {});
+  ASSERT_FALSE(framing);
+  EXPECT_NE(framing.error().message.find("http://"), std::string::npos);
+  Result<Client> client = Client::create("ws://127.0.0.1:8080/RPC2");
+  ASSERT_FALSE(client);
+  EXPECT_NE(client.error().message.find("WebSocket"), std::string::npos);
 }
 
 }  // namespace

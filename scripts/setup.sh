@@ -45,6 +45,7 @@ packages=(
   prometheus                           # server tests: promtool checks the metrics page
   python3-jsonrpclib-pelix             # interop tests: a Python JSON-RPC client library
   python3-websockets                   # interop tests: a Python WebSocket client and server
+  chromium                             # interop tests: a page calls over WebSocket (headless)
   libjsonrpccpp-dev libjsoncpp-dev     # interop tests: libjsonrpccpp's HttpClient (and a bench peer)
   golang-go golang-github-kolo-xmlrpc-dev  # interop tests: Go's kolo/xmlrpc client
   linux-perf strace                    # make bench: system calls per call (strace if perf fails)

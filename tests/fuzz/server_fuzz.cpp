@@ -4,9 +4,11 @@
 // SCGI listener when it starts with a digit (an SCGI request's netstring length), to the
 // packet stream when it starts with 0x1B (ESC, as every packet does: to the pstream listener,
 // or through one end of a socketpair handed to Server::adopt_connection, as a hash bit of the
-// input says), and to the HTTP one otherwise, in up to three pieces cut where a hash of the
-// input says, then the client half-closes; the server must answer and close within three seconds
-// (no hang), never crash (ASan, UBSan), and leak nothing.
+// input says), to the WebSocket listener when its high bit is set (as a frame's FIN bit: the
+// driver sends a valid handshake first, the subprotocol JSON-RPC or XML-RPC as a hash bit
+// says, and the input is the frames), and to the HTTP one otherwise, in up to three pieces cut
+// where a hash of the input says, then the client half-closes; the server must answer and close
+// within three seconds (no hang), never crash (ASan, UBSan), and leak nothing.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -35,11 +37,12 @@ const std::string& socket_dir() {
   }();
   return dir;
 }
-enum class Kind { Http, Scgi, Pstream };
+enum class Kind { Http, Scgi, Pstream, WebSocket };
 std::string socket_path(Kind kind) {
-  return socket_dir() + (kind == Kind::Scgi      ? "/scgi.sock"
-                         : kind == Kind::Pstream ? "/ps.sock"
-                                                 : "/s.sock");
+  return socket_dir() + (kind == Kind::Scgi        ? "/scgi.sock"
+                         : kind == Kind::Pstream   ? "/ps.sock"
+                         : kind == Kind::WebSocket ? "/ws.sock"
+                                                   : "/s.sock");
 }
 
 // A registration the driver depends on; refused, there is nothing to fuzz.
@@ -51,7 +54,9 @@ Server& server() {
   static Server* s = [] {
     ServerOptions o;
     o.listen = {"unix:" + socket_path(Kind::Http), "scgi+unix:" + socket_path(Kind::Scgi),
-                "pstream+unix:" + socket_path(Kind::Pstream)};
+                "pstream+unix:" + socket_path(Kind::Pstream),
+                "ws+unix:" + socket_path(Kind::WebSocket)};
+    o.websocket.ping_interval = std::chrono::milliseconds(0);  // the input's bytes alone
     o.threads = 1;
     o.max_body = 64 * 1024;
     o.max_header_bytes = 4096;
@@ -93,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Kind kind = size == 0                          ? Kind::Http
                     : data[0] >= '0' && data[0] <= '9' ? Kind::Scgi
                     : data[0] == 0x1B                  ? Kind::Pstream
+                    : data[0] >= 0x80                  ? Kind::WebSocket
                                                        : Kind::Http;
   int fd = -1;
   if (kind == Kind::Pstream && (hash & 0x80000000u)) {
@@ -109,6 +115,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     while ((rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a)) != 0 && errno == EINTR) {
     }
     if (rc != 0 && errno != EISCONN) abort();
+  }
+  if (kind == Kind::WebSocket) {
+    const std::string handshake =
+        std::string(
+            "GET /RPC2 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n") +
+        (hash & 0x40000000u ? "Sec-WebSocket-Protocol: xmlrpc\r\n" : "") + "\r\n";
+    send_all(fd, reinterpret_cast<const uint8_t*>(handshake.data()), handshake.size());
   }
   size_t first = size ? hash % (size + 1) : 0, second = size ? (hash >> 16) % (size + 1) : 0;
   if (second < first) std::swap(first, second);

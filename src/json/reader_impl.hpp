@@ -795,7 +795,9 @@ struct ReaderImpl {
       padded.reset(new char[need]);
       padded_capacity = need;
     }
-    std::memcpy(padded.get(), document.data(), document.size());
+    // An empty document may have no data at all (a WebSocket's empty message): memcpy from
+    // null is undefined even for 0 bytes.
+    if (!document.empty()) std::memcpy(padded.get(), document.data(), document.size());
     std::memset(padded.get() + document.size(), 0, kPadding);
     return {padded.get(), document.size()};
   }

@@ -463,3 +463,19 @@ def test_notifications_need_json_rpc_over_websocket(ws_server, serve):
     proxy = xmlrpc.client.ServerProxy(f"http://{host}:{port}{path}")
     with pytest.raises(xmlrpc.client.Fault):
         proxy.demo.notify(1)
+
+
+def test_an_empty_message_is_a_parse_error(serve, ws_server):
+    # An empty message has no bytes at all: the reader must not touch a null pointer for it
+    # (found by server_fuzz under UBSan).
+    peer = RawPeer(ws_server.url)
+    peer.send_frame(0x1, b"")
+    _, opcode, payload = peer.read_frame()
+    assert opcode == 0x1 and json.loads(payload)["error"]["code"] == -32700
+    assert peer.call_json(ADD)["result"] == 5
+    peer.close()
+    xml_peer = RawPeer(ws_server.url, protocols=["xmlrpc"])
+    xml_peer.send_frame(0x2, b"")
+    _, opcode, payload = xml_peer.read_frame()
+    assert opcode == 0x2 and b"<fault>" in payload
+    xml_peer.close()

@@ -285,10 +285,10 @@ void Connection::process_input() {
       }
       break;
     }
-    job_consumed_ = r.consumed;
+    call_.consumed = r.consumed;
     handle_request();
     if (busy_) return;  // job_done() carries on from here
-    next_request(r.consumed);
+    next_request(call_.consumed);
   }
   if (busy_) return;
   // Keep the unconsumed start of the next request at the front of the buffer.
@@ -389,98 +389,99 @@ void Connection::handle_request() {
     tls_subject_ = stream_.verified_peer_subject();
     tls_subject_read_ = true;
   }
-  std::string_view body = request.body;
-  WorkerPool* pool = loop_.core().pool.get();
   // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
-  // inflates max_body): a worker does it when there are workers, else the loop.
-  const bool gzipped = request.content_encoding_gzip;
-  if (gzipped && !pool) {
-    if (int status = inflate_body(body)) {
-      respond_error(status);
-      return;
-    }
-    body = inflated_body_.view();
-  }
+  // inflates max_body): a worker does it when there are workers, else the loop (run_call).
   HttpSession::CallSetup setup =
       http_.setup_call(request, framing_->fixed_protocol(), loop_.stopping(), headers_);
   if (!setup.keep_alive) close_after_write_ = true;
-  const Clock::time_point deadline = setup.deadline;
-  const Protocol protocol = setup.protocol;
-  answer_protocol_ = protocol;
+  answer_protocol_ = setup.protocol;
+  call_.body = request.body;
+  call_.protocol = setup.protocol;
+  call_.deadline = setup.deadline;  // time in a worker's queue counts
+  call_.started = request_complete_;
+  call_.gzipped = request.content_encoding_gzip;
+  call_.accept_gzip = request.accept_gzip;
 
-  if (pool) {
+  if (WorkerPool* pool = loop_.core().pool.get()) {
     // The worker reads the request where it lies (in_ does not change while busy_), inflates
     // it into inflated_body_ if gzipped, and writes its answer's body to job_out_; the loop
-    // adds the head when it comes back.
+    // adds the head when it comes back (job_done).
     busy_ = true;
     set_interest(0);
     job_out_.clear();
-    job_request_bytes_ = body.size();
-    job_started_ = request_complete_;
-    const bool accept_gzip = request.accept_gzip;
-    pool->submit(
-        [this, body, gzipped, accept_gzip, deadline, protocol](Dispatcher& dispatcher) noexcept {
-          // Nothing may escape a worker thread: out of memory here drops this connection (on the
-          // loop), as it would inline.
-          job_failed_ = false;
-          job_http_status_ = 0;
-          job_gzipped_ = false;
-          job_no_answer_ = false;
-          try {
-            std::string_view call = body;
-            if (gzipped) {
-              job_http_status_ = inflate_body(call);
-              call = inflated_body_.view();
-              job_request_bytes_ = call.size();
-            }
-            if (job_http_status_) {
-              loop_.job_finished(this);
-              return;
-            }
-            CallContext context(call_peer(), http_.user(), headers_);
-            CallContextAccess::set_tls_subject(context, tls_subject_);
-            CallContextAccess::set_deadline(context, deadline);  // time in the queue counts
-            CallContextAccess::set_notify_channel(context, channel_.get());
-            DispatchOutcome outcome =
-                dispatcher.handle(protocol, call, context, job_out_, room_after_body(call));
-            job_fault_code_ = outcome.is_fault ? outcome.fault_code : 0;
-            job_no_answer_ = outcome.no_answer;
-            job_method_.assign(outcome.method);
-            job_response_bytes_ = job_out_.size();
-            // Compressing is work of the same order as the call: the worker does it too.
-            Buffer z;
-            if (http_.gzip_answer(accept_gzip, job_out_.view(), z)) {
-              job_out_ = std::move(z);
-              job_gzipped_ = true;
-            }
-          } catch (...) {  // std::bad_alloc: nothing else escapes handle()
-            job_failed_ = true;
-          }
-          loop_.job_finished(this);
-        });
+    pool->submit([this](Dispatcher& dispatcher) noexcept {
+      // Nothing may escape a worker thread: out of memory here drops this connection (on the
+      // loop), as it would inline.
+      call_.failed = false;
+      call_.answer_gzipped = false;
+      try {
+        run_call(dispatcher, job_out_);
+        call_.method_copy.assign(call_.method);  // the dispatcher's view ends with this job
+        call_.method = call_.method_copy;
+        // Compressing is work of the same order as the call: the worker does it too.
+        Buffer z;
+        if (!call_.refusal && http_.gzip_answer(call_.accept_gzip, job_out_.view(), z)) {
+          job_out_ = std::move(z);
+          call_.answer_gzipped = true;
+        }
+      } catch (...) {  // std::bad_alloc: nothing else escapes handle()
+        call_.failed = true;
+      }
+      loop_.job_finished(this);
+    });
     return;
   }
   size_t start = open_answer(512);
   size_t body_start = out_.size();
-  const Clock::time_point started = request_complete_;
+  run_call(loop_.dispatcher(), out_);
+  if (call_.refusal) {  // the gzip body
+    out_.truncate(start);
+    respond_error(call_.refusal);
+    return;
+  }
+  answer_call(start, body_start, BodyCoding::GzipIfAccepted, nullptr);
+}
+
+[[gnu::always_inline]] inline void Connection::run_call(Dispatcher& dispatcher, Buffer& out) {
+  call_.refusal = 0;
+  if (call_.gzipped) {
+    if ((call_.refusal = inflate_body(call_.body))) return;
+    call_.body = inflated_body_.view();
+  }
+  call_.request_bytes = call_.body.size();
   CallContext context(call_peer(), http_.user(), headers_);
   CallContextAccess::set_tls_subject(context, tls_subject_);
-  CallContextAccess::set_deadline(context, deadline);
+  CallContextAccess::set_deadline(context, call_.deadline);
   CallContextAccess::set_notify_channel(context, channel_.get());
+  const size_t body_start = out.size();
   DispatchOutcome outcome =
-      loop_.dispatcher().handle(protocol, body, context, out_, room_after_body(body));
-  size_t response_bytes = out_.size() - body_start;
-  if (outcome.is_fault && outcome.fault_code == fault_code::kParseError) loop_.count_parse_error();
-  if (answer_over_share(response_bytes, outcome.method)) {
-    out_.truncate(start);
+      dispatcher.handle(call_.protocol, call_.body, context, out, room_after_body(call_.body));
+  call_.fault_code = outcome.is_fault ? outcome.fault_code : 0;
+  call_.no_answer = outcome.no_answer;
+  call_.method = outcome.method;
+  call_.response_bytes = out.size() - body_start;
+}
+
+[[gnu::always_inline]] inline void Connection::answer_call(size_t start, size_t body_start,
+                                                           BodyCoding coding, Buffer* worker_out) {
+  if (call_.fault_code == fault_code::kParseError) loop_.count_parse_error();
+  if (answer_over_share(call_.response_bytes, call_.method)) {
+    if (worker_out)
+      *worker_out = Buffer();  // its megabytes go now
+    else
+      out_.truncate(start);
     respond_error(500);
     return;
   }
-  int status = finish_response(start, body_start, BodyCoding::GzipIfAccepted, !close_after_write_,
-                               outcome.no_answer);
+  if (worker_out) {  // laid out like an inline answer: the head's gap, then the body
+    start = open_answer(worker_out->size());
+    body_start = out_.size();
+    out_.append(worker_out->view());
+  }
+  int status = finish_response(start, body_start, coding, !close_after_write_, call_.no_answer);
   if (loop_.core().options.access_log)
-    log_access(outcome.method, status, outcome.is_fault ? outcome.fault_code : 0, body.size(),
-               response_bytes, started);
+    log_access(call_.method, status, call_.fault_code, call_.request_bytes, call_.response_bytes,
+               call_.started);
 }
 
 size_t Connection::room_after_body(std::string_view body) const noexcept {
@@ -588,33 +589,17 @@ void Connection::job_done() {
     loop_.destroy(this);
     return;
   }
-  if (job_failed_) {
+  if (call_.failed) {
     close();
     return;
   }
-  if (job_http_status_) {  // the worker refused the gzip body
-    respond_error(job_http_status_);
+  if (call_.refusal) {  // the worker refused the gzip body
+    respond_error(call_.refusal);
     flush();
     return;
   }
-  if (job_fault_code_ == fault_code::kParseError) loop_.count_parse_error();
-  if (answer_over_share(job_response_bytes_, job_method_)) {
-    job_out_ = Buffer();
-    respond_error(500);
-    flush();
-    return;
-  }
-  // Append the worker's answer; its gap and head are laid out like an inline one.
-  size_t start = open_answer(job_out_.size());
-  size_t body_start = out_.size();
-  out_.append(job_out_.view());
-  int status =
-      finish_response(start, body_start, job_gzipped_ ? BodyCoding::Gzipped : BodyCoding::Plain,
-                      !close_after_write_, job_no_answer_);
-  if (loop_.core().options.access_log)
-    log_access(job_method_, status, job_fault_code_, job_request_bytes_, job_response_bytes_,
-               job_started_);
-  next_request(job_consumed_);
+  answer_call(0, 0, call_.answer_gzipped ? BodyCoding::Gzipped : BodyCoding::Plain, &job_out_);
+  next_request(call_.consumed);
   set_interest(EPOLLIN);
   process_input();
   flush();

@@ -77,6 +77,13 @@ class Connection final : public net::Watcher {
   int finish_response(size_t start, size_t body_start, BodyCoding coding, bool keep_alive,
                       bool no_answer);
   void job_done();
+  // Runs call_ (inflating its body first if gzipped: call_.refusal when that fails) and
+  // writes its answer's body to `out`. On the loop (out_) or a worker (job_out_).
+  void run_call(Dispatcher& dispatcher, Buffer& out);
+  // The end of both paths, on the loop: the answer's body is at out_[body_start..] after a
+  // head gap at `start` (inline), or in `worker_out`, appended after a gap made here. Answers
+  // 500 instead when it is over one connection's share; logs it.
+  void answer_call(size_t start, size_t body_start, BodyCoding coding, Buffer* worker_out);
   // Inflates a gzip body into inflated_body_, within max_body and the server's buffer budget:
   // 0, or the status to refuse it with (413 over max_body, 503 over the budget, 400 not gzip).
   // On the loop, or on the worker while busy.
@@ -189,18 +196,30 @@ class Connection final : public net::Watcher {
   size_t out_sent_ = 0;
   bool close_after_write_ = false;
 
-  bool busy_ = false;        // a worker is running this connection's call
-  Buffer job_out_;           // the worker's answer body
-  size_t job_consumed_ = 0;  // bytes of the request being answered
-  size_t job_request_bytes_ = 0;
-  std::string job_method_;
-  int32_t job_fault_code_ = 0;
-  bool job_failed_ = false;        // the worker ran out of memory: no answer, drop the connection
-  int job_http_status_ = 0;        // the worker refused the request with this HTTP status
-  bool job_gzipped_ = false;       // the worker gzipped job_out_
-  bool job_no_answer_ = false;     // the worker's call needs no answer body (204)
-  size_t job_response_bytes_ = 0;  // the answer's body before gzip
-  Clock::time_point job_started_;
+  // The request being answered, from the framing to its answer, whether the loop runs it or a
+  // worker does (while busy_, the worker alone touches it).
+  struct Call {
+    std::string_view body;  // as received; inflated by run_call when gzipped
+    Protocol protocol = Protocol::XmlRpc;
+    Clock::time_point deadline;
+    Clock::time_point started;  // when the request was whole (with an access log)
+    bool gzipped = false;       // the body is gzip
+    bool accept_gzip = false;   // the client takes a gzip answer
+    size_t consumed = 0;        // bytes of the request in the receive buffer
+    // What running it gave.
+    int refusal = 0;              // the HTTP status refusing its gzip body instead of an answer
+    bool failed = false;          // a worker ran out of memory: no answer, drop the connection
+    bool no_answer = false;       // JSON-RPC notifications only: no body (204)
+    bool answer_gzipped = false;  // a worker gzipped its answer
+    int32_t fault_code = 0;
+    std::string_view method;  // the dispatcher's, or method_copy after a worker
+    std::string method_copy;
+    size_t request_bytes = 0;   // the body as dispatched (after inflating)
+    size_t response_bytes = 0;  // the answer's body before gzip
+  };
+  Call call_;
+  bool busy_ = false;  // a worker is running call_
+  Buffer job_out_;     // the worker's answer body
   // When the current request was whole (set only with an access log; zero when none was).
   Clock::time_point request_complete_{};
   std::vector<HeaderField> headers_;

@@ -263,12 +263,19 @@ void Connection::process_input() {
          request_start_ < in_.size()) {
     std::string_view input = in_.view().substr(request_start_);
     http::ParseResult r = framing_->parse(input, chunked_body_);
+    const size_t said_from = out_.size();
     if (!framing_->own_output().empty()) queue_own_output();
     if (r.status == http::ParseStatus::Error) {
-      if (r.http_status == 0)  // the framing's own last word (a WebSocket Close) is queued
-        close_after_write_ = true;
-      else
+      if (!framing_->answers_own_refusals()) {
         respond_error(r.http_status);
+      } else {  // its last word is queued (a fault packet, an error line, a Close)
+        close_after_write_ = true;
+        if (r.http_status) {
+          answered(said_from, r.http_status);
+          if (loop_.core().options.access_log)
+            log_access({}, r.http_status, 0, 0, out_.size() - said_from, answer_clock());
+        }
+      }
       break;
     }
     if (r.status == http::ParseStatus::Incomplete) {

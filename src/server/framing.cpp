@@ -82,7 +82,8 @@ class ScgiFraming final : public RequestFraming {
 // xmlrpc-c's packet stream: each packet's payload is a request body; answers go back as
 // packets. There is no head to check and no way to say what went wrong with the framing, so
 // a refusal closes the connection, except a packet over the size limit, whose caller is told
-// with a fault packet first.
+// with a fault packet first (its own output). The connection's own refusals (busy, too slow)
+// have no packet to say them in: the connection just closes.
 class PstreamFraming final : public RequestFraming {
  public:
   explicit PstreamFraming(const http::RequestLimits& limits)
@@ -95,8 +96,14 @@ class PstreamFraming final : public RequestFraming {
   http::ParseResult parse(std::string_view input, Buffer&) override {
     Result<pstream::Decoded> r = decoder_.decode(input);
     if (!r) {
-      too_big_ = r.error().code == Errc::LimitExceeded;
-      return {http::ParseStatus::Error, 0, too_big_ ? 413 : 400};
+      if (r.error().code != Errc::LimitExceeded) return {http::ParseStatus::Error, 0, 400};
+      Buffer fault;
+      static_cast<void>(xml::write_fault(  // ASCII text: always written
+          fault,
+          Fault{fault_code::kInvalidXmlRpc, "the request exceeds the server's packet limit of " +
+                                                std::to_string(max_body_) + " bytes (max_body)"}));
+      pstream::append_packet(own_output_, fault.view());
+      return {http::ParseStatus::Error, 0, 413};
     }
     if (!r->packet) return {http::ParseStatus::Incomplete, r->consumed, 0};
     request_.body = r->payload;
@@ -117,21 +124,12 @@ class PstreamFraming final : public RequestFraming {
     pstream::end_packet(out, pstream::PacketMark{body_offset});
     return start;
   }
-  void append_error(Buffer& out, int status, std::span<const http::Header>,
-                    std::string_view) override {
-    if (status != 413 || !too_big_) return;  // framing lost: nothing can be said
-    Buffer fault;
-    static_cast<void>(xml::write_fault(  // ASCII text: always written
-        fault,
-        Fault{fault_code::kInvalidXmlRpc, "the request exceeds the server's packet limit of " +
-                                              std::to_string(max_body_) + " bytes (max_body)"}));
-    pstream::append_packet(out, fault.view());
-  }
+  bool answers_own_refusals() const noexcept override { return true; }
+  void append_error(Buffer&, int, std::span<const http::Header>, std::string_view) override {}
 
  private:
   pstream::Decoder decoder_;
   size_t max_body_;
-  bool too_big_ = false;
   http::Request request_;
 };
 
@@ -149,6 +147,11 @@ class JsonLinesFraming final : public RequestFraming {
     jsonl::Found found = lines_.next(input);
     switch (found.scan) {
       case jsonl::Scan::TooLong:
+        static_cast<void>(json::write_error(  // ASCII text: always written
+            own_output_, json::kNullId, fault_code::kInvalidXmlRpc,
+            "the request exceeds the server's limit of " + std::to_string(lines_.max_line()) +
+                " bytes (max_body)"));
+        own_output_.append("\n", 1);
         return {http::ParseStatus::Error, 0, 413};
       case jsonl::Scan::Incomplete:  // blank lines (keep-alives) before it are dropped
         return {http::ParseStatus::Incomplete, lines_.take_done(), 0};
@@ -167,15 +170,10 @@ class JsonLinesFraming final : public RequestFraming {
     if (head.status != 204) out.append("\n", 1);  // 204: notifications only, nothing to say
     return body_offset;
   }
-  void append_error(Buffer& out, int status, std::span<const http::Header>,
-                    std::string_view) override {
-    if (status != 413) return;
-    static_cast<void>(json::write_error(  // ASCII text: always written
-        out, json::kNullId, fault_code::kInvalidXmlRpc,
-        "the request exceeds the server's limit of " + std::to_string(lines_.max_line()) +
-            " bytes (max_body)"));
-    out.append("\n", 1);
-  }
+  // A line over the limit is told in parse; the connection's own refusals (busy, too slow)
+  // have no request id to answer: the connection just closes.
+  bool answers_own_refusals() const noexcept override { return true; }
+  void append_error(Buffer&, int, std::span<const http::Header>, std::string_view) override {}
 
  private:
   jsonl::LineScanner lines_;
@@ -228,6 +226,7 @@ class WebSocketFraming final : public RequestFraming {
   bool headers_complete() const noexcept override { return false; }
   const http::Request& request() const noexcept override { return request_; }
   std::optional<Protocol> fixed_protocol() const noexcept override { return protocol_; }
+  bool answers_own_refusals() const noexcept override { return true; }
   bool in_request() const noexcept override { return reader_.holds_partial(); }
   // Every payload byte read is copied (unmasked) into the reader's storage.
   bool copies_input() const noexcept override { return true; }

@@ -39,9 +39,16 @@ class RequestFraming {
   /// Writes the head of an answer into the gap before its body (place_response_head's
   /// contract): returns where the answer starts, or http::kNoRoom.
   virtual size_t place_head(Buffer& out, size_t body_offset, const http::ResponseHead& head) = 0;
-  /// Appends a whole error answer (the connection closes after it).
+  /// Appends a whole error answer (the connection closes after it) to a refusal of the
+  /// connection's or of HTTP's, said as an HTTP status (413, 408, 503, ...); a framing says it
+  /// in its own words, or not at all.
   virtual void append_error(Buffer& out, int status, std::span<const http::Header> extra,
                             std::string_view date) = 0;
+  /// Whether parse() answers its own refusals: on Error it has put its last word (if any) in
+  /// own_output(), and http_status only says what the refusal counts as in the metrics and the
+  /// access log (0: nothing to count). The packet stream, JSON lines and WebSocket do; HTTP's
+  /// and SCGI's refusals are answered by append_error with the status.
+  virtual bool answers_own_refusals() const noexcept { return false; }
   /// The protocol of every request whatever it says (JSON lines: JSON-RPC; WebSocket: its
   /// subprotocol's); none: the Content-Type decides.
   virtual std::optional<Protocol> fixed_protocol() const noexcept { return std::nullopt; }
@@ -51,8 +58,8 @@ class RequestFraming {
   /// Asks a quiet peer whether it is still there (a WebSocket Ping); nothing for the others.
   virtual void append_ping(Buffer&) {}
   /// Bytes the framing sends of its own accord while parsing (a WebSocket Pong, the Close
-  /// answering the peer's): the connection queues them after each parse and clears them.
-  /// A parse that returns Error with http_status 0 has put its last word here.
+  /// answering the peer's, a refusal it answers itself): the connection queues them after each
+  /// parse and clears them.
   Buffer& own_output() noexcept { return own_output_; }
   /// The client behind a gateway, when the framing says (SCGI's REMOTE_ADDR and REMOTE_PORT),
   /// and the user the gateway authenticated (REMOTE_USER); empty otherwise.

@@ -20,6 +20,7 @@ OWNERS = {
     "callwire/base64.hpp": "base",
     "callwire/framing.hpp": "base",
     "callwire/version.h": "base",
+    "callwire/tls.hpp": "net",
     "callwire/value.hpp": "value",
     "callwire/value_reader.hpp": "value",
     "callwire/value_writer.hpp": "value",

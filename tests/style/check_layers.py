@@ -46,6 +46,7 @@ OWNERS = {
     "callwire/c/json.h": "capi",
     "callwire/c/framing.h": "capi",
     "callwire/c/trace.h": "capi",
+    "callwire/c/tls.h": "capi",
     "callwire/c/handler.h": "capi",
     "callwire/c/server.h": "capi",
     "callwire/c/registry.h": "capi",

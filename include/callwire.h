@@ -13,6 +13,7 @@
  *   callwire/c/xml.h        the XML-RPC codec, cw_dialect, cw_reader_limits
  *   callwire/c/json.h       the JSON-RPC 2.0 codec, cw_json_limits
  *   callwire/c/framing.h    cw_framing, cw_tls_version
+ *   callwire/c/tls.h        cw_tls_options: TLS settings for servers and clients
  *   callwire/c/trace.h      the wire trace
  *   callwire/c/handler.h    cw_call: a method's handler, its parameters and answer
  *   callwire/c/server.h     cw_server
@@ -36,6 +37,7 @@
 #include "callwire/c/json.h"
 #include "callwire/c/registry.h"
 #include "callwire/c/server.h"
+#include "callwire/c/tls.h"
 #include "callwire/c/trace.h"
 #include "callwire/c/value.h"
 #include "callwire/c/xml.h"

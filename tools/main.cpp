@@ -207,11 +207,11 @@ int main(int argc, char** argv) {
   serve->add_option("--threads", serve_flags.threads, "Event-loop threads (0: one per core)");
   serve->add_option("--handler-threads", serve_flags.handler_threads,
                     "Run handlers on a pool of N threads (0: on the event loops)");
-  serve->add_option("--tls-cert", serve_flags.tls_cert, "PEM certificate chain: serve HTTPS");
-  serve->add_option("--tls-key", serve_flags.tls_key, "PEM private key");
-  serve->add_option("--tls-client-ca", serve_flags.tls_client_ca,
+  serve->add_option("--tls-cert", serve_flags.tls.cert_file, "PEM certificate chain: serve HTTPS");
+  serve->add_option("--tls-key", serve_flags.tls.key_file, "PEM private key");
+  serve->add_option("--tls-client-ca", serve_flags.tls.ca_file,
                     "Mutual TLS: require client certificates from these CAs (PEM)");
-  serve->add_option("--tls-client-ca-dir", serve_flags.tls_client_ca_dir,
+  serve->add_option("--tls-client-ca-dir", serve_flags.tls.ca_dir,
                     "Mutual TLS: ... or from this hashed directory (openssl rehash)");
   serve->add_flag("--tls-client-cert-optional", serve_flags.tls_client_cert_optional,
                   "With --tls-client-ca: serve clients without a certificate too");
@@ -220,9 +220,9 @@ int main(int argc, char** argv) {
                    "Oldest TLS version accepted: 1.2 or 1.3")
       ->check(CLI::IsMember({"1.2", "1.3"}))
       ->capture_default_str();
-  serve->add_option("--tls-ciphers", serve_flags.tls_ciphers,
+  serve->add_option("--tls-ciphers", serve_flags.tls.ciphers,
                     "OpenSSL cipher list for TLS 1.2 (e.g. ECDHE+AESGCM)");
-  serve->add_option("--tls-ciphersuites", serve_flags.tls_ciphersuites,
+  serve->add_option("--tls-ciphersuites", serve_flags.tls.ciphersuites,
                     "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
   serve->add_option("--user", serve_flags.user, "Require HTTP Basic authentication as USER");
   serve->add_option("--password", serve_flags.password, "... with this password");
@@ -296,19 +296,19 @@ int main(int argc, char** argv) {
     cmd->add_option("--authorization", call_flags.authorization,
                     "The whole Authorization value, any scheme (e.g. \"Bearer TOKEN\")");
     cmd->add_option("--user-agent", call_flags.user_agent, "The User-Agent to send");
-    cmd->add_option("--ca-file", call_flags.ca_file, "PEM file of CAs to trust (https)");
-    cmd->add_option("--ca-dir", call_flags.ca_dir,
+    cmd->add_option("--ca-file", call_flags.tls.ca_file, "PEM file of CAs to trust (https)");
+    cmd->add_option("--ca-dir", call_flags.tls.ca_dir,
                     "Directory of CAs to trust, hashed by openssl rehash (https)");
     cmd->add_option("--tls-min-version", call_flags.tls_min_version,
                     "Oldest TLS version offered: 1.2 or 1.3")
         ->check(CLI::IsMember({"1.2", "1.3"}))
         ->capture_default_str();
-    cmd->add_option("--tls-ciphers", call_flags.tls_ciphers,
+    cmd->add_option("--tls-ciphers", call_flags.tls.ciphers,
                     "OpenSSL cipher list for TLS 1.2 (e.g. ECDHE+AESGCM)");
-    cmd->add_option("--tls-ciphersuites", call_flags.tls_ciphersuites,
+    cmd->add_option("--tls-ciphersuites", call_flags.tls.ciphersuites,
                     "TLS 1.3 cipher suites (e.g. TLS_AES_256_GCM_SHA384)");
-    cmd->add_option("--cert", call_flags.cert_file, "Mutual TLS: the client certificate (PEM)");
-    cmd->add_option("--key", call_flags.key_file, "Mutual TLS: its private key (PEM)");
+    cmd->add_option("--cert", call_flags.tls.cert_file, "Mutual TLS: the client certificate (PEM)");
+    cmd->add_option("--key", call_flags.tls.key_file, "Mutual TLS: its private key (PEM)");
     // One value per --header: a vector option would take the URL and method after it too.
     cmd->add_option("--header", call_flags.headers,
                     "A header field sent with every call, 'Name: value' (repeatable)")

@@ -148,13 +148,8 @@ Result<Client> make_client(const ClientSettingsFlags& flags) {
   options.authorization = flags.authorization;
   options.user_agent = flags.user_agent;
   options.dialect = flags.dialect == "apache" ? xml::Dialect::Apache : xml::Dialect::I8;
-  options.ca_file = flags.ca_file;
-  options.ca_dir = flags.ca_dir;
-  options.tls_min_version = tls_version(flags.tls_min_version);
-  options.tls_ciphers = flags.tls_ciphers;
-  options.tls_ciphersuites = flags.tls_ciphersuites;
-  options.tls_cert_file = flags.cert_file;
-  options.tls_key_file = flags.key_file;
+  options.tls = flags.tls;
+  options.tls.min_version = tls_version(flags.tls_min_version);
   options.verify_peer = !flags.insecure;
   options.accept_gzip = flags.gzip;
   if (flags.trace) options.trace = trace_to_stderr(flags.trace_max);
@@ -191,14 +186,9 @@ int run_serve(const ServeFlags& flags) {
   options.trusted_proxies = flags.trusted_proxies;
   options.threads = flags.threads;
   options.handler_threads = flags.handler_threads;
-  options.tls_cert_file = flags.tls_cert;
-  options.tls_key_file = flags.tls_key;
-  options.tls_client_ca_file = flags.tls_client_ca;
-  options.tls_client_ca_dir = flags.tls_client_ca_dir;
-  options.tls_client_cert_optional = flags.tls_client_cert_optional;
-  options.tls_min_version = tls_version(flags.tls_min_version);
-  options.tls_ciphers = flags.tls_ciphers;
-  options.tls_ciphersuites = flags.tls_ciphersuites;
+  options.tls = flags.tls;
+  options.tls.min_version = tls_version(flags.tls_min_version);
+  options.client_cert_optional = flags.tls_client_cert_optional;
   // Connections dropped without an answer (failed TLS handshakes) are always reported.
   options.error_log = [](const ErrorLogEntry& e) {
     std::fprintf(stderr, "callwire: %.*s: %.*s\n", int(e.peer.size()), e.peer.data(),
@@ -271,7 +261,7 @@ int run_serve(const ServeFlags& flags) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   std::thread reloader;
-  if (!flags.tls_cert.empty()) reloader = reload_on_sighup(server);
+  if (!flags.tls.cert_file.empty()) reloader = reload_on_sighup(server);
   // Every listener: a "systemd:" address may have brought several sockets.
   for (size_t i = 0; !server.url(i).empty(); ++i)
     std::printf("listening on %s\n", server.url(i).c_str());

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "callwire/tls.hpp"
+
 namespace callwire::tool {
 
 struct ServeFlags {
@@ -32,11 +34,9 @@ struct ServeFlags {
   std::string inetd;
   unsigned threads = 0;
   unsigned handler_threads = 0;
-  std::string tls_cert, tls_key;
-  std::string tls_client_ca, tls_client_ca_dir;
+  TlsOptions tls;                       // --tls-*, but --tls-min-version
+  std::string tls_min_version = "1.2";  // "1.2" or "1.3", into tls.min_version
   bool tls_client_cert_optional = false;
-  std::string tls_min_version = "1.2";
-  std::string tls_ciphers, tls_ciphersuites;
   std::string user, password;
   std::string dialect = "auto";
   bool enable_shutdown = false;
@@ -61,10 +61,8 @@ struct ClientSettingsFlags {
   std::string user, password;
   std::string authorization, user_agent;
   std::string dialect = "i8";
-  std::string ca_file, ca_dir;
-  std::string cert_file, key_file;
-  std::string tls_min_version = "1.2";
-  std::string tls_ciphers, tls_ciphersuites;
+  TlsOptions tls;                       // --ca-file, --ca-dir, --cert, --key, --tls-*
+  std::string tls_min_version = "1.2";  // "1.2" or "1.3", into tls.min_version
   bool insecure = false;
   bool gzip = false;
   std::string proxy;                 // --proxy URL

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     std::string_view flag = argv[i];
     if (flag == "--user") options.user = argv[i + 1];
     else if (flag == "--password") options.password = argv[i + 1];
-    else if (flag == "--ca-file") options.ca_file = argv[i + 1];  // trust a self-signed cert
+    else if (flag == "--ca-file") options.tls.ca_file = argv[i + 1];  // trust a self-signed cert
   }
 
   auto created = callwire::Client::create(argv[1], options);

@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     if (flag == "--listen") options.listen = {argv[i + 1]};
     else if (flag == "--user") user = argv[i + 1];
     else if (flag == "--password") password = argv[i + 1];
-    else if (flag == "--tls-cert") options.tls_cert_file = argv[i + 1];
-    else if (flag == "--tls-key") options.tls_key_file = argv[i + 1];
+    else if (flag == "--tls-cert") options.tls.cert_file = argv[i + 1];
+    else if (flag == "--tls-key") options.tls.key_file = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;

@@ -20,6 +20,7 @@ static void print_failure(const char* what, const cw_error* err) {
 
 int main(int argc, char** argv) {
   cw_client_options options;
+  cw_tls_options tls;
   cw_client* client = NULL;
   cw_value *who = NULL, *a = NULL, *b = NULL, *sum = NULL;
   const cw_value* params[2];
@@ -30,9 +31,11 @@ int main(int argc, char** argv) {
   int i, status = 1;
 
   cw_client_options_init(&options);
+  cw_tls_options_init(&tls);
+  options.tls = &tls; /* copied by cw_client_new */
   for (i = 2; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--ca-file") == 0) {
-      options.ca_file = argv[i + 1]; /* trust these CAs instead of the system's store */
+      tls.ca_file = argv[i + 1]; /* trust these CAs instead of the system's store */
     } else if (strcmp(argv[i], "--user") == 0) {
       options.user = argv[i + 1]; /* sent as HTTP Basic credentials with every call */
     } else if (strcmp(argv[i], "--password") == 0) {

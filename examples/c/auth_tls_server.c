@@ -55,20 +55,23 @@ static cw_status whoami(cw_call* call, void* user_data) {
 int main(int argc, char** argv) {
   struct credentials credentials = {NULL, NULL};
   cw_server_options options;
+  cw_tls_options tls;
   cw_server* server = NULL;
   cw_error err;
   struct sigaction sa;
   int i;
 
   cw_server_options_init(&options);
+  cw_tls_options_init(&tls);
   options.listen = "127.0.0.1:0";
+  options.tls = &tls; /* copied by cw_server_new */
   for (i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--listen") == 0) {
       options.listen = argv[i + 1];
     } else if (strcmp(argv[i], "--cert") == 0) {
-      options.tls_cert_file = argv[i + 1];
+      tls.cert_file = argv[i + 1];
     } else if (strcmp(argv[i], "--key") == 0) {
-      options.tls_key_file = argv[i + 1];
+      tls.key_file = argv[i + 1];
     } else if (strcmp(argv[i], "--user") == 0) {
       credentials.user = argv[i + 1];
     } else if (strcmp(argv[i], "--password") == 0) {
@@ -77,8 +80,7 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  if (i != argc || !options.tls_cert_file || !options.tls_key_file || !credentials.user ||
-      !credentials.password) {
+  if (i != argc || !tls.cert_file || !tls.key_file || !credentials.user || !credentials.password) {
     fprintf(stderr,
             "usage: %s --cert CERT.pem --key KEY.pem --user USER --password PASSWORD "
             "[--listen ADDRESS]\n",

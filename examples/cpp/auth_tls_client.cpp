@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--ca-file" && i + 1 < argc) {
-      options.ca_file = argv[++i];  // trust these CAs instead of the system's store
+      options.tls.ca_file = argv[++i];  // trust these CAs instead of the system's store
     } else if (arg == "--user" && i + 1 < argc) {
       options.user = argv[++i];  // sent as HTTP Basic credentials with every call
     } else if (arg == "--password" && i + 1 < argc) {

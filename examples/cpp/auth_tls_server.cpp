@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
   callwire::ServerOptions options;
   options.listen = {listen};
   // Both set: every TCP listener speaks TLS 1.2 or later.
-  options.tls_cert_file = cert;
-  options.tls_key_file = key;
+  options.tls.cert_file = cert;
+  options.tls.key_file = key;
   // Every request must carry credentials this accepts, else 401. It runs on the server's
   // threads, possibly several at once: it only reads `user` and `password` here. The
   // comparison takes the same time wherever a guess goes wrong.

@@ -22,6 +22,7 @@
 #include "callwire/json.hpp"
 #include "callwire/message.hpp"
 #include "callwire/struct.hpp"
+#include "callwire/tls.hpp"
 #include "callwire/trace.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
@@ -83,26 +84,13 @@ struct ClientOptions {
   /// it), an IP literal against its IP addresses. A DNS name is sent as SNI either way; an IP
   /// literal never is (RFC 6066).
   bool verify_peer = true;
-  /// PEM file of trusted CAs; empty (and ca_dir empty): the system's store.
-  std::string ca_file;
-  /// A directory of trusted CAs, PEM files named by their subject hashes as `openssl rehash`
-  /// (c_rehash) makes it; with or without ca_file (both: either's CAs). create() checks that
-  /// it is a readable directory (TlsError otherwise).
-  std::string ca_dir;
-  /// The oldest TLS version offered: 1.2 (the default) or 1.3 (InvalidArgument for another).
-  TlsVersion tls_min_version = TlsVersion::Tls1_2;
-  /// OpenSSL cipher list for TLS 1.2, and the TLS 1.3 suites, as ServerOptions' (empty:
-  /// OpenSSL's defaults). create() refuses a list with an entry that selects nothing
-  /// (InvalidArgument naming it); a server with none in common fails the handshake (TlsError).
-  std::string tls_ciphers;
-  std::string tls_ciphersuites;
-  /// Mutual TLS: the certificate (PEM, with its chain) and private key this client shows to
-  /// https servers that ask for one; `tls_key_password` decrypts an encrypted key. create()
-  /// reads them (TlsError for an unreadable file, a wrong password or a key that does not
-  /// match).
-  std::string tls_cert_file;
-  std::string tls_key_file;
-  std::string tls_key_password;
+  /// TLS for https:// (callwire/tls.hpp): tls.ca_file and tls.ca_dir are the CAs
+  /// the server's certificate must lead to (both empty: the system's store); tls.cert_file
+  /// and tls.key_file, the certificate shown to servers that ask for one (mutual TLS).
+  /// create() reads the files (TlsError for an unreadable file or directory, a wrong
+  /// tls.key_password, a key that does not match; InvalidArgument for a tls.min_version,
+  /// tls.ciphers or tls.ciphersuites it cannot use). Ignored by other URLs.
+  TlsOptions tls;
   /// A response body larger than this (before or after gzip) is refused: Errc::LimitExceeded.
   /// What the framing adds is bounded too: an HTTP head by the reader's 16 KiB, chunked
   /// framing by twice this, and what a packet stream has consumed (NOPs) is dropped as read.
@@ -422,9 +410,9 @@ class CALLWIRE_API Batch {
 /// The destructor waits for asynchronous calls in flight to end (each ends by its deadline).
 class CALLWIRE_API Client {
  public:
-  /// Errors: InvalidArgument (a URL it cannot use; a tls_min_version, tls_ciphers or
-  /// tls_ciphersuites it cannot use), TlsError (an unreadable CA file or directory, client
-  /// certificate or key).
+  /// Errors: InvalidArgument (a URL it cannot use; a tls.min_version, tls.ciphers or
+  /// tls.ciphersuites it cannot use), TlsError (an unreadable CA file or directory, client
+  /// certificate or key, a wrong tls.key_password).
   static Result<Client> create(std::string_view url, ClientOptions options = {});
   /// As create(), throwing callwire::Exception.
   explicit Client(std::string_view url, ClientOptions options = {});

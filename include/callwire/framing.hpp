@@ -21,8 +21,8 @@ enum class Protocol : uint8_t { XmlRpc, JsonRpc };
 /// ("ws://", docs/websocket.md: HTTP/1.1 that also takes WebSocket upgrades).
 enum class ConnectionFraming : uint8_t { Http, Scgi, Pstream, JsonLines, WebSocket };
 
-/// The oldest TLS version a client or server accepts (ClientOptions::tls_min_version,
-/// ServerOptions::tls_min_version). Older versions are never offered; a value other than these
+/// The oldest TLS version a client or server accepts (TlsOptions::min_version in
+/// callwire/tls.hpp). Older versions are never offered; a value other than these
 /// two is refused with InvalidArgument.
 enum class TlsVersion : uint8_t { Tls1_2 = 12, Tls1_3 = 13 };
 

@@ -102,8 +102,8 @@ class CALLWIRE_API CallContext {
   std::string_view peer() const noexcept { return peer_; }
   /// The user name the authentication callback accepted; empty when none.
   std::string_view user() const noexcept { return user_; }
-  /// Mutual TLS (ServerOptions::tls_client_ca_file): the subject of the client certificate the
-  /// handshake verified, in RFC 2253 form ("CN=alice,O=Example"); empty when none.
+  /// Mutual TLS (ServerOptions::tls, its ca_file or ca_dir): the subject of the client certificate
+  /// the handshake verified, in RFC 2253 form ("CN=alice,O=Example"); empty when none.
   std::string_view tls_subject() const noexcept { return tls_subject_; }
   /// The request's header fields; empty for transports without headers.
   std::span<const HeaderField> headers() const noexcept { return headers_; }

@@ -14,6 +14,7 @@
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
 #include "callwire/registry.hpp"
+#include "callwire/tls.hpp"
 #include "callwire/trace.hpp"
 #include "callwire/xml.hpp"
 
@@ -241,34 +242,14 @@ struct ServerOptions {
   std::function<bool(std::string_view user, std::string_view password)> authenticate;
   std::string realm = "callwire";
 
-  /// When both are set, TCP listeners speak HTTPS (TLS 1.2 or later) with these PEM files.
-  std::string tls_cert_file;
-  std::string tls_key_file;
-  /// Mutual TLS: a PEM file of the CAs whose client certificates are accepted. Set, every TLS
-  /// client is asked for a certificate verified against them, and one without is refused in
-  /// the handshake (unless tls_client_cert_optional); a handler reads the verified subject
-  /// from CallContext::tls_subject() (Koji logs users in this way). A refused certificate
-  /// (untrusted, expired) is reported to error_log with OpenSSL's reason.
-  std::string tls_client_ca_file;
-  /// The same CAs from a directory of PEM files named by their subject hashes, as `openssl
-  /// rehash` (c_rehash) makes it; with or without tls_client_ca_file (both: either's CAs).
-  /// start() checks that it is a readable directory (TlsError otherwise); its files are read
-  /// when a certificate is verified, so CAs added later count without a restart.
-  std::string tls_client_ca_dir;
-  /// With tls_client_ca_file or tls_client_ca_dir: clients without a certificate are served
-  /// too (tls_subject() empty); one that shows a certificate that does not verify is still
-  /// refused.
-  bool tls_client_cert_optional = false;
-  /// The oldest TLS version accepted: 1.2 (the default) or 1.3. A client that offers only
-  /// older ones fails the handshake (error_log says "unsupported protocol").
-  TlsVersion tls_min_version = TlsVersion::Tls1_2;
-  /// OpenSSL cipher list for TLS 1.2 ("ECDHE+AESGCM:ECDHE+CHACHA20"; `openssl ciphers -v`
-  /// shows what one selects); empty: OpenSSL's default. TLS 1.3 suites: tls_ciphersuites
-  /// ("TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"). start() refuses a list with an
-  /// entry that selects nothing (InvalidArgument naming it); a client with no cipher in
-  /// common fails the handshake ("no shared cipher" in error_log).
-  std::string tls_ciphers;
-  std::string tls_ciphersuites;
+  /// TLS (callwire/tls.hpp): with tls.cert_file and tls.key_file set, TCP listeners speak
+  /// HTTPS (wss:// for WebSocket) with them, TLS 1.2 or later; tls.ca_file or tls.ca_dir
+  /// makes it mutual TLS. start() and reload_tls() read the files.
+  TlsOptions tls;
+  /// Mutual TLS (tls.ca_file or tls.ca_dir set): clients without a certificate are served
+  /// too (CallContext::tls_subject() empty); one that shows a certificate that does not
+  /// verify is still refused.
+  bool client_cert_optional = false;
 
   /// Called when the server drops a connection for a reason it cannot answer with an HTTP
   /// status, today a failed TLS handshake: an untrusted or expired client certificate, no
@@ -323,11 +304,12 @@ class CALLWIRE_API Server {
 
   /// Opens the listeners (so the ports are known on return) and starts the threads.
   /// Errors: InvalidArgument (a bad listen address, address in use, bad options: among them a
-  /// tls_min_version, tls_ciphers or tls_ciphersuites it cannot use), TlsError (an unreadable
-  /// certificate, key, client CA file or directory); nothing is left running after an error.
+  /// tls.min_version, tls.ciphers or tls.ciphersuites it cannot use), TlsError (an unreadable
+  /// certificate, key, CA file or directory, a wrong tls.key_password); nothing is left running
+  /// after an error.
   Status start();
-  /// Reads the TLS certificate, key and client CAs again from their files (tls_cert_file,
-  /// tls_key_file, tls_client_ca_file, tls_client_ca_dir), for a renewed certificate without a
+  /// Reads the TLS certificate, key and client CAs again from their files (tls.cert_file,
+  /// tls.key_file, tls.ca_file, tls.ca_dir), for a renewed certificate without a
   /// restart: connections accepted from now on use them, connections already open keep
   /// theirs. Errors (nothing changes then): InvalidArgument for a server without TLS; what
   /// start() reports for unreadable or mismatched files. Thread-safe, from any thread once

@@ -15,6 +15,7 @@
 #include "callwire.h"
 #include "callwire/error.hpp"
 #include "callwire/json.hpp"
+#include "callwire/tls.hpp"
 #include "callwire/trace.hpp"
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
@@ -200,6 +201,10 @@ bool options_size_ok(const Options* o, size_t first_version_size) noexcept {
 // True when the caller's struct reaches `field` (see options_size_ok).
 #define CW_HAS_FIELD(options, type, field) \
   ((options)->struct_size >= offsetof(type, field) + sizeof((options)->field))
+
+// The C TLS options over the C++ ones, for servers and clients alike: NULL or zero keeps
+// the default. CW_INVALID_ARGUMENT for a bad struct_size (tls_capi.cpp).
+cw_status to_tls_options(const cw_tls_options* o, TlsOptions& out, cw_error* error);
 
 // The C reader limits over the C++ ones: zero keeps the default (the reader clamps the depth).
 inline void apply_reader_limits(const cw_reader_limits& c, xml::ReaderLimits& limits) noexcept {

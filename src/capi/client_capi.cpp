@@ -57,7 +57,7 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   if (o->user) out.user = o->user;
   if (o->password) out.password = o->password;
   out.verify_peer = o->insecure_skip_verify == 0;
-  if (o->ca_file) out.ca_file = o->ca_file;
+  if (cw_status st = to_tls_options(o->tls, out.tls, error); st != CW_OK) return st;
   if (o->max_response_size) out.max_response_size = o->max_response_size;
   out.accept_gzip = o->accept_gzip != 0;
   out.gzip_request_min_size = o->gzip_request_min_size;
@@ -90,24 +90,6 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
     out.authorization = o->authorization;
   if (CW_HAS_FIELD(o, cw_client_options, user_agent) && o->user_agent)
     out.user_agent = o->user_agent;
-  if (CW_HAS_FIELD(o, cw_client_options, tls_cert_file) && o->tls_cert_file)
-    out.tls_cert_file = o->tls_cert_file;
-  if (CW_HAS_FIELD(o, cw_client_options, tls_key_file) && o->tls_key_file)
-    out.tls_key_file = o->tls_key_file;
-  if (CW_HAS_FIELD(o, cw_client_options, tls_key_password) && o->tls_key_password)
-    out.tls_key_password = o->tls_key_password;
-  if (CW_HAS_FIELD(o, cw_client_options, ca_dir) && o->ca_dir) out.ca_dir = o->ca_dir;
-  // Passed on as given: cw_client_new refuses a version other than 1.2 or 1.3.
-  // Read as bits: loading a value outside the enum's range as the enum is undefined.
-  if (CW_HAS_FIELD(o, cw_client_options, tls_min_version)) {
-    int v = enum_bits(o->tls_min_version);  // 0 (never valid) for any other, even past 255
-    if (v != CW_TLS_DEFAULT)
-      out.tls_min_version = static_cast<callwire::TlsVersion>(v == 12 || v == 13 ? v : 0);
-  }
-  if (CW_HAS_FIELD(o, cw_client_options, tls_ciphers) && o->tls_ciphers)
-    out.tls_ciphers = o->tls_ciphers;
-  if (CW_HAS_FIELD(o, cw_client_options, tls_ciphersuites) && o->tls_ciphersuites)
-    out.tls_ciphersuites = o->tls_ciphersuites;
   if (CW_HAS_FIELD(o, cw_client_options, proxy) && o->proxy) out.proxy = o->proxy;
   if (CW_HAS_FIELD(o, cw_client_options, host_loop)) out.host_loop = o->host_loop != 0;
   if (CW_HAS_FIELD(o, cw_client_options, trace_data) && o->trace)

@@ -114,8 +114,7 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     return set_error(error, Errc::InvalidArgument, "cw_server_options: unknown dialect");
   out.introspection = o->disable_introspection == 0;
   out.enable_shutdown = o->enable_shutdown != 0;
-  if (o->tls_cert_file) out.tls_cert_file = o->tls_cert_file;
-  if (o->tls_key_file) out.tls_key_file = o->tls_key_file;
+  if (cw_status st = to_tls_options(o->tls, out.tls, error); st != CW_OK) return st;
   if (o->authenticate) {
     out.authenticate = [fn = o->authenticate, data = o->authenticate_data](
                            std::string_view user, std::string_view password) {
@@ -168,23 +167,8 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
     out.cors_allow_origin = o->cors_allow_origin;
   if (CW_HAS_FIELD(o, cw_server_options, cors_max_age_s))
     out.cors_max_age = std::chrono::seconds(o->cors_max_age_s);
-  if (CW_HAS_FIELD(o, cw_server_options, tls_client_ca_file) && o->tls_client_ca_file)
-    out.tls_client_ca_file = o->tls_client_ca_file;
-  if (CW_HAS_FIELD(o, cw_server_options, tls_client_cert_optional))
-    out.tls_client_cert_optional = o->tls_client_cert_optional != 0;
-  if (CW_HAS_FIELD(o, cw_server_options, tls_client_ca_dir) && o->tls_client_ca_dir)
-    out.tls_client_ca_dir = o->tls_client_ca_dir;
-  // Passed on as given: cw_server_start refuses a version other than 1.2 or 1.3.
-  // Read as bits: loading a value outside the enum's range as the enum is undefined.
-  if (CW_HAS_FIELD(o, cw_server_options, tls_min_version)) {
-    int v = enum_bits(o->tls_min_version);  // 0 (never valid) for any other, even past 255
-    if (v != CW_TLS_DEFAULT)
-      out.tls_min_version = static_cast<callwire::TlsVersion>(v == 12 || v == 13 ? v : 0);
-  }
-  if (CW_HAS_FIELD(o, cw_server_options, tls_ciphers) && o->tls_ciphers)
-    out.tls_ciphers = o->tls_ciphers;
-  if (CW_HAS_FIELD(o, cw_server_options, tls_ciphersuites) && o->tls_ciphersuites)
-    out.tls_ciphersuites = o->tls_ciphersuites;
+  if (CW_HAS_FIELD(o, cw_server_options, client_cert_optional))
+    out.client_cert_optional = o->client_cert_optional != 0;
   if (CW_HAS_FIELD(o, cw_server_options, host_loop)) out.host_loop = o->host_loop != 0;
   if (CW_HAS_FIELD(o, cw_server_options, error_log_data) && o->error_log) {
     out.error_log = [fn = o->error_log,

@@ -428,17 +428,7 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   if (!proxy) return proxy.error();
   impl->proxy = std::move(*proxy);
   if (impl->url.tls) {
-    net::TlsClientSettings settings;
-    settings.verify = o.verify_peer;
-    settings.ca_file = o.ca_file;
-    settings.ca_dir = o.ca_dir;
-    settings.cert_file = o.tls_cert_file;
-    settings.key_file = o.tls_key_file;
-    settings.key_password = o.tls_key_password;
-    settings.protocol.min_version = static_cast<int>(o.tls_min_version);
-    settings.protocol.ciphers = o.tls_ciphers;
-    settings.protocol.ciphersuites = o.tls_ciphersuites;
-    auto tls = net::TlsContext::client(settings);
+    auto tls = net::TlsContext::create(o.tls, net::TlsSide::of_client(o.verify_peer));
     if (!tls) return tls.error();
     impl->tls = std::move(*tls);
   }

@@ -1,61 +1,42 @@
-// Internal: OpenSSL contexts for servers (certificate and key) and clients (verification).
+// Internal: OpenSSL contexts, for servers and clients, from the public TlsOptions.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "callwire/error.hpp"
+#include "callwire/tls.hpp"
 
 typedef struct ssl_ctx_st SSL_CTX;  // NOLINT: OpenSSL's own spelling
 
 namespace callwire::net {
 
-/// What both sides may restrict: the oldest protocol version and the ciphers.
-struct TlsProtocolSettings {
-  int min_version = 12;      ///< 12 (TLS 1.2) or 13 (TLS 1.3); anything else is refused
-  std::string ciphers;       ///< OpenSSL cipher list for TLS 1.2 ("ECDHE+AESGCM"); empty: default
-  std::string ciphersuites;  ///< TLS 1.3 suites ("TLS_AES_256_GCM_SHA384:..."); empty: default
-};
-
-/// A server's certificate, and what it asks of clients.
-struct TlsServerSettings {
-  std::string cert_file;  ///< PEM certificate chain
-  std::string key_file;   ///< PEM private key
-  /// With either, clients are asked for a certificate verified against these CAs (a PEM file,
-  /// a hashed directory as `openssl rehash` makes): one without is refused in the handshake
-  /// unless `client_cert_optional`.
-  std::string client_ca_file;
-  std::string client_ca_dir;
+/// What only one side sets, beside the TlsOptions both share.
+struct TlsSide {
+  bool server = false;
+  /// Client: check the peer's chain (against TlsOptions' CAs, or the system's store when
+  /// both are empty) and its name.
+  bool verify_peer = true;
+  /// Server with CAs: clients that show no certificate are served too.
   bool client_cert_optional = false;
-  TlsProtocolSettings protocol;
-};
 
-/// A client's trust and, for mutual TLS, its own certificate.
-struct TlsClientSettings {
-  /// Check the peer's chain (against `ca_file` and `ca_dir`, or the system's store when both
-  /// are empty) and its name.
-  bool verify = true;
-  std::string ca_file;
-  std::string ca_dir;
-  /// PEM; shown to servers that ask. The key encrypted with `key_password` when given.
-  std::string cert_file;
-  std::string key_file;
-  std::string_view key_password;  // borrowed: read once, and only a wiped copy is kept
-  TlsProtocolSettings protocol;
+  static TlsSide of_client(bool verify_peer) noexcept { return {false, verify_peer, false}; }
+  static TlsSide of_server(bool client_cert_optional) noexcept {
+    return {true, false, client_cert_optional};
+  }
 };
 
 /// An SSL_CTX: TLS 1.2 or later. Ownership: owns the context; streams using it must not
 /// outlive it. Thread-safety: immutable after creation; shared by every thread.
 class TlsContext {
  public:
-  /// A server context. Errors: TlsError naming the file and OpenSSL's reason (an unreadable
-  /// certificate, key or CA file or directory, a key that does not match); InvalidArgument (a
-  /// min_version other than 12 or 13, a cipher list or suite list OpenSSL refuses).
-  static Result<std::unique_ptr<TlsContext>> server(const TlsServerSettings& settings);
-  /// A client context. Errors: TlsError (an unreadable CA file or directory, certificate or
-  /// key file, a wrong password, a key that does not match); InvalidArgument as server().
-  static Result<std::unique_ptr<TlsContext>> client(const TlsClientSettings& settings);
+  /// The one way from the public TlsOptions to a context, for either side. The files are read
+  /// now. A server needs cert_file and key_file; a client takes both or neither. Errors, each
+  /// naming the field ("tls.key_file ..."): TlsError with OpenSSL's reason (an unreadable
+  /// certificate, key, CA file or directory, a wrong key_password, a key that does not
+  /// match); InvalidArgument (a min_version other than 1.2 or 1.3, a cipher list or suite
+  /// list with an entry that selects nothing, a certificate without its key).
+  static Result<std::unique_ptr<TlsContext>> create(const TlsOptions& options, TlsSide side);
 
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;

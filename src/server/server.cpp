@@ -65,8 +65,9 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
   if (o.max_pending_output == 0) return Error(Errc::InvalidArgument, "max_pending_output is 0");
   if (o.max_body == 0 || o.max_header_bytes < 256)
     return Error(Errc::InvalidArgument, "max_body must be > 0 and max_header_bytes >= 256");
-  if (o.tls_cert_file.empty() != o.tls_key_file.empty())
-    return Error(Errc::InvalidArgument, "TLS needs both a certificate and a key file");
+  if (o.tls.cert_file.empty() != o.tls.key_file.empty())
+    return Error(Errc::InvalidArgument,
+                 "ServerOptions::tls: TLS needs both tls.cert_file and tls.key_file");
   auto bad_path = [](const std::string& path) {
     return !path.empty() && (path[0] != '/' || std::any_of(path.begin(), path.end(), [](char c) {
                                return c <= ' ' || c == '?' || c == 0x7f;
@@ -78,8 +79,8 @@ Status check_options(const ServerOptions& o, bool with_listeners) {
     return Error(Errc::InvalidArgument, "metrics_path must be '/' and visible ASCII, no query");
   if (!o.metrics_path.empty() && o.metrics_path == o.health_path)
     return Error(Errc::InvalidArgument, "metrics_path and health_path are the same");
-  if (o.tls_min_version != TlsVersion::Tls1_2 && o.tls_min_version != TlsVersion::Tls1_3)
-    return Error(Errc::InvalidArgument, "tls_min_version: TLS 1.2 or 1.3 only");
+  if (o.tls.min_version != TlsVersion::Tls1_2 && o.tls.min_version != TlsVersion::Tls1_3)
+    return Error(Errc::InvalidArgument, "tls.min_version: TLS 1.2 or 1.3 only");
   return {};
 }
 
@@ -170,16 +171,7 @@ namespace {
 
 // A TLS context from the options' files, read now.
 Result<std::shared_ptr<net::TlsContext>> tls_context(const ServerOptions& o) {
-  net::TlsServerSettings settings;
-  settings.cert_file = o.tls_cert_file;
-  settings.key_file = o.tls_key_file;
-  settings.client_ca_file = o.tls_client_ca_file;
-  settings.client_ca_dir = o.tls_client_ca_dir;
-  settings.client_cert_optional = o.tls_client_cert_optional;
-  settings.protocol.min_version = static_cast<int>(o.tls_min_version);
-  settings.protocol.ciphers = o.tls_ciphers;
-  settings.protocol.ciphersuites = o.tls_ciphersuites;
-  auto tls = net::TlsContext::server(settings);
+  auto tls = net::TlsContext::create(o.tls, net::TlsSide::of_server(o.client_cert_optional));
   if (!tls) return tls.error();
   return std::shared_ptr<net::TlsContext>(std::move(*tls));
 }
@@ -234,7 +226,7 @@ Status Server::Impl::prepare(Server& server, bool with_listeners) {
     if (!challenge) return challenge.error();
     core.www_authenticate = *challenge;
   }
-  if (!o.tls_cert_file.empty()) {
+  if (!o.tls.cert_file.empty()) {
     auto tls = tls_context(o);
     if (!tls) return tls.error();
     core.tls.store(std::move(*tls));

@@ -1007,6 +1007,7 @@ static void test_tls_options_end_to_end(void) {
   struct error_log log = {PTHREAD_MUTEX_INITIALIZER, 0, ""};
   cw_server_options so;
   cw_client_options co;
+  cw_tls_options server_tls, client_tls;
   cw_server* server = NULL;
   cw_client* client = NULL;
   cw_value* result = NULL;
@@ -1035,11 +1036,13 @@ static void test_tls_options_end_to_end(void) {
   cw_server_options_init(&so);
   so.listen = "127.0.0.1:0";
   so.threads = 1;
-  so.tls_cert_file = path[0];
-  so.tls_key_file = path[1];
-  so.tls_client_ca_dir = ca_dir;
-  so.tls_min_version = CW_TLS_1_3;
-  so.tls_ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256";
+  cw_tls_options_init(&server_tls);
+  server_tls.cert_file = path[0];
+  server_tls.key_file = path[1];
+  server_tls.ca_dir = ca_dir;
+  server_tls.min_version = CW_TLS_1_3;
+  server_tls.ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256";
+  so.tls = &server_tls;
   so.error_log = log_error;
   so.error_log_data = &log;
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
@@ -1051,10 +1054,10 @@ static void test_tls_options_end_to_end(void) {
 
   /* Trusted by the directory, showing a certificate the server trusts (its own). */
   cw_client_options_init(&co);
-  co.ca_dir = ca_dir;
-  co.tls_cert_file = path[0];
-  co.tls_key_file = path[1];
-  co.tls_min_version = CW_TLS_1_3;
+  /* The same struct on both sides: this one differs from the server's in its suites only. */
+  client_tls = server_tls;
+  client_tls.ciphersuites = NULL;
+  co.tls = &client_tls;
   client = make_client(url, &co);
   CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_OK);
   CHECK(result && cw_value_type(result) == CW_TYPE_INT);
@@ -1075,15 +1078,15 @@ static void test_tls_options_end_to_end(void) {
   cw_client_free(client);
 
   /* No suite in common: a TLS error. */
-  co.tls_ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
+  client_tls.ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
   client = make_client(url, &co);
   CHECK_STATUS(call_ints(client, "sample.add", 2, 3, 2, &result, &err), CW_TLS_ERROR);
   cw_client_free(client);
-  co.tls_ciphersuites = NULL;
+  client_tls.ciphersuites = NULL;
 
   /* A certificate the server does not trust: refused, and the reason in its error log. */
-  co.tls_cert_file = path[2];
-  co.tls_key_file = path[3];
+  client_tls.cert_file = path[2];
+  client_tls.key_file = path[3];
   client = make_client(url, &co);
   CHECK(call_ints(client, "sample.add", 2, 3, 2, &result, &err) != CW_OK);
   cw_client_free(client);
@@ -1216,6 +1219,7 @@ static void test_run_and_stop_from_another_thread(void) {
 static void test_options_and_misuse(void) {
   cw_server_options so;
   cw_client_options co;
+  cw_tls_options tls;
   cw_server* server = NULL;
   cw_client* client = NULL;
   cw_value* result = NULL;
@@ -1269,48 +1273,68 @@ static void test_options_and_misuse(void) {
   cw_server_free(server);
   cw_server_options_init(&so);
   so.listen = "127.0.0.1:0";
-  so.tls_cert_file = "/nonexistent/cert.pem";
-  so.tls_key_file = "/nonexistent/key.pem";
+  cw_tls_options_init(&tls);
+  tls.cert_file = "/nonexistent/cert.pem";
+  tls.key_file = "/nonexistent/key.pem";
+  so.tls = &tls;
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_TLS_ERROR);
   CHECK(strstr(err.message, "/nonexistent/cert.pem") != NULL);
+  CHECK(strstr(err.message, "tls.cert_file") != NULL);
   cw_server_free(server);
-  so.tls_key_file = NULL;
+  tls.key_file = NULL;
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "tls.key_file") != NULL);
   cw_server_free(server);
+  /* The TLS options are an options struct of their own: their size is checked too. */
+  tls.struct_size = 0;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "cw_tls_options") != NULL);
+  tls.struct_size = sizeof tls + 1;
+  CHECK_STATUS(cw_server_new(&so, &server, &err), CW_INVALID_ARGUMENT);
   {
     /* A client certificate is read when the client is made (mutual TLS). */
     cw_client_options co;
     cw_client* client = NULL;
     cw_client_options_init(&co);
-    co.tls_cert_file = "/nonexistent/client.pem";
-    co.tls_key_file = "/nonexistent/client.key";
+    cw_tls_options_init(&tls);
+    co.tls = &tls;
+    tls.cert_file = "/nonexistent/client.pem";
+    tls.key_file = "/nonexistent/client.key";
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
     CHECK(strstr(err.message, "/nonexistent/client.pem") != NULL);
     CHECK(client == NULL);
-    co.tls_key_file = NULL; /* a certificate without its key */
-    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+    tls.key_file = NULL; /* a certificate without its key */
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "tls.key_file") != NULL);
+    tls.struct_size = 3;
+    CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "cw_tls_options") != NULL);
 
     /* TLS settings are checked when the client is made, with the culprit named. */
-    cw_client_options_init(&co);
-    co.ca_dir = "/nonexistent/cas";
+    cw_tls_options_init(&tls);
+    tls.ca_dir = "/nonexistent/cas";
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
     CHECK(strstr(err.message, "/nonexistent/cas") != NULL);
-    cw_client_options_init(&co);
-    co.tls_min_version = (cw_tls_version)11;
+    CHECK(strstr(err.message, "tls.ca_dir") != NULL);
+    cw_tls_options_init(&tls);
+    tls.min_version = (cw_tls_version)11;
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
-    co.tls_min_version = (cw_tls_version)(256 + 12); /* not 1.2 by truncation either */
+    CHECK(strstr(err.message, "tls.min_version") != NULL);
+    tls.min_version = (cw_tls_version)(256 + 12); /* not 1.2 by truncation either */
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
-    co.tls_min_version = CW_TLS_1_3;
-    co.tls_ciphers = "ECDHE+AESGCM:NO-SUCH-CIPHER";
+    tls.min_version = CW_TLS_1_3;
+    tls.ciphers = "ECDHE+AESGCM:NO-SUCH-CIPHER";
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "NO-SUCH-CIPHER") != NULL);
-    co.tls_ciphers = "ECDHE+AESGCM";
-    co.tls_ciphersuites = "TLS_NO_SUCH_SUITE";
+    CHECK(strstr(err.message, "tls.ciphers") != NULL);
+    tls.ciphers = "ECDHE+AESGCM";
+    tls.ciphersuites = "TLS_NO_SUCH_SUITE";
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "TLS_NO_SUCH_SUITE") != NULL);
-    co.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    CHECK(strstr(err.message, "tls.ciphersuites") != NULL);
+    tls.ciphersuites = "TLS_AES_256_GCM_SHA384";
     CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_OK);
     cw_client_free(client);
     client = NULL;
@@ -1318,22 +1342,26 @@ static void test_options_and_misuse(void) {
   /* The server's: a version it does not know, a cipher list that selects nothing. */
   cw_server_options_init(&so);
   so.listen = "127.0.0.1:0";
-  so.tls_min_version = (cw_tls_version)10;
+  cw_tls_options_init(&tls);
+  tls.min_version = (cw_tls_version)10;
+  so.tls = &tls;
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
-  CHECK(strstr(err.message, "tls_min_version") != NULL);
+  CHECK(strstr(err.message, "tls.min_version") != NULL);
   cw_server_free(server);
   cw_server_options_init(&so);
   so.listen = "127.0.0.1:0";
-  so.tls_cert_file = "/nonexistent/cert.pem";
-  so.tls_key_file = "/nonexistent/key.pem";
-  so.tls_ciphers = "NOPE";
+  cw_tls_options_init(&tls);
+  tls.cert_file = "/nonexistent/cert.pem";
+  tls.key_file = "/nonexistent/key.pem";
+  tls.ciphers = "NOPE";
+  so.tls = &tls;
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_INVALID_ARGUMENT);
   CHECK(strstr(err.message, "NOPE") != NULL);
   cw_server_free(server);
-  so.tls_ciphers = NULL;
-  so.tls_client_ca_dir = "/nonexistent/cas";
+  tls.ciphers = NULL;
+  tls.ca_dir = "/nonexistent/cas";
   CHECK_STATUS(cw_server_new(&so, &server, &err), CW_OK);
   CHECK_STATUS(cw_server_start(server, &err), CW_TLS_ERROR); /* the certificate, first */
   cw_server_free(server);
@@ -1346,8 +1374,11 @@ static void test_options_and_misuse(void) {
   co.struct_size = 3;
   CHECK_STATUS(cw_client_new("http://127.0.0.1:1/", &co, &client, &err), CW_INVALID_ARGUMENT);
   cw_client_options_init(&co);
-  co.ca_file = "/nonexistent/ca.pem";
+  cw_tls_options_init(&tls);
+  tls.ca_file = "/nonexistent/ca.pem";
+  co.tls = &tls;
   CHECK_STATUS(cw_client_new("https://127.0.0.1:1/", &co, &client, &err), CW_TLS_ERROR);
+  CHECK(strstr(err.message, "tls.ca_file") != NULL);
   client = make_client("http://127.0.0.1:1/RPC2", NULL);
   CHECK_STATUS(cw_client_call(client, NULL, NULL, 0, NULL, &result, &err), CW_INVALID_ARGUMENT);
   CHECK_STATUS(cw_client_call(client, "m", NULL, 2, NULL, &result, &err), CW_INVALID_ARGUMENT);

@@ -17,6 +17,7 @@
 #include "callwire/c/described.h"
 #include "callwire/c/framing.h"
 #include "callwire/c/json.h"
+#include "callwire/c/tls.h"
 #include "callwire/c/trace.h"
 #include "callwire/c/value.h"
 #include "callwire/c/xml.h"
@@ -44,9 +45,13 @@ typedef struct cw_client_options {
   uint32_t timeout_ms; /**< deadline of each call (connect, send, receive); default 30000 */
   const char* user;    /**< HTTP Basic credentials (also taken from the URL) */
   const char* password;
-  int insecure_skip_verify;     /**< non-zero: https without checking the server's certificate
-                                     (open to interception; for tests only) */
-  const char* ca_file;          /**< PEM file of trusted CAs; default the system's store */
+  int insecure_skip_verify; /**< non-zero: https without checking the server's certificate
+                                 (open to interception; for tests only) */
+  /** TLS for https:// (callwire/c/tls.h): its ca_file and ca_dir, the CAs the server's
+   *  certificate must lead to (default the system's store); its cert_file and key_file, the
+   *  certificate shown to servers that ask (mutual TLS). NULL: the defaults. Borrowed: the
+   *  call given these options copies it; its bad struct_size is CW_INVALID_ARGUMENT there. */
+  const cw_tls_options* tls;
   size_t max_response_size;     /**< larger answers fail with CW_LIMIT_EXCEEDED; default 32 MiB */
   int accept_gzip;              /**< non-zero: ask for gzip answers; default no */
   size_t gzip_request_min_size; /**< gzip requests at least this large; 0: never */
@@ -75,23 +80,6 @@ typedef struct cw_client_options {
   const char* authorization;
   /** The User-Agent for every call; NULL: "callwire/VERSION". HTTP and SCGI only. Copied. */
   const char* user_agent;
-  /** Mutual TLS: the certificate (PEM, with its chain) and key shown to https servers that ask;
-   *  tls_key_password decrypts an encrypted key. CW_TLS_ERROR from cw_client_new when they
-   *  cannot be read or do not match. */
-  const char* tls_cert_file;
-  const char* tls_key_file;
-  const char* tls_key_password;
-  /** A directory of trusted CAs, PEM files named by subject hash (as `openssl rehash` makes
-   *  it), with or without ca_file. CW_TLS_ERROR from cw_client_new when it is no readable
-   *  directory. */
-  const char* ca_dir;
-  /** The oldest TLS version offered; default (0) TLS 1.2. Another value: CW_INVALID_ARGUMENT
-   *  from cw_client_new. */
-  cw_tls_version tls_min_version;
-  /** OpenSSL cipher list for TLS 1.2, and the TLS 1.3 suites; NULL: OpenSSL's defaults. An
-   *  entry that selects nothing: CW_INVALID_ARGUMENT from cw_client_new. */
-  const char* tls_ciphers;
-  const char* tls_ciphersuites;
   /** An HTTP proxy for http:// and https:// calls: "http://[user:password@]host[:port]"
    *  (port 1080 when none; the credentials are percent-decoded and sent to the proxy alone,
    *  as Proxy-Authorization: Basic). http:// calls go to it in absolute form; https:// calls
@@ -133,8 +121,9 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
  *  "jsonrpc+https://..." and "jsonrpc+unix:/path", or newline-delimited JSON-RPC
  *  "jsonl://host:port" and "jsonl+unix:/path" (docs/json-rpc.md). Connects lazily, on the first
  * call. `options` NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad
- * struct_size, a tls_min_version, tls_ciphers or tls_ciphersuites it cannot use); CW_TLS_ERROR (an
- * unreadable CA file or directory, client certificate or key); CW_NO_MEMORY. */
+ * struct_size here or in tls, a tls->min_version, tls->ciphers or tls->ciphersuites it cannot
+ * use); CW_TLS_ERROR (an unreadable CA file or directory, client certificate or key, a wrong
+ * tls->key_password); CW_NO_MEMORY. */
 CALLWIRE_API cw_status cw_client_new(const char* url, const cw_client_options* options,
                                      cw_client** out, cw_error* error);
 

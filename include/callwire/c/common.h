@@ -28,7 +28,9 @@
  * means its default, so `cw_server_options o = {sizeof o};` is a complete, default set (or
  * call the `_init` function). A caller built against an older header passes a smaller size
  * and the newer fields take their defaults; a larger size than this library knows is refused
- * with CW_INVALID_ARGUMENT rather than half applied.
+ * with CW_INVALID_ARGUMENT rather than half applied. An options struct that others share
+ * (cw_tls_options) is held by pointer (NULL: its defaults) and checked by its own
+ * struct_size, so it grows without moving the fields of the structs that hold it.
  *
  * Errors
  * ------

@@ -23,7 +23,7 @@ typedef enum cw_framing {
   CW_FRAMING_WEBSOCKET = 4   /**< HTTP/1.1 that also takes WebSocket upgrades ("ws://") */
 } cw_framing;
 
-/** The oldest TLS version a server or client accepts (tls_min_version in the options). */
+/** The oldest TLS version a server or client accepts (cw_tls_options.min_version). */
 typedef enum cw_tls_version {
   CW_TLS_DEFAULT = 0, /**< TLS 1.2 */
   CW_TLS_1_2 = 12,    /**< TLS 1.2 or later */

@@ -17,6 +17,7 @@
 #include "callwire/c/framing.h"
 #include "callwire/c/handler.h"
 #include "callwire/c/json.h"
+#include "callwire/c/tls.h"
 #include "callwire/c/trace.h"
 #include "callwire/c/xml.h"
 
@@ -105,11 +106,13 @@ typedef struct cw_server_options {
   cw_dialect dialect;          /**< default CW_DIALECT_AUTO */
   int disable_introspection;   /**< non-zero: no system.listMethods, methodSignature, ... */
   int enable_shutdown;         /**< non-zero: system.shutdown stops the server (see shutdown) */
-  const char* tls_cert_file;   /**< PEM certificate chain; with tls_key_file: HTTPS */
-  const char* tls_key_file;    /**< PEM private key */
-  cw_auth_fn authenticate;     /**< NULL: no authentication */
-  void* authenticate_data;     /**< passed to authenticate */
-  const char* realm;           /**< in WWW-Authenticate; default "callwire" */
+  /** TLS (callwire/c/tls.h): with its cert_file and key_file, TCP listeners speak HTTPS;
+   *  with its ca_file or ca_dir too, mutual TLS. NULL: no TLS. Borrowed: cw_server_new
+   *  copies it; its bad struct_size is CW_INVALID_ARGUMENT there. */
+  const cw_tls_options* tls;
+  cw_auth_fn authenticate; /**< NULL: no authentication */
+  void* authenticate_data; /**< passed to authenticate */
+  const char* realm;       /**< in WWW-Authenticate; default "callwire" */
   /** Each call's deadline, counted from its complete request (the earlier of this and the
    *  time a client sends in X-Callwire-Timeout). A call past it is answered -32300 "deadline
    *  exceeded" instead of starting; a running handler sees it via cw_call_remaining_ms.
@@ -148,22 +151,10 @@ typedef struct cw_server_options {
   const char* cors_allow_origin;
   /** With CORS: Access-Control-Max-Age of a preflight's answer; 0: not sent. */
   uint32_t cors_max_age_s;
-  /** Mutual TLS: PEM file of the CAs whose client certificates are accepted; every TLS client
-   *  must then show one (unless tls_client_cert_optional); cw_call_tls_subject names it. */
-  const char* tls_client_ca_file;
-  int tls_client_cert_optional; /**< non-zero: clients without a certificate are served too */
-  /** Mutual TLS: the client CAs from a directory of PEM files named by subject hash (as
-   *  `openssl rehash` makes it), with or without tls_client_ca_file. CW_TLS_ERROR from
-   *  cw_server_start when it is no readable directory. */
-  const char* tls_client_ca_dir;
-  /** The oldest TLS version accepted; default (0) TLS 1.2. Another value: CW_INVALID_ARGUMENT
-   *  from cw_server_start. */
-  cw_tls_version tls_min_version;
-  /** OpenSSL cipher list for TLS 1.2 ("ECDHE+AESGCM"); NULL: OpenSSL's default. An entry that
-   *  selects nothing: CW_INVALID_ARGUMENT from cw_server_start. */
-  const char* tls_ciphers;
-  /** TLS 1.3 suites ("TLS_AES_256_GCM_SHA384:..."); NULL: OpenSSL's default. As tls_ciphers. */
-  const char* tls_ciphersuites;
+  /** Mutual TLS (tls->ca_file or tls->ca_dir set): non-zero serves clients without a
+   *  certificate too (cw_call_tls_subject gives "" for them); one that shows a certificate
+   *  that does not verify is still refused. */
+  int client_cert_optional;
   cw_error_log_fn error_log; /**< NULL: connections dropped without an answer are not reported */
   void* error_log_data;      /**< passed to error_log */
   /** Non-zero: event-loop integration for hosts that may not have threads started in them.
@@ -268,10 +259,11 @@ CALLWIRE_API cw_status cw_server_set_preinvoke(cw_server* server, cw_preinvoke_f
 
 /** Opens the listeners (so cw_server_port is known on return) and starts the server's
  *  threads; returns at once. CW_OK; CW_INVALID_ARGUMENT (NULL, already started, a `listen`
- *  it cannot use, an address in use, a certificate without a key, a tls_min_version,
- *  tls_ciphers or tls_ciphersuites it cannot use: `error` says which); CW_TLS_ERROR (an
- *  unreadable certificate, key, client CA file or directory, or a key that does not match);
- *  CW_NO_MEMORY. Nothing is left running after an error. Thread-safety: the owner's thread. */
+ *  it cannot use, an address in use, a certificate without a key, a tls->min_version,
+ *  tls->ciphers or tls->ciphersuites it cannot use: `error` says which); CW_TLS_ERROR (an
+ *  unreadable certificate, key, CA file or directory, a wrong tls->key_password, or a key
+ *  that does not match); CW_NO_MEMORY. Nothing is left running after an error.
+ *  Thread-safety: the owner's thread. */
 CALLWIRE_API cw_status cw_server_start(cw_server* server, cw_error* error);
 
 /** Blocks until the server has stopped (cw_server_stop, or system.shutdown when enabled).

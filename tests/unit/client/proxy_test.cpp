@@ -400,8 +400,8 @@ struct Origin {
     o.listen = {"127.0.0.1:0"};
     o.threads = 2;
     if (cert) {
-      o.tls_cert_file = cert->cert_file;
-      o.tls_key_file = cert->key_file;
+      o.tls.cert_file = cert->cert_file;
+      o.tls.key_file = cert->key_file;
     }
     return o;
   }
@@ -458,7 +458,7 @@ TEST(Tinyproxy, HttpsThroughConnect) {
   testing::Tinyproxy proxy({"", "", {origin.server.port()}});
   ASSERT_TRUE(proxy.ok()) << proxy.error();
   ClientOptions o = via(proxy.url());
-  o.ca_file = cert.cert_file;
+  o.tls.ca_file = cert.cert_file;
   Client client("https://localhost:" + port + "/RPC2", o);
   for (int i = 0; i < 3; ++i) {
     auto r = client.call("add", {Value(i), Value(1)});
@@ -503,7 +503,7 @@ TEST(Tinyproxy, ProxyAuthentication) {
   const std::string named = "proxy 127.0.0.1:" + std::to_string(proxy.port()) + ": ";
   for (const std::string& url : {http_url, https_url}) {
     ClientOptions right = via(proxy.url("alice:s3cret"));
-    right.ca_file = cert.cert_file;
+    right.tls.ca_file = cert.cert_file;
     right.user = "origin";  // the server's own credentials, beside the proxy's
     right.password = "pw";
     auto r = Client(url, right).call("headers");
@@ -519,7 +519,7 @@ TEST(Tinyproxy, ProxyAuthentication) {
     // be told from the server's (a 407 can: see HttpGoesToTheProxyInAbsoluteForm).
     for (const std::string& credentials : {std::string("alice:wrong"), std::string()}) {
       ClientOptions wrong = via(proxy.url(credentials));
-      wrong.ca_file = cert.cert_file;
+      wrong.tls.ca_file = cert.cert_file;
       auto refused = Client(url, wrong).call("add", {Value(1), Value(1)});
       ASSERT_FALSE(refused) << url;
       const Error& e = refused.error();

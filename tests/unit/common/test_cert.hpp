@@ -26,6 +26,7 @@ struct CertSpec {
   long valid_to = 3600 * 24;         ///< seconds from now (negative: expired)
   bool ca = true;                    ///< CA:TRUE (a self-signed certificate is its own CA)
   const TestCert* issuer = nullptr;  ///< signs it; null: self-signed
+  std::string key_password;          ///< non-empty: the key file is encrypted (AES-256) with it
 };
 
 /// Writes a fresh key and certificate (CN `common_name`; by default SAN DNS:localhost and
@@ -87,8 +88,11 @@ inline TestCert make_test_cert(const std::filesystem::path& dir,
   std::FILE* f = std::fopen(out.cert_file.c_str(), "w");
   std::FILE* k = std::fopen(out.key_file.c_str(), "w");
   if (f && k) {
-    out.ok = PEM_write_X509(f, x) == 1 &&
-             PEM_write_PrivateKey(k, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+    out.ok =
+        PEM_write_X509(f, x) == 1 &&
+        PEM_write_PrivateKey(k, key, spec.key_password.empty() ? nullptr : EVP_aes_256_cbc(),
+                             reinterpret_cast<const unsigned char*>(spec.key_password.data()),
+                             static_cast<int>(spec.key_password.size()), nullptr, nullptr) == 1;
   }
   if (f) std::fclose(f);
   if (k) std::fclose(k);

@@ -140,8 +140,8 @@ TEST(InheritedListener, TlsOnTcpAndAUnixSocketWhosePathStays) {
   ASSERT_GE(tcp_fd, 0);
   ServerOptions o = options_on("fd:" + std::to_string(tcp_fd));
   o.listen.push_back("fd:" + std::to_string(unix_fd));
-  o.tls_cert_file = cert.cert_file;
-  o.tls_key_file = cert.key_file;
+  o.tls.cert_file = cert.cert_file;
+  o.tls.key_file = cert.key_file;
   {
     Server server(o);
     ASSERT_TRUE(server.add_method("add", add));
@@ -150,7 +150,7 @@ TEST(InheritedListener, TlsOnTcpAndAUnixSocketWhosePathStays) {
     EXPECT_EQ(server.url(0).substr(0, 8), "https://");
     EXPECT_EQ(server.url(1), "unix:" + path);
     ClientOptions trusted;
-    trusted.ca_file = cert.cert_file;
+    trusted.tls.ca_file = cert.cert_file;
     auto r = Client(server.url(0), trusted).call("add", {Value(1), Value(2)});
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->as_int(), 3);

@@ -963,12 +963,12 @@ TEST(HttpServer, Tls) {
   testing::TestCert cert = testing::make_test_cert(dir);
   ASSERT_TRUE(cert.ok);
   ServerOptions o = TestServer::base_options();
-  o.tls_cert_file = cert.cert_file;
-  o.tls_key_file = cert.key_file;
+  o.tls.cert_file = cert.cert_file;
+  o.tls.key_file = cert.key_file;
   TestServer t(o);
   ASSERT_EQ(t.url().substr(0, 8), "https://");
   ClientOptions trusted;
-  trusted.ca_file = cert.cert_file;
+  trusted.tls.ca_file = cert.cert_file;
   Client client(t.url(), trusted);
   for (int i = 0; i < 3; ++i) {
     auto r = client.call("add", {Value(i), Value(10)});
@@ -1038,24 +1038,24 @@ TEST(HttpServer, MutualTls) {
   for (bool optional : {false, true}) {
     SCOPED_TRACE(optional ? "optional" : "required");
     ServerOptions o = TestServer::base_options();
-    o.tls_cert_file = server_cert.cert_file;
-    o.tls_key_file = server_cert.key_file;
-    o.tls_client_ca_file = alice.cert_file;  // alice's certificate is its own CA
-    o.tls_client_cert_optional = optional;
+    o.tls.cert_file = server_cert.cert_file;
+    o.tls.key_file = server_cert.key_file;
+    o.tls.ca_file = alice.cert_file;  // alice's certificate is its own CA
+    o.client_cert_optional = optional;
     Server server(o);
     ASSERT_TRUE(
         server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
     ASSERT_TRUE(server.start());
 
     ClientOptions as_alice;
-    as_alice.ca_file = server_cert.cert_file;
-    as_alice.tls_cert_file = alice.cert_file;
-    as_alice.tls_key_file = alice.key_file;
+    as_alice.tls.ca_file = server_cert.cert_file;
+    as_alice.tls.cert_file = alice.cert_file;
+    as_alice.tls.key_file = alice.key_file;
     Client client = Client::create(server.url(), as_alice).value();
     for (int i = 0; i < 2; ++i) EXPECT_EQ(client.call<std::string>("who").value(), "CN=alice");
 
     ClientOptions anonymous;
-    anonymous.ca_file = server_cert.cert_file;
+    anonymous.tls.ca_file = server_cert.cert_file;
     Result<std::string> none =
         Client::create(server.url(), anonymous).value().call<std::string>("who");
     if (optional) {
@@ -1068,8 +1068,8 @@ TEST(HttpServer, MutualTls) {
     }
     // A certificate from a CA the server does not trust is refused either way.
     ClientOptions as_mallory = anonymous;
-    as_mallory.tls_cert_file = mallory.cert_file;
-    as_mallory.tls_key_file = mallory.key_file;
+    as_mallory.tls.cert_file = mallory.cert_file;
+    as_mallory.tls.key_file = mallory.key_file;
     Result<std::string> refused =
         Client::create(server.url(), as_mallory).value().call<std::string>("who");
     ASSERT_FALSE(refused);
@@ -1080,16 +1080,20 @@ TEST(HttpServer, MutualTls) {
   }
   // The client's files are read at creation: a key that does not match, a missing file.
   ClientOptions mismatched;
-  mismatched.tls_cert_file = alice.cert_file;
-  mismatched.tls_key_file = mallory.key_file;
+  mismatched.tls.cert_file = alice.cert_file;
+  mismatched.tls.key_file = mallory.key_file;
   EXPECT_EQ(Client::create("https://127.0.0.1:1/", mismatched).error().code, Errc::TlsError);
   ClientOptions missing;
-  missing.tls_cert_file = (dir / "nope.pem").string();
-  missing.tls_key_file = alice.key_file;
+  missing.tls.cert_file = (dir / "nope.pem").string();
+  missing.tls.key_file = alice.key_file;
   EXPECT_EQ(Client::create("https://127.0.0.1:1/", missing).error().code, Errc::TlsError);
   ClientOptions half;
-  half.tls_cert_file = alice.cert_file;
-  EXPECT_EQ(Client::create("https://127.0.0.1:1/", half).error().code, Errc::TlsError);
+  half.tls.cert_file = alice.cert_file;
+  Result<Client> half_client = Client::create("https://127.0.0.1:1/", half);
+  ASSERT_FALSE(half_client);
+  EXPECT_EQ(half_client.error().code, Errc::InvalidArgument);
+  EXPECT_NE(half_client.error().message.find("tls.key_file"), std::string::npos)
+      << half_client.error().message;
   std::filesystem::remove_all(dir);
 }
 
@@ -1141,9 +1145,52 @@ struct TempDir {
 
 ServerOptions tls_options(const testing::TestCert& cert) {
   ServerOptions o = TestServer::base_options();
-  o.tls_cert_file = cert.cert_file;
-  o.tls_key_file = cert.key_file;
+  o.tls.cert_file = cert.cert_file;
+  o.tls.key_file = cert.key_file;
   return o;
+}
+
+// TlsOptions is one struct for both sides: an encrypted key opens with tls.key_password on a
+// server as on a client, and a wrong password is refused naming the field.
+TEST(HttpServer, TlsEncryptedKeysOnBothSides) {
+  TempDir dir("tls-key-password");
+  std::filesystem::create_directories(dir.path / "server");
+  std::filesystem::create_directories(dir.path / "alice");
+  testing::CertSpec encrypted;
+  encrypted.key_password = "s3cret";
+  testing::TestCert server_cert =
+      testing::make_test_cert(dir.path / "server", "localhost", encrypted);
+  testing::TestCert alice = testing::make_test_cert(dir.path / "alice", "alice", encrypted);
+  ASSERT_TRUE(server_cert.ok && alice.ok);
+
+  ServerOptions wrong = tls_options(server_cert);
+  wrong.tls.key_password = "guess";
+  Server refused(wrong);
+  Status st = refused.start();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, Errc::TlsError);
+  EXPECT_NE(st.error().message.find("tls.key_file"), std::string::npos) << st.error().message;
+
+  ServerOptions o = tls_options(server_cert);
+  o.tls.key_password = "s3cret";
+  o.tls.ca_file = alice.cert_file;
+  Server server(o);
+  ASSERT_TRUE(
+      server.bind("who", [](const CallContext& c) { return std::string(c.tls_subject()); }));
+  ASSERT_TRUE(server.start());
+  ClientOptions as_alice;
+  as_alice.tls.ca_file = server_cert.cert_file;
+  as_alice.tls.cert_file = alice.cert_file;
+  as_alice.tls.key_file = alice.key_file;
+  as_alice.tls.key_password = "s3cret";
+  EXPECT_EQ(Client::create(server.url(), as_alice).value().call<std::string>("who").value(),
+            "CN=alice");
+  as_alice.tls.key_password = "guess";
+  Result<Client> wrong_client = Client::create(server.url(), as_alice);
+  ASSERT_FALSE(wrong_client);
+  EXPECT_EQ(wrong_client.error().code, Errc::TlsError);
+  EXPECT_NE(wrong_client.error().message.find("tls.key_file"), std::string::npos)
+      << wrong_client.error().message;
 }
 
 TEST(HttpServer, TlsCaDirectories) {
@@ -1160,7 +1207,7 @@ TEST(HttpServer, TlsCaDirectories) {
 
   ErrorLog log;
   ServerOptions o = tls_options(server_cert);
-  o.tls_client_ca_dir = (dir.path / "server-cas").string();
+  o.tls.ca_dir = (dir.path / "server-cas").string();
   o.error_log = log.hook();
   Server server(o);
   ASSERT_TRUE(
@@ -1168,21 +1215,21 @@ TEST(HttpServer, TlsCaDirectories) {
   ASSERT_TRUE(server.start());
 
   ClientOptions as_alice;
-  as_alice.ca_dir = (dir.path / "client-cas").string();
-  as_alice.tls_cert_file = alice.cert_file;
-  as_alice.tls_key_file = alice.key_file;
+  as_alice.tls.ca_dir = (dir.path / "client-cas").string();
+  as_alice.tls.cert_file = alice.cert_file;
+  as_alice.tls.key_file = alice.key_file;
   Result<std::string> who = Client::create(server.url(), as_alice).value().call<std::string>("who");
   ASSERT_TRUE(who) << who.error().message;
   EXPECT_EQ(*who, "CN=alice");
   // Both a file and a directory: either's CAs count.
   ClientOptions both = as_alice;
-  both.ca_file = mallory.cert_file;
+  both.tls.ca_file = mallory.cert_file;
   EXPECT_EQ(Client::create(server.url(), both).value().call<std::string>("who").value(),
             "CN=alice");
 
   // A directory without the server's CA: the chain does not verify.
   ClientOptions wrong_dir = as_alice;
-  wrong_dir.ca_dir = (dir.path / "other-cas").string();
+  wrong_dir.tls.ca_dir = (dir.path / "other-cas").string();
   Result<std::string> untrusted =
       Client::create(server.url(), wrong_dir).value().call<std::string>("who");
   ASSERT_FALSE(untrusted);
@@ -1192,8 +1239,8 @@ TEST(HttpServer, TlsCaDirectories) {
 
   // The server's directory does not hold mallory's CA: refused, and the reason logged.
   ClientOptions as_mallory = as_alice;
-  as_mallory.tls_cert_file = mallory.cert_file;
-  as_mallory.tls_key_file = mallory.key_file;
+  as_mallory.tls.cert_file = mallory.cert_file;
+  as_mallory.tls.key_file = mallory.key_file;
   Result<std::string> refused =
       Client::create(server.url(), as_mallory).value().call<std::string>("who");
   ASSERT_FALSE(refused);
@@ -1201,13 +1248,13 @@ TEST(HttpServer, TlsCaDirectories) {
 
   // A directory that is not there is an error at creation, and at start.
   ClientOptions missing;
-  missing.ca_dir = (dir.path / "nope").string();
+  missing.tls.ca_dir = (dir.path / "nope").string();
   Result<Client> no_client = Client::create("https://127.0.0.1:1/", missing);
   ASSERT_FALSE(no_client);
   EXPECT_EQ(no_client.error().code, Errc::TlsError);
   EXPECT_NE(no_client.error().message.find("nope"), std::string::npos);
   ServerOptions bad = tls_options(server_cert);
-  bad.tls_client_ca_dir = server_cert.cert_file;  // a file, not a directory
+  bad.tls.ca_dir = server_cert.cert_file;  // a file, not a directory
   Server bad_server(bad);
   Status s = bad_server.start();
   ASSERT_FALSE(s);
@@ -1219,14 +1266,14 @@ TEST(HttpServer, TlsMinVersionAndCiphers) {
   testing::TestCert cert = testing::make_test_cert(dir.path);
   ASSERT_TRUE(cert.ok);
   ClientOptions trusting;
-  trusting.ca_file = cert.cert_file;
+  trusting.tls.ca_file = cert.cert_file;
 
   {
     ServerOptions o = tls_options(cert);
-    o.tls_min_version = TlsVersion::Tls1_3;
+    o.tls.min_version = TlsVersion::Tls1_3;
     TestServer t(o);
     ClientOptions c = trusting;
-    c.tls_min_version = TlsVersion::Tls1_3;
+    c.tls.min_version = TlsVersion::Tls1_3;
     Result<int> sum = Client::create(t.url(), c).value().call<int>("add", 2, 3);
     ASSERT_TRUE(sum) << sum.error().message;
     EXPECT_EQ(*sum, 5);
@@ -1235,38 +1282,38 @@ TEST(HttpServer, TlsMinVersionAndCiphers) {
     // No suite in common: the handshake fails, the client says so, the server logs why.
     ErrorLog log;
     ServerOptions o = tls_options(cert);
-    o.tls_min_version = TlsVersion::Tls1_3;
-    o.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    o.tls.min_version = TlsVersion::Tls1_3;
+    o.tls.ciphersuites = "TLS_AES_256_GCM_SHA384";
     o.error_log = log.hook();
     TestServer t(o);
     ClientOptions c = trusting;
-    c.tls_ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
+    c.tls.ciphersuites = "TLS_CHACHA20_POLY1305_SHA256";
     Result<int> sum = Client::create(t.url(), c).value().call<int>("add", 2, 3);
     ASSERT_FALSE(sum);
     EXPECT_EQ(sum.error().code, Errc::TlsError) << sum.error().message;
     EXPECT_NE(sum.error().message.find("handshake failure"), std::string::npos)
         << sum.error().message;
     EXPECT_TRUE(log.saw("no shared cipher")) << log.all();
-    c.tls_ciphersuites = "TLS_AES_256_GCM_SHA384";
+    c.tls.ciphersuites = "TLS_AES_256_GCM_SHA384";
     EXPECT_EQ(Client::create(t.url(), c).value().call<int>("add", 2, 3).value(), 5);
   }
   {
     // TLS 1.2 cipher lists: the server's EC key takes ECDSA suites only.
     ServerOptions o = tls_options(cert);
-    o.tls_ciphers = "ECDHE-ECDSA-AES256-GCM-SHA384";
+    o.tls.ciphers = "ECDHE-ECDSA-AES256-GCM-SHA384";
     TestServer t(o);
     EXPECT_EQ(Client::create(t.url(), trusting).value().call<int>("add", 1, 1).value(), 2);
   }
   // Bad settings are refused when made, naming what is wrong.
   ServerOptions bad_version = tls_options(cert);
-  bad_version.tls_min_version = static_cast<TlsVersion>(11);
+  bad_version.tls.min_version = static_cast<TlsVersion>(11);
   Server s1(bad_version);
   Status st = s1.start();
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, Errc::InvalidArgument);
   for (const char* list : {"NOPE", "ECDHE+AESGCM:TYPO"}) {
     ServerOptions bad = tls_options(cert);
-    bad.tls_ciphers = list;
+    bad.tls.ciphers = list;
     Server s(bad);
     Status started = s.start();
     ASSERT_FALSE(started) << list;
@@ -1275,19 +1322,19 @@ TEST(HttpServer, TlsMinVersionAndCiphers) {
               std::string::npos)
         << started.error().message;
     ClientOptions c = trusting;
-    c.tls_ciphers = list;
+    c.tls.ciphers = list;
     Result<Client> client = Client::create("https://127.0.0.1:1/", c);
     ASSERT_FALSE(client);
     EXPECT_EQ(client.error().code, Errc::InvalidArgument) << client.error().message;
   }
   ClientOptions bad_suites = trusting;
-  bad_suites.tls_ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_NO_SUCH_SUITE";
+  bad_suites.tls.ciphersuites = "TLS_AES_256_GCM_SHA384:TLS_NO_SUCH_SUITE";
   Result<Client> c1 = Client::create("https://127.0.0.1:1/", bad_suites);
   ASSERT_FALSE(c1);
   EXPECT_EQ(c1.error().code, Errc::InvalidArgument);
   EXPECT_NE(c1.error().message.find("TLS_NO_SUCH_SUITE"), std::string::npos);
   ClientOptions bad_client_version = trusting;
-  bad_client_version.tls_min_version = static_cast<TlsVersion>(10);
+  bad_client_version.tls.min_version = static_cast<TlsVersion>(10);
   EXPECT_EQ(Client::create("https://127.0.0.1:1/", bad_client_version).error().code,
             Errc::InvalidArgument);
 }
@@ -1300,7 +1347,7 @@ TEST(HttpServer, TlsHostnameVerification) {
   ASSERT_TRUE(cert.ok);
   TestServer t(tls_options(cert));
   ClientOptions trusting;
-  trusting.ca_file = cert.cert_file;
+  trusting.tls.ca_file = cert.cert_file;
   const std::string port = std::to_string(t.port());
   // By IP literal: checked against the IP addresses, which it has none of.
   Result<int> by_ip = Client::create("https://127.0.0.1:" + port + "/RPC2", trusting)
@@ -1336,7 +1383,7 @@ TEST(HttpServer, TlsHostnameVerification) {
   ASSERT_TRUE(good.ok);
   TestServer g(tls_options(good));
   ClientOptions trusting_good;
-  trusting_good.ca_file = good.cert_file;
+  trusting_good.tls.ca_file = good.cert_file;
   const std::string gport = std::to_string(g.port());
   for (const char* host : {"127.0.0.1", "localhost"}) {
     Result<int> sum =
@@ -1351,7 +1398,7 @@ TEST(HttpServer, TlsHostnameVerification) {
   ASSERT_TRUE(tricky.ok);
   TestServer tr(tls_options(tricky));
   ClientOptions trusting_tricky;
-  trusting_tricky.ca_file = tricky.cert_file;
+  trusting_tricky.tls.ca_file = tricky.cert_file;
   Result<int> tricked =
       Client::create("https://127.0.0.1:" + std::to_string(tr.port()) + "/RPC2", trusting_tricky)
           .value()
@@ -1370,7 +1417,7 @@ TEST(HttpServer, TlsOverTheConnectionCapIsAnswered503) {
   o.threads = 1;
   TestServer t(o);
   ClientOptions trusting;
-  trusting.ca_file = cert.cert_file;
+  trusting.tls.ca_file = cert.cert_file;
   trusting.max_connections = 1;
   Client holder = Client::create(t.url(), trusting).value();
   ASSERT_EQ(holder.call<int>("add", 1, 1).value(), 2);  // its connection stays open, idle
@@ -1425,7 +1472,7 @@ TEST(HttpServer, TlsRefusedClientCertificatesAreLogged) {
 
   ErrorLog log;
   ServerOptions o = tls_options(server_cert);
-  o.tls_client_ca_file = ca.cert_file;
+  o.tls.ca_file = ca.cert_file;
   o.error_log = log.hook();
   Server server(o);
   ASSERT_TRUE(
@@ -1433,9 +1480,9 @@ TEST(HttpServer, TlsRefusedClientCertificatesAreLogged) {
   ASSERT_TRUE(server.start());
   auto as = [&](const testing::TestCert& who) {
     ClientOptions c;
-    c.ca_file = server_cert.cert_file;
-    c.tls_cert_file = who.cert_file;
-    c.tls_key_file = who.key_file;
+    c.tls.ca_file = server_cert.cert_file;
+    c.tls.cert_file = who.cert_file;
+    c.tls.key_file = who.key_file;
     return Client::create(server.url(), c).value().call<std::string>("who");
   };
   EXPECT_EQ(as(alice).value(), "CN=alice");
@@ -1456,8 +1503,8 @@ TEST(HttpServer, BadStartOptionsAreErrors) {
   Server bad_port(o);
   EXPECT_FALSE(bad_port.start());
   o.listen = {"127.0.0.1:0"};
-  o.tls_cert_file = "/nonexistent.pem";
-  o.tls_key_file = "/nonexistent.key";
+  o.tls.cert_file = "/nonexistent.pem";
+  o.tls.key_file = "/nonexistent.key";
   Server bad_tls(o);
   Status s = bad_tls.start();
   ASSERT_FALSE(s);

@@ -223,14 +223,14 @@ TEST(TlsReload, NewConnectionsGetTheNewCertificate) {
   ServerOptions o;
   o.listen = {"127.0.0.1:0"};
   o.threads = 1;
-  o.tls_cert_file = served_cert.string();
-  o.tls_key_file = served_key.string();
+  o.tls.cert_file = served_cert.string();
+  o.tls.key_file = served_key.string();
   Server server(o);
   ASSERT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
   ASSERT_TRUE(server.start());
   auto trusting = [&](const testing::TestCert& c) {
     ClientOptions co;
-    co.ca_file = c.cert_file;
+    co.tls.ca_file = c.cert_file;
     return Client(server.url(), co);
   };
   Client kept = trusting(old_cert);  // its connection stays open across the reload
@@ -268,8 +268,8 @@ TEST(Metrics, CountsFailedTlsHandshakes) {
   ServerOptions o;
   o.listen = {"127.0.0.1:0"};
   o.threads = 1;
-  o.tls_cert_file = cert.cert_file;
-  o.tls_key_file = cert.key_file;
+  o.tls.cert_file = cert.cert_file;
+  o.tls.key_file = cert.key_file;
   Server server(o);
   ASSERT_TRUE(server.start());
   // A handshake record that is not one, from a peer that stays to hear the refusal: the

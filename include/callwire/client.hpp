@@ -29,6 +29,10 @@
 
 namespace callwire {
 
+/// What ClientOptions::on_notification is given: a server's JSON-RPC notification over
+/// WebSocket, its method name and params (borrowed for the call).
+using NotificationHandler = std::function<void(std::string_view method, const Value& params)>;
+
 /// Everything a client can be told. A plain struct.
 struct ClientOptions {
   /// Deadline of a call (looking the name up, connecting, sending and receiving) unless the
@@ -161,6 +165,16 @@ struct ClientOptions {
   /// (callwire/trace.hpp). Empty: CALLWIRE_TRACE decides (off unless set). Thread-safety: it
   /// runs on the calling thread or the I/O thread, one message at a time per connection.
   TraceHook trace;
+  /// WebSocket with JSON-RPC (jsonrpc+ws://, jsonrpc+wss://, jsonrpc+ws+unix:): called with
+  /// each notification the server sends (a server's Notifier::notify): its method and its
+  /// params (an array or a struct; an empty array when it sent none). They come in the order
+  /// the server sent them on each connection. Where it runs: on the calling thread when the
+  /// notification arrives while a call waits on that connection (before the call returns), on
+  /// the I/O thread for an asynchronous call, and, while the connection is idle, on a thread
+  /// the client starts to watch its idle connections (so events come without a call being
+  /// made). It must not block for long: the connection it came on waits meanwhile. It may
+  /// make calls on this client. Empty: notifications are dropped. Other framings refuse it.
+  NotificationHandler on_notification;
 };
 
 /// The status line and header fields of a server's HTTP answer (SCGI's too: its Status field
@@ -391,7 +405,17 @@ class CALLWIRE_API Batch {
 /// "jsonrpc+unix:/path", which are HTTP, and "jsonl://host:port" and "jsonl+unix:/path",
 /// newline-delimited JSON-RPC: a line per request and per answer, none for a notification, no
 /// header fields, credentials or gzip): the same calls, typed ones included, send
-/// positional params; the answer's id must be the call's, else BadResponse. A JSON-RPC error
+/// positional params; the answer's id must be the call's, else BadResponse.
+///
+/// WebSocket (RFC 6455): "ws://[user:password@]host[:port]/path", "wss://..." and
+/// "ws+unix:/path/to/socket" carry XML-RPC (subprotocol "xmlrpc"), and "jsonrpc+ws://...",
+/// "jsonrpc+wss://..." and "jsonrpc+ws+unix:/path" JSON-RPC (subprotocol "jsonrpc"). Each new
+/// connection opens with the HTTP/1.1 upgrade, which carries the credentials and
+/// options.headers (a server's refusal is HttpStatus with its status; an answer that is not a
+/// proper 101 is BadResponse); then each call is one masked text message, and a connection
+/// carries one call at a time. The server's notifications go to options.on_notification, also
+/// while no call is made; its pings are answered. A call's own header fields, gzip and
+/// proxies are refused (InvalidArgument). A JSON-RPC error
 /// answer is Errc::Fault with fault_code its "code" and message its "message" (with a string
 /// "data" appended when the message is the spec's short one), and its "data" in Error::data.
 /// A result holding a number no Value holds (beyond 64 bits) is Unrepresentable. Over

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -112,6 +113,14 @@ uint64_t siphash_1_3(const SipKey& key, std::string_view data) noexcept {
 const SipKey& process_hash_key() noexcept {
   static const SipKey key = random_key();
   return key;
+}
+
+uint64_t unpredictable_u64() noexcept {
+  static std::atomic<uint64_t> counter{0};
+  const uint64_t n = counter.fetch_add(1, std::memory_order_relaxed);
+  char bytes[8];
+  std::memcpy(bytes, &n, sizeof bytes);
+  return siphash_2_4(process_hash_key(), std::string_view(bytes, sizeof bytes));
 }
 
 }  // namespace callwire::detail

@@ -24,6 +24,11 @@ uint64_t siphash_1_3(const SipKey& key, std::string_view data) noexcept;
 /// This process's key: 128 random bits from getrandom(), drawn once on first use.
 const SipKey& process_hash_key() noexcept;
 
+/// A 64-bit value no peer can predict (SipHash-2-4 of a process-wide counter under
+/// process_hash_key()): a WebSocket client's masking keys and handshake nonces, drawn often
+/// enough that a system call for each would show.
+uint64_t unpredictable_u64() noexcept;
+
 /// The hash of a name in a table a peer can fill.
 inline uint64_t keyed_hash(std::string_view s) noexcept {
   return siphash_1_3(process_hash_key(), s);

@@ -95,6 +95,13 @@ cw_status to_client_options(const cw_client_options* o, callwire::ClientOptions&
   if (CW_HAS_FIELD(o, cw_client_options, trace_data) && o->trace)
     out.trace = c_trace_hook(o->trace, o->trace_data);
   if (CW_HAS_FIELD(o, cw_client_options, interrupt)) out.interrupt = o->interrupt;
+  if (CW_HAS_FIELD(o, cw_client_options, notification_data) && o->on_notification) {
+    out.on_notification = [fn = o->on_notification, data = o->notification_data](
+                              std::string_view method, const callwire::Value& params) {
+      const std::string name(method);  // NUL-terminated for C
+      fn(name.c_str(), borrow(params), data);
+    };
+  }
   if (CW_HAS_FIELD(o, cw_client_options, proxy_from_environment))
     out.proxy_from_environment = o->proxy_from_environment != 0;
   return CW_OK;

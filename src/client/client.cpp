@@ -382,6 +382,11 @@ Result<Client> Client::adopt(int fd, ConnectionFraming framing, ClientOptions op
   if (!detail::is_transport(framing))
     return Error(Errc::InvalidArgument, "unknown connection framing");
   const detail::Transport& transport = detail::transport_of(framing);
+  // Its opening handshake belongs to each new connection, and a given one is handed from
+  // call to call as it is.
+  if (transport.http_upgrade)
+    return Error(Errc::InvalidArgument,
+                 "a given descriptor cannot carry WebSocket: connect with a ws:// URL");
   u.framing = framing;
   u.json_rpc = transport.json_only;
   // "pstream+fd:7", for the trace and messages.
@@ -437,7 +442,7 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   auto framing = detail::make_client_framing(
       impl->url, protocol == Protocol::JsonRpc ? "application/json" : "text/xml", o.accept_gzip,
       std::move(authorization), o.user_agent, std::move(headers),
-      impl->proxy ? &*impl->proxy : nullptr);
+      impl->proxy ? &*impl->proxy : nullptr, &impl->options.on_notification);
   if (!framing) return framing.error();
   impl->framing = std::move(*framing);
   detail::ClientSettings& s = impl->settings;
@@ -456,6 +461,8 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.trace = trace::chosen(o.trace);
   impl->interrupt.store(o.interrupt);
   s.url_text = impl->url_text;
+  s.watch_idle =
+      detail::transport_of(impl->url.framing).http_upgrade && o.on_notification != nullptr;
   if (impl->adopted) s.adopted_fd = &impl->adopted_fd;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));

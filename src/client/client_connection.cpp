@@ -31,10 +31,8 @@ ClientConnection::ClientConnection(const ClientSettings& settings)
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;
   sent_ = offset;
-  in_.clear();
   received_ = false;
   chunked_body_.clear();
-  parser_->reset();
   reusable_ = false;
   stale_ = false;
   result_ = Value();
@@ -49,11 +47,15 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
     retired_ = std::move(stream_);
   }
   if (stream_.fd() >= 0) {
+    in_.clear();  // a parser that reads ahead (WebSocket's) took every byte already
+    parser_->reset();
     used_before_ = true;
     state_ = State::Sending;
     apply_blocking_mode();
     return;
   }
+  in_.clear();
+  parser_->reset_stream();
   used_before_ = false;
   blocking_ = false;  // a new socket starts non-blocking (the connect is polled)
   socket_timeout_ = {};
@@ -127,6 +129,9 @@ ClientConnection::Wait ClientConnection::step() {
       case State::Tunnelling:
         w = tunnel();
         break;
+      case State::Opening:
+        w = open_upgrade();
+        break;
       case State::Sending:
         w = send();
         break;
@@ -187,9 +192,66 @@ ClientConnection::Wait ClientConnection::start_exchange() {
     done(Error(Errc::TlsError, stream_.error()), false);
     return Wait::None;
   }
+  if (settings_.framing->transport().http_upgrade) {
+    // Still non-blocking, as the connect was: the caller's wait keeps the deadline.
+    opening_.clear();
+    opening_sent_ = 0;
+    opening_expected_ = settings_.framing->append_opening(opening_);
+    if (!opening_parser_) opening_parser_ = std::make_unique<http::ResponseParser>();
+    opening_parser_->reset();
+    opening_parser_->set_upgrade_awaited(true);
+    state_ = State::Opening;
+    return Wait::None;
+  }
   state_ = State::Sending;
   apply_blocking_mode();
   return Wait::None;
+}
+
+ClientConnection::Wait ClientConnection::open_upgrade() {
+  auto fail = [&](Errc code, std::string why) {
+    done(Error(code, "opening the WebSocket: " + why), false);
+    return Wait::None;
+  };
+  while (opening_sent_ < opening_.size()) {
+    net::IoResult r =
+        stream_.write(opening_.data() + opening_sent_, opening_.size() - opening_sent_);
+    if (r.status == net::IoStatus::Ok) {
+      opening_sent_ += r.n;
+      continue;
+    }
+    if (r.status == net::IoStatus::WantWrite) return Wait::Write;
+    if (r.status == net::IoStatus::WantRead) return Wait::Read;
+    return fail(Errc::ConnectionClosed,
+                stream_.error().empty() ? std::string("connection closed") : stream_.error());
+  }
+  for (;;) {
+    net::IoResult r = stream_.read(in_.prepare(kReadChunk), kReadChunk);
+    if (r.status == net::IoStatus::WantRead) return Wait::Read;
+    if (r.status == net::IoStatus::WantWrite) return Wait::Write;
+    if (r.status == net::IoStatus::Eof)
+      return fail(Errc::ConnectionClosed, "the server closed the connection before answering");
+    if (r.status == net::IoStatus::Error) return fail(Errc::ConnectionClosed, stream_.error());
+    in_.commit(r.n);
+    http::ResponseParseResult p = opening_parser_->parse(in_.view(), chunked_body_);
+    if (p.status == http::ParseStatus::Incomplete) continue;
+    if (p.status == http::ParseStatus::Error)
+      return fail(Errc::BadResponse, std::string(opening_parser_->error()));
+    // A refusal's body (a 401's words) counts as read: the connection is not kept.
+    if (Status s = settings_.framing->check_opening(opening_parser_->response(), opening_expected_);
+        !s) {
+      done(s.error(), false);
+      return Wait::None;
+    }
+    // What came after the 101 is the server's first frames.
+    const size_t rest = in_.size() - p.consumed;
+    if (rest > 0) std::memmove(in_.data(), in_.data() + p.consumed, rest);
+    in_.truncate(rest);
+    chunked_body_.clear();
+    state_ = State::Sending;
+    apply_blocking_mode();
+    return Wait::None;
+  }
 }
 
 void ClientConnection::apply_blocking_mode() {
@@ -287,18 +349,13 @@ ClientConnection::Wait ClientConnection::receive() {
       received_ = true;
       p = parser_->parse(in_.view(), chunked_body_);
       if (p.status == http::ParseStatus::Incomplete) drop_consumed();
+      send_owed_output();
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;
     } else if (r.status == net::IoStatus::WantWrite) {
       return Wait::Write;
     } else if (r.status == net::IoStatus::Eof) {
       p = parser_->parse_eof(in_.view(), chunked_body_);
-      if (p.status == http::ParseStatus::Error && p.error == http::ResponseError::NoResponse) {
-        stale_ = used_before_;
-        done(Error(Errc::ConnectionClosed, "the server closed the connection without answering"),
-             false);
-        return Wait::None;
-      }
     } else {
       // A server or proxy that refuses a request (401, 407, 413) often answers and closes
       // before reading all of it; its kernel then resets the connection, and the reset may
@@ -316,6 +373,17 @@ ClientConnection::Wait ClientConnection::receive() {
       return Wait::None;
     }
     if (p.status == http::ParseStatus::Incomplete) continue;
+    if (p.status == http::ParseStatus::Error && p.error == http::ResponseError::NoResponse) {
+      // Nothing of an answer came: the server closed an idle connection, or never saw the
+      // request. A WebSocket's parser says how (its Close, or none).
+      stale_ = used_before_;
+      const bool upgraded = settings_.framing->transport().http_upgrade;
+      done(Error(Errc::ConnectionClosed,
+                 upgraded ? std::string(parser_->error())
+                          : std::string("the server closed the connection without answering")),
+           false);
+      return Wait::None;
+    }
     if (p.status == http::ParseStatus::Error) {
       Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
                   : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
@@ -357,6 +425,37 @@ bool ClientConnection::read_early_refusal() {
   e.message = "the server refused the request of " + std::to_string(request_.size()) +
               " bytes before it was all sent: " + e.message;
   done(std::move(e), false);
+  return true;
+}
+
+void ClientConnection::send_owed_output() {
+  for (std::string_view owed = parser_->owed_output(); !owed.empty();
+       owed = parser_->owed_output()) {
+    net::IoResult r = stream_.write(owed.data(), owed.size());
+    if (r.status != net::IoStatus::Ok) return;  // full, or gone: the next read says which
+    parser_->output_sent(r.n);
+  }
+}
+
+bool ClientConnection::read_idle() {
+  if (stream_.fd() < 0) return false;
+  // No call's deadline applies: the reads must not block.
+  if (blocking_) {
+    net::set_blocking(stream_.fd(), false);
+    blocking_ = false;
+  }
+  stream_.set_blocking_deadline(std::nullopt);
+  in_.clear();  // the last answer's bytes, read already
+  for (int reads = 0; reads < kReadsPerTurn; ++reads) {
+    net::IoResult r = stream_.read(in_.prepare(kReadChunk), kReadChunk);
+    if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) break;
+    if (r.status != net::IoStatus::Ok) return reusable_ = false;
+    in_.commit(r.n);
+    const bool alive = parser_->read_idle(in_.view());
+    in_.clear();  // the parser took every byte
+    send_owed_output();
+    if (!alive) return reusable_ = false;
+  }
   return true;
 }
 

@@ -60,6 +60,9 @@ struct ClientSettings {
   TraceHook trace;
   /// The URL as given, for the trace.
   std::string_view url_text;
+  /// A thread watches the idle connections and reads what comes on them (WebSocket with
+  /// ClientOptions::on_notification: notifications come while no call is made).
+  bool watch_idle = false;
 };
 
 /// The adopted descriptor for a new connection, or the error that there is none left.
@@ -125,12 +128,17 @@ class ClientConnection {
     return state_ == State::Resolving ? lookup_->ready_fd() : stream_.fd();
   }
   bool tls() const noexcept { return stream_.is_tls(); }
+  /// A kept connection between exchanges has bytes to read (the pool's idle watcher saw it
+  /// readable): reads what is there without blocking and gives it to the answer's parser
+  /// (a WebSocket's notifications and pings). False when the connection cannot carry another
+  /// call (closed, broken, or sent what nobody asked for): drop it.
+  bool read_idle();
   /// Client::adopt: hands the given connection back (non-blocking again) for the next call,
   /// whichever connection object makes it. Only between exchanges, and only when reusable().
   net::UniqueFd release_adopted() noexcept;
 
  private:
-  enum class State { Idle, Resolving, Connecting, Tunnelling, Sending, Receiving, Done };
+  enum class State { Idle, Resolving, Connecting, Tunnelling, Opening, Sending, Receiving, Done };
   // Looks the peer's name up (a literal at once, a name on a lookup thread) for a new
   // connection, unless the addresses are known.
   void start_resolving();
@@ -147,6 +155,12 @@ class ClientConnection {
   // https through a proxy: sends CONNECT and reads the proxy's answer.
   Wait tunnel();
   Wait fail_tunnel(Error error);
+  // A transport an HTTP upgrade opens (WebSocket): sends the opening request and reads the
+  // server's 101; bytes after it stay in in_ for the answer's parser.
+  Wait open_upgrade();
+  // Sends what the answer's parser owes the server (a Pong, a Close), as far as the socket
+  // takes it now; the rest waits for the next read.
+  void send_owed_output();
   // Where the connections go (the proxy, if any), and how messages name it.
   const net::Endpoint& peer_endpoint() const noexcept;
   std::string peer_name() const;
@@ -195,8 +209,14 @@ class ClientConnection {
   Buffer head_scratch_;
   size_t sent_ = 0;
   size_t tunnel_sent_ = 0;  // bytes of the CONNECT request sent
-  Buffer in_;               // the answer's bytes received, less those its parser has dropped
-  bool received_ = false;   // a byte of this exchange's answer has arrived
+  // The opening request of an upgraded transport, what its answer must carry, and the parser
+  // of that answer (made at the first opening).
+  Buffer opening_;
+  size_t opening_sent_ = 0;
+  std::string opening_expected_;
+  std::unique_ptr<http::ResponseParser> opening_parser_;
+  Buffer in_;              // the answer's bytes received, less those its parser has dropped
+  bool received_ = false;  // a byte of this exchange's answer has arrived
   Buffer chunked_body_;
   Buffer inflated_;
   std::unique_ptr<AnswerParser> parser_;

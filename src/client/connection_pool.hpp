@@ -1,11 +1,14 @@
-// Internal: a client's idle kept-alive connections, shared by every thread that calls.
+// Internal: a client's idle kept-alive connections, shared by every thread that calls; for a
+// client that takes notifications (WebSocket), watched while idle by a thread of its own.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "client/client_connection.hpp"
@@ -13,17 +16,25 @@
 
 namespace callwire::detail {
 
-/// Ownership: owns the idle connections; borrows the settings (they outlive it).
-/// Thread-safety: take and give_back from any thread at once.
+/// Ownership: owns the idle connections, and the watcher thread when there is one (the
+/// destructor stops it, waiting for a notification handler it is running). Borrows the
+/// settings (they outlive it). Thread-safety: take and give_back from any thread at once.
 class ConnectionPool {
  public:
   ConnectionPool(const ClientSettings& settings, size_t max_idle)
       : settings_(settings), max_idle_(max_idle) {}
+  ~ConnectionPool();
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
 
-  /// An idle connection, or a new one (not yet connected) when there is none.
+  /// An idle connection, or a new one (not yet connected) when there is none. One the watcher
+  /// is reading is waited for (it reads what has come, without blocking), unless the caller is
+  /// the watcher itself (a notification's handler making a call).
   std::unique_ptr<ClientConnection> take() {
     {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      if (reading_ > 0 && std::this_thread::get_id() != watcher_.get_id())
+        read_done_.wait(lock, [this] { return !idle_.empty() || reading_ == 0; });
       if (!idle_.empty()) {
         auto c = std::move(idle_.back());
         idle_.pop_back();
@@ -81,14 +92,28 @@ class ConnectionPool {
       return;
     }
     std::lock_guard lock(mutex_);
-    if (idle_.size() < max_idle_) idle_.push_back(std::move(c));
+    if (idle_.size() >= max_idle_) return;
+    idle_.push_back(std::move(c));
+    if (settings_.watch_idle) watch_locked();
   }
 
  private:
+  // Starts the watcher at the first connection kept, or wakes it to watch one more.
+  void watch_locked();
+  // The watcher thread: waits for an idle connection to become readable, takes it out of the
+  // pool, lets it read (its notifications' handler runs then, with no lock held) and puts it
+  // back unless it closed.
+  void watch_loop();
+
   const ClientSettings& settings_;
   const size_t max_idle_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<ClientConnection>> idle_;
+  std::unique_ptr<net::Waker> waker_;  // set once the watcher runs
+  std::thread watcher_;
+  size_t reading_ = 0;  // connections out of idle_ while the watcher reads them
+  std::condition_variable read_done_;
+  bool stopping_ = false;
 };
 
 }  // namespace callwire::detail

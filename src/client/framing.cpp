@@ -6,6 +6,7 @@
 #include "base/transports.hpp"
 #include "client/proxy.hpp"
 #include "client/url.hpp"
+#include "client/websocket_framing.hpp"
 #include "http/response_writer.hpp"
 #include "http/scgi.hpp"
 #include "jsonl/line_scanner.hpp"
@@ -341,13 +342,24 @@ class JsonLinesFraming final : public ClientFraming {
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,
-    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy) {
+    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy,
+    const NotificationHandler* on_notification) {
   // What the transport can carry (kTransports), refused here, once, rather than at each call.
   const Transport& t = transport_of(url.framing);
-  if (t.http_upgrade)
+  // The opening request carries the fields and credentials; the messages after it none.
+  if (t.http_upgrade) {
+    WebSocketClientSetup setup;
+    setup.json_rpc = content_type == "application/json";
+    setup.authorization = std::move(authorization);
+    setup.user_agent = std::move(user_agent);
+    setup.headers = std::move(headers);
+    setup.on_notification = on_notification;
+    return make_websocket_framing(url, std::move(setup));
+  }
+  if (on_notification && *on_notification)
     return Error(Errc::InvalidArgument,
-                 "the client does not speak WebSocket yet: call the same server over http:// "
-                 "(a ws:// listener serves HTTP too)");
+                 "notifications from the server (ClientOptions::on_notification) come over "
+                 "WebSocket only: use a jsonrpc+ws:// or jsonrpc+wss:// URL");
   const std::string over = " cannot travel over " + std::string(t.name);
   if (!t.carries_fields && (!headers.empty() || !authorization.empty() || !user_agent.empty()))
     return Error(Errc::InvalidArgument, "header fields and credentials" + over);

@@ -15,6 +15,7 @@
 
 #include "base/transports.hpp"
 #include "callwire/buffer.hpp"
+#include "callwire/client.hpp"
 #include "callwire/error.hpp"
 #include "http/request_parser.hpp"
 #include "http/response_parser.hpp"
@@ -35,6 +36,17 @@ class AnswerParser {
   /// from the first byte after them. HTTP and SCGI keep every byte of an answer (0).
   virtual size_t take_consumed() noexcept { return 0; }
   virtual void reset() noexcept = 0;
+  /// A new connection begins: everything of the last is forgotten. reset() forgets one answer;
+  /// a WebSocket parser's frame reader lives as long as its connection.
+  virtual void reset_stream() noexcept { reset(); }
+  /// Bytes that came while no call waited for them (a kept connection, watched while idle):
+  /// true when the connection can still carry calls. For most framings any byte is one nobody
+  /// asked for; a WebSocket parser hands notifications on and answers pings.
+  virtual bool read_idle(std::string_view input) { return input.empty(); }
+  /// Bytes the parser owes the peer (a WebSocket Pong, or the Close that answers the server's):
+  /// the connection sends them as soon as it can, and says how many went with output_sent.
+  virtual std::string_view owed_output() const noexcept { return {}; }
+  virtual void output_sent(size_t) noexcept {}
   virtual bool headers_complete() const noexcept = 0;
   virtual const http::Response& response() const noexcept = 0;
   virtual std::string_view error() const noexcept = 0;
@@ -67,6 +79,15 @@ class ClientFraming {
   /// What an idle kept connection is sent to see whether it is still there: nothing for HTTP
   /// and SCGI (a reset shows without), a packet stream's NOP, a blank line for JSON lines.
   virtual std::string_view idle_probe() const noexcept { return {}; }
+  /// A transport an HTTP/1.1 upgrade opens (transport().http_upgrade): appends the request
+  /// that opens each new connection, and returns what its answer must carry for
+  /// check_opening (a WebSocket accept key). Throws std::bad_alloc only.
+  virtual std::string append_opening(Buffer&) const { return {}; }
+  /// Whether `answer` (a 101, or a refusal) opens the connection. Errors: HttpStatus for a
+  /// refusal (401, 403, 404, ...), BadResponse for a 101 that does not answer the request.
+  virtual Status check_opening(const http::Response&, std::string_view /*expected*/) const {
+    return Status();
+  }
 
  private:
   const Transport& transport_;
@@ -78,10 +99,12 @@ class ClientFraming {
 /// fields. `proxy` (HTTP only; borrowed, outlives the framing): through a proxy that is not a
 /// CONNECT tunnel, every request's target is in absolute form and carries the proxy's
 /// Proxy-Authorization. Errors: InvalidArgument for a field that cannot be sent, JSON over a
-/// packet stream, or XML over JSON lines.
+/// packet stream, XML over JSON lines, or `on_notification` set (borrowed, outlives the
+/// framing) for another framing than WebSocket, the only one notifications come over.
 Result<std::unique_ptr<ClientFraming>> make_client_framing(
     const ClientUrl& url, std::string_view content_type, bool accept_gzip,
     std::string authorization, std::string user_agent,
-    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy = nullptr);
+    std::vector<std::pair<std::string, std::string>> headers, const ProxyRoute* proxy = nullptr,
+    const NotificationHandler* on_notification = nullptr);
 
 }  // namespace callwire::detail

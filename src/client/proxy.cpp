@@ -171,8 +171,8 @@ Result<std::optional<ProxyRoute>> choose_proxy(const ClientUrl& url, std::string
   if (!proxy.empty()) {
     if (!proxiable)
       return Error(Errc::InvalidArgument,
-                   "a proxy carries http:// and https:// calls only, not Unix-socket, SCGI or "
-                   "packet-stream ones");
+                   "a proxy carries http:// and https:// calls only, not Unix-socket, SCGI, "
+                   "packet-stream, JSON-lines or WebSocket ones");
     auto parsed = parse_proxy_url(proxy);
     if (!parsed) return parsed.error();
     route = std::move(*parsed);

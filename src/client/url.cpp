@@ -42,8 +42,15 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   ClientUrl u;
   if (url.starts_with("jsonrpc+")) {
     std::string_view http = url.substr(8);
-    if (!http.starts_with("http://") && !http.starts_with("https://") && !http.starts_with("unix:"))
-      return bad(url, "expected jsonrpc+http://, jsonrpc+https:// or jsonrpc+unix:");
+    // JSON-RPC over HTTP, or over WebSocket (which says so by its subprotocol too).
+    const SchemeMatch inner = match_scheme(http, true);
+    const bool http_or_ws =
+        inner.transport &&
+        (inner.transport->framing == ConnectionFraming::Http || inner.transport->http_upgrade);
+    if (!http_or_ws && !http.starts_with("https://") && !http.starts_with("wss://"))
+      return bad(url,
+                 "expected jsonrpc+http://, jsonrpc+https://, jsonrpc+unix:, jsonrpc+ws://, "
+                 "jsonrpc+wss:// or jsonrpc+ws+unix:");
     auto json_url = parse_client_url(http, unix_http_path);
     if (json_url) json_url->json_rpc = true;
     return json_url;
@@ -67,14 +74,20 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
     return u;
   }
   std::string_view rest = scheme.rest;
-  if (url.starts_with("https://")) {
+  for (const Transport& t : kTransports) {
+    if (scheme.transport || t.tls_scheme.empty() || !url.starts_with(t.tls_scheme)) continue;
     u.tls = true;
-    rest = url.substr(8);
-  } else if (!scheme.transport) {
-    std::string expected = "expected https://";
-    for (const Transport& t : kTransports)
-      expected += ", " + std::string(t.tcp_scheme) + ", " + std::string(t.unix_scheme);
-    return bad(url, expected + ", jsonrpc+http://, jsonrpc+https:// or jsonrpc+unix:");
+    u.framing = t.framing;
+    rest = url.substr(t.tls_scheme.size());
+    break;
+  }
+  if (!scheme.transport && !u.tls) {
+    std::string expected = "expected";
+    for (const Transport& t : kTransports) {
+      expected += " " + std::string(t.tcp_scheme) + ", " + std::string(t.unix_scheme) + ",";
+      if (!t.tls_scheme.empty()) expected += " " + std::string(t.tls_scheme) + ",";
+    }
+    return bad(url, expected + " or jsonrpc+ before an HTTP or WebSocket one");
   }
   size_t slash = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, slash);
@@ -113,8 +126,9 @@ Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_h
   const Transport& t = transport_of(u.framing);
   const std::string name = "a " + std::string(t.tcp_scheme) + " URL";
   if (t.needs_port && port.empty()) return bad(url, name + " needs a port");
-  // User and password go in an Authorization field; SCGI's comes from the web server.
-  if (u.framing != ConnectionFraming::Http && !u.user.empty())
+  // User and password go in an Authorization field (WebSocket's in its opening request);
+  // SCGI's comes from the web server.
+  if (u.framing != ConnectionFraming::Http && !t.http_upgrade && !u.user.empty())
     return bad(url, name + " has no user");
   // A stream of messages has no request line to carry a path.
   if (!t.has_path && slash != std::string_view::npos && path != "/")

@@ -30,7 +30,9 @@ struct ClientUrl {
 /// `unix_http_path`); or the packet stream: "pstream://host:port" (port required, no path,
 /// no user) and "pstream+unix:/path/to/socket"; or JSON-RPC over HTTP: "jsonrpc+http://...",
 /// "jsonrpc+https://..." and "jsonrpc+unix:/path" (json_rpc set); or newline-delimited JSON-RPC:
-/// "jsonl://host:port" and "jsonl+unix:/path" (as pstream's; json_rpc set). Errors:
+/// "jsonl://host:port" and "jsonl+unix:/path" (as pstream's; json_rpc set); or WebSocket:
+/// "ws://[user:password@]host[:port][/path]", "wss://..." (as http's and https's) and
+/// "ws+unix:/path/to/socket", each also after "jsonrpc+" (json_rpc set). Errors:
 /// InvalidArgument naming the problem.
 Result<ClientUrl> parse_client_url(std::string_view url, std::string_view unix_http_path);
 

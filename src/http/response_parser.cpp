@@ -331,6 +331,15 @@ bool ResponseParser::on_header_line(std::string_view input, size_t begin, size_t
 
 bool ResponseParser::on_headers_done() noexcept {
   const int status = response_.status;
+  if (status == 101 && upgrade_awaited_) {
+    // The head is all of it: what follows is the upgraded protocol's, not a body.
+    response_.keep_alive = true;
+    body_start_ = cur_.pos;
+    cur_.scan = cur_.pos;
+    body_length_ = 0;
+    state_ = State::Done;
+    return true;
+  }
   if (status < 200) {
     if (status == 101) {
       fail(ResponseError::Malformed, "unexpected 101 Switching Protocols");

@@ -124,6 +124,12 @@ class ResponseParser {
   /// Prepares for the next response on the connection (keeps storage: no allocation).
   void reset() noexcept;
 
+  /// Whether a 101 Switching Protocols is the answer awaited (a WebSocket opening handshake):
+  /// then it completes at the end of its head, with no body, and the bytes after it are the
+  /// new protocol's. Otherwise (the default) a 101 is refused, since nothing asked for it.
+  /// Kept across reset().
+  void set_upgrade_awaited(bool awaited) noexcept { upgrade_awaited_ = awaited; }
+
   /// True once the final response's header section is parsed and accepted.
   bool headers_complete() const noexcept {
     return state_ > State::Headers && state_ != State::Failed;
@@ -164,6 +170,7 @@ class ResponseParser {
   size_t head_start_ = 0;  // first byte of the current head (after interim responses)
   int empty_lines_ = 0;
   int interim_count_ = 0;
+  bool upgrade_awaited_ = false;
 
   Span reason_, content_encoding_, content_type_, www_authenticate_;
   std::vector<FieldSpan> fields_;  // reserved to max_headers: never grows past it

@@ -169,7 +169,8 @@ void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view hos
       out.put(decimal(head.port, digits));
     }
   };
-  out.put("POST ");
+  out.put(head.method);
+  out.put(" ");
   if (head.absolute_form) {
     out.put(head.tls ? "https://" : "http://");
     authority();
@@ -199,7 +200,13 @@ void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view hos
     out.put(head.proxy_authorization);
     out.put("\r\n");
   }
-  if (head.close) out.put("Connection: close\r\n");
+  if (!head.upgrade.empty()) {
+    out.put("Connection: Upgrade\r\nUpgrade: ");
+    out.put(head.upgrade);
+    out.put("\r\n");
+  } else if (head.close) {
+    out.put("Connection: close\r\n");
+  }
   for (const Header& h : head.extra) {
     out.put(h.name);
     out.put(": ");

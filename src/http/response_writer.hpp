@@ -119,6 +119,12 @@ struct RequestHead {
   bool close = false;              ///< Connection: close
   std::string_view authorization;  ///< the whole value ("Basic ..."); empty: none
   std::string_view user_agent = "callwire/0.1";
+  /// The request method: "POST" for calls, "GET" for a WebSocket opening. Ours, never a
+  /// caller's text: it is written unchecked.
+  std::string_view method = "POST";
+  /// A protocol to switch to ("websocket"): "Connection: Upgrade" and "Upgrade: <it>" are
+  /// written (and no Connection: close). Empty: none. Ours, written unchecked.
+  std::string_view upgrade;
   /// Through an HTTP proxy: the request-target in absolute form ("POST http://host:port/path",
   /// RFC 9112 §3.2.2) instead of origin-form; Host is the origin's all the same.
   bool absolute_form = false;

@@ -238,6 +238,21 @@ std::vector<IdleState> watch_idle(std::span<const int> fds,
   }
 }
 
+void wait_readable(std::span<const int> fds, int wake_fd, std::vector<int>& ready) {
+  ready.clear();
+  std::vector<pollfd> polled;
+  polled.reserve(fds.size() + 1);
+  polled.push_back({wake_fd, POLLIN, 0});
+  for (int fd : fds) polled.push_back({fd, POLLIN | POLLRDHUP, 0});
+  int rc;
+  do {
+    rc = poll(polled.data(), polled.size(), -1);
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0) return;
+  for (size_t k = 1; k < polled.size(); ++k)
+    if (polled[k].revents != 0) ready.push_back(polled[k].fd);
+}
+
 Result<UniqueFd> start_connect(const SocketAddress& address, const std::string& description) {
   UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return Error(Errc::ConnectFailed, errno_message("socket", errno));

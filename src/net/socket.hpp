@@ -139,4 +139,9 @@ IdleState peek_idle(int fd) noexcept;
 std::vector<IdleState> watch_idle(std::span<const int> fds,
                                   std::chrono::steady_clock::time_point deadline);
 
+/// Waits, with no deadline, until one of `fds` is readable (or closed, or in error) or
+/// `wake_fd` (a Waker's) is signalled; `ready` is then the descriptors of `fds` that are
+/// (empty when only the waker was). A client's watch over its idle connections.
+void wait_readable(std::span<const int> fds, int wake_fd, std::vector<int>& ready);
+
 }  // namespace callwire::net

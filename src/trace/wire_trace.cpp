@@ -150,14 +150,23 @@ const char* title(TraceKind kind) {
 
 namespace {
 
-// The payload of the unmasked frame (a server's message) that `bytes` begins with: after its
-// 2-, 4- or 10-byte header. Whatever does not parse is shown as it is.
-std::string_view websocket_payload(std::string_view bytes) {
+// The payload of the frame that `bytes` begins with, after its 2-, 4- or 10-byte header: a
+// server's as it is, a client's unmasked into `storage` (its 4-byte key follows the length).
+// Whatever does not parse is shown as it is.
+std::string_view websocket_payload(std::string_view bytes, Buffer& storage) {
   if (bytes.size() < 2) return bytes;
   const unsigned length = static_cast<unsigned char>(bytes[1]) & 0x7f;
-  const size_t header = length < 126 ? 2 : length == 126 ? 4 : 10;
-  if ((static_cast<unsigned char>(bytes[1]) & 0x80) || bytes.size() < header) return bytes;
-  return bytes.substr(header);
+  const bool masked = (static_cast<unsigned char>(bytes[1]) & 0x80) != 0;
+  const size_t header = (length < 126 ? 2 : length == 126 ? 4 : 10) + (masked ? 4 : 0);
+  if (bytes.size() < header) return bytes;
+  std::string_view payload = bytes.substr(header);
+  if (!masked) return payload;
+  const std::string_view key = bytes.substr(header - 4, 4);
+  storage.clear();
+  char* out = storage.prepare(payload.size());
+  for (size_t i = 0; i < payload.size(); ++i) out[i] = char(payload[i] ^ key[i & 3]);
+  storage.commit(payload.size());
+  return storage.view();
 }
 
 }  // namespace
@@ -173,7 +182,7 @@ void show_sent(ConnectionFraming framing, std::string_view bytes, size_t max_bod
       if (!bytes.empty() && bytes.back() == '\n') out.body.remove_suffix(1);
       return;
     case ConnectionFraming::WebSocket:
-      out.body = websocket_payload(bytes);
+      out.body = websocket_payload(bytes, out.storage);
       return;
     case ConnectionFraming::Scgi:
       if (split_netstring(bytes, out)) return;

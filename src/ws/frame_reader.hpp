@@ -141,7 +141,7 @@ class FrameReader {
   Stage stage_ = Stage::Header;
 
   // The frame being read.
-  unsigned char header_[14];
+  unsigned char header_[14]{};
   size_t header_size_ = 0;  // bytes of header_ received
   size_t header_need_ = 2;  // its full size, once the first two bytes tell
   bool fin_ = false;
@@ -158,7 +158,7 @@ class FrameReader {
   Buffer message_;
   detail::Utf8Validator utf8_;
 
-  char control_[kMaxControlPayload];
+  char control_[kMaxControlPayload]{};
   size_t control_size_ = 0;
 
   std::string error_;

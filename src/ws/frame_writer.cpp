@@ -35,6 +35,17 @@ void write_unmasked_header(char* dst, Opcode opcode, uint64_t payload_size) noex
   put_header(dst, opcode, payload_size, true, false);
 }
 
+void append_masked_header(Buffer& out, Opcode opcode, uint64_t payload_size, const MaskKey& mask) {
+  char* const start = out.prepare(kMaxFrameHeader);
+  char* p = put_header(start, opcode, payload_size, true, true);
+  std::memcpy(p, mask.data(), 4);
+  out.commit(size_t(p + 4 - start));
+}
+
+void mask_in_place(char* payload, size_t size, const MaskKey& mask) noexcept {
+  detail::copy_masked(payload, payload, size, mask, 0);
+}
+
 void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin,
                   const Masking& mask) {
   const uint64_t size = payload.size();

@@ -36,6 +36,13 @@ void append_frame(Buffer& out, Opcode opcode, std::string_view payload, bool fin
 size_t unmasked_header_size(uint64_t payload_size) noexcept;
 void write_unmasked_header(char* dst, Opcode opcode, uint64_t payload_size) noexcept;
 
+/// A client's one-frame message written around a payload already in place (as the client
+/// writes a request's head before its body): append_masked_header appends the header, FIN and
+/// the mask bit set, the length `payload_size` and `mask`, its key last; mask_in_place then
+/// masks the payload where it lies. Throws std::bad_alloc when `out` cannot grow.
+void append_masked_header(Buffer& out, Opcode opcode, uint64_t payload_size, const MaskKey& mask);
+void mask_in_place(char* payload, size_t size, const MaskKey& mask) noexcept;
+
 /// Appends a Close frame with `code` and `reason`. kCloseNoStatus (1005) writes a Close with
 /// no code and no reason (the RFC's way to close without a status); any other code is written
 /// as given (is_valid_close_code says which a peer accepts). A reason longer than 123 bytes is

@@ -40,6 +40,10 @@ typedef struct cw_header {
 
 /** Everything a client can be told. Zero means the default (see "Options structs" in
  *  callwire/c/common.h). */
+/** A server's JSON-RPC notification over WebSocket (cw_client_options::on_notification):
+ *  `method` (NUL-terminated) and `params`, borrowed for the call. */
+typedef void (*cw_notification_fn)(const char* method, const cw_value* params, void* user_data);
+
 typedef struct cw_client_options {
   size_t struct_size;
   uint32_t timeout_ms; /**< deadline of each call (connect, send, receive); default 30000 */
@@ -109,6 +113,16 @@ typedef struct cw_client_options {
   void* trace_data; /**< passed to trace */
   /** xmlrpc-c's interrupt flag (see cw_client_set_interrupt); NULL: none. */
   volatile sig_atomic_t* interrupt;
+  /** WebSocket with JSON-RPC ("jsonrpc+ws://", "jsonrpc+wss://", "jsonrpc+ws+unix:") only:
+   *  called with each notification the server sends (cw_notifier_send on its side), its method
+   *  and its params (an array or a struct; borrowed for the call). They come in the order sent.
+   *  It runs on the calling thread while a call waits on that connection, on the I/O thread
+   *  for asynchronous calls, and on a thread the client starts to watch its idle connections
+   *  (so events come without a call being made); cw_client_free waits for one in progress. It
+   *  must not block for long, may make calls on this client, and must not free it. NULL:
+   *  notifications are dropped. With another URL: CW_INVALID_ARGUMENT from cw_client_new. */
+  cw_notification_fn on_notification;
+  void* notification_data; /**< passed to on_notification */
 } cw_client_options;
 
 /** Sets `options` to the defaults: zeroes it and sets struct_size. NULL: does nothing. */
@@ -119,7 +133,9 @@ CALLWIRE_API void cw_client_options_init(cw_client_options* options);
  *  "scgi+unix:/path/to/socket", xmlrpc-c's packet stream "pstream://host:port" and
  *  "pstream+unix:/path/to/socket", or JSON-RPC 2.0 over HTTP "jsonrpc+http://...",
  *  "jsonrpc+https://..." and "jsonrpc+unix:/path", or newline-delimited JSON-RPC
- *  "jsonl://host:port" and "jsonl+unix:/path" (docs/json-rpc.md). Connects lazily, on the first
+ *  "jsonl://host:port" and "jsonl+unix:/path" (docs/json-rpc.md), or WebSocket "ws://...",
+ *  "wss://...", "ws+unix:/path", and JSON-RPC over it "jsonrpc+ws://..." and the like
+ *  (docs/websocket.md). Connects lazily, on the first
  * call. `options` NULL: defaults. CW_OK; CW_INVALID_ARGUMENT (NULL, a URL it cannot use, a bad
  * struct_size here or in tls, a tls->min_version, tls->ciphers or tls->ciphersuites it cannot
  * use); CW_TLS_ERROR (an unreadable CA file or directory, client certificate or key, a wrong

@@ -111,16 +111,32 @@ TEST(ClientUrl, RefusesWhatItCannotUse) {
 
 // ws:// parses (the transport table has it) and the client says plainly that it cannot use it
 // yet, rather than speaking HTTP to the URL.
-TEST(ClientUrl, WebSocketIsRefusedByTheClientWithAWayOut) {
-  Result<ClientUrl> url = parse_client_url("ws://127.0.0.1:8080/RPC2", "");
-  ASSERT_TRUE(url);
-  EXPECT_EQ(url->framing, ConnectionFraming::WebSocket);
-  auto framing = make_client_framing(*url, "application/json", false, "", "", {});
-  ASSERT_FALSE(framing);
-  EXPECT_NE(framing.error().message.find("http://"), std::string::npos);
-  Result<Client> client = Client::create("ws://127.0.0.1:8080/RPC2");
-  ASSERT_FALSE(client);
-  EXPECT_NE(client.error().message.find("WebSocket"), std::string::npos);
+TEST(ClientUrl, WebSocketSchemes) {
+  ClientUrl plain = parse_client_url("ws://alice:pw@127.0.0.1/RPC2", "").value();
+  EXPECT_EQ(plain.framing, ConnectionFraming::WebSocket);
+  EXPECT_FALSE(plain.tls);
+  EXPECT_FALSE(plain.json_rpc);
+  EXPECT_EQ(plain.port, 80);
+  EXPECT_EQ(plain.path, "/RPC2");
+  EXPECT_EQ(plain.user, "alice");
+  ClientUrl secure = parse_client_url("jsonrpc+wss://[::1]/", "").value();
+  EXPECT_EQ(secure.framing, ConnectionFraming::WebSocket);
+  EXPECT_TRUE(secure.tls);
+  EXPECT_TRUE(secure.json_rpc);
+  EXPECT_EQ(secure.port, 443);
+  ClientUrl local = parse_client_url("jsonrpc+ws+unix:/run/a.sock", "/ws").value();
+  EXPECT_EQ(local.framing, ConnectionFraming::WebSocket);
+  EXPECT_EQ(local.endpoint.kind, net::Endpoint::Kind::Unix);
+  EXPECT_EQ(local.path, "/ws");
+  EXPECT_EQ(parse_client_url("https://h", "").value().framing, ConnectionFraming::Http);
+  Result<ClientUrl> bad = parse_client_url("wsx://h", "");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("wss://"), std::string::npos) << bad.error().message;
+  // The framing: a WebSocket URL makes one; notifications ask for it.
+  EXPECT_TRUE(make_client_framing(plain, "text/xml", false, "Basic eA==", "", {}));
+  NotificationHandler handler = [](std::string_view, const Value&) {};
+  ClientUrl http = parse_client_url("http://h/", "").value();
+  EXPECT_FALSE(make_client_framing(http, "application/json", false, "", "", {}, nullptr, &handler));
 }
 
 }  // namespace

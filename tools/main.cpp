@@ -356,6 +356,12 @@ int main(int argc, char** argv) {
                      "and none at all over jsonl://; "
                      "XML-RPC: the call is made and its result dropped); print nothing");
   named_flag->excludes(notify_flag);
+  double call_listen = 0;
+  call->add_option("--listen", call_listen,
+                   "WebSocket with JSON-RPC (jsonrpc+ws://): print each notification the server "
+                   "sends, a line of JSON, while the call waits and for SECONDS after its answer")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(notify_flag);
   // Parameters may start with '-' (i/-5 does not, but a bare word might).
   call->positionals_at_end();
 
@@ -375,7 +381,7 @@ int main(int argc, char** argv) {
     if (serve->parsed()) return callwire::tool::run_serve(serve_flags);
     if (call->parsed())
       return callwire::tool::run_call(call_flags, call_method, unprotect(call_params), call_pretty,
-                                      call_notify, call_named);
+                                      call_notify, call_named, call_listen);
     if (list->parsed()) return callwire::tool::run_list(call_flags);
     return run_encode(encode_path, dialect == "apache" ? callwire::xml::Dialect::Apache
                                                        : callwire::xml::Dialect::I8);

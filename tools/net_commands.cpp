@@ -135,8 +135,10 @@ Result<std::pair<std::string, std::string>> header_field(const std::string& flag
                    trimmed(std::string_view(flag).substr(colon + 1))};
 }
 
-Result<Client> make_client(const ClientSettingsFlags& flags) {
+Result<Client> make_client(const ClientSettingsFlags& flags,
+                           NotificationHandler on_notification = nullptr) {
   ClientOptions options;
+  options.on_notification = std::move(on_notification);
   for (const std::string& flag : flags.headers) {
     auto field = header_field(flag);
     if (!field) return field.error();
@@ -386,14 +388,30 @@ std::string indented_json(std::string_view json) {
 
 }  // namespace
 
+namespace {
+
+// --listen: each notification a line of JSON on stdout, as the server sent it (a JSON-RPC
+// notification object), at once (stdout may be a pipe).
+NotificationHandler print_notifications() {
+  return [](std::string_view method, const Value& params) {
+    Buffer out;
+    if (!json::write_call(out, "", method, params)) return;
+    std::printf("%.*s\n", int(out.size()), out.data());
+    std::fflush(stdout);
+  };
+}
+
+}  // namespace
+
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& given, bool pretty, bool notify, bool named) {
+             const std::vector<std::string>& given, bool pretty, bool notify, bool named,
+             double listen_seconds) {
   auto params = expanded_params(given);
   if (!params) {
     std::fprintf(stderr, "callwire: %s\n", terminal_text(params.error().message).c_str());
     return kFailed;
   }
-  auto client = make_client(flags);
+  auto client = make_client(flags, listen_seconds > 0 ? print_notifications() : nullptr);
   if (!client) return print_error(client.error());
   const bool json = client->protocol() == Protocol::JsonRpc;
   auto values = json ? json_params(*params) : call_params::parse_params(*params);
@@ -426,6 +444,12 @@ int run_call(const ClientSettingsFlags& flags, const std::string& method,
         json_form::to_json(*result, pretty ? json_form::Style::Pretty : json_form::Style::Compact);
   }
   std::printf("%s\n", text.c_str());
+  std::fflush(stdout);
+  // The notifications that come after the answer, until the time is up or ^C.
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(static_cast<int64_t>(listen_seconds * 1000));
+  while (listen_seconds > 0 && !g_interrupted && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   return 0;
 }
 

@@ -81,9 +81,12 @@ int run_serve(const ServeFlags& flags);
 /// JSON-RPC (--json-rpc or a jsonrpc+ URL) each parameter is one JSON value (`2`, `"text"`,
 /// `[1,2]`, `{"a":null}`) and the result is printed as plain JSON; `notify` sends a
 /// notification instead and prints nothing; `named` sends the one struct parameter as the
-/// parameters by name (Client::call_named).
+/// parameters by name (Client::call_named). `listen_seconds` > 0 (WebSocket with JSON-RPC):
+/// prints each notification the server sends, a line of JSON, while the call waits and for
+/// that long after its answer (^C ends it sooner).
 int run_call(const ClientSettingsFlags& flags, const std::string& method,
-             const std::vector<std::string>& params, bool pretty, bool notify, bool named);
+             const std::vector<std::string>& params, bool pretty, bool notify, bool named,
+             double listen_seconds);
 /// Prints every method with its signatures and help, through introspection.
 int run_list(const ClientSettingsFlags& flags);
 

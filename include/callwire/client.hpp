@@ -168,7 +168,9 @@ struct ClientOptions {
   /// WebSocket with JSON-RPC (jsonrpc+ws://, jsonrpc+wss://, jsonrpc+ws+unix:): called with
   /// each notification the server sends (a server's Notifier::notify): its method and its
   /// params (an array or a struct; an empty array when it sent none). They come in the order
-  /// the server sent them on each connection. Where it runs: on the calling thread when the
+  /// the server sent them on each connection; one sent before a call's answer comes before
+  /// the call returns, and one sent right after it may too (when both are read together).
+  /// Where it runs: on the calling thread when the
   /// notification arrives while a call waits on that connection (before the call returns), on
   /// the I/O thread for an asynchronous call, and, while the connection is idle, on a thread
   /// the client starts to watch its idle connections (so events come without a call being

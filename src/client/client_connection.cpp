@@ -28,6 +28,16 @@ ClientConnection::ClientConnection(const ClientSettings& settings)
       answers_(
           make_answer_reader(settings.protocol, settings.reader_limits, settings.json_limits)) {}
 
+ClientConnection::~ClientConnection() {
+  if (stream_.fd() < 0 || state_ != State::Done || !reusable_ || settings_.adopted_fd) return;
+  Buffer goodbye;
+  settings_.framing->append_goodbye(goodbye);
+  if (goodbye.empty()) return;
+  if (blocking_) net::set_blocking(stream_.fd(), false);  // never waits
+  stream_.set_blocking_deadline(std::nullopt);
+  stream_.write(goodbye.data(), goodbye.size());
+}
+
 void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blocking_until) {
   blocking_until_ = blocking_until;
   sent_ = offset;

@@ -75,6 +75,11 @@ class ClientConnection {
   using Clock = std::chrono::steady_clock;
 
   explicit ClientConnection(const ClientSettings& settings);
+  /// A connection kept between calls says its goodbye (a WebSocket's Close), if the socket
+  /// takes it at once.
+  ~ClientConnection();
+  ClientConnection(const ClientConnection&) = delete;
+  ClientConnection& operator=(const ClientConnection&) = delete;
 
   /// The request to send (head and body) goes here before begin().
   Buffer& request() noexcept { return request_; }

@@ -83,6 +83,9 @@ class ClientFraming {
   /// that opens each new connection, and returns what its answer must carry for
   /// check_opening (a WebSocket accept key). Throws std::bad_alloc only.
   virtual std::string append_opening(Buffer&) const { return {}; }
+  /// The last words of a connection the client closes between calls (a WebSocket's Close,
+  /// 1001 "going away"); nothing for the others. Throws std::bad_alloc only.
+  virtual void append_goodbye(Buffer&) const {}
   /// Whether `answer` (a 101, or a refusal) opens the connection. Errors: HttpStatus for a
   /// refusal (401, 403, 404, ...), BadResponse for a 101 that does not answer the request.
   virtual Status check_opening(const http::Response&, std::string_view /*expected*/) const {

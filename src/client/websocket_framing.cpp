@@ -266,6 +266,9 @@ class WebSocketFraming final : public ClientFraming {
     out.append("\r\n\r\n");
     return ws::accept_key(key);
   }
+  void append_goodbye(Buffer& out) const override {
+    ws::append_close(out, ws::kCloseGoingAway, {}, fresh_mask());
+  }
   Status check_opening(const http::Response& answer, std::string_view expected) const override {
     if (answer.status != 101) {
       Error refused = http_status_error(answer);

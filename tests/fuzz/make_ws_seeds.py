@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of the WebSocket fuzz driver: tests/fuzz/corpus/ws_fuzz/*.bin.
+"""Writes the seed corpora of the WebSocket fuzz drivers: tests/fuzz/corpus/ws_fuzz/*.bin and
+tests/fuzz/corpus/ws_client_fuzz/*.bin (a server's frames as the client reads them, after
+ws_client_fuzz's two bytes: flags, chunk size less one).
 
 Each seed is ws_fuzz's prefix (a flags byte choosing the limits: 0 the defaults, 1 a 16-byte
 frame and 40-byte message, 2 one byte of each, 3 a 3000-byte frame and 100-byte message; a
@@ -54,12 +56,43 @@ SEEDS = {
 }
 
 
-def main():
-    folder = os.path.join(HERE, "corpus", "ws_fuzz")
+def note(method, *params):
+    return ('{"jsonrpc":"2.0","method":"%s","params":[%s]}' % (
+        method, ",".join(str(p) for p in params))).encode()
+
+
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":5}'
+XML_ANSWER = (b"<?xml version=\"1.0\"?><methodResponse><params><param><value><int>5</int>"
+              b"</value></param></params></methodResponse>")
+
+# ws_client_fuzz: flags (1 JSON-RPC, 2 small limit, 4 throwing handler), chunk size - 1.
+CLIENT_SEEDS = {
+    "notification_answer_notification": bytes([1, 255]) + plain(0x81, note("tick", 0))
+    + plain(0x81, ANSWER) + plain(0x81, note("tick", 1)),
+    "ping_fragmented_answer": bytes([1, 0]) + plain(0x89, b"hi") + plain(0x01, ANSWER[:9])
+    + plain(0x80, ANSWER[9:]),
+    "server_call_and_batch_of_notifications": bytes([5, 6])
+    + plain(0x81, b'{"jsonrpc":"2.0","id":9,"method":"ask","params":[]}')
+    + plain(0x81, b"[" + note("a", 1) + b"," + note("b", 2) + b"]") + plain(0x81, ANSWER),
+    "xml_answer_then_close": bytes([0, 31]) + plain(0x81, XML_ANSWER)
+    + plain(0x88, b"\x03\xe9gone"),
+    "close_before_answer": bytes([1, 255]) + plain(0x88, b"\x03\xe8"),
+    "masked_from_server": bytes([1, 255]) + masked(0x81, ANSWER),
+    "over_the_limit": bytes([3, 255]) + plain(0x81, b"[" + b"1," * 40 + b"1]"),
+}
+
+
+def write(folder_name, seeds):
+    folder = os.path.join(HERE, "corpus", folder_name)
     os.makedirs(folder, exist_ok=True)
-    for name, data in SEEDS.items():
+    for name, data in seeds.items():
         with open(os.path.join(folder, name + ".bin"), "wb") as f:
             f.write(data)
+
+
+def main():
+    write("ws_fuzz", SEEDS)
+    write("ws_client_fuzz", CLIENT_SEEDS)
 
 
 if __name__ == "__main__":

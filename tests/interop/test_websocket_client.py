@@ -20,6 +20,7 @@ import json
 import ssl
 import subprocess
 import threading
+import time
 import xmlrpc.client
 
 import pytest
@@ -63,6 +64,14 @@ class PythonServer:
         asyncio.set_event_loop(self._loop)
         self._loop.run_until_complete(start())
         self._loop.run_forever()
+
+    def wait_closes(self, count):
+        """The close codes once `count` connections have finished (or after TIMEOUT): the
+        server's thread records them after the client has gone."""
+        deadline = time.monotonic() + TIMEOUT
+        while len(self.closes) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return list(self.closes)
 
     def url(self, scheme="jsonrpc+ws://"):
         return f"{scheme}127.0.0.1:{self.port}/rpc"
@@ -155,6 +164,9 @@ def test_xml_rpc_under_its_subprotocol(callwire_bin, python_server):
     done = call(callwire_bin, server.url("ws://"), "sample.add", "i/40", "i/2")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "42" and server.requests == ["sample.add"]
+    # The client said goodbye as it exited: a Close with 1001 (going away), not a dropped
+    # connection (1006).
+    assert server.wait_closes(1) == [1001]
 
 
 def test_xml_rpc_to_a_server_without_the_subprotocol_is_refused_clearly(callwire_bin,
@@ -203,7 +215,7 @@ def test_the_client_closes_on_a_protocol_error_with_1002(callwire_bin, python_se
     server = python_server(masked)
     done = call(callwire_bin, server.url(), "add")
     assert done.returncode != 0 and "WebSocket" in done.stderr
-    assert server.closes == [1002]
+    assert server.wait_closes(1) == [1002]
 
 
 def test_callwire_client_and_server_notifications(callwire_bin, serve):

@@ -174,8 +174,10 @@ struct ClientOptions {
   /// notification arrives while a call waits on that connection (before the call returns), on
   /// the I/O thread for an asynchronous call, and, while the connection is idle, on a thread
   /// the client starts to watch its idle connections (so events come without a call being
-  /// made). It must not block for long: the connection it came on waits meanwhile. It may
-  /// make calls on this client. Empty: notifications are dropped. Other framings refuse it.
+  /// made; with host_loop no thread is started, and they come at the next call). Calls on several
+  /// connections may run it on several threads at once. It must not block for long: the connection
+  /// it came on waits meanwhile. It may make calls on this client. Empty: notifications are
+  /// dropped. Other framings refuse it.
   NotificationHandler on_notification;
 };
 

@@ -461,8 +461,9 @@ Result<Client> Client::finish_create(std::unique_ptr<Impl> impl) {
   s.trace = trace::chosen(o.trace);
   impl->interrupt.store(o.interrupt);
   s.url_text = impl->url_text;
-  s.watch_idle =
-      detail::transport_of(impl->url.framing).http_upgrade && o.on_notification != nullptr;
+  // A host loop's promise is that no thread is started: notifications wait for a call there.
+  s.watch_idle = detail::transport_of(impl->url.framing).http_upgrade &&
+                 o.on_notification != nullptr && !o.host_loop;
   if (impl->adopted) s.adopted_fd = &impl->adopted_fd;
   impl->pool = std::make_unique<detail::ConnectionPool>(impl->settings, o.max_connections);
   return Client(std::move(impl));

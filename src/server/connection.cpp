@@ -778,18 +778,19 @@ void Connection::sweep(Clock::time_point now) {
     }
     return;
   }
-  if (now - idle_since_ >= options.idle_timeout) close();
+  close_if_idle(now);
+}
+
+void Connection::close_if_idle(Clock::time_point now) {
+  if (now - idle_since_ < loop_.core().options.idle_timeout) return;
+  if (framing_kind_ != ConnectionFraming::WebSocket) return close();
+  close_after_write_ = true;
+  flush();  // says goodbye (a Close), then lingers
 }
 
 void Connection::sweep_websocket(Clock::time_point now) {
   const std::chrono::milliseconds interval = loop_.core().options.websocket.ping_interval;
-  if (interval.count() <= 0) {  // no pings: idle as an HTTP connection is
-    if (now - idle_since_ >= loop_.core().options.idle_timeout) {
-      close_after_write_ = true;
-      flush();  // says goodbye (a Close), then lingers
-    }
-    return;
-  }
+  if (interval.count() <= 0) return close_if_idle(now);  // no pings: idle as HTTP is
   if (ping_sent_ == Clock::time_point{}) {
     if (now - heard_from_peer_ < interval) return;
     ping_sent_ = now;

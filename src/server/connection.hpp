@@ -111,6 +111,8 @@ class Connection final : public net::Watcher {
   // A WebSocket connection the peer has been quiet on: pings it, or closes it when a ping
   // went unanswered (WebSocketOptions::ping_interval).
   void sweep_websocket(Clock::time_point now);
+  // Closes a connection idle for idle_timeout: at once, or after a WebSocket's Close.
+  void close_if_idle(Clock::time_point now);
   // Opens an answer in out_: reserves the head's gap (and room for the body); returns where
   // the answer starts; its body goes at out_.size().
   size_t open_answer(size_t body_hint);

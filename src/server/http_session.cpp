@@ -137,19 +137,26 @@ HttpSession::Refusal HttpSession::check_head(const http::Request& request, bool 
 
 HttpSession::Refusal HttpSession::check_upgrade(const http::Request& request) {
   Refusal r;
-  auto refuse = [&](int status, std::string text) {
-    refusal_text_ = std::to_string(status) + " " + std::move(text) + "\n";
+  // A refusal: its words in the body (none: the status's own text), and at most one field of
+  // its own (WWW-Authenticate, Sec-WebSocket-Version).
+  auto refuse = [&](int status, const std::string& text,
+                    std::optional<http::Header> field = std::nullopt) {
     r.status = status;
-    r.body = refusal_text_;
+    if (!text.empty()) {
+      refusal_text_ = std::to_string(status) + " " + text + "\n";
+      r.body = refusal_text_;
+    }
+    if (field) {
+      refusal_fields_[0] = *field;
+      r.fields = {refusal_fields_.data(), 1};
+    }
     return r;
   };
   if (!path_matches(request.target, options_.paths)) {
-    refusal_text_ = "404 Not Found: no WebSocket is served at ";
-    base::append_log_text(refusal_text_, request.target.substr(0, 256), base::LogField::Word);
-    refusal_text_ += '\n';
-    r.status = 404;
-    r.body = refusal_text_;
-    return r;
+    std::string shown;
+    return refuse(404, "Not Found: no WebSocket is served at " +
+                           std::string(base::log_text(request.target.substr(0, 256), shown,
+                                                      base::LogField::Word)));
   }
   // A browser says which page opens the socket; anything else sends no Origin.
   if (std::string_view origin = request.find_header("Origin"); !origin.empty()) {
@@ -163,18 +170,11 @@ HttpSession::Refusal HttpSession::check_upgrade(const http::Request& request) {
                    " is not allowed (WebSocketOptions::allowed_origins)");
     }
   }
-  if (options_.authenticate && !authorized(request)) {
-    r.status = 401;
-    refusal_fields_[0] = {"WWW-Authenticate", www_authenticate_};
-    r.fields = {refusal_fields_.data(), 1};
-    return r;
-  }
-  if (request.find_header("Sec-WebSocket-Version") != "13") {
-    refusal_fields_[0] = {"Sec-WebSocket-Version", "13"};
-    refuse(426, "Upgrade Required: this server speaks WebSocket version 13");
-    r.fields = {refusal_fields_.data(), 1};
-    return r;
-  }
+  if (options_.authenticate && !authorized(request))
+    return refuse(401, {}, http::Header{"WWW-Authenticate", www_authenticate_});
+  if (request.find_header("Sec-WebSocket-Version") != "13")
+    return refuse(426, "Upgrade Required: this server speaks WebSocket version 13",
+                  http::Header{"Sec-WebSocket-Version", "13"});
   if (request.version != http::HttpVersion::Http11 ||
       !ws::header_has_token(request.find_header("Upgrade"), "websocket") ||
       !ws::header_has_token(request.find_header("Connection"), "upgrade"))

@@ -118,7 +118,8 @@ typedef struct cw_client_options {
    *  and its params (an array or a struct; borrowed for the call). They come in the order sent.
    *  It runs on the calling thread while a call waits on that connection, on the I/O thread
    *  for asynchronous calls, and on a thread the client starts to watch its idle connections
-   *  (so events come without a call being made); cw_client_free waits for one in progress. It
+   *  (so events come without a call being made; with host_loop none is started, and they
+   *  come at the next call); cw_client_free waits for one in progress. It
    *  must not block for long, may make calls on this client, and must not free it. NULL:
    *  notifications are dropped. With another URL: CW_INVALID_ARGUMENT from cw_client_new. */
   cw_notification_fn on_notification;

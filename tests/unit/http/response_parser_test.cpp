@@ -828,5 +828,40 @@ TEST(ResponseParser, SlowBodyUntilEofIsLinear) {
   EXPECT_LE(scanned, 2 * r.size());
 }
 
+TEST(ResponseParser, AnAwaitedUpgradeEndsAtItsHead) {
+  const std::string head =
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n";
+  const std::string frame = "\x81\x02hi";  // the new protocol's first bytes, right behind
+  const std::string input = head + frame;
+  for (size_t cut = 1; cut <= input.size(); ++cut) {
+    ResponseParser parser;
+    parser.set_upgrade_awaited(true);
+    Buffer chunked;
+    ResponseParseResult r = parser.parse(std::string_view(input).substr(0, cut), chunked);
+    if (cut < head.size()) {
+      EXPECT_EQ(r.status, ParseStatus::Incomplete) << cut;
+      continue;
+    }
+    ASSERT_EQ(r.status, ParseStatus::Complete) << cut;
+    EXPECT_EQ(r.consumed, head.size());
+    EXPECT_EQ(parser.response().status, 101);
+    EXPECT_TRUE(parser.response().body.empty());
+    EXPECT_EQ(parser.response().find_header("Sec-WebSocket-Accept"),
+              "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+  }
+  // Unawaited, it is refused as before; awaited, another status is an answer as ever.
+  ResponseParser plain;
+  Buffer chunked;
+  EXPECT_EQ(plain.parse(input, chunked).status, ParseStatus::Error);
+  ResponseParser refused;
+  refused.set_upgrade_awaited(true);
+  const std::string forbidden = "HTTP/1.1 403 Forbidden\r\nContent-Length: 3\r\n\r\nno\n";
+  ResponseParseResult r = refused.parse(forbidden, chunked);
+  ASSERT_EQ(r.status, ParseStatus::Complete);
+  EXPECT_EQ(refused.response().status, 403);
+  EXPECT_EQ(refused.response().body, "no\n");
+}
+
 }  // namespace
 }  // namespace callwire::http

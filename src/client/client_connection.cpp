@@ -24,6 +24,7 @@ constexpr size_t kReadChunk = 16 * 1024;
 
 ClientConnection::ClientConnection(const ClientSettings& settings)
     : settings_(settings),
+      upgraded_(settings.framing->transport().http_upgrade),
       parser_(settings.framing->make_answer_parser(settings.response_limits)),
       answers_(
           make_answer_reader(settings.protocol, settings.reader_limits, settings.json_limits)) {}
@@ -202,7 +203,7 @@ ClientConnection::Wait ClientConnection::start_exchange() {
     done(Error(Errc::TlsError, stream_.error()), false);
     return Wait::None;
   }
-  if (settings_.framing->transport().http_upgrade) {
+  if (upgraded_) {
     // Still non-blocking, as the connect was: the caller's wait keeps the deadline.
     opening_.clear();
     opening_sent_ = 0;
@@ -359,7 +360,7 @@ ClientConnection::Wait ClientConnection::receive() {
       received_ = true;
       p = parser_->parse(in_.view(), chunked_body_);
       if (p.status == http::ParseStatus::Incomplete) drop_consumed();
-      send_owed_output();
+      if (upgraded_) send_owed_output();  // a WebSocket's Pongs and Closes
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;
     } else if (r.status == net::IoStatus::WantWrite) {
@@ -387,10 +388,9 @@ ClientConnection::Wait ClientConnection::receive() {
       // Nothing of an answer came: the server closed an idle connection, or never saw the
       // request. A WebSocket's parser says how (its Close, or none).
       stale_ = used_before_;
-      const bool upgraded = settings_.framing->transport().http_upgrade;
       done(Error(Errc::ConnectionClosed,
-                 upgraded ? std::string(parser_->error())
-                          : std::string("the server closed the connection without answering")),
+                 upgraded_ ? std::string(parser_->error())
+                           : std::string("the server closed the connection without answering")),
            false);
       return Wait::None;
     }

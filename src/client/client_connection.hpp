@@ -191,6 +191,7 @@ class ClientConnection {
   void finish(bool reusable);
 
   const ClientSettings& settings_;
+  const bool upgraded_;  // the transport opens with an HTTP upgrade (WebSocket)
   State state_ = State::Idle;
   net::Stream stream_;
   std::vector<net::SocketAddress> addresses_;

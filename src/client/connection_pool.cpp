@@ -13,6 +13,21 @@ ConnectionPool::~ConnectionPool() {
   if (watcher_.joinable()) watcher_.join();
 }
 
+std::unique_ptr<ClientConnection> ConnectionPool::take_after_watcher() {
+  {
+    std::unique_lock lock(mutex_);
+    // A notification's handler making a call runs on the watcher: it must not wait for itself.
+    if (std::this_thread::get_id() != watcher_.get_id())
+      read_done_.wait(lock, [this] { return !idle_.empty() || reading_ == 0; });
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+  }
+  return std::make_unique<ClientConnection>(settings_);
+}
+
 void ConnectionPool::watch_locked() {
   if (waker_) {
     waker_->wake();

@@ -32,16 +32,15 @@ class ConnectionPool {
   /// the watcher itself (a notification's handler making a call).
   std::unique_ptr<ClientConnection> take() {
     {
-      std::unique_lock lock(mutex_);
-      if (reading_ > 0 && std::this_thread::get_id() != watcher_.get_id())
-        read_done_.wait(lock, [this] { return !idle_.empty() || reading_ == 0; });
+      std::lock_guard lock(mutex_);
       if (!idle_.empty()) {
         auto c = std::move(idle_.back());
         idle_.pop_back();
         return c;
       }
+      if (reading_ == 0) return std::make_unique<ClientConnection>(settings_);
     }
-    return std::make_unique<ClientConnection>(settings_);
+    return take_after_watcher();
   }
   const ClientSettings& settings() const noexcept { return settings_; }
   /// Client::probe's part: sends `probe_bytes` (if any) on each idle connection (and on an
@@ -98,6 +97,9 @@ class ConnectionPool {
   }
 
  private:
+  // take() when the only idle connections are the watcher's to read: waits for them (out of
+  // line: the usual take() finds one, or none and no watcher).
+  std::unique_ptr<ClientConnection> take_after_watcher();
   // Starts the watcher at the first connection kept, or wakes it to watch one more.
   void watch_locked();
   // The watcher thread: waits for an idle connection to become readable, takes it out of the

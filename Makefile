@@ -64,7 +64,7 @@ sanitize: setup
 	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=thread -DCALLWIRE_TOOLS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build/tsan -j $(JOBS) --target http_e2e_test server_test dispatch_test protocol_test capi_rpc_test client_e2e_test
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --test-dir build/tsan --output-on-failure -j $(JOBS) --timeout 600 -R '^((e2e|server|dispatch|protocol)\..*|capi\.rpc|client\.(Pipeline|Probe|AdoptedClient|ResponseHead|Cancel|NameLookup|Failover|JsonLinesClient)\..*)$$'
+	  ctest --test-dir build/tsan --output-on-failure -j $(JOBS) --timeout 600 -R '^((e2e|server|dispatch|protocol)\..*|capi\.rpc|client\.(Pipeline|Probe|AdoptedClient|ResponseHead|Cancel|NameLookup|Failover|JsonLinesClient|WebSocketClient)\..*)$$'
 
 fuzz-build: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

@@ -1,6 +1,6 @@
 #include "base/keyed_hash.hpp"
 
-#include <sys/random.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -8,6 +8,10 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+
+#if CALLWIRE_HAVE_GETRANDOM
+#include <sys/random.h>
+#endif
 
 namespace callwire::detail {
 
@@ -76,6 +80,7 @@ SipKey random_key() noexcept {
   SipKey key;
   unsigned char bytes[16];
   size_t got = 0;
+#if CALLWIRE_HAVE_GETRANDOM
   while (got < sizeof bytes) {
     ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
     if (n > 0) {
@@ -84,6 +89,20 @@ SipKey random_key() noexcept {
       break;
     }
   }
+#else
+  // POSIX has no getrandom: the system's random device, where there is one.
+  if (int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    while (got < sizeof bytes) {
+      ssize_t n = read(fd, bytes + got, sizeof bytes - got);
+      if (n > 0) {
+        got += static_cast<size_t>(n);
+      } else if (n == 0 || errno != EINTR) {
+        break;
+      }
+    }
+    close(fd);
+  }
+#endif
   if (got == sizeof bytes) {
     std::memcpy(&key.k0, bytes, 8);
     std::memcpy(&key.k1, bytes + 8, 8);

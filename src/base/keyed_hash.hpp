@@ -21,7 +21,8 @@ uint64_t siphash_2_4(const SipKey& key, std::string_view data) noexcept;
 /// tables use (as Rust's and Python's do).
 uint64_t siphash_1_3(const SipKey& key, std::string_view data) noexcept;
 
-/// This process's key: 128 random bits from getrandom(), drawn once on first use.
+/// This process's key: 128 random bits from getrandom() (/dev/urandom where there is none),
+/// drawn once on first use.
 const SipKey& process_hash_key() noexcept;
 
 /// A 64-bit value no peer can predict (SipHash-2-4 of a process-wide counter under

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 namespace callwire::pages {
@@ -84,16 +85,27 @@ void* take(size_t& capacity) {
     capacity = s.capacity;
     return s.block;
   }
+#if CALLWIRE_HAVE_MREMAP
+  // Grown in place or moved: the pages it had stay warm.
   void* p = mremap(s.block, s.capacity, capacity, MREMAP_MAYMOVE);
   if (p != MAP_FAILED) return p;
+#endif
   munmap(s.block, s.capacity);
   return map(capacity);
 }
 
 void* resize(void* block, size_t old_capacity, size_t new_capacity) {
+#if CALLWIRE_HAVE_MREMAP
   void* p = mremap(block, old_capacity, new_capacity, MREMAP_MAYMOVE);
   if (p == MAP_FAILED) throw std::bad_alloc();
   return p;
+#else
+  // POSIX has no mremap: a new mapping, the bytes copied, the old one gone.
+  void* p = map(new_capacity);
+  std::memcpy(p, block, old_capacity < new_capacity ? old_capacity : new_capacity);
+  munmap(block, old_capacity);
+  return p;
+#endif
 }
 
 void give_back(void* block, size_t capacity) noexcept {

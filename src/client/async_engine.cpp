@@ -34,7 +34,9 @@ int AsyncEngine::timeout_ms() {
   // earliest, and the sweep runs then if its tick is due too. The pipeline's deadlines are
   // not looked at: its calls are swept every tick.
   auto tick = loop_->next_timeout(kTick);
-  if (tick.count() == 0 || pipelining) return static_cast<int>(tick.count());
+  // Without a descriptor that shows the sockets (poll), the host must come back every tick.
+  if (tick.count() == 0 || pipelining || !loop_->fd_shows_all_events())
+    return static_cast<int>(tick.count());
   auto earliest = Clock::time_point::max();
   for (const Active* a : active_) earliest = std::min(earliest, a->call->deadline);
   for (const auto& call : queue_) earliest = std::min(earliest, call->deadline);
@@ -121,7 +123,7 @@ void AsyncEngine::advance(Active* a) {
     finish(a);
     return;
   }
-  uint32_t events = w == ClientConnection::Wait::Read ? EPOLLIN : EPOLLOUT;
+  uint32_t events = w == ClientConnection::Wait::Read ? net::kReadable : net::kWritable;
   if (a->registered_fd != c.fd()) {
     if (a->registered_fd >= 0) loop_->remove(a->registered_fd);
     a->registered_fd = c.fd();

@@ -44,7 +44,7 @@ class AsyncEngine final {
               bool host_loop = false);
   ~AsyncEngine();
 
-  /// False when the I/O thread could not be started (no epoll: out of descriptors).
+  /// False when the I/O thread could not be started (no event loop: out of descriptors).
   bool ok() const noexcept { return loop_ != nullptr; }
   /// Runs `task` on the I/O thread.
   void post(std::function<void()> task) { loop_->post(std::move(task)); }

@@ -106,7 +106,7 @@ Pipeline::Connection* Pipeline::open(const Addresses& addresses, Error& error) {
     }
     c->stream = net::Stream(std::move(*fd));
     c->connected = true;
-    watch(*c, EPOLLIN);
+    watch(*c, net::kReadable);
     if (!c->interest) {
       error = Error(Errc::ConnectionClosed, "cannot watch the connection this client was given");
       return nullptr;
@@ -132,7 +132,7 @@ bool Pipeline::connect_next(Connection& c) {
         net::start_connect((*c.addresses)[c.next_address++], settings_.url->endpoint.to_string());
     if (!fd) continue;
     c.stream = net::Stream(std::move(*fd));
-    watch(c, EPOLLOUT);  // writable once connected (or refused)
+    watch(c, net::kWritable);  // writable once connected (or refused)
     if (c.interest) return true;
     c.stream = net::Stream();
   }
@@ -151,8 +151,8 @@ void Pipeline::on_event(Connection& c, uint32_t events) {
     finish_connect(c);
     return;
   }
-  if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !read(c)) return;  // closed
-  if (events & EPOLLOUT) write(c);
+  if ((events & (net::kReadable | net::kHangup | net::kError)) && !read(c)) return;  // closed
+  if (events & net::kWritable) write(c);
 }
 
 void Pipeline::finish_connect(Connection& c) {
@@ -163,14 +163,14 @@ void Pipeline::finish_connect(Connection& c) {
     return;
   }
   c.connected = true;
-  watch(c, EPOLLIN);
+  watch(c, net::kReadable);
   write(c);
 }
 
 void Pipeline::flush() {
   for (size_t i = 0; i < connections_.size();) {
     Connection& c = *connections_[i];
-    bool pending = c.connected && c.sent < c.out.size() && !(c.interest & EPOLLOUT);
+    bool pending = c.connected && c.sent < c.out.size() && !(c.interest & net::kWritable);
     if (pending) write(c);  // may close c (and so shift the list)
     if (i < connections_.size() && connections_[i].get() == &c) ++i;
   }
@@ -184,7 +184,7 @@ void Pipeline::write(Connection& c) {
       continue;
     }
     if (r.status == net::IoStatus::WantWrite || r.status == net::IoStatus::WantRead) {
-      watch(c, EPOLLIN | EPOLLOUT);
+      watch(c, net::kReadable | net::kWritable);
       return;
     }
     close(c, Error(Errc::ConnectionClosed,
@@ -195,12 +195,12 @@ void Pipeline::write(Connection& c) {
   }
   c.out.clear();
   c.sent = 0;
-  watch(c, EPOLLIN);
+  watch(c, net::kReadable);
 }
 
 bool Pipeline::read(Connection& c) {
   for (int reads = 0;; ++reads) {
-    // The descriptor stays readable (epoll is level-triggered): the loop comes back for more.
+    // The descriptor stays readable (the loop is level-triggered): the loop comes back for more.
     if (reads >= kReadsPerTurn && !c.stream.has_buffered_input()) return true;
     char* dst = c.in.prepare(kReadChunk);
     net::IoResult r = c.stream.read(dst, kReadChunk);

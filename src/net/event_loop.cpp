@@ -1,49 +1,31 @@
 #include "net/event_loop.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <memory>
-
-#include "net/address.hpp"
 
 namespace callwire::net {
 
 Result<std::unique_ptr<EventLoop>> EventLoop::create() {
-  UniqueFd epoll(epoll_create1(EPOLL_CLOEXEC));
-  if (!epoll) return Error(Errc::InvalidArgument, errno_message("epoll_create1", errno));
-  UniqueFd wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!wake) return Error(Errc::InvalidArgument, errno_message("eventfd", errno));
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.ptr = nullptr;  // the wake-up
-  if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, wake.get(), &ev) != 0)
-    return Error(Errc::InvalidArgument, errno_message("epoll_ctl", errno));
-  return std::unique_ptr<EventLoop>(new EventLoop(std::move(epoll), std::move(wake)));
+  auto poller = Poller::create();
+  if (!poller) return poller.error();
+  auto wake = WakeFd::create();
+  if (!wake) return wake.error();
+  if (!poller->add(wake->fd(), kReadable, nullptr))  // null: the wake-up
+    return Error(Errc::InvalidArgument, "cannot watch the event loop's wake-up");
+  return std::unique_ptr<EventLoop>(new EventLoop(std::move(*poller), std::move(*wake)));
 }
 
 bool EventLoop::add(int fd, uint32_t events, Watcher* watcher) noexcept {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = watcher;
-  return epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
+  return poller_.add(fd, events, watcher);
 }
 
 bool EventLoop::modify(int fd, uint32_t events, Watcher* watcher) noexcept {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = watcher;
-  return epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) == 0;
+  return poller_.modify(fd, events, watcher);
 }
 
-void EventLoop::remove(int fd) noexcept { epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr); }
+void EventLoop::remove(int fd) noexcept { poller_.remove(fd); }
 
-void EventLoop::wake() noexcept {
-  uint64_t one = 1;
-  ssize_t rc = ::write(wake_fd_.get(), &one, sizeof one);
-  (void)rc;  // EAGAIN: the counter is already non-zero, the loop will wake anyway
-}
+void EventLoop::wake() noexcept { wake_.raise(); }
 
 void EventLoop::post(std::function<void()> task) {
   bool first;
@@ -57,20 +39,18 @@ void EventLoop::post(std::function<void()> task) {
   if (first) wake();
 }
 
-inline bool EventLoop::dispatch(const epoll_event* events, int n,
+inline bool EventLoop::dispatch(const ReadyEvent* events, int n,
                                 std::vector<std::function<void()>>& tasks) {
   bool woken = false;
   for (int i = 0; i < n; ++i) {
-    if (events[i].data.ptr == nullptr) {
+    if (events[i].data == nullptr) {
       woken = true;
       continue;
     }
-    static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
+    static_cast<Watcher*>(events[i].data)->on_event(events[i].events);
   }
   if (woken) {
-    uint64_t count;
-    ssize_t rc = ::read(wake_fd_.get(), &count, sizeof count);
-    (void)rc;
+    wake_.clear();
     {
       std::lock_guard lock(tasks_mutex_);
       tasks.swap(tasks_);
@@ -85,7 +65,7 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
                     const std::function<void(bool woken)>& after_events) {
   using Clock = std::chrono::steady_clock;
   constexpr int kMaxEvents = 256;
-  epoll_event events[kMaxEvents];
+  ReadyEvent events[kMaxEvents];
   std::vector<std::function<void()>> tasks;
   auto now = Clock::now();
   auto next_tick = now + tick;
@@ -95,7 +75,7 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
     if (next_tick > now)
       timeout = static_cast<int>(
           std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now).count() + 1);
-    int n = epoll_wait(epoll_.get(), events, kMaxEvents, timeout);
+    int n = poller_.wait(events, kMaxEvents, timeout);
     bool woken = dispatch(events, n, tasks);
     after_events(woken);
     now = Clock::now();  // one clock read per turn of the loop
@@ -111,10 +91,10 @@ bool EventLoop::run_once(std::chrono::milliseconds tick, const std::function<voi
                          const std::function<void(bool woken)>& after_events) {
   using Clock = std::chrono::steady_clock;
   constexpr int kMaxEvents = 64;  // the descriptor stays readable: the host comes back for more
-  epoll_event events[kMaxEvents];
+  ReadyEvent events[kMaxEvents];
   std::vector<std::function<void()>> tasks;
   if (next_tick_ == Clock::time_point{}) next_tick_ = Clock::now() + tick;
-  int n = epoll_wait(epoll_.get(), events, kMaxEvents, 0);
+  int n = poller_.wait(events, kMaxEvents, 0);
   bool woken = dispatch(events, n, tasks);
   after_events(woken);
   auto now = Clock::now();
@@ -128,10 +108,12 @@ bool EventLoop::run_once(std::chrono::milliseconds tick, const std::function<voi
 std::chrono::milliseconds EventLoop::next_timeout(std::chrono::milliseconds tick) {
   using namespace std::chrono;
   if (has_tasks()) return milliseconds(0);
-  if (next_tick_ == steady_clock::time_point{}) return tick;
+  // Without a pollable poller the host cannot see the sockets: it must call in often.
+  const milliseconds most = poller_.fd() >= 0 ? tick : std::min(tick, kPollHostTick);
+  if (next_tick_ == steady_clock::time_point{}) return most;
   auto left = next_tick_ - steady_clock::now();
   if (left <= steady_clock::duration::zero()) return milliseconds(0);
-  return duration_cast<milliseconds>(left) + milliseconds(1);  // not a little before it
+  return std::min(most, duration_cast<milliseconds>(left) + milliseconds(1));  // not before it
 }
 
 bool EventLoop::has_tasks() {

@@ -1,8 +1,7 @@
-// Internal: one epoll event loop, run by one thread, with a cross-thread wake-up, posted tasks
-// and a coarse periodic tick (timeouts are swept on the tick, not armed per read).
+// Internal: one event loop (a Poller: epoll, or poll(2) where there is none), run by one
+// thread, with a cross-thread wake-up, posted tasks and a coarse periodic tick (timeouts are
+// swept on the tick, not armed per read).
 #pragma once
-
-#include <sys/epoll.h>
 
 #include <chrono>
 #include <cstdint>
@@ -13,10 +12,13 @@
 
 #include "callwire/error.hpp"
 #include "net/fd.hpp"
+#include "net/poller.hpp"
+#include "net/wake_fd.hpp"
 
 namespace callwire::net {
 
-/// Something registered with a loop: called with the epoll event bits.
+/// Something registered with a loop: called with the readiness bits (kReadable, kWritable,
+/// kError, kHangup: net/poller.hpp).
 class Watcher {
  public:
   virtual void on_event(uint32_t events) = 0;
@@ -34,6 +36,7 @@ class EventLoop {
   static Result<std::unique_ptr<EventLoop>> create();
   ~EventLoop() = default;
 
+  /// `events`: kReadable, kWritable, kExclusive (net/poller.hpp).
   bool add(int fd, uint32_t events, Watcher* watcher) noexcept;
   bool modify(int fd, uint32_t events, Watcher* watcher) noexcept;
   void remove(int fd) noexcept;
@@ -46,10 +49,17 @@ class EventLoop {
 
   // ---- Driven by a host's loop instead of run() (no thread of ours). The epoll descriptor
   // is itself pollable: readable when any event registered inside is ready, the wake-up
-  // included, so a host watches this one descriptor for reading plus next_timeout().
+  // included, so a host watches this one descriptor for reading plus next_timeout(). With
+  // poll(2) there is no such descriptor: fd() is the wake-up's, and next_timeout() is never
+  // more than kPollHostTick, so the host calls in often enough to see the sockets.
 
-  /// The epoll descriptor, to watch for reading (never to read, close or wait on otherwise).
-  int fd() const noexcept { return epoll_.get(); }
+  /// Whether fd() shows every event (epoll's descriptor); false with poll(2), where a host
+  /// must call in at least every kPollHostTick, even with nothing pending.
+  bool fd_shows_all_events() const noexcept { return poller_.fd() >= 0; }
+  /// The descriptor to watch for reading (never to read, close or wait on otherwise).
+  int fd() const noexcept { return poller_.fd() >= 0 ? poller_.fd() : wake_.fd(); }
+  /// A host loop over poll(2): how long next_timeout() lets it wait at most.
+  static constexpr std::chrono::milliseconds kPollHostTick{5};
   /// One turn of run() that never blocks: the events ready now, the posted tasks, `on_tick`
   /// when its time has come (the first call starts the clock), then `after_events`. False
   /// once quit() was called.
@@ -67,13 +77,13 @@ class EventLoop {
   void post(std::function<void()> task);
 
  private:
-  EventLoop(UniqueFd epoll, UniqueFd wake) : epoll_(std::move(epoll)), wake_fd_(std::move(wake)) {}
-  // Dispatches a batch from epoll_wait; runs the posted tasks when the wake-up was in it.
+  EventLoop(Poller poller, WakeFd wake) : poller_(std::move(poller)), wake_(std::move(wake)) {}
+  // Dispatches a batch from the poller; runs the posted tasks when the wake-up was in it.
   // Returns whether it was.
-  bool dispatch(const epoll_event* events, int n, std::vector<std::function<void()>>& tasks);
+  bool dispatch(const ReadyEvent* events, int n, std::vector<std::function<void()>>& tasks);
 
-  UniqueFd epoll_;
-  UniqueFd wake_fd_;
+  Poller poller_;
+  WakeFd wake_;
   bool quit_ = false;
   std::mutex tasks_mutex_;
   std::vector<std::function<void()>> tasks_;

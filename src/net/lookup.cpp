@@ -1,7 +1,6 @@
 #include "net/lookup.hpp"
 
 #include <arpa/inet.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,9 +39,9 @@ bool needs_lookup(const Endpoint& endpoint) noexcept {
 }
 
 Result<std::shared_ptr<PendingLookup>> PendingLookup::start(const Endpoint& endpoint) {
-  UniqueFd ready(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!ready) return Error(Errc::InvalidArgument, errno_message("eventfd", errno));
-  std::shared_ptr<PendingLookup> lookup(new PendingLookup(std::move(ready)));
+  auto ready = WakeFd::create();
+  if (!ready) return ready.error();
+  std::shared_ptr<PendingLookup> lookup(new PendingLookup(std::move(*ready)));
   try {
     std::thread([lookup, endpoint, resolver = current_resolver()] {
       Result<std::vector<SocketAddress>> found = resolver ? resolver(endpoint) : resolve(endpoint);
@@ -51,8 +50,7 @@ Result<std::shared_ptr<PendingLookup>> PendingLookup::start(const Endpoint& endp
         lookup->result_.emplace(std::move(found));
       }
       lookup->ready_.store(true, std::memory_order_release);
-      uint64_t one = 1;
-      [[maybe_unused]] ssize_t n = ::write(lookup->ready_fd(), &one, sizeof one);
+      lookup->ready_fd_.raise();
     }).detach();
   } catch (const std::system_error& e) {
     return Error(Errc::InvalidArgument,

@@ -15,6 +15,7 @@
 #include "callwire/error.hpp"
 #include "net/address.hpp"
 #include "net/fd.hpp"
+#include "net/wake_fd.hpp"
 
 namespace callwire::net {
 
@@ -33,17 +34,17 @@ class PendingLookup {
   PendingLookup(const PendingLookup&) = delete;
   PendingLookup& operator=(const PendingLookup&) = delete;
 
-  /// Readable once the result is in (an eventfd, never drained): poll it or watch it in epoll.
-  int ready_fd() const noexcept { return ready_fd_.get(); }
+  /// Readable once the result is in (never cleared): poll it or watch it in an event loop.
+  int ready_fd() const noexcept { return ready_fd_.fd(); }
   bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
   /// The addresses, or what resolve() said. Only once ready().
   Result<std::vector<SocketAddress>> take();
 
  private:
-  explicit PendingLookup(UniqueFd ready_fd) noexcept : ready_fd_(std::move(ready_fd)) {}
+  explicit PendingLookup(WakeFd ready_fd) noexcept : ready_fd_(std::move(ready_fd)) {}
   void run(const Endpoint& endpoint) noexcept;
 
-  UniqueFd ready_fd_;
+  WakeFd ready_fd_;
   std::atomic<bool> ready_{false};
   std::mutex mutex_;
   std::optional<Result<std::vector<SocketAddress>>> result_;

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -13,7 +12,21 @@
 #include <cerrno>
 #include <string>
 
+#include "net/portable_calls.hpp"
+
 namespace callwire::net {
+
+namespace {
+
+// poll(2)'s bit for "the peer closed its side" where there is one (Linux's POLLRDHUP), else 0:
+// POLLIN then shows it, and a peek tells.
+#if CALLWIRE_HAVE_POLLRDHUP
+constexpr short kPollPeerClosed = POLLRDHUP;
+#else
+constexpr short kPollPeerClosed = 0;
+#endif
+
+}  // namespace
 
 void set_nodelay(int fd) noexcept {
   int one = 1;
@@ -24,7 +37,7 @@ void refuse_connection(UniqueFd fd, std::string_view answer) noexcept {
   char sink[4096];
   for (int i = 0; i < 16 && recv(fd.get(), sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
   }
-  (void)!send(fd.get(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  (void)!send_nosignal(fd.get(), answer.data(), answer.size(), true);
   shutdown(fd.get(), SHUT_WR);
 }
 
@@ -36,7 +49,7 @@ Status clear_stale_unix_path(const Endpoint& endpoint, const SocketAddress& addr
   if (lstat(endpoint.path.c_str(), &st) != 0) return {};
   if (!S_ISSOCK(st.st_mode))
     return Error(Errc::InvalidArgument, endpoint.path + " exists and is not a socket");
-  UniqueFd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd probe(open_stream_socket(AF_UNIX, false));
   if (probe && connect(probe.get(), address.get(), address.length) == 0)
     return Error(Errc::InvalidArgument, endpoint.path + ": a server is already listening");
   unlink(endpoint.path.c_str());
@@ -54,7 +67,7 @@ Result<UniqueFd> listen_on(const Endpoint& endpoint, bool reuse_port, int backlo
       Status s = clear_stale_unix_path(endpoint, address);
       if (!s) return s.error();
     }
-    UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    UniqueFd fd(open_stream_socket(address.family(), true));
     if (!fd) {
       last = Error(Errc::InvalidArgument, errno_message("socket", errno));
       continue;
@@ -62,8 +75,13 @@ Result<UniqueFd> listen_on(const Endpoint& endpoint, bool reuse_port, int backlo
     if (endpoint.kind == Endpoint::Kind::Tcp) {
       int one = 1;
       setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+#ifdef SO_REUSEPORT
       if (reuse_port && setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0)
         return Error(Errc::InvalidArgument, errno_message("SO_REUSEPORT", errno));
+#else
+      if (reuse_port)
+        return Error(Errc::InvalidArgument, "SO_REUSEPORT: this system has no such option");
+#endif
     }
     if (bind(fd.get(), address.get(), address.length) != 0) {
       last = Error(Errc::InvalidArgument, errno_message("bind " + endpoint.to_string(), errno));
@@ -100,19 +118,13 @@ WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point
 }
 
 std::unique_ptr<Waker> Waker::create() noexcept {
-  UniqueFd fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!fd) return nullptr;
-  return std::unique_ptr<Waker>(new (std::nothrow) Waker(std::move(fd)));
-}
-
-void Waker::wake() noexcept {
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = write(fd_.get(), &one, sizeof one);  // full: already signalled
-}
-
-void Waker::drain() noexcept {
-  uint64_t count = 0;
-  [[maybe_unused]] ssize_t n = read(fd_.get(), &count, sizeof count);
+  try {
+    auto fd = WakeFd::create();
+    if (!fd) return nullptr;
+    return std::unique_ptr<Waker>(new Waker(std::move(*fd)));
+  } catch (...) {  // out of memory: as out of descriptors
+    return nullptr;
+  }
 }
 
 Result<bool> ready_adopted_socket(int fd) {
@@ -129,6 +141,7 @@ Result<bool> ready_adopted_socket(int fd) {
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
       fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
     return Error(Errc::InvalidArgument, name + ": fcntl failed");
+  prepare_for_send(fd);
   return peer.ss_family == AF_INET || peer.ss_family == AF_INET6;
 }
 
@@ -136,8 +149,7 @@ Accepted accept_connection(int listen_fd) {
   Accepted a;
   sockaddr_storage address{};
   socklen_t length = sizeof address;
-  int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&address), &length,
-                   SOCK_NONBLOCK | SOCK_CLOEXEC);
+  int fd = accept_nonblocking(listen_fd, reinterpret_cast<sockaddr*>(&address), &length);
   if (fd < 0) {
     if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
       a.outcome = Accepted::Outcome::OutOfDescriptors;
@@ -180,7 +192,7 @@ void raise_descriptor_limit(size_t wanted) noexcept {
 }
 
 bool send_now(int fd, std::string_view bytes) noexcept {
-  ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  ssize_t n = send_nosignal(fd, bytes.data(), bytes.size(), true);
   return n == static_cast<ssize_t>(bytes.size());
 }
 
@@ -218,7 +230,7 @@ std::vector<IdleState> watch_idle(std::span<const int> fds,
   for (size_t i = 0; i < fds.size(); ++i) {
     seen[i] = peek_idle(fds[i]);
     if (seen[i] != IdleState::Quiet) continue;
-    polled.push_back({fds[i], POLLIN | POLLRDHUP, 0});
+    polled.push_back({fds[i], POLLIN | kPollPeerClosed, 0});
     index.push_back(i);
   }
   for (;;) {
@@ -243,7 +255,7 @@ void wait_readable(std::span<const int> fds, int wake_fd, std::vector<int>& read
   std::vector<pollfd> polled;
   polled.reserve(fds.size() + 1);
   polled.push_back({wake_fd, POLLIN, 0});
-  for (int fd : fds) polled.push_back({fd, POLLIN | POLLRDHUP, 0});
+  for (int fd : fds) polled.push_back({fd, POLLIN | kPollPeerClosed, 0});
   int rc;
   do {
     rc = poll(polled.data(), polled.size(), -1);
@@ -254,7 +266,7 @@ void wait_readable(std::span<const int> fds, int wake_fd, std::vector<int>& read
 }
 
 Result<UniqueFd> start_connect(const SocketAddress& address, const std::string& description) {
-  UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  UniqueFd fd(open_stream_socket(address.family(), true));
   if (!fd) return Error(Errc::ConnectFailed, errno_message("socket", errno));
   if (address.family() != AF_UNIX) set_nodelay(fd.get());
   if (connect(fd.get(), address.get(), address.length) != 0 && errno != EINPROGRESS)

@@ -16,6 +16,7 @@
 #include "callwire/error.hpp"
 #include "net/address.hpp"
 #include "net/fd.hpp"
+#include "net/wake_fd.hpp"
 
 namespace callwire::net {
 
@@ -53,21 +54,21 @@ enum class WaitResult : uint8_t { Ready, Timeout, Woken };
 WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline,
                    int wake_fd) noexcept;
 
-/// An eventfd that one thread waits on (wait_fd's `wake_fd`) and any thread signals: how a
-/// synchronous call learns that another thread cancelled it. Ownership: owns the descriptor.
+/// A descriptor (WakeFd) that one thread waits on (wait_fd's `wake_fd`) and any thread signals: how
+/// a synchronous call learns that another thread cancelled it. Ownership: owns the descriptor.
 /// Thread-safety: wake() from any thread (and from a signal handler); the rest from the waiter.
 class Waker {
  public:
   /// Null when no descriptor is left.
   static std::unique_ptr<Waker> create() noexcept;
-  int fd() const noexcept { return fd_.get(); }
-  void wake() noexcept;
+  int fd() const noexcept { return fd_.fd(); }
+  void wake() noexcept { fd_.raise(); }
   /// Unsignals it, for the next wait.
-  void drain() noexcept;
+  void drain() noexcept { fd_.clear(); }
 
  private:
-  explicit Waker(UniqueFd fd) noexcept : fd_(std::move(fd)) {}
-  UniqueFd fd_;
+  explicit Waker(WakeFd fd) noexcept : fd_(std::move(fd)) {}
+  WakeFd fd_;
 };
 
 /// Readies a descriptor someone hands over (inetd, socketpair(), a parent process): it must be

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "net/address.hpp"
+#include "net/portable_calls.hpp"
 #include "net/tls.hpp"
 
 namespace callwire::net {
@@ -24,7 +25,7 @@ namespace {
 
 // OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE on a closed peer. A
 // library must not change the process's signal disposition, so TLS goes through this BIO,
-// which sends with MSG_NOSIGNAL. It also keeps a blocking stream's deadline
+// which sends without SIGPIPE (send_nosignal). It also keeps a blocking stream's deadline
 // (Stream::set_blocking_deadline): OpenSSL reads a record to its end however slowly it comes.
 struct SocketBio {
   using Clock = std::chrono::steady_clock;
@@ -46,7 +47,7 @@ int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
     BIO_set_retry_write(bio);
     return 0;
   }
-  ssize_t n = ::send(socket->fd, data, size, MSG_NOSIGNAL);
+  ssize_t n = send_nosignal(socket->fd, data, size, false);
   if (n >= 0) {
     *written = static_cast<size_t>(n);
     return 1;
@@ -230,7 +231,7 @@ IoResult Stream::read(char* data, size_t size) noexcept {
 
 IoResult Stream::write(const char* data, size_t size) noexcept {
   if (!ssl_)
-    return plain_result(::send(fd_.get(), data, size, MSG_NOSIGNAL), error_, "send",
+    return plain_result(send_nosignal(fd_.get(), data, size, false), error_, "send",
                         IoStatus::WantWrite);
   size_t n = 0;
   errno = 0;

@@ -140,7 +140,7 @@ bool Connection::refuse_over_share(size_t bytes, std::string_view method) {
 }
 
 bool Connection::start() {
-  interest_ = EPOLLIN;
+  interest_ = net::kReadable;
   return loop_.events().add(stream_.fd(), interest_, this);
 }
 
@@ -187,7 +187,7 @@ void Connection::handle_event(uint32_t events) {
     linger_read();
     return;
   }
-  if (events & EPOLLERR) {
+  if (events & net::kError) {
     close();
     return;
   }
@@ -195,17 +195,17 @@ void Connection::handle_event(uint32_t events) {
     // Only earlier answers still being sent are watched while a worker runs the call, but a
     // hang-up is reported anyway (and again and again: level-triggered). The answer has
     // nowhere to go: close now; the loop deletes the connection when the worker is done.
-    if (events & EPOLLHUP)
+    if (events & net::kHangup)
       close();
-    else if (events & EPOLLOUT)
+    else if (events & net::kWritable)
       flush();
     return;
   }
-  if (events & EPOLLOUT) {
+  if (events & net::kWritable) {
     flush();
     if (phase_ == Phase::Closed) return;
   }
-  if ((events & (EPOLLIN | EPOLLHUP)) && (interest_ & EPOLLIN)) read_input();
+  if ((events & (net::kReadable | net::kHangup)) && (interest_ & net::kReadable)) read_input();
 }
 
 void Connection::read_input() {
@@ -245,7 +245,7 @@ void Connection::read_input() {
     }
     if (r.status == net::IoStatus::WantRead) break;
     if (r.status == net::IoStatus::WantWrite) {  // TLS needs to write before it can read
-      set_interest(EPOLLOUT);
+      set_interest(net::kWritable);
       return;
     }
     // Eof or error: a half-sent request is dropped; answers still queued have nowhere to go.
@@ -607,7 +607,7 @@ void Connection::job_done() {
   }
   answer_call(0, 0, call_.answer_gzipped ? BodyCoding::Gzipped : BodyCoding::Plain, &job_out_);
   next_request(call_.consumed);
-  set_interest(EPOLLIN);
+  set_interest(net::kReadable);
   process_input();
   flush();
 }
@@ -659,8 +659,8 @@ void Connection::flush() {
     if (r.status == net::IoStatus::WantWrite || r.status == net::IoStatus::WantRead) {
       // write_timeout measures a peer that stops reading: every write that sends bytes
       // restarts it, however long the answer.
-      if (progressed || !(interest_ & EPOLLOUT)) write_progress_ = loop_.now();
-      set_interest(r.status == net::IoStatus::WantWrite ? EPOLLOUT : EPOLLIN);
+      if (progressed || !(interest_ & net::kWritable)) write_progress_ = loop_.now();
+      set_interest(r.status == net::IoStatus::WantWrite ? net::kWritable : net::kReadable);
       return;
     }
     close();
@@ -688,9 +688,9 @@ void Connection::flush() {
     return;
   }
   release_large_buffers();
-  set_interest(EPOLLIN);
+  set_interest(net::kReadable);
   // Requests left waiting while output was pending.
-  if (request_start_ < in_.size() && (interest_ & EPOLLIN)) {
+  if (request_start_ < in_.size() && (interest_ & net::kReadable)) {
     process_input();
     if (out_sent_ < out_.size()) flush();
   }
@@ -743,7 +743,7 @@ void Connection::begin_linger() {
   stream_.close_sending();
   phase_ = Phase::Lingering;
   linger_until_ = loop_.now() + kLingerTime;
-  set_interest(EPOLLIN);
+  set_interest(net::kReadable);
   linger_read();
 }
 

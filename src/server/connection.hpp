@@ -34,7 +34,7 @@ class Connection final : public net::Watcher {
   Connection(ServerLoop& loop, net::Stream stream, std::string peer, ConnectionFraming framing);
   ~Connection();
 
-  /// Registers with the loop; false when epoll refuses (the caller destroys it).
+  /// Registers with the loop; false when the loop refuses (the caller destroys it).
   bool start();
   void on_event(uint32_t events) override;
   /// The coarse tick: closes the connection when its current phase ran out of time.

@@ -55,8 +55,8 @@ void ServerLoop::set_listening(bool on) noexcept {
   for (auto& l : listeners_) {
     if (on == l->registered) continue;
     if (on) {
-      // EPOLLEXCLUSIVE: a new connection wakes one loop, not all of them.
-      l->registered = loop_->add(l->listener().fd.get(), EPOLLIN | EPOLLEXCLUSIVE, l.get());
+      // net::kExclusive: a new connection wakes one loop, not all of them.
+      l->registered = loop_->add(l->listener().fd.get(), net::kReadable | net::kExclusive, l.get());
     } else {
       loop_->remove(l->listener().fd.get());
       l->registered = false;
@@ -92,7 +92,9 @@ bool ServerLoop::process() {
 
 std::chrono::milliseconds ServerLoop::host_timeout() {
   if (ended_) return std::chrono::milliseconds(-1);
-  if (open_ == 0 && refusals_.empty() && !accept_paused_ && !stop_seen_ && !loop_->has_tasks())
+  // Nothing pending: the descriptor wakes the host for whatever comes, if it can show it.
+  if (open_ == 0 && refusals_.empty() && !accept_paused_ && !stop_seen_ && !loop_->has_tasks() &&
+      loop_->fd_shows_all_events())
     return std::chrono::milliseconds(-1);
   return loop_->next_timeout(kTick);
 }
@@ -140,7 +142,7 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
 }
 
 bool TlsRefusal::start() {
-  interest_ = EPOLLIN;
+  interest_ = net::kReadable;
   if (!loop_.events().add(stream_.fd(), interest_, this)) return false;
   drive();  // the ClientHello is often there already
   return true;
@@ -159,7 +161,7 @@ void TlsRefusal::drive() {
       continue;
     }
     if (r.status == net::IoStatus::WantRead || r.status == net::IoStatus::WantWrite) {
-      uint32_t want = r.status == net::IoStatus::WantRead ? EPOLLIN : EPOLLOUT;
+      uint32_t want = r.status == net::IoStatus::WantRead ? net::kReadable : net::kWritable;
       if (want != interest_ && loop_.events().modify(stream_.fd(), want, this)) interest_ = want;
       return;
     }
@@ -169,8 +171,8 @@ void TlsRefusal::drive() {
   if (!lingering_) {
     stream_.close_sending();
     lingering_ = true;
-    if (interest_ != EPOLLIN && loop_.events().modify(stream_.fd(), EPOLLIN, this))
-      interest_ = EPOLLIN;
+    if (interest_ != net::kReadable && loop_.events().modify(stream_.fd(), net::kReadable, this))
+      interest_ = net::kReadable;
   }
   // Whatever the peer still sends (its request) is dropped until it closes: closing with
   // unread bytes would reset the connection, and the peer could lose the 503 to it.

@@ -45,7 +45,7 @@ class TlsRefusal final : public net::Watcher {
   TlsRefusal(ServerLoop& loop, net::Stream stream, std::string_view answer,
              Clock::time_point deadline)
       : loop_(loop), stream_(std::move(stream)), answer_(answer), deadline_(deadline) {}
-  /// Registers with the loop and starts; false when epoll refuses.
+  /// Registers with the loop and starts; false when the loop refuses.
   bool start();
   void on_event(uint32_t events) override;
   /// Closes the socket (at the deadline, on stop, or when done).
@@ -78,7 +78,7 @@ class ServerLoop {
   /// How long one may take, handshake to close.
   static constexpr std::chrono::seconds kTlsRefusalTime{3};
 
-  /// Errors: InvalidArgument (no epoll or eventfd: out of file descriptors).
+  /// Errors: InvalidArgument (no event loop: out of file descriptors).
   static Result<std::unique_ptr<ServerLoop>> create(ServerCore& core);
   ~ServerLoop();
 

@@ -133,6 +133,17 @@ static void on_other(cw_status status, const cw_value* result, const cw_error* e
     ++s->other;
 }
 
+/* What an idle server's loop says: -1 (sleep on the descriptor alone) where that descriptor
+ * shows every socket (epoll); at most 5 ms where none can (poll: docs/porting.md), so the
+ * host calls in to see new connections. */
+static int idle_server_timeout_ok(int timeout_ms) {
+#if CALLWIRE_LOOP_FD_SHOWS_ALL
+  return timeout_ms == -1;
+#else
+  return timeout_ms >= 0 && timeout_ms <= 5;
+#endif
+}
+
 /* Makes the server and clients and starts every call; the loop then runs until
  * scenario_finished(). */
 static int scenario_start(struct scenario* s) {
@@ -148,7 +159,7 @@ static int scenario_start(struct scenario* s) {
   s->silent = hl_client_new(url);
   if (!s->client || !s->silent || cw_cancel_new(&s->cancel) != CW_OK) return 0;
   CHECK(cw_server_loop_fd(s->server) >= 0);
-  CHECK(cw_server_loop_timeout_ms(s->server) == -1); /* no connection to time out */
+  CHECK(idle_server_timeout_ok(cw_server_loop_timeout_ms(s->server))); /* no connection */
   CHECK(cw_client_loop_fd(s->client) >= 0);
   CHECK(cw_client_loop_timeout_ms(s->client) == -1); /* nothing pending yet */
   for (i = 0; i < kAddCalls; ++i) {

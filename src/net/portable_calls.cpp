@@ -1,0 +1,96 @@
+#include "net/portable_calls.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace callwire::net {
+
+namespace {
+
+// Close-on-exec and, when asked, non-blocking, on a descriptor made without them.
+bool set_fd_flags(int fd, bool nonblocking) noexcept {
+  if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return false;
+  if (!nonblocking) return true;
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+// A descriptor that failed its setup: closed, errno kept.
+int fail_closed(int fd) noexcept {
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return -1;
+}
+
+}  // namespace
+
+void prepare_for_send(int fd) noexcept {
+#if CALLWIRE_HAVE_SO_NOSIGPIPE && !CALLWIRE_HAVE_MSG_NOSIGNAL
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#else
+  (void)fd;
+#endif
+}
+
+int open_stream_socket(int family, bool nonblocking) noexcept {
+#if CALLWIRE_HAVE_SOCK_CLOEXEC
+  const int fd =
+      ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+  if (fd < 0) return -1;
+#else
+  const int fd = ::socket(family, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  if (!set_fd_flags(fd, nonblocking)) return fail_closed(fd);
+#endif
+  prepare_for_send(fd);
+  return fd;
+}
+
+int accept_nonblocking(int listen_fd, sockaddr* address, socklen_t* length) noexcept {
+#if CALLWIRE_HAVE_ACCEPT4
+  const int fd = ::accept4(listen_fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0) return -1;
+#else
+  // Between accept and fcntl another thread's fork+exec could inherit it: the window
+  // accept4 closes, and the reason it is used where it exists.
+  const int fd = ::accept(listen_fd, address, length);
+  if (fd < 0) return -1;
+  if (!set_fd_flags(fd, true)) return fail_closed(fd);
+#endif
+  prepare_for_send(fd);
+  return fd;
+}
+
+ssize_t send_nosignal(int fd, const void* data, size_t size, bool dont_wait) noexcept {
+  const int wait_flag = dont_wait ? MSG_DONTWAIT : 0;
+#if CALLWIRE_HAVE_MSG_NOSIGNAL
+  return ::send(fd, data, size, MSG_NOSIGNAL | wait_flag);
+#elif CALLWIRE_HAVE_SO_NOSIGPIPE
+  return ::send(fd, data, size, wait_flag);
+#else
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  const ssize_t n = ::send(fd, data, size, wait_flag);
+  const int err = errno;
+  if (n < 0 && err == EPIPE && !sigismember(&old, SIGPIPE)) {
+    // The SIGPIPE this send raised waits on this thread: taken, so unblocking delivers nothing.
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+      int taken;
+      sigwait(&pipe_only, &taken);
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return n;
+#endif
+}
+
+}  // namespace callwire::net

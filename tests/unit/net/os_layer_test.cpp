@@ -1,0 +1,171 @@
+// The OS layer's pieces on socketpairs, whichever backend the build chose (epoll, or poll in a
+// portable build): the poller's interest and readiness, the wake-up descriptor, sends that
+// never raise SIGPIPE, and sockets opened and accepted non-blocking and close-on-exec.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+#include "net/event_loop.hpp"
+#include "net/poller.hpp"
+#include "net/portable_calls.hpp"
+#include "net/wake_fd.hpp"
+
+namespace callwire::net {
+namespace {
+
+struct Pair {
+  UniqueFd a, b;
+  Pair() {
+    int fds[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    a.reset(fds[0]);
+    b.reset(fds[1]);
+  }
+};
+
+bool readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1;
+}
+
+TEST(Poller, ReportsWhatIsReadyWithItsData) {
+  Poller poller = Poller::create().value();
+  Pair one, two;
+  int tag_one = 1, tag_two = 2;
+  ASSERT_TRUE(poller.add(one.a.get(), kReadable, &tag_one));
+  ASSERT_TRUE(poller.add(two.a.get(), kReadable, &tag_two));
+  EXPECT_FALSE(poller.add(two.a.get(), kReadable, &tag_two)) << "added twice";
+  ReadyEvent events[8];
+  EXPECT_EQ(poller.wait(events, 8, 0), 0);
+  ASSERT_EQ(::write(two.b.get(), "x", 1), 1);
+  ASSERT_EQ(poller.wait(events, 8, 1000), 1);
+  EXPECT_EQ(events[0].data, &tag_two);
+  EXPECT_TRUE(events[0].events & kReadable);
+  // Writable interest on the other: ready at once (its buffer is empty).
+  ASSERT_TRUE(poller.modify(one.a.get(), kWritable, &tag_one));
+  ASSERT_EQ(poller.wait(events, 8, 1000), 2);
+  // Removed, it is silent; the peer's close shows as readable or hangup on the other.
+  poller.remove(two.a.get());
+  two.b.reset();
+  ASSERT_EQ(poller.wait(events, 8, 1000), 1);
+  EXPECT_EQ(events[0].data, &tag_one);
+  ASSERT_TRUE(poller.modify(one.a.get(), kReadable, &tag_one));
+  one.b.reset();
+  ASSERT_EQ(poller.wait(events, 8, 1000), 1);
+  EXPECT_TRUE(events[0].events & (kReadable | kHangup));
+  EXPECT_FALSE(poller.modify(two.a.get(), kReadable, &tag_two)) << "modified after removal";
+}
+
+TEST(Poller, ManyReadyAreAllSeenAcrossSmallBatches) {
+  Poller poller = Poller::create().value();
+  std::vector<Pair> pairs(10);
+  std::vector<int> tags(10);
+  for (int i = 0; i < 10; ++i) {
+    tags[i] = i;
+    ASSERT_TRUE(poller.add(pairs[i].a.get(), kReadable, &tags[i]));
+    ASSERT_EQ(::write(pairs[i].b.get(), "x", 1), 1);
+  }
+  // Three at a time, each one read once seen: all ten come, none twice.
+  std::vector<int> seen;
+  ReadyEvent events[3];
+  for (int round = 0; round < 10 && seen.size() < 10; ++round) {
+    int n = poller.wait(events, 3, 1000);
+    for (int k = 0; k < n; ++k) {
+      int i = *static_cast<int*>(events[k].data);
+      char c;
+      ASSERT_EQ(::read(pairs[i].a.get(), &c, 1), 1);
+      seen.push_back(i);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(WakeFd, RaisedUntilCleared) {
+  WakeFd wake = WakeFd::create().value();
+  EXPECT_FALSE(readable(wake.fd()));
+  wake.raise();
+  wake.raise();  // twice is as once
+  EXPECT_TRUE(readable(wake.fd()));
+  wake.clear();
+  EXPECT_FALSE(readable(wake.fd()));
+  for (int i = 0; i < 100000; ++i) wake.raise();  // a full pipe does not block the raiser
+  EXPECT_TRUE(readable(wake.fd()));
+  wake.clear();
+  EXPECT_FALSE(readable(wake.fd()));
+  EXPECT_TRUE(fcntl(wake.fd(), F_GETFD) & FD_CLOEXEC);
+}
+
+TEST(EventLoop, AWakeFromAnotherThreadRunsItsTask) {
+  auto loop = EventLoop::create().value();
+  bool ran = false;
+  loop->post([&] {
+    ran = true;
+    loop->quit();
+  });
+  loop->run(
+      std::chrono::milliseconds(1000), [] {}, [](bool) {});
+  EXPECT_TRUE(ran);
+}
+
+TEST(PortableCalls, ASendToAClosedPeerFailsWithoutSigpipe) {
+  // SIGPIPE's default action ends the process: the test would not return if one came.
+  struct sigaction old_action {};
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigaction(SIGPIPE, &default_action, &old_action);
+  Pair pair;
+  pair.b.reset();
+  char bytes[4096] = {};
+  ssize_t n = 0;
+  for (int i = 0; i < 4 && n >= 0; ++i) n = send_nosignal(pair.a.get(), bytes, sizeof bytes, false);
+  const int err = errno;
+  sigaction(SIGPIPE, &old_action, nullptr);
+  EXPECT_EQ(n, -1);
+  EXPECT_EQ(err, EPIPE);
+  sigset_t pending;
+  sigpending(&pending);
+  EXPECT_FALSE(sigismember(&pending, SIGPIPE)) << "a SIGPIPE left pending";
+}
+
+TEST(PortableCalls, SocketsOpenAndAcceptNonBlockingAndCloseOnExec) {
+  UniqueFd listener(open_stream_socket(AF_INET, true));
+  ASSERT_TRUE(listener);
+  EXPECT_TRUE(fcntl(listener.get(), F_GETFL) & O_NONBLOCK);
+  EXPECT_TRUE(fcntl(listener.get(), F_GETFD) & FD_CLOEXEC);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(listener.get(), 4), 0);
+  socklen_t length = sizeof a;
+  ASSERT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&a), &length), 0);
+  sockaddr_storage peer{};
+  socklen_t peer_length = sizeof peer;
+  EXPECT_EQ(accept_nonblocking(listener.get(), reinterpret_cast<sockaddr*>(&peer), &peer_length),
+            -1);
+  EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK);
+  UniqueFd client(open_stream_socket(AF_INET, false));
+  ASSERT_TRUE(client);
+  EXPECT_FALSE(fcntl(client.get(), F_GETFL) & O_NONBLOCK);
+  ASSERT_EQ(connect(client.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  pollfd p{listener.get(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 5000), 1);
+  peer_length = sizeof peer;
+  UniqueFd accepted(
+      accept_nonblocking(listener.get(), reinterpret_cast<sockaddr*>(&peer), &peer_length));
+  ASSERT_TRUE(accepted);
+  EXPECT_TRUE(fcntl(accepted.get(), F_GETFL) & O_NONBLOCK);
+  EXPECT_TRUE(fcntl(accepted.get(), F_GETFD) & FD_CLOEXEC);
+}
+
+}  // namespace
+}  // namespace callwire::net

@@ -67,22 +67,22 @@ void EventLoop::run(std::chrono::milliseconds tick, const std::function<void()>&
   constexpr int kMaxEvents = 256;
   ReadyEvent events[kMaxEvents];
   std::vector<std::function<void()>> tasks;
-  auto now = Clock::now();
-  auto next_tick = now + tick;
+  now_ = Clock::now();
+  auto next_tick = now_ + tick;
   quit_ = false;
   while (!quit_) {
     int timeout = 0;
-    if (next_tick > now)
+    if (next_tick > now_)
       timeout = static_cast<int>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now).count() + 1);
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now_).count() + 1);
     int n = poller_.wait(events, kMaxEvents, timeout);
+    now_ = Clock::now();  // one clock read per turn, before the events it times
     bool woken = dispatch(events, n, tasks);
     after_events(woken);
-    now = Clock::now();  // one clock read per turn of the loop
-    if (now >= next_tick) {
+    if (now_ >= next_tick) {
       on_tick();
-      now = Clock::now();
-      next_tick = now + tick;
+      now_ = Clock::now();
+      next_tick = now_ + tick;
     }
   }
 }
@@ -93,14 +93,15 @@ bool EventLoop::run_once(std::chrono::milliseconds tick, const std::function<voi
   constexpr int kMaxEvents = 64;  // the descriptor stays readable: the host comes back for more
   ReadyEvent events[kMaxEvents];
   std::vector<std::function<void()>> tasks;
-  if (next_tick_ == Clock::time_point{}) next_tick_ = Clock::now() + tick;
   int n = poller_.wait(events, kMaxEvents, 0);
+  now_ = Clock::now();  // before the events it times
+  if (next_tick_ == Clock::time_point{}) next_tick_ = now_ + tick;
   bool woken = dispatch(events, n, tasks);
   after_events(woken);
-  auto now = Clock::now();
-  if (now >= next_tick_) {
+  if (now_ >= next_tick_) {
     on_tick();
-    next_tick_ = Clock::now() + tick;
+    now_ = Clock::now();
+    next_tick_ = now_ + tick;
   }
   return !quit_;
 }

@@ -71,6 +71,12 @@ class EventLoop {
   /// Whether tasks posted have not run yet (any thread).
   bool has_tasks();
 
+  /// The time of the current turn: read once as a turn's events arrive, before they are
+  /// dispatched (so what they start is timed from then, not from the last tick), and again
+  /// by refresh_now(). The loop's thread only.
+  std::chrono::steady_clock::time_point now() const noexcept { return now_; }
+  void refresh_now() noexcept { now_ = std::chrono::steady_clock::now(); }
+
   /// Wakes the loop (async-signal-safe).
   void wake() noexcept;
   /// Runs `task` on the loop's thread soon.
@@ -88,6 +94,7 @@ class EventLoop {
   std::mutex tasks_mutex_;
   std::vector<std::function<void()>> tasks_;
   std::chrono::steady_clock::time_point next_tick_{};  // run_once's; epoch: not yet started
+  std::chrono::steady_clock::time_point now_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace callwire::net

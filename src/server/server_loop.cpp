@@ -42,7 +42,7 @@ ServerLoop::~ServerLoop() {
 }
 
 void ServerLoop::update_clock() noexcept {
-  now_ = Clock::now();
+  loop_->refresh_now();
   std::time_t t = std::time(nullptr);
   if (t == date_second_) return;
   date_second_ = t;
@@ -117,7 +117,7 @@ void ServerLoop::accept_from(ListenerWatcher& watcher) {
       // stays readable). Open connections are unaffected.
       set_listening(false);
       accept_paused_ = true;
-      resume_accepting_ = now_ + std::chrono::milliseconds(200);
+      resume_accepting_ = now() + std::chrono::milliseconds(200);
     }
     if (accepted.outcome != net::Accepted::Outcome::Connection) return;
     net::UniqueFd& owned = accepted.fd;
@@ -203,7 +203,7 @@ void ServerLoop::refuse_tls(net::UniqueFd fd, ConnectionFraming framing) {
   if (!stream.start_tls(*core_.tls.load(), true)) return;
   try {
     auto refusal =
-        std::make_unique<TlsRefusal>(*this, std::move(stream), answer, now_ + kTlsRefusalTime);
+        std::make_unique<TlsRefusal>(*this, std::move(stream), answer, now() + kTlsRefusalTime);
     refusals_.reserve(kMaxTlsRefusals);
     if (!refusal->start()) return;
     refusals_.push_back(std::move(refusal));  // reserved: cannot throw
@@ -314,21 +314,21 @@ void ServerLoop::shed_if_over_budget() noexcept {
 void ServerLoop::on_tick() {
   update_clock();
   shed_if_over_budget();
-  if (accept_paused_ && !stop_seen_ && now_ >= resume_accepting_) {
+  if (accept_paused_ && !stop_seen_ && now() >= resume_accepting_) {
     accept_paused_ = false;
     set_listening(true);
   }
   for (auto& r : refusals_)
-    if (now_ >= r->deadline()) r->finish();
+    if (now() >= r->deadline()) r->finish();
   reap_refusals();
-  bool past_grace = stop_seen_ && now_ >= stop_deadline_;
+  bool past_grace = stop_seen_ && now() >= stop_deadline_;
   if (past_grace) set_listening(false);
   for (Connection* c = head_; c;) {
     Connection* next = c->next;  // sweep may destroy c
     if (past_grace && !c->busy())
       c->close();
     else
-      c->sweep(now_);
+      c->sweep(now());
     c = next;
   }
   if (stop_seen_) maybe_quit();
@@ -380,7 +380,7 @@ void ServerLoop::reap() noexcept {
 
 void ServerLoop::begin_stop() {
   stop_seen_ = true;
-  stop_deadline_ = now_ + core_.options.stop_grace;
+  stop_deadline_ = now() + core_.options.stop_grace;
   // With a health path, newcomers through the grace are served (each answer closing its
   // connection), so that health checks hear 503 while calls in flight finish, instead of a
   // refused or unanswered connection; on_tick stops accepting when the grace is over.

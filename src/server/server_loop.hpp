@@ -98,8 +98,8 @@ class ServerLoop {
   ServerCore& core() noexcept { return core_; }
   net::EventLoop& events() noexcept { return *loop_; }
   Dispatcher& dispatcher() noexcept { return dispatcher_; }
-  /// The loop's coarse clock: updated every tick and after a wake-up (timeouts are coarse).
-  Clock::time_point now() const noexcept { return now_; }
+  /// The loop's clock: read as each turn's events arrive, every tick and after a wake-up.
+  Clock::time_point now() const noexcept { return loop_->now(); }
   /// The current Date header value ("Sun, 06 Nov 1994 08:49:37 GMT"), refreshed each second.
   std::string_view http_date() const noexcept { return {date_, 29}; }
   bool stopping() const noexcept { return stop_seen_; }
@@ -211,7 +211,6 @@ class ServerLoop {
   bool quit_when_idle_ = false;
   bool ended_ = false;  // host loop: process() has seen the end
   size_t open_ = 0;
-  Clock::time_point now_;
   Clock::time_point resume_accepting_{};  // after EMFILE: accepting pauses until then
   bool accept_paused_ = false;
   bool stop_seen_ = false;

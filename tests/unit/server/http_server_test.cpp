@@ -1,6 +1,7 @@
 // The server and the client end to end over loopback: real sockets, port 0, every wait
 // bounded. Bad HTTP is sent raw; good calls go through callwire's client.
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include <atomic>
 #include <chrono>
@@ -512,6 +513,27 @@ TEST(HttpServer, TimesOutSlowAndIdleConnections) {
   trickle.read_all(2s);
   EXPECT_TRUE(trickle.closed());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+// The idle clock of a connection starts when its answer goes, not at the loop's last tick:
+// the loop reads the time as each turn's events arrive. Before, a connection answered just
+// before a tick could be closed at that tick, its idle time counted from up to a tick (100 ms)
+// earlier; with idle_timeout at one tick, most of these twenty would have been.
+TEST(HttpServer, IdleTimeCountsFromTheAnswerNotFromTheLastTick) {
+  ServerOptions o = TestServer::base_options();
+  o.idle_timeout = 100ms;
+  TestServer t(o);
+  for (int i = 0; i < 20; ++i) {
+    RawSocket s(t.port());
+    ASSERT_TRUE(s.send(post(call_xml("add",
+                                     "<param><value><int>1</int></value></param>"
+                                     "<param><value><int>1</int></value></param>"))));
+    ASSERT_EQ(RawSocket::complete_responses(s.read_responses(1)), 1);
+    // Well inside the idle timeout after the answer: still open.
+    pollfd p{s.fd(), POLLIN, 0};
+    EXPECT_EQ(::poll(&p, 1, 40), 0) << "closed less than 40 ms after its answer, try " << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(7 * i % 50));  // another tick phase
+  }
 }
 
 TEST(HttpServer, ConnectionCapRefusesNewcomersOnly) {

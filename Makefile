@@ -4,7 +4,8 @@
 #                  examples): no test lab
 #   make build     the library, the command, the examples and the tests (the whole test lab)
 #   make test      build and run every test (ctest)
-#   make sanitize  the unit tests under ASan+UBSan, the threaded ones under TSan
+#   make sanitize  every test under ASan+UBSan in a portable build (POSIX fallbacks and
+#                  poll(2): docs/porting.md), the threaded ones under TSan (native, epoll)
 #   make fuzz      each libFuzzer driver for FUZZ_SECONDS seconds
 #   make fuzz-long each driver for FUZZ_LONG_SECONDS (600); what adds coverage is merged
 #                  into tests/fuzz/corpus/<driver>/ (commit it)
@@ -56,7 +57,7 @@ test: build
 sanitize: setup
 	@cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
 	  -DCMAKE_C_COMPILER=clang -DCALLWIRE_SANITIZE=address,undefined -DCALLWIRE_WERROR=ON \
-	  $(CMAKE_FLAGS) >/dev/null
+	  -DCALLWIRE_PORTABLE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build/asan -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) --timeout 600

@@ -10,8 +10,9 @@ namespace callwire::net {
 
 namespace {
 
-// Close-on-exec and, when asked, non-blocking, on a descriptor made without them.
-bool set_fd_flags(int fd, bool nonblocking) noexcept {
+// Close-on-exec and, when asked, non-blocking, on a descriptor made without them (unused
+// where the system sets both as it makes one).
+[[maybe_unused]] bool set_fd_flags(int fd, bool nonblocking) noexcept {
   if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return false;
   if (!nonblocking) return true;
   const int flags = fcntl(fd, F_GETFL);
@@ -19,7 +20,7 @@ bool set_fd_flags(int fd, bool nonblocking) noexcept {
 }
 
 // A descriptor that failed its setup: closed, errno kept.
-int fail_closed(int fd) noexcept {
+[[maybe_unused]] int fail_closed(int fd) noexcept {
   const int err = errno;
   ::close(fd);
   errno = err;

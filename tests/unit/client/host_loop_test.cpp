@@ -202,7 +202,9 @@ TEST(HostLoop, CancellationAndDeadlineEndInProcess) {
   EXPECT_FALSE(timed_out);
   // Until the earliest deadline (200 ms from the start), not every tick of the sweep: the
   // other call's deadline is 30 s away. With poll, every few milliseconds all the same.
-  if (loop_fd_shows_all()) EXPECT_GT(client.loop_timeout().count(), 100);
+  if (loop_fd_shows_all()) {
+    EXPECT_GT(client.loop_timeout().count(), 100);
+  }
   EXPECT_LE(client.loop_timeout().count(), loop_fd_shows_all() ? 200 : 5);
   stop.request_stop();  // wakes the client's descriptor
   pollfd p{client.loop_fd(), POLLIN, 0};
@@ -240,10 +242,11 @@ TEST(HostLoop, AServerIdleForLongTimesANewcomerFromNow) {
   to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
   pollfd p{server.loop_fd(), POLLIN, 0};
-  if (loop_fd_shows_all())
+  if (loop_fd_shows_all()) {
     ASSERT_EQ(::poll(&p, 1, 5000), 1);
-  else  // the descriptor cannot show it: the host calls in when told to
+  } else {  // the descriptor cannot show it: the host calls in when told to
     ::poll(&p, 1, int(server.loop_timeout().count()));
+  }
   EXPECT_TRUE(server.process());  // accepts
   EXPECT_TRUE(server.process());
   std::string body =

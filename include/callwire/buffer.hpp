@@ -59,6 +59,15 @@ class CALLWIRE_API Buffer {
   void truncate(size_t n) noexcept {
     if (n < size_) size_ = n;
   }
+  /// Removes the first `n` bytes (all of them when n >= size()); the rest moves to the front.
+  void drop_front(size_t n) noexcept {
+    if (n >= size_) {
+      size_ = 0;
+      return;
+    }
+    if (n > 0) std::memmove(data_, data_ + n, size_ - n);
+    size_ -= n;
+  }
   void reserve(size_t n) {
     if (n > capacity_) grow_to(n);
   }

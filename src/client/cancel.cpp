@@ -4,15 +4,15 @@ namespace callwire::detail {
 
 SyncCancel::SyncCancel(const std::stop_token& token) : token_(token) {
   if (!token_.stop_possible()) return;
-  // One eventfd per calling thread, made at its first cancellable call.
-  thread_local std::unique_ptr<net::Waker> thread_waker = net::Waker::create();
-  waker_ = thread_waker.get();
+  // One wake-up descriptor per calling thread, made at its first cancellable call.
+  thread_local Result<net::WakeFd> thread_waker = net::WakeFd::create();
+  waker_ = thread_waker ? &*thread_waker : nullptr;
   if (waker_) callback_.emplace(token_, Wake{waker_});
 }
 
 SyncCancel::~SyncCancel() {
   callback_.reset();
-  if (waker_) waker_->drain();
+  if (waker_) waker_->clear();
 }
 
 std::unique_ptr<AsyncCancel> AsyncCancel::watch(const std::stop_token& token,

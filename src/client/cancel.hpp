@@ -40,11 +40,11 @@ class SyncCancel {
 
  private:
   struct Wake {
-    net::Waker* waker;
-    void operator()() const noexcept { waker->wake(); }
+    net::WakeFd* waker;
+    void operator()() const noexcept { waker->raise(); }
   };
   std::stop_token token_;
-  net::Waker* waker_ = nullptr;
+  net::WakeFd* waker_ = nullptr;
   std::optional<std::stop_callback<Wake>> callback_;
 };
 

@@ -224,17 +224,16 @@ ClientConnection::Wait ClientConnection::open_upgrade() {
     done(Error(code, "opening the WebSocket: " + why), false);
     return Wait::None;
   };
-  while (opening_sent_ < opening_.size()) {
-    net::IoResult r =
-        stream_.write(opening_.data() + opening_sent_, opening_.size() - opening_sent_);
-    if (r.status == net::IoStatus::Ok) {
-      opening_sent_ += r.n;
-      continue;
-    }
-    if (r.status == net::IoStatus::WantWrite) return Wait::Write;
-    if (r.status == net::IoStatus::WantRead) return Wait::Read;
-    return fail(Errc::ConnectionClosed,
-                stream_.error().empty() ? std::string("connection closed") : stream_.error());
+  switch (write_from(opening_.view(), opening_sent_)) {
+    case net::IoStatus::Ok:
+      break;
+    case net::IoStatus::WantWrite:
+      return Wait::Write;
+    case net::IoStatus::WantRead:
+      return Wait::Read;
+    case net::IoStatus::Eof:
+    case net::IoStatus::Error:
+      return fail(Errc::ConnectionClosed, stream_error());
   }
   for (;;) {
     net::IoResult r = stream_.read(in_.prepare(kReadChunk), kReadChunk);
@@ -255,9 +254,7 @@ ClientConnection::Wait ClientConnection::open_upgrade() {
       return Wait::None;
     }
     // What came after the 101 is the server's first frames.
-    const size_t rest = in_.size() - p.consumed;
-    if (rest > 0) std::memmove(in_.data(), in_.data() + p.consumed, rest);
-    in_.truncate(rest);
+    in_.drop_front(p.consumed);
     chunked_body_.clear();
     state_ = State::Sending;
     apply_blocking_mode();
@@ -294,35 +291,41 @@ bool ClientConnection::refresh_socket_timeout() {
   return true;
 }
 
-ClientConnection::Wait ClientConnection::send() {
-  while (sent_ < request_.size()) {
+net::IoStatus ClientConnection::write_from(std::string_view bytes, size_t& sent) {
+  while (sent < bytes.size()) {
     // Checked against the clock again only once time may have passed in an earlier send or
     // receive of this exchange (begin() just did). Past the deadline, the caller's wait on
     // the socket says so.
-    if (blocking_ && !timeout_fresh_ && !refresh_socket_timeout()) return Wait::Write;
+    if (blocking_ && !timeout_fresh_ && !refresh_socket_timeout()) return net::IoStatus::WantWrite;
     timeout_fresh_ = false;
-    net::IoResult r = stream_.write(request_.data() + sent_, request_.size() - sent_);
-    switch (r.status) {
-      case net::IoStatus::Ok:
-        sent_ += r.n;
-        continue;
-      case net::IoStatus::WantWrite:
-        return Wait::Write;
-      case net::IoStatus::WantRead:
-        return Wait::Read;
-      case net::IoStatus::Eof:
-      case net::IoStatus::Error:
-        if (read_early_refusal()) return Wait::None;
-        if (used_before_) stale_ = true;
-        done(
-            Error(
-                stream_.is_tls() && !stream_.error().starts_with("send") ? Errc::TlsError
-                                                                         : Errc::ConnectionClosed,
-                "sending the request: " +
-                    (stream_.error().empty() ? std::string("connection closed") : stream_.error())),
-            false);
-        return Wait::None;
-    }
+    net::IoResult r = stream_.write(bytes.data() + sent, bytes.size() - sent);
+    if (r.status != net::IoStatus::Ok) return r.status;
+    sent += r.n;
+  }
+  return net::IoStatus::Ok;
+}
+
+std::string ClientConnection::stream_error() const {
+  return stream_.error().empty() ? std::string("connection closed") : stream_.error();
+}
+
+ClientConnection::Wait ClientConnection::send() {
+  switch (write_from(request_.view(), sent_)) {
+    case net::IoStatus::Ok:
+      break;
+    case net::IoStatus::WantWrite:
+      return Wait::Write;
+    case net::IoStatus::WantRead:
+      return Wait::Read;
+    case net::IoStatus::Eof:
+    case net::IoStatus::Error:
+      if (read_early_refusal()) return Wait::None;
+      if (used_before_) stale_ = true;
+      done(Error(stream_.is_tls() && !stream_.error().starts_with("send") ? Errc::TlsError
+                                                                          : Errc::ConnectionClosed,
+                 "sending the request: " + stream_error()),
+           false);
+      return Wait::None;
   }
   state_ = State::Receiving;
   // A notification over JSON lines is done once sent: no answer is due.
@@ -469,13 +472,7 @@ bool ClientConnection::read_idle() {
   return true;
 }
 
-void ClientConnection::drop_consumed() noexcept {
-  size_t done = parser_->take_consumed();
-  if (done == 0) return;
-  size_t rest = in_.size() - done;
-  if (rest > 0) std::memmove(in_.data(), in_.data() + done, rest);
-  in_.truncate(rest);
-}
+void ClientConnection::drop_consumed() noexcept { in_.drop_front(parser_->take_consumed()); }
 
 bool ClientConnection::streamed_answer() const noexcept {
   return !settings_.framing->transport().carries_fields;
@@ -573,24 +570,16 @@ ClientConnection::Wait ClientConnection::fail_tunnel(Error error) {
 }
 
 ClientConnection::Wait ClientConnection::tunnel() {
-  const std::string& request = settings_.proxy->connect_request;
-  while (tunnel_sent_ < request.size()) {
-    net::IoResult r = stream_.write(request.data() + tunnel_sent_, request.size() - tunnel_sent_);
-    switch (r.status) {
-      case net::IoStatus::Ok:
-        tunnel_sent_ += r.n;
-        continue;
-      case net::IoStatus::WantWrite:
-        return Wait::Write;
-      case net::IoStatus::WantRead:
-        return Wait::Read;
-      case net::IoStatus::Eof:
-      case net::IoStatus::Error:
-        return fail_tunnel(Error(
-            Errc::ConnectionClosed,
-            "sending CONNECT: " +
-                (stream_.error().empty() ? std::string("connection closed") : stream_.error())));
-    }
+  switch (write_from(settings_.proxy->connect_request, tunnel_sent_)) {
+    case net::IoStatus::Ok:
+      break;
+    case net::IoStatus::WantWrite:
+      return Wait::Write;
+    case net::IoStatus::WantRead:
+      return Wait::Read;
+    case net::IoStatus::Eof:
+    case net::IoStatus::Error:
+      return fail_tunnel(Error(Errc::ConnectionClosed, "sending CONNECT: " + stream_error()));
   }
   for (;;) {
     // The answer is a head alone (a 2xx to CONNECT has no body; another status's body is

@@ -153,6 +153,12 @@ class ClientConnection {
   void apply_blocking_mode();
   // False when the deadline has passed.
   bool refresh_socket_timeout();
+  // Writes bytes[sent..] as far as the socket takes them now (keeping a blocking socket's
+  // timeout near the deadline). Ok: all sent; WantWrite or WantRead: wait; Eof or Error:
+  // failed (stream_error() says why).
+  net::IoStatus write_from(std::string_view bytes, size_t& sent);
+  // The stream's last error, or "connection closed" when it has none (the peer closed).
+  std::string stream_error() const;
   Wait connect_next();
   Wait finish_connect();
   // Connected (and through the proxy's tunnel, if any): TLS if https, then the request.

@@ -8,7 +8,7 @@ ConnectionPool::~ConnectionPool() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    if (waker_) waker_->wake();
+    if (waker_) waker_->raise();
   }
   if (watcher_.joinable()) watcher_.join();
 }
@@ -19,23 +19,21 @@ std::unique_ptr<ClientConnection> ConnectionPool::take_after_watcher() {
     // A notification's handler making a call runs on the watcher: it must not wait for itself.
     if (std::this_thread::get_id() != watcher_.get_id())
       read_done_.wait(lock, [this] { return !idle_.empty() || reading_ == 0; });
-    if (!idle_.empty()) {
-      auto c = std::move(idle_.back());
-      idle_.pop_back();
-      return c;
-    }
+    if (auto c = pop_idle_locked()) return c;
   }
   return std::make_unique<ClientConnection>(settings_);
 }
 
 void ConnectionPool::watch_locked() {
   if (waker_) {
-    waker_->wake();
+    waker_->raise();
     return;
   }
   // Without a descriptor for the waker, idle connections are read at their next call instead.
-  waker_ = net::Waker::create();
-  if (waker_) watcher_ = std::thread([this] { watch_loop(); });
+  auto fd = net::WakeFd::create();
+  if (!fd) return;
+  waker_ = std::move(*fd);
+  watcher_ = std::thread([this] { watch_loop(); });
 }
 
 void ConnectionPool::watch_loop() {
@@ -45,7 +43,7 @@ void ConnectionPool::watch_loop() {
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;
-      waker_->drain();
+      waker_->clear();
       fds.clear();
       for (const auto& c : idle_) fds.push_back(c->fd());
     }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -33,11 +34,7 @@ class ConnectionPool {
   std::unique_ptr<ClientConnection> take() {
     {
       std::lock_guard lock(mutex_);
-      if (!idle_.empty()) {
-        auto c = std::move(idle_.back());
-        idle_.pop_back();
-        return c;
-      }
+      if (auto c = pop_idle_locked()) return c;
       if (reading_ == 0) return std::make_unique<ClientConnection>(settings_);
     }
     return take_after_watcher();
@@ -97,6 +94,13 @@ class ConnectionPool {
   }
 
  private:
+  // The most recently kept idle connection, or null. The caller holds mutex_.
+  std::unique_ptr<ClientConnection> pop_idle_locked() {
+    if (idle_.empty()) return nullptr;
+    auto c = std::move(idle_.back());
+    idle_.pop_back();
+    return c;
+  }
   // take() when the only idle connections are the watcher's to read: waits for them (out of
   // line: the usual take() finds one, or none and no watcher).
   std::unique_ptr<ClientConnection> take_after_watcher();
@@ -111,7 +115,7 @@ class ConnectionPool {
   const size_t max_idle_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<ClientConnection>> idle_;
-  std::unique_ptr<net::Waker> waker_;  // set once the watcher runs
+  std::optional<net::WakeFd> waker_;  // set once the watcher runs
   std::thread watcher_;
   size_t reading_ = 0;  // connections out of idle_ while the watcher reads them
   std::condition_variable read_done_;

@@ -240,9 +240,7 @@ bool Pipeline::read(Connection& c) {
       if (!d->packet) break;
     }
     // Keep only what the decoder left unconsumed (a partial packet or control word).
-    size_t rest = c.in.size() - used;
-    if (used > 0 && rest > 0) std::memmove(c.in.data(), c.in.data() + used, rest);
-    c.in.truncate(rest);
+    c.in.drop_front(used);
     dispatch();  // answered calls made room
   }
 }

@@ -90,11 +90,7 @@ class WebSocketAnswerParser final : public AnswerParser {
     return !closed_ && !failed_ && !stray_;
   }
   std::string_view owed_output() const noexcept override { return owed_.view(); }
-  void output_sent(size_t n) noexcept override {
-    const size_t rest = owed_.size() - n;
-    if (rest > 0) std::memmove(owed_.data(), owed_.data() + n, rest);
-    owed_.truncate(rest);
-  }
+  void output_sent(size_t n) noexcept override { owed_.drop_front(n); }
   bool headers_complete() const noexcept override { return false; }
   const http::Response& response() const noexcept override { return response_; }
   std::string_view error() const noexcept override { return error_; }

@@ -51,7 +51,7 @@ class PendingLookup {
 };
 
 /// resolve() that gives up at `deadline` (Errc::Timeout, naming the host) or when `wake_fd`
-/// (a Waker's; -1: none) is signalled (Errc::Cancelled). Literals resolve at once.
+/// (a WakeFd's; -1: none) is signalled (Errc::Cancelled). Literals resolve at once.
 Result<std::vector<SocketAddress>> resolve_until(const Endpoint& endpoint,
                                                  std::chrono::steady_clock::time_point deadline,
                                                  int wake_fd = -1);

@@ -117,16 +117,6 @@ WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point
   }
 }
 
-std::unique_ptr<Waker> Waker::create() noexcept {
-  try {
-    auto fd = WakeFd::create();
-    if (!fd) return nullptr;
-    return std::unique_ptr<Waker>(new Waker(std::move(*fd)));
-  } catch (...) {  // out of memory: as out of descriptors
-    return nullptr;
-  }
-}
-
 Result<bool> ready_adopted_socket(int fd) {
   const std::string name = "descriptor " + std::to_string(fd);
   int type = 0;

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,27 +48,10 @@ bool wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadl
 
 /// What a wait for a descriptor ended with.
 enum class WaitResult : uint8_t { Ready, Timeout, Woken };
-/// As wait_fd, and Woken as soon as `wake_fd` (a Waker's; -1: none) is signalled, also when it
+/// As wait_fd, and Woken as soon as `wake_fd` (a WakeFd's; -1: none) is signalled, also when it
 /// already was. Ready wins when both are.
 WaitResult wait_fd(int fd, bool for_write, std::chrono::steady_clock::time_point deadline,
                    int wake_fd) noexcept;
-
-/// A descriptor (WakeFd) that one thread waits on (wait_fd's `wake_fd`) and any thread signals: how
-/// a synchronous call learns that another thread cancelled it. Ownership: owns the descriptor.
-/// Thread-safety: wake() from any thread (and from a signal handler); the rest from the waiter.
-class Waker {
- public:
-  /// Null when no descriptor is left.
-  static std::unique_ptr<Waker> create() noexcept;
-  int fd() const noexcept { return fd_.fd(); }
-  void wake() noexcept { fd_.raise(); }
-  /// Unsignals it, for the next wait.
-  void drain() noexcept { fd_.clear(); }
-
- private:
-  explicit Waker(WakeFd fd) noexcept : fd_(std::move(fd)) {}
-  WakeFd fd_;
-};
 
 /// Readies a descriptor someone hands over (inetd, socketpair(), a parent process): it must be
 /// a connected stream socket; it is made non-blocking and close-on-exec. Returns whether it is
@@ -141,7 +123,7 @@ std::vector<IdleState> watch_idle(std::span<const int> fds,
                                   std::chrono::steady_clock::time_point deadline);
 
 /// Waits, with no deadline, until one of `fds` is readable (or closed, or in error) or
-/// `wake_fd` (a Waker's) is signalled; `ready` is then the descriptors of `fds` that are
+/// `wake_fd` (a WakeFd's) is signalled; `ready` is then the descriptors of `fds` that are
 /// (empty when only the waker was). A client's watch over its idle connections.
 void wait_readable(std::span<const int> fds, int wake_fd, std::vector<int>& ready);
 

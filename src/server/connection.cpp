@@ -299,15 +299,8 @@ void Connection::process_input() {
   }
   if (busy_) return;
   // Keep the unconsumed start of the next request at the front of the buffer.
-  if (request_start_ == in_.size()) {
-    in_.clear();
-    request_start_ = 0;
-  } else if (request_start_ > 0) {
-    size_t rest = in_.size() - request_start_;
-    std::memmove(in_.data(), in_.data() + request_start_, rest);
-    in_.truncate(rest);
-    request_start_ = 0;
-  }
+  in_.drop_front(request_start_);
+  request_start_ = 0;
 }
 
 bool Connection::refused_on_head(const http::Request& request) {

@@ -1,5 +1,5 @@
-// Buffer::room_after: the readable bytes after a view that lies in the buffer's storage, which
-// lets the JSON reader read a body in place (json::kPadding of them).
+// Buffer: room_after (the readable bytes after a view that lies in the buffer's storage, which
+// lets the JSON reader read a body in place, json::kPadding of them), and drop_front.
 #include "callwire/buffer.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +56,19 @@ TEST(Buffer, RoomAfterFollowsTheStorageAsItGrows) {
   b.prepare(1 << 20);  // spare capacity after the contents: what a reader may load past them
   std::string_view body = b.view();
   EXPECT_GE(b.room_after(body), size_t{1} << 20);
+}
+
+TEST(Buffer, DropFrontKeepsTheRestAtTheFront) {
+  Buffer b;
+  b.append("header|body");
+  b.drop_front(0);
+  EXPECT_EQ(b.view(), "header|body");
+  b.drop_front(7);
+  EXPECT_EQ(b.view(), "body");
+  b.drop_front(10);  // more than there is: all of it
+  EXPECT_TRUE(b.empty());
+  b.append("again");
+  EXPECT_EQ(b.view(), "again");
 }
 
 }  // namespace

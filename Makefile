@@ -22,7 +22,7 @@ CMAKE_FLAGS ?=
 # comes first on PATH may not have it.
 PYTHON3 ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all setup setup-demo build demo test sanitize fuzz-build fuzz fuzz-long bench bench-peers deb docs clean
+.PHONY: all setup setup-demo build demo test sanitize libcxx fuzz-build fuzz fuzz-long bench bench-peers deb docs clean
 
 all: build
 
@@ -66,6 +66,16 @@ sanitize: setup
 	@cmake --build build/tsan -j $(JOBS) --target http_e2e_test server_test dispatch_test protocol_test capi_rpc_test client_e2e_test
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --test-dir build/tsan --output-on-failure -j $(JOBS) --timeout 600 -R '^((e2e|server|dispatch|protocol)\..*|capi\.rpc|client\.(Pipeline|Probe|AdoptedClient|ResponseHead|Cancel|NameLookup|Failover|JsonLinesClient|WebSocketClient)\..*)$$'
+
+# clang 19 with libc++ (macOS's standard library), warnings as errors, unoptimized (the fastest
+# to build): the library, the command, the examples and every test that links no C++ library
+# built for libstdc++ (docs/porting.md). Install and style tests are make test's.
+libcxx: setup
+	@cmake -S . -B build/libcxx -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_FLAGS=-stdlib=libc++ -DCALLWIRE_WERROR=ON \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build/libcxx -j $(JOBS)
+	@ctest --test-dir build/libcxx --output-on-failure -j $(JOBS) --timeout 300 -E '^(install|style)\.'
 
 fuzz-build: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

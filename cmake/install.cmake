@@ -45,6 +45,16 @@ foreach(dir CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_INCLUDEDIR CALLWIRE_PKGCONFIG_DIR
 endforeach()
 file(RELATIVE_PATH CALLWIRE_PC_TO_PREFIX /prefix/${CALLWIRE_PKGCONFIG_DIR} /prefix)
 string(REGEX REPLACE "/$" "" CALLWIRE_PC_TO_PREFIX "${CALLWIRE_PC_TO_PREFIX}")
+# A libc++ build: its runtime, and the flag its <stop_token> needs (CMakeLists.txt).
+set(CALLWIRE_PC_CFLAGS)
+foreach(flag IN LISTS CALLWIRE_STOP_TOKEN_FLAGS)
+  string(APPEND CALLWIRE_PC_CFLAGS " ${flag}")
+endforeach()
+if(CALLWIRE_LIBCXX)
+  set(CALLWIRE_PC_CXX_RUNTIME c++)
+else()
+  set(CALLWIRE_PC_CXX_RUNTIME stdc++)
+endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/callwire.pc.in ${PROJECT_BINARY_DIR}/callwire.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/callwire.pc DESTINATION ${CALLWIRE_PKGCONFIG_DIR}
         COMPONENT dev)

@@ -29,6 +29,7 @@ demo_packages=(
 packages=(
   "${demo_packages[@]}"
   clang libclang-rt-14-dev             # libFuzzer and the sanitizers' runtimes
+  clang-19 libc++-19-dev libc++abi-19-dev  # make libcxx: macOS's standard library, built on Linux
   libgtest-dev libgmock-dev            # unit tests
   libbenchmark-dev                     # make bench
   libexpat1-dev                        # differential test of the reader; a bench peer

@@ -4,8 +4,11 @@
 // level and the nested values.
 #include "call_params.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -138,16 +141,16 @@ std::optional<std::string> convert_scalar(std::string_view text, Value& out) {
       }
       return std::string("not a decimal number");
     }
-    std::string_view digits = body[0] == '+' ? body.substr(1) : body;
-    double d = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d,
-                                     std::chars_format::general);
-    if (ec == std::errc::result_out_of_range) {
+    // strtod, not from_chars: libc++ had no from_chars for doubles before LLVM 20. The
+    // command never calls setlocale, so its locale is "C" and the point is '.'.
+    const std::string digits(body);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(digits.c_str(), &end);
+    if (errno == ERANGE && (d == 0 || std::isinf(d))) {
       return std::string("out of the range of a double");
     }
-    if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-      return std::string("not a decimal number");
-    }
+    if (end != digits.c_str() + digits.size()) return std::string("not a decimal number");
     out = Value(d);
   } else if (starts("b/")) {
     std::string word = lowercase(body);

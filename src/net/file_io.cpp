@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+extern char** environ;  // POSIX: declared by no header
+
 namespace callwire::net {
 
 bool write_all(int fd, std::string_view bytes) noexcept {
@@ -26,6 +28,10 @@ bool read_exact(int fd, char* dst, size_t n) noexcept {
   }
   return true;
 }
+
+int standard_input() noexcept { return STDIN_FILENO; }
+int standard_output() noexcept { return STDOUT_FILENO; }
+char** process_environment() noexcept { return environ; }
 
 void remove_file(const std::string& path) noexcept { ::unlink(path.c_str()); }
 

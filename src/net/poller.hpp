@@ -62,7 +62,7 @@ class Poller {
   std::vector<pollfd> fds_;                // poll's: the watched descriptors
   std::vector<void*> data_;                // data_[i] is fds_[i]'s
   std::unordered_map<int, size_t> index_;  // fd -> its place in fds_
-  size_t start_ = 0;                       // where the next wait begins to look (fairness)
+  [[maybe_unused]] size_t start_ = 0;      // where the next wait begins to look (fairness)
 };
 
 }  // namespace callwire::net

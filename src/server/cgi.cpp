@@ -17,8 +17,6 @@
 #include "http/syntax.hpp"
 #include "net/file_io.hpp"
 
-extern char** environ;
-
 namespace callwire {
 
 namespace detail {
@@ -160,7 +158,8 @@ int serve_cgi_on(Registry& registry, const CgiOptions& options, const char* cons
 }  // namespace detail
 
 int serve_cgi(Registry& registry, const CgiOptions& options) {
-  return detail::serve_cgi_on(registry, options, environ, STDIN_FILENO, STDOUT_FILENO);
+  return detail::serve_cgi_on(registry, options, net::process_environment(), net::standard_input(),
+                              net::standard_output());
 }
 
 }  // namespace callwire

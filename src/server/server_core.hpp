@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/shared_slot.hpp"
 #include "callwire/registry.hpp"
 #include "callwire/server.hpp"
 #include "http/request_parser.hpp"
@@ -41,7 +42,7 @@ struct ServerCore {
   http::RequestLimits request_limits;
   // The TLS context new connections take (Server::reload_tls swaps it; a connection keeps the
   // one it started with: OpenSSL counts its references). Null without a certificate.
-  std::atomic<std::shared_ptr<net::TlsContext>> tls;
+  SharedSlot<net::TlsContext> tls;
   bool serves_tls = false;  // a certificate was given: HTTP over TCP is TLS
   std::vector<Listener> listeners;
   std::unique_ptr<WorkerPool> pool;  // null: handlers run on the loops

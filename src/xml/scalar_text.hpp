@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/read_double.hpp"
+
 namespace callwire::xml::scalar {
 
 /// Without the XML white space (space, tab, CR, LF) around it: peers pretty-print scalars.
@@ -49,7 +51,7 @@ inline bool parse_double(std::string_view s, double& out) {
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   size_t mantissa_start = i;
-  size_t int_digits = 0, frac_digits = 0, leading_frac_zeros = 0;  // int_digits: significant
+  size_t int_digits = 0, leading_frac_zeros = 0;  // int_digits: significant
   bool int_nonzero = false, frac_nonzero_seen = false;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
     int_nonzero |= s[i] != '0';
@@ -58,7 +60,6 @@ inline bool parse_double(std::string_view s, double& out) {
   if (i < s.size() && s[i] == '.') {
     ++i;
     for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-      ++frac_digits;
       if (s[i] != '0') frac_nonzero_seen = true;
       if (!frac_nonzero_seen) ++leading_frac_zeros;
     }
@@ -77,8 +78,7 @@ inline bool parse_double(std::string_view s, double& out) {
   }
   if (i != s.size()) return false;
   double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data() + mantissa_start, s.data() + s.size(), v,
-                                   std::chars_format::general);
+  auto [ptr, ec] = read_double(s.data() + mantissa_start, s.data() + s.size(), v);
   if (ptr != s.data() + s.size()) return false;
   if (ec == std::errc::result_out_of_range) {
     // Below the smallest double is zero; above the largest is refused.

@@ -235,7 +235,9 @@ TEST(Health, OkWhileServingUnavailableWhileStopping) {
   o.health_path = "/healthz";
   o.handler_threads = 2;  // the loop stays free while the slow call runs
   o.authenticate = [](std::string_view user, std::string_view password) {
-    return constant_time_equal(user, "alice") & constant_time_equal(password, "secret");
+    const bool user_ok = constant_time_equal(user, "alice");  // both compared, always
+    const bool password_ok = constant_time_equal(password, "secret");
+    return user_ok && password_ok;
   };
   std::atomic<bool> in_flight{false};
   std::atomic<bool> release{false};

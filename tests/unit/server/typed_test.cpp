@@ -231,7 +231,8 @@ TEST_F(TypedTest, ScalarsBothWays) {
   later(std::string("héllo <&>"));
   later(std::vector<uint8_t>{0, 1, 2, 255});
   later(DateTime{2024, 2, 29, 23, 59, 58, 0, 0, DateTime::Zone::Utc, 0});
-  later(std::chrono::system_clock::time_point(1700000000123456789ns));
+  // Microseconds: libc++'s system_clock counts no finer (libstdc++'s counts nanoseconds).
+  later(std::chrono::system_clock::time_point(1700000000123456us));
   later(std::chrono::sys_seconds(std::chrono::seconds(-86400 * 365)));
   later(std::optional<int>(7));
   later(std::optional<int>());
@@ -1204,9 +1205,15 @@ TEST(Convert, TimePointEdges) {
   EXPECT_EQ(Convert<sys_seconds>::from_value(Value(offset))->time_since_epoch(), 0s);
   DateTime far = *DateTime::parse("99990101T00:00:00");
   auto r = Convert<system_clock::time_point>::from_value(Value(far));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message,
-            "must be dateTime.iso8601 within the time_point range, got 99990101T00:00:00");
+  // libstdc++'s system_clock counts nanoseconds, up to 2262; libc++'s microseconds reach 9999.
+  if (floor<days>(system_clock::time_point::max()) < sys_days(year(9999) / 1 / 1)) {
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message,
+              "must be dateTime.iso8601 within the time_point range, got 99990101T00:00:00");
+  } else {
+    ASSERT_TRUE(r);
+    EXPECT_EQ(floor<days>(*r), sys_days(year(9999) / 1 / 1));
+  }
   EXPECT_TRUE(Convert<sys_seconds>::from_value(Value(far)));  // seconds reach that far
 }
 

@@ -38,7 +38,7 @@ thread_local Cache t_cache;
 struct Releaser {
   ~Releaser() {
     for (Slot& s : t_cache.slots) {
-      if (s.block) munmap(s.block, s.capacity);
+      if (s.block) unmap(s.block, s.capacity);
       s = Slot{};
     }
     t_cache.bytes = 0;
@@ -54,13 +54,42 @@ bool cache_open() noexcept {
   return true;
 }
 
+#if CALLWIRE_HAVE_MREMAP
+size_t mapped_length(size_t capacity) noexcept { return capacity; }
+#else
+// Without mremap, a block grows in place within address space reserved when it is mapped:
+// kReservation bytes, inaccessible (so they cost no memory) but for the first `capacity`.
+// Copying into a new mapping instead would hold the old block and the new at once, more than
+// the server's memory budget counts. A block grown past it moves. 32-bit systems, short of
+// address space, reserve nothing.
+constexpr size_t kReservation = sizeof(void*) >= 8 ? size_t{64} << 20 : 0;
+size_t mapped_length(size_t capacity) noexcept {
+  return capacity > kReservation ? capacity : kReservation;
+}
+
+// False when `block` cannot grow where it is (past its reservation).
+bool grow_in_place(void* block, size_t old_capacity, size_t new_capacity) noexcept {
+  if (new_capacity > mapped_length(old_capacity)) return false;
+  return mprotect(static_cast<char*>(block) + old_capacity, new_capacity - old_capacity,
+                  PROT_READ | PROT_WRITE) == 0;
+}
+#endif
+
 void* map(size_t capacity) {
-  void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const size_t length = mapped_length(capacity);
+  const int access = length == capacity ? PROT_READ | PROT_WRITE : PROT_NONE;
+  void* p = mmap(nullptr, length, access, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
+  if (length != capacity && mprotect(p, capacity, PROT_READ | PROT_WRITE) != 0) {
+    munmap(p, length);
+    throw std::bad_alloc();
+  }
   return p;
 }
 
 }  // namespace
+
+void unmap(void* block, size_t capacity) noexcept { munmap(block, mapped_length(capacity)); }
 
 size_t round_up(size_t n) noexcept {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -89,8 +118,10 @@ void* take(size_t& capacity) {
   // Grown in place or moved: the pages it had stay warm.
   void* p = mremap(s.block, s.capacity, capacity, MREMAP_MAYMOVE);
   if (p != MAP_FAILED) return p;
+#else
+  if (grow_in_place(s.block, s.capacity, capacity)) return s.block;
 #endif
-  munmap(s.block, s.capacity);
+  unmap(s.block, s.capacity);
   return map(capacity);
 }
 
@@ -100,17 +131,19 @@ void* resize(void* block, size_t old_capacity, size_t new_capacity) {
   if (p == MAP_FAILED) throw std::bad_alloc();
   return p;
 #else
-  // POSIX has no mremap: a new mapping, the bytes copied, the old one gone.
+  // POSIX has no mremap: in place within the reservation; past it a new mapping, the bytes
+  // copied, the old one gone.
+  if (grow_in_place(block, old_capacity, new_capacity)) return block;
   void* p = map(new_capacity);
-  std::memcpy(p, block, old_capacity < new_capacity ? old_capacity : new_capacity);
-  munmap(block, old_capacity);
+  std::memcpy(p, block, old_capacity);
+  unmap(block, old_capacity);
   return p;
 #endif
 }
 
 void give_back(void* block, size_t capacity) noexcept {
   if (capacity > kMaxBlock || !cache_open()) {
-    munmap(block, capacity);
+    unmap(block, capacity);
     return;
   }
   // Room for it: an empty slot, else the smallest blocks go (first) until it fits.
@@ -128,7 +161,7 @@ void give_back(void* block, size_t capacity) noexcept {
       t_cache.bytes += capacity;
       return;
     }
-    munmap(smallest->block, smallest->capacity);
+    unmap(smallest->block, smallest->capacity);
     t_cache.bytes -= smallest->capacity;
     *smallest = Slot{};
   }

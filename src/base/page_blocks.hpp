@@ -24,9 +24,13 @@ size_t round_up(size_t n) noexcept;
 /// contents of a recycled block are unspecified. Throws std::bad_alloc.
 void* take(size_t& capacity);
 
-/// Grows or shrinks `block` to `new_capacity` (whole pages), contents kept; may move it.
-/// Throws std::bad_alloc (then `block` is unchanged).
+/// Grows `block` to `new_capacity` (whole pages, more than it has), contents kept; may move it.
+/// Throws std::bad_alloc (then `block` is unchanged). Without mremap a block grows in place up to
+/// 64 MiB (on 64-bit systems), so the old and the new never take memory at once.
 void* resize(void* block, size_t old_capacity, size_t new_capacity);
+
+/// Unmaps a block take() or resize() gave, without caching it.
+void unmap(void* block, size_t capacity) noexcept;
 
 /// Gives `block` back: into the thread's cache, or unmapped.
 void give_back(void* block, size_t capacity) noexcept;

@@ -1,12 +1,15 @@
 // The page-block cache behind large Buffers and large Value texts (src/base/page_blocks.hpp):
 // a freed block comes back warm for the next large block of the thread, kept whole; what it
-// holds stays within its bounds; contents survive growing; every thread lets go at its end.
+// holds stays within its bounds; contents survive growing, and growing holds no copy; every
+// thread lets go at its end.
 #include "base/page_blocks.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,7 +25,7 @@ void drain() {
   while (cached_bytes() > 0) {
     size_t capacity = 1;
     void* p = take(capacity);
-    munmap(p, capacity);
+    unmap(p, capacity);
   }
 }
 
@@ -52,6 +55,36 @@ TEST(PageBlocks, GrowingKeepsTheContents) {
   block[grown - 1] = 1;
   give_back(block, grown);
   drain();
+}
+
+// The process's RSS or its peak since reset_peak(), in bytes (Linux's /proc; 0 elsewhere).
+size_t proc_status(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with(field)) return std::stoull(line.substr(std::strlen(field))) * 1024;
+  return 0;
+}
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// With mremap the pages move; without it (CALLWIRE_PORTABLE) the block grows within its
+// reservation: either way the old block and a copy never take memory at once.
+TEST(PageBlocks, GrowingHoldsNoSecondCopy) {
+  if (proc_status("VmHWM:") == 0) GTEST_SKIP() << "Linux only: reads /proc/self/status";
+  drain();
+  size_t capacity = round_up(16 * MiB);
+  auto* block = static_cast<unsigned char*>(take(capacity));
+  std::memset(block, 0x5A, capacity);
+  const size_t before = proc_status("VmRSS:");
+  reset_peak();
+  size_t grown = round_up(24 * MiB);
+  block = static_cast<unsigned char*>(resize(block, capacity, grown));
+  const size_t peak = proc_status("VmHWM:");
+  EXPECT_EQ(block[capacity - 1], 0x5A);
+  // A copy would add 16 MiB; allow for the test's own pages (and ASan's shadow of a memcpy).
+  EXPECT_LT(peak - std::min(peak, before), 6 * MiB)
+      << "peak RSS " << (peak >> 20) << " MiB, " << (before >> 20) << " MiB before growing";
+  unmap(block, grown);
 }
 
 TEST(PageBlocks, WhatAThreadKeepsIsBounded) {

@@ -59,6 +59,14 @@ MIN_WINDOW = 2.0
 # the release build, are not checked.
 SANITIZED = os.environ.get("CALLWIRE_SANITIZED") == "1"
 
+
+def pytest_collection_modifyitems(config, items):
+    # The criteria read /proc (RSS, descriptors, TCP queues), which only Linux has.
+    if not sys.platform.startswith("linux"):
+        for item in items:
+            item.add_marker(pytest.mark.skip(reason="Linux only: the criteria read /proc"))
+
+
 MAX_LATENCY = 0.500  # seconds, the probe's worst call
 P99_LATENCY = 0.050  # seconds, the probe's 99th percentile
 MIB = 1 << 20

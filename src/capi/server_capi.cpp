@@ -1,7 +1,6 @@
 // callwire: the C API's server (include/callwire/c/server.h): cw_server over callwire::Server;
 // cw_call, what a C handler sees of its call (c/handler.h; a C++ Handler adapts it); and
 // cw_registry, methods without a server (c/registry.h).
-#include <string.h>  // explicit_bzero
 
 #include <atomic>
 #include <deque>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "base/ascii.hpp"
+#include "base/secure_zero.hpp"
 #include "callwire/cgi.hpp"
 #include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
@@ -121,7 +121,7 @@ cw_status to_server_options(const cw_server_options* o, callwire::ServerOptions&
       // Copied so that the callback gets them NUL-terminated; the password's copy is wiped.
       std::string u(user), p(password);
       const bool ok = fn(u.c_str(), u.size(), p.c_str(), p.size(), data) != 0;
-      explicit_bzero(p.data(), p.size());
+      callwire::secure_zero(p.data(), p.size());
       return ok;
     };
   }

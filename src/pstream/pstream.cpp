@@ -1,7 +1,5 @@
 #include "pstream/pstream.hpp"
 
-#include <string.h>  // memrchr (glibc)
-
 #include <cassert>
 #include <cstring>
 #include <string>
@@ -96,8 +94,9 @@ void end_packet(Buffer& out, PacketMark mark) {
   char* base = out.data();
   size_t src = size, dst = size + grow;
   for (size_t left = escapes; left; --left) {
-    const char* esc = static_cast<const char*>(memrchr(base + begin, kEsc, src - begin));
-    const size_t at = size_t(esc - base), run = src - at - 1;
+    // The last ESC before src (memrchr is glibc's, not everyone's).
+    const size_t at = begin + std::string_view(base + begin, src - begin).rfind(kEsc);
+    const size_t run = src - at - 1;
     dst -= run;
     std::memmove(base + dst, base + at + 1, run);
     dst -= kEscapedEsc.size();

@@ -218,9 +218,18 @@ uint16_t local_port(int fd) noexcept {
   return 0;
 }
 
+namespace {
+// strerror_r comes in two forms: GNU's returns the text, POSIX's (the BSDs, macOS, musl)
+// returns 0 and fills the buffer. Overloads on the result take either.
+[[maybe_unused]] const char* strerror_text(const char* text, const char*) { return text; }
+[[maybe_unused]] const char* strerror_text(int rc, const char* buffer) {
+  return rc == 0 ? buffer : "unknown error";
+}
+}  // namespace
+
 std::string errno_message(std::string_view what, int err) {
-  char buf[128];
-  const char* text = strerror_r(err, buf, sizeof buf);  // GNU: returns the message
+  char buf[128] = "";
+  const char* text = strerror_text(strerror_r(err, buf, sizeof buf), buf);
   return std::string(what) + ": " + text;
 }
 

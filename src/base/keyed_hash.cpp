@@ -1,16 +1,23 @@
+#if defined(_WIN32)
+#define _CRT_RAND_S  // before stdlib.h: declares rand_s
+#endif
 #include "base/keyed_hash.hpp"
-
-#include <fcntl.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <thread>
 
 #if CALLWIRE_HAVE_GETRANDOM
 #include <sys/random.h>
+#endif
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <unistd.h>
 #endif
 
 namespace callwire::detail {
@@ -89,6 +96,13 @@ SipKey random_key() noexcept {
       break;
     }
   }
+#elif defined(_WIN32)
+  // rand_s: the C runtime's front to the system's generator (RtlGenRandom).
+  for (; got + sizeof(unsigned) <= sizeof bytes; got += sizeof(unsigned)) {
+    unsigned word;
+    if (rand_s(&word) != 0) break;
+    std::memcpy(bytes + got, &word, sizeof word);
+  }
 #else
   // POSIX has no getrandom: the system's random device, where there is one.
   if (int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC); fd >= 0) {
@@ -108,12 +122,12 @@ SipKey random_key() noexcept {
     std::memcpy(&key.k1, bytes + 8, 8);
     return key;
   }
-  // No getrandom (a very old kernel, a seccomp filter): the clock, the process and where the
+  // No random bytes (a very old kernel, a seccomp filter): the clock, the thread and where the
   // loader put us. Weaker, but still not known in advance to a remote peer.
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  key.k0 = uint64_t(t.tv_nsec) * 0x9e3779b97f4a7c15ull ^ uint64_t(t.tv_sec);
-  key.k1 = uint64_t(reinterpret_cast<uintptr_t>(&key)) ^ (uint64_t(getpid()) << 32) ^
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  key.k0 = uint64_t(now) * 0x9e3779b97f4a7c15ull;
+  key.k1 = uint64_t(reinterpret_cast<uintptr_t>(&key)) ^
+           (uint64_t(std::hash<std::thread::id>{}(std::this_thread::get_id())) << 32) ^
            uint64_t(reinterpret_cast<uintptr_t>(&random_key));
   key.k1 = siphash<2, 4>(key, "callwire");
   return key;

@@ -1,11 +1,16 @@
 #include "base/page_blocks.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <new>
+
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace callwire::pages {
 
@@ -54,6 +59,39 @@ bool cache_open() noexcept {
   return true;
 }
 
+// The address-space calls: make usable pages at `at`, give back. POSIX: mprotect, munmap.
+// Windows: VirtualAlloc's commit, VirtualFree.
+#if defined(_WIN32)
+bool make_usable(void* at, size_t length) noexcept {
+  return VirtualAlloc(at, length, MEM_COMMIT, PAGE_READWRITE) != nullptr;
+}
+void release(void* block, size_t) noexcept { VirtualFree(block, 0, MEM_RELEASE); }
+#else
+bool make_usable(void* at, size_t length) noexcept {
+  return mprotect(at, length, PROT_READ | PROT_WRITE) == 0;
+}
+void release(void* block, size_t length) noexcept { munmap(block, length); }
+#endif
+
+// `length` bytes of address space, the first `usable` of them usable; null when it failed.
+void* reserve(size_t length, size_t usable) noexcept {
+#if defined(_WIN32)
+  if (length == usable)
+    return VirtualAlloc(nullptr, length, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  void* p = VirtualAlloc(nullptr, length, MEM_RESERVE, PAGE_NOACCESS);
+#else
+  const int access = length == usable ? PROT_READ | PROT_WRITE : PROT_NONE;
+  void* p = mmap(nullptr, length, access, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  if (length == usable) return p;
+#endif
+  if (p && !make_usable(p, usable)) {
+    release(p, length);
+    return nullptr;
+  }
+  return p;
+}
+
 #if CALLWIRE_HAVE_MREMAP
 size_t mapped_length(size_t capacity) noexcept { return capacity; }
 #else
@@ -70,29 +108,30 @@ size_t mapped_length(size_t capacity) noexcept {
 // False when `block` cannot grow where it is (past its reservation).
 bool grow_in_place(void* block, size_t old_capacity, size_t new_capacity) noexcept {
   if (new_capacity > mapped_length(old_capacity)) return false;
-  return mprotect(static_cast<char*>(block) + old_capacity, new_capacity - old_capacity,
-                  PROT_READ | PROT_WRITE) == 0;
+  return make_usable(static_cast<char*>(block) + old_capacity, new_capacity - old_capacity);
 }
 #endif
 
 void* map(size_t capacity) {
-  const size_t length = mapped_length(capacity);
-  const int access = length == capacity ? PROT_READ | PROT_WRITE : PROT_NONE;
-  void* p = mmap(nullptr, length, access, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  if (length != capacity && mprotect(p, capacity, PROT_READ | PROT_WRITE) != 0) {
-    munmap(p, length);
-    throw std::bad_alloc();
-  }
+  void* p = reserve(mapped_length(capacity), capacity);
+  if (!p) throw std::bad_alloc();
   return p;
 }
 
 }  // namespace
 
-void unmap(void* block, size_t capacity) noexcept { munmap(block, mapped_length(capacity)); }
+void unmap(void* block, size_t capacity) noexcept { release(block, mapped_length(capacity)); }
 
 size_t round_up(size_t n) noexcept {
+#if defined(_WIN32)
+  static const size_t page = [] {
+    SYSTEM_INFO info;
+    GetSystemInfo(&info);
+    return size_t(info.dwPageSize);
+  }();
+#else
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+#endif
   return n > SIZE_MAX - page ? n : (n + page - 1) / page * page;
 }
 

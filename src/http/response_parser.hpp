@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/printf_format.hpp"
 #include "callwire/buffer.hpp"
 #include "http/body_rules.hpp"
 #include "http/chunked.hpp"
@@ -152,7 +153,7 @@ class ResponseParser {
   };
 
   ResponseParseResult fail(ResponseError kind, const char* format, ...) noexcept
-      __attribute__((format(printf, 3, 4)));
+      CALLWIRE_PRINTF_FORMAT(3, 4);
   ResponseParseResult complete(std::string_view input, const Buffer& chunked_body);
   // Each returns true on success, or false after fail() recorded the error.
   bool on_status_line(std::string_view line) noexcept;

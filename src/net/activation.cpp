@@ -1,17 +1,16 @@
 #include "net/activation.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+
+#include "net/system.hpp"
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 namespace callwire::net {
 
@@ -29,6 +28,14 @@ std::optional<long> number(const char* text) {
 }
 
 }  // namespace
+
+#if defined(_WIN32)
+
+Result<std::vector<InheritedSocket>> take_systemd_sockets() {
+  return std::vector<InheritedSocket>();  // no systemd: nothing is ever handed down
+}
+
+#else
 
 Result<std::vector<InheritedSocket>> take_systemd_sockets() {
   const char* fds_text = std::getenv("LISTEN_FDS");
@@ -57,27 +64,27 @@ Result<std::vector<InheritedSocket>> take_systemd_sockets() {
       from = colon + 1;
     }
     if (s.name.empty()) s.name = "unknown";
-    fcntl(s.fd, F_SETFD, FD_CLOEXEC);
+    sys::set_no_inherit(s.fd);
     sockets.push_back(std::move(s));
   }
   return sockets;
 }
 
+#endif
+
 Result<Endpoint> ready_listening_socket(int fd) {
   const std::string name = "descriptor " + std::to_string(fd);
   int type = 0;
-  socklen_t length = sizeof type;
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0)
+  if (!sys::get_int_option(fd, SOL_SOCKET, SO_TYPE, type))
     return Error(Errc::InvalidArgument, name + " is not a socket");
   if (type != SOCK_STREAM) return Error(Errc::InvalidArgument, name + " is not a stream socket");
   int listening = 0;
-  length = sizeof listening;
-  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening)
+  if (!sys::get_int_option(fd, SOL_SOCKET, SO_ACCEPTCONN, listening) || !listening)
     return Error(Errc::InvalidArgument, name + " is not a listening socket");
   sockaddr_storage address{};
-  socklen_t address_length = sizeof address;
+  sys::SockLen address_length = sizeof address;
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &address_length) != 0)
-    return Error(Errc::InvalidArgument, errno_message(name + ": getsockname", errno));
+    return Error(Errc::InvalidArgument, errno_message(name + ": getsockname", sys::last_error()));
   Endpoint endpoint;
   char text[INET6_ADDRSTRLEN] = "";
   switch (address.ss_family) {
@@ -98,9 +105,9 @@ Result<Endpoint> ready_listening_socket(int fd) {
     case AF_UNIX: {
       endpoint.kind = Endpoint::Kind::Unix;
       auto* un = reinterpret_cast<const sockaddr_un*>(&address);
-      size_t max = address_length > offsetof(sockaddr_un, sun_path)
-                       ? address_length - offsetof(sockaddr_un, sun_path)
-                       : 0;
+      const size_t length = static_cast<size_t>(address_length);
+      size_t max =
+          length > offsetof(sockaddr_un, sun_path) ? length - offsetof(sockaddr_un, sun_path) : 0;
       // An abstract socket (a leading NUL) or an unnamed one has no path to show.
       if (max > 0 && un->sun_path[0] != '\0')
         endpoint.path = std::string(un->sun_path, strnlen(un->sun_path, max));
@@ -109,10 +116,9 @@ Result<Endpoint> ready_listening_socket(int fd) {
     default:
       return Error(Errc::InvalidArgument, name + " is neither a TCP nor a Unix socket");
   }
-  int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
-      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-    return Error(Errc::InvalidArgument, name + ": fcntl failed");
+  if (!sys::set_nonblocking(fd, true) || !sys::set_no_inherit(fd))
+    return Error(Errc::InvalidArgument,
+                 errno_message(name + ": making it non-blocking", sys::last_error()));
   return endpoint;
 }
 

@@ -1,10 +1,5 @@
 #include "net/address.hpp"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <sys/un.h>
-
 #include <charconv>
 #include <cstring>
 
@@ -67,7 +62,8 @@ Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint) {
       return Error(Errc::InvalidArgument, "unix socket path too long: " + endpoint.path);
     un->sun_family = AF_UNIX;
     std::memcpy(un->sun_path, endpoint.path.data(), endpoint.path.size());
-    a.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + endpoint.path.size() + 1);
+    a.length =
+        static_cast<sys::SockLen>(offsetof(sockaddr_un, sun_path) + endpoint.path.size() + 1);
     out.push_back(a);
     return out;
   }
@@ -187,14 +183,14 @@ std::string_view peer_address(std::string_view peer) noexcept {
   return peer.substr(0, colon);
 }
 
-std::string format_peer(const sockaddr* address, socklen_t length) {
+std::string format_peer(const sockaddr* address, sys::SockLen length) {
   char text[INET6_ADDRSTRLEN] = "";
-  if (address->sa_family == AF_INET && length >= sizeof(sockaddr_in)) {
+  if (address->sa_family == AF_INET && size_t(length) >= sizeof(sockaddr_in)) {
     auto* v4 = reinterpret_cast<const sockaddr_in*>(address);
     inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
     return std::string(text) + ":" + std::to_string(ntohs(v4->sin_port));
   }
-  if (address->sa_family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
+  if (address->sa_family == AF_INET6 && size_t(length) >= sizeof(sockaddr_in6)) {
     auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
     inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
     // Appended, not "[" + std::string(text): g++ 12 at -O3 warns falsely about that
@@ -211,26 +207,15 @@ std::string format_peer(const sockaddr* address, socklen_t length) {
 
 uint16_t local_port(int fd) noexcept {
   sockaddr_storage s{};
-  socklen_t len = sizeof s;
+  sys::SockLen len = sizeof s;
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&s), &len) != 0) return 0;
   if (s.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&s)->sin_port);
   if (s.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&s)->sin6_port);
   return 0;
 }
 
-namespace {
-// strerror_r comes in two forms: GNU's returns the text, POSIX's (the BSDs, macOS, musl)
-// returns 0 and fills the buffer. Overloads on the result take either.
-[[maybe_unused]] const char* strerror_text(const char* text, const char*) { return text; }
-[[maybe_unused]] const char* strerror_text(int rc, const char* buffer) {
-  return rc == 0 ? buffer : "unknown error";
-}
-}  // namespace
-
 std::string errno_message(std::string_view what, int err) {
-  char buf[128] = "";
-  const char* text = strerror_text(strerror_r(err, buf, sizeof buf), buf);
-  return std::string(what) + ": " + text;
+  return std::string(what) + ": " + sys::error_text(err);
 }
 
 }  // namespace callwire::net

@@ -2,14 +2,13 @@
 // socket addresses, and peer addresses formatted for logs.
 #pragma once
 
-#include <sys/socket.h>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "callwire/error.hpp"
+#include "net/system.hpp"
 
 namespace callwire::net {
 
@@ -32,7 +31,7 @@ Result<Endpoint> parse_endpoint(std::string_view text);
 /// A resolved socket address.
 struct SocketAddress {
   sockaddr_storage storage{};
-  socklen_t length = 0;
+  sys::SockLen length = 0;
   int family() const noexcept { return storage.ss_family; }
   const sockaddr* get() const noexcept { return reinterpret_cast<const sockaddr*>(&storage); }
 };
@@ -43,7 +42,7 @@ struct SocketAddress {
 Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint);
 
 /// "127.0.0.1:40312", "[::1]:40312", or "unix" — for logs and CallContext::peer().
-std::string format_peer(const sockaddr* address, socklen_t length);
+std::string format_peer(const sockaddr* address, sys::SockLen length);
 
 /// An IPv4 or IPv6 address range: an address with a prefix length ("10.0.0.0/8",
 /// "2001:db8::/32"; a bare address is all of its bits), or "unix" for Unix-domain peers.

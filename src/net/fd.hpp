@@ -1,9 +1,9 @@
 // Internal: an owned file descriptor.
 #pragma once
 
-#include <unistd.h>
-
 #include <utility>
+
+#include "net/system.hpp"
 
 namespace callwire::net {
 
@@ -25,7 +25,7 @@ class UniqueFd {
   explicit operator bool() const noexcept { return fd_ >= 0; }
   int release() noexcept { return std::exchange(fd_, -1); }
   void reset(int fd = -1) noexcept {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) sys::close_descriptor(fd_);
     fd_ = fd;
   }
 

@@ -1,13 +1,11 @@
 #include "net/lookup.hpp"
 
-#include <arpa/inet.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <system_error>
 #include <thread>
 
 #include "net/socket.hpp"
+#include "net/system.hpp"
 
 namespace callwire::net {
 

@@ -4,14 +4,13 @@
 // poller_epoll.cpp or poller_poll.cpp, chosen by CMake's feature checks.
 #pragma once
 
-#include <poll.h>
-
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
 #include "callwire/error.hpp"
 #include "net/fd.hpp"
+#include "net/system.hpp"
 
 namespace callwire::net {
 
@@ -59,7 +58,7 @@ class Poller {
   // (only src/net knows which backend it is), so the class has one layout everywhere.
   explicit Poller(UniqueFd epoll) noexcept : epoll_(std::move(epoll)) {}
   UniqueFd epoll_;                         // epoll's descriptor
-  std::vector<pollfd> fds_;                // poll's: the watched descriptors
+  std::vector<sys::PollFd> fds_;           // poll's: the watched descriptors
   std::vector<void*> data_;                // data_[i] is fds_[i]'s
   std::unordered_map<int, size_t> index_;  // fd -> its place in fds_
   [[maybe_unused]] size_t start_ = 0;      // where the next wait begins to look (fairness)

@@ -38,7 +38,7 @@ bool Poller::add(int fd, uint32_t events, void* data) noexcept {
   try {
     index_.emplace(fd, fds_.size());
     try {
-      fds_.push_back({fd, to_poll(events), 0});
+      fds_.push_back(sys::poll_entry(fd, to_poll(events)));
       data_.push_back(data);
     } catch (...) {
       if (fds_.size() > data_.size()) fds_.pop_back();
@@ -71,14 +71,14 @@ void Poller::remove(int fd) noexcept {
   if (at != last) {
     fds_[at] = fds_[last];
     data_[at] = data_[last];
-    index_[fds_[at].fd] = at;
+    index_[sys::fd_of(fds_[at])] = at;
   }
   fds_.pop_back();
   data_.pop_back();
 }
 
 int Poller::wait(ReadyEvent* out, int max, int timeout_ms) noexcept {
-  int ready = ::poll(fds_.data(), fds_.size(), timeout_ms);
+  int ready = sys::poll_sockets(fds_.data(), fds_.size(), timeout_ms);
   if (ready <= 0) return 0;
   // From where the last wait stopped, so a busy descriptor early in the list cannot keep the
   // later ones waiting when more are ready than fit in `out`.

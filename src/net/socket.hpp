@@ -3,8 +3,6 @@
 // waits for the peer's delayed ACK: xmlrpc-c fell from 280 to 12 calls/s).
 #pragma once
 
-#include <sys/socket.h>
-
 #include <chrono>
 #include <cstdint>
 #include <span>

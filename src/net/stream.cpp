@@ -1,12 +1,10 @@
 #include "net/stream.hpp"
 
-#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,6 +15,7 @@
 
 #include "net/address.hpp"
 #include "net/portable_calls.hpp"
+#include "net/system.hpp"
 #include "net/tls.hpp"
 
 namespace callwire::net {
@@ -52,7 +51,7 @@ int bio_write(BIO* bio, const char* data, size_t size, size_t* written) {
     *written = static_cast<size_t>(n);
     return 1;
   }
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) BIO_set_retry_write(bio);
+  if (sys::is_transient(sys::last_error())) BIO_set_retry_write(bio);
   return 0;
 }
 
@@ -63,7 +62,7 @@ int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
     BIO_set_retry_read(bio);
     return 0;
   }
-  ssize_t n = ::recv(socket->fd, data, size, 0);
+  ssize_t n = sys::receive(socket->fd, data, size);
   if (n > 0 && socket->first_size < sizeof socket->first) [[unlikely]] {
     size_t take = std::min(sizeof socket->first - socket->first_size, static_cast<size_t>(n));
     std::memcpy(socket->first + socket->first_size, data, take);
@@ -73,7 +72,7 @@ int bio_read(BIO* bio, char* data, size_t size, size_t* read) {
     *read = static_cast<size_t>(n);
     return 1;
   }
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
+  if (n < 0 && sys::is_transient(sys::last_error())) BIO_set_retry_read(bio);
   return 0;
 }
 
@@ -100,8 +99,9 @@ BIO_METHOD* socket_bio_method() {
 IoResult plain_result(ssize_t n, std::string& error, const char* what, IoStatus would_block) {
   if (n > 0) return {static_cast<size_t>(n), IoStatus::Ok};
   if (n == 0) return {0, IoStatus::Eof};
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return {0, would_block};
-  error = errno_message(what, errno);
+  const int err = sys::last_error();
+  if (sys::is_transient(err)) return {0, would_block};
+  error = errno_message(what, err);
   return {0, IoStatus::Error};
 }
 
@@ -200,11 +200,13 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
       return {0, IoStatus::WantWrite};
     case SSL_ERROR_ZERO_RETURN:
       return {0, IoStatus::Eof};
-    case SSL_ERROR_SYSCALL:
-      if (errno == 0) return {0, IoStatus::Eof};
-      error_ = errno_message(what, errno);
+    case SSL_ERROR_SYSCALL: {
+      const int system_error = sys::last_error();
+      if (system_error == 0) return {0, IoStatus::Eof};
+      error_ = errno_message(what, system_error);
       ERR_clear_error();
       return {0, IoStatus::Error};
+    }
     default: {
       long verify = SSL_get_verify_result(ssl_);
       error_ = std::string("TLS: ") + take_openssl_errors("protocol error");
@@ -222,9 +224,9 @@ IoResult Stream::tls_result(int rc, size_t n, const char* what) noexcept {
 
 IoResult Stream::read(char* data, size_t size) noexcept {
   if (!ssl_)
-    return plain_result(::recv(fd_.get(), data, size, 0), error_, "recv", IoStatus::WantRead);
+    return plain_result(sys::receive(fd_.get(), data, size), error_, "recv", IoStatus::WantRead);
   size_t n = 0;
-  errno = 0;
+  sys::clear_error();
   int rc = SSL_read_ex(ssl_, data, size, &n);  // before tls_result reads n
   return tls_result(rc, n, "recv");
 }
@@ -234,7 +236,7 @@ IoResult Stream::write(const char* data, size_t size) noexcept {
     return plain_result(send_nosignal(fd_.get(), data, size, false), error_, "send",
                         IoStatus::WantWrite);
   size_t n = 0;
-  errno = 0;
+  sys::clear_error();
   int rc = SSL_write_ex(ssl_, data, size, &n);  // before tls_result reads n
   return tls_result(rc, n, "send");
 }
@@ -265,7 +267,7 @@ void Stream::shutdown() noexcept {
 
 void Stream::close_sending() noexcept {
   shutdown();
-  if (fd_.get() >= 0) ::shutdown(fd_.get(), SHUT_WR);
+  if (fd_.get() >= 0) ::shutdown(fd_.get(), sys::kShutdownWrite);
 }
 
 }  // namespace callwire::net

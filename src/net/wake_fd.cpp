@@ -1,15 +1,18 @@
 #include "net/wake_fd.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
 
 #include "net/address.hpp"
+#include "net/portable_calls.hpp"
+#include "net/system.hpp"
 
 #if CALLWIRE_HAVE_EVENTFD
 #include <sys/eventfd.h>
+#endif
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <unistd.h>
 #endif
 
 namespace callwire::net {
@@ -19,6 +22,27 @@ Result<WakeFd> WakeFd::create() {
   UniqueFd fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!fd) return Error(Errc::InvalidArgument, errno_message("eventfd", errno));
   return WakeFd(std::move(fd), UniqueFd());
+#elif defined(_WIN32)
+  // WSAPoll watches sockets only: a connected pair over loopback stands in for the pipe.
+  auto fail = [](const char* what) {
+    return Error(Errc::InvalidArgument, errno_message(what, sys::last_error()));
+  };
+  UniqueFd listener(open_stream_socket(AF_INET, false));
+  if (!listener) return fail("socket");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sys::SockLen length = sizeof address;
+  auto* generic = reinterpret_cast<sockaddr*>(&address);
+  if (bind(listener.get(), generic, length) != 0 || listen(listener.get(), 1) != 0 ||
+      getsockname(listener.get(), generic, &length) != 0)
+    return fail("a wake-up socket's listener");
+  UniqueFd write(open_stream_socket(AF_INET, false));
+  if (!write || connect(write.get(), generic, length) != 0) return fail("a wake-up socket");
+  UniqueFd read(accept_nonblocking(listener.get(), nullptr, nullptr));
+  if (!read || !sys::set_nonblocking(write.get(), true)) return fail("a wake-up socket");
+  sys::set_int_option(write.get(), IPPROTO_TCP, TCP_NODELAY, 1);
+  return WakeFd(std::move(read), std::move(write));
 #else
   int ends[2];
   if (pipe(ends) != 0) return Error(Errc::InvalidArgument, errno_message("pipe", errno));
@@ -36,6 +60,9 @@ void WakeFd::raise() noexcept {
 #if CALLWIRE_HAVE_EVENTFD
   uint64_t one = 1;
   [[maybe_unused]] ssize_t n = ::write(read_.get(), &one, sizeof one);  // full: raised already
+#elif defined(_WIN32)
+  char one = 1;
+  (void)!send_nosignal(write_.get(), &one, 1, true);  // full: raised already
 #else
   char one = 1;
   [[maybe_unused]] ssize_t n = ::write(write_.get(), &one, 1);  // full: raised already
@@ -46,6 +73,10 @@ void WakeFd::clear() noexcept {
 #if CALLWIRE_HAVE_EVENTFD
   uint64_t count;
   [[maybe_unused]] ssize_t n = ::read(read_.get(), &count, sizeof count);
+#elif defined(_WIN32)
+  char bytes[64];
+  while (sys::receive(read_.get(), bytes, sizeof bytes) == ssize_t(sizeof bytes)) {
+  }
 #else
   char bytes[64];
   while (::read(read_.get(), bytes, sizeof bytes) == ssize_t(sizeof bytes)) {

@@ -6,6 +6,7 @@
 #include <new>
 #include <utility>
 
+#include "base/utc_time.hpp"
 #include "net/address.hpp"
 #include "net/socket.hpp"
 #include "server/connection.hpp"
@@ -46,8 +47,7 @@ void ServerLoop::update_clock() noexcept {
   std::time_t t = std::time(nullptr);
   if (t == date_second_) return;
   date_second_ = t;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
+  std::tm tm = utc_time(t);
   std::strftime(date_, sizeof date_, "%a, %d %b %Y %H:%M:%S GMT", &tm);
 }
 

@@ -224,17 +224,9 @@ ClientConnection::Wait ClientConnection::open_upgrade() {
     done(Error(code, "opening the WebSocket: " + why), false);
     return Wait::None;
   };
-  switch (write_from(opening_.view(), opening_sent_)) {
-    case net::IoStatus::Ok:
-      break;
-    case net::IoStatus::WantWrite:
-      return Wait::Write;
-    case net::IoStatus::WantRead:
-      return Wait::Read;
-    case net::IoStatus::Eof:
-    case net::IoStatus::Error:
-      return fail(Errc::ConnectionClosed, stream_error());
-  }
+  const net::IoStatus sent = write_from(opening_.view(), opening_sent_);
+  if (blocked(sent)) return wait_for(sent);
+  if (sent != net::IoStatus::Ok) return fail(Errc::ConnectionClosed, stream_error());
   for (;;) {
     net::IoResult r = stream_.read(in_.prepare(kReadChunk), kReadChunk);
     if (r.status == net::IoStatus::WantRead) return Wait::Read;
@@ -310,22 +302,16 @@ std::string ClientConnection::stream_error() const {
 }
 
 ClientConnection::Wait ClientConnection::send() {
-  switch (write_from(request_.view(), sent_)) {
-    case net::IoStatus::Ok:
-      break;
-    case net::IoStatus::WantWrite:
-      return Wait::Write;
-    case net::IoStatus::WantRead:
-      return Wait::Read;
-    case net::IoStatus::Eof:
-    case net::IoStatus::Error:
-      if (read_early_refusal()) return Wait::None;
-      if (used_before_) stale_ = true;
-      done(Error(stream_.is_tls() && !stream_.error().starts_with("send") ? Errc::TlsError
-                                                                          : Errc::ConnectionClosed,
-                 "sending the request: " + stream_error()),
-           false);
-      return Wait::None;
+  const net::IoStatus sent = write_from(request_.view(), sent_);
+  if (blocked(sent)) return wait_for(sent);
+  if (sent != net::IoStatus::Ok) {
+    if (read_early_refusal()) return Wait::None;
+    if (used_before_) stale_ = true;
+    done(Error(stream_.is_tls() && !stream_.error().starts_with("send") ? Errc::TlsError
+                                                                        : Errc::ConnectionClosed,
+               "sending the request: " + stream_error()),
+         false);
+    return Wait::None;
   }
   state_ = State::Receiving;
   // A notification over JSON lines is done once sent: no answer is due.
@@ -570,17 +556,10 @@ ClientConnection::Wait ClientConnection::fail_tunnel(Error error) {
 }
 
 ClientConnection::Wait ClientConnection::tunnel() {
-  switch (write_from(settings_.proxy->connect_request, tunnel_sent_)) {
-    case net::IoStatus::Ok:
-      break;
-    case net::IoStatus::WantWrite:
-      return Wait::Write;
-    case net::IoStatus::WantRead:
-      return Wait::Read;
-    case net::IoStatus::Eof:
-    case net::IoStatus::Error:
-      return fail_tunnel(Error(Errc::ConnectionClosed, "sending CONNECT: " + stream_error()));
-  }
+  const net::IoStatus sent = write_from(settings_.proxy->connect_request, tunnel_sent_);
+  if (blocked(sent)) return wait_for(sent);
+  if (sent != net::IoStatus::Ok)
+    return fail_tunnel(Error(Errc::ConnectionClosed, "sending CONNECT: " + stream_error()));
   for (;;) {
     // The answer is a head alone (a 2xx to CONNECT has no body; another status's body is
     // not read): small reads, so nothing of the tunnel's own bytes is taken from the socket.

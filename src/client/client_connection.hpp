@@ -159,6 +159,13 @@ class ClientConnection {
   net::IoStatus write_from(std::string_view bytes, size_t& sent);
   // The stream's last error, or "connection closed" when it has none (the peer closed).
   std::string stream_error() const;
+  // An I/O status that waits (WantRead, WantWrite), and the wait it asks for.
+  static bool blocked(net::IoStatus s) noexcept {
+    return s == net::IoStatus::WantRead || s == net::IoStatus::WantWrite;
+  }
+  static Wait wait_for(net::IoStatus s) noexcept {
+    return s == net::IoStatus::WantRead ? Wait::Read : Wait::Write;
+  }
   Wait connect_next();
   Wait finish_connect();
   // Connected (and through the proxy's tunnel, if any): TLS if https, then the request.

@@ -8,12 +8,12 @@
 #include <sys/mman.h>
 
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "callwire/buffer.hpp"
+#include "proc_status.hpp"
 
 namespace callwire::pages {
 namespace {
@@ -57,15 +57,8 @@ TEST(PageBlocks, GrowingKeepsTheContents) {
   drain();
 }
 
-// The process's RSS or its peak since reset_peak(), in bytes (Linux's /proc; 0 elsewhere).
-size_t proc_status(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with(field)) return std::stoull(line.substr(std::strlen(field))) * 1024;
-  return 0;
-}
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+using test::proc_status;
+using test::reset_peak;
 
 // With mremap the pages move; without it (CALLWIRE_PORTABLE) the block grows within its
 // reservation: either way the old block and a copy never take memory at once.

@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <stop_token>
 #include <string>
@@ -17,6 +16,7 @@
 
 #include "callwire/client.hpp"
 #include "fake_server.hpp"
+#include "proc_status.hpp"
 
 namespace callwire {
 namespace {
@@ -194,15 +194,8 @@ TEST(ClientDeadline, APipelinedCallStopsAtItsDeadlineWhenNopsTrickle) {
   expect_timeout_in_time(r, Clock::now() - start, "pipelined");
 }
 
-// The process's RSS and its peak since reset_peak(), in bytes (Linux's /proc; 0 elsewhere).
-size_t proc_status(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with(field)) return std::stoull(line.substr(std::strlen(field))) * 1024;
-  return 0;
-}
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+using test::proc_status;
+using test::reset_peak;
 
 // A packet-stream server that answers only ESC NOP, as fast as it can: the client drops what
 // it has read, whichever path reads it.

@@ -5,7 +5,6 @@
 #include "base/page_blocks.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 
 #include <cstring>
 #include <string>

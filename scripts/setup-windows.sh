@@ -44,20 +44,13 @@ packages=(
   cmake ninja-build make perl                            # the builds below
   dpkg-dev                                               # apt-get source unpacks with dpkg-source
 )
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup-windows: installing ${missing[*]}" >&2
-  # A fresh machine may have no package lists yet; refresh them once when an install fails.
-  if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
-    quiet $sudo apt-get update -qq
-    quiet $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  fi
-fi
+# shellcheck source=lib/install_packages.sh
+source "$repo/scripts/lib/install_packages.sh"
+INSTALL_LOG=$log install_packages setup-windows "${packages[@]}" || {
+  echo "setup-windows: failed to install packages" >&2
+  tail -n 30 "$log" >&2
+  exit 1
+}
 
 # OpenSSL's Configure calls x86_64-w64-mingw32-gcc, which is an alternative: make it the POSIX
 # one (it is the only one here, but a machine with the win32 variant may have chosen that).

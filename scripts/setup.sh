@@ -17,8 +17,6 @@ fi
 JAYSON_VERSION=4.3.0  # interop tests: Node's JSON-RPC peer (5.x needs Node 20; Debian 12 has 18)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 node_prefix=${CALLWIRE_NODE_PREFIX:-$repo/build/node}
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
 
 demo_packages=(
   cmake ninja-build g++ pkg-config python3
@@ -66,21 +64,9 @@ if $demo_only; then
   packages=("${demo_packages[@]}")
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  # A fresh machine may have no package lists yet; refresh them once when an install fails.
-  if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
-fi
+# shellcheck source=lib/install_packages.sh
+source "$repo/scripts/lib/install_packages.sh"
+install_packages setup "${packages[@]}"
 
 $demo_only && exit 0
 

@@ -14,6 +14,14 @@
 
 namespace callwire::net {
 
+#if defined(_WIN32)
+
+Result<std::vector<InheritedSocket>> take_systemd_sockets() {
+  return std::vector<InheritedSocket>();  // no systemd: nothing is ever handed down
+}
+
+#else
+
 namespace {
 
 constexpr int kFirstFd = 3;  // SD_LISTEN_FDS_START
@@ -28,14 +36,6 @@ std::optional<long> number(const char* text) {
 }
 
 }  // namespace
-
-#if defined(_WIN32)
-
-Result<std::vector<InheritedSocket>> take_systemd_sockets() {
-  return std::vector<InheritedSocket>();  // no systemd: nothing is ever handed down
-}
-
-#else
 
 Result<std::vector<InheritedSocket>> take_systemd_sockets() {
   const char* fds_text = std::getenv("LISTEN_FDS");

@@ -80,17 +80,17 @@ libcxx: setup
 # Windows x86-64, cross-built with MinGW-w64 (scripts/setup-windows.sh: the compilers, Wine,
 # OpenSSL and simdjson from Debian's sources, cached in ~/.cache/callwire), its tests run under
 # Wine. A lasting wineserver, started first, spares each test Wine's 3 s shutdown.
-WINE_ENV = WINEPREFIX=$$HOME/.cache/callwire/mingw-w64/wine WINEDEBUG=-all
 windows:
 	@prefix=$$(bash scripts/setup-windows.sh) && \
-	  cmake -S . -B build/windows -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
+	cmake -S . -B build/windows -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
 	  -DCALLWIRE_MINGW_PREFIX="$$prefix" -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_WERROR=ON \
 	  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" `# at -O3 g++ 12 warns falsely (-Wrestrict)` \
-	  -DCALLWIRE_TOOLS=OFF -DCALLWIRE_EXAMPLES=OFF $(CMAKE_FLAGS) >/dev/null
-	@$(WINE_ENV) /usr/lib/wine/wineserver64 -p 2>/dev/null; $(WINE_ENV) /usr/lib/wine/wine64 wineboot >/dev/null 2>&1
-	@cmake --build build/windows -j $(JOBS) && \
+	  -DCALLWIRE_TOOLS=OFF -DCALLWIRE_EXAMPLES=OFF $(CMAKE_FLAGS) >/dev/null && \
+	cmake --build build/windows -j $(JOBS) && \
+	export WINEPREFIX="$$(dirname "$$prefix")/wine" WINEDEBUG=-all && \
+	{ /usr/lib/wine/wineserver64 -p 2>/dev/null; /usr/lib/wine/wine64 wineboot >/dev/null 2>&1; \
 	  ctest --test-dir build/windows --output-on-failure -j $(JOBS) --timeout 300; \
-	  status=$$?; $(WINE_ENV) /usr/lib/wine/wineserver64 -k; exit $$status
+	  status=$$?; /usr/lib/wine/wineserver64 -k; exit $$status; }
 
 fuzz-build: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

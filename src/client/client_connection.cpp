@@ -283,7 +283,7 @@ bool ClientConnection::refresh_socket_timeout() {
   return true;
 }
 
-net::IoStatus ClientConnection::write_from(std::string_view bytes, size_t& sent) {
+inline net::IoStatus ClientConnection::write_from(std::string_view bytes, size_t& sent) {
   while (sent < bytes.size()) {
     // Checked against the clock again only once time may have passed in an earlier send or
     // receive of this exchange (begin() just did). Past the deadline, the caller's wait on

@@ -303,10 +303,10 @@ Result<Value> Client::Impl::exchange(std::unique_ptr<ClientConnection> c, size_t
   c->set_head_out(call.response_head);
   // A cancellable or interruptible call polls its socket (beside the waker, or in slices that
   // look at the flag: a signal may wake another thread, never this one); the others block in
-  // send and recv.
+  // send and recv (where a timed-out blocking read leaves the socket usable: not Windows).
   constexpr std::chrono::milliseconds kInterruptSlice{50};
   std::optional<Clock::time_point> blocking_until;
-  if (!cancel.watching() && !interrupt) blocking_until = deadline;
+  if (!cancel.watching() && !interrupt && net::sys::kTimedBlockingReads) blocking_until = deadline;
   for (int attempt = 0;; ++attempt) {
     c->begin(offset, blocking_until);
     bool ended = false;

@@ -56,6 +56,11 @@ Result<Endpoint> parse_endpoint(std::string_view text) {
 Result<std::vector<SocketAddress>> resolve(const Endpoint& endpoint) {
   std::vector<SocketAddress> out;
   if (endpoint.kind == Endpoint::Kind::Unix) {
+    if (!sys::kHasUnixSockets)
+      return Error(Errc::InvalidArgument,
+                   "unix:" + endpoint.path +
+                       ": Unix-domain sockets are not supported on this system; use a TCP "
+                       "address (127.0.0.1:PORT)");
     SocketAddress a;
     auto* un = reinterpret_cast<sockaddr_un*>(&a.storage);
     if (endpoint.path.size() >= sizeof(un->sun_path))

@@ -44,12 +44,16 @@ namespace callwire::net::sys {
 using PollFd = WSAPOLLFD;
 using SockLen = int;
 inline constexpr bool kHasUnixSockets = false;
+// A Winsock recv that SO_RCVTIMEO ends leaves the socket "in an indeterminate state" (the
+// documentation's words): it must not be read again. Synchronous calls poll instead.
+inline constexpr bool kTimedBlockingReads = false;
 inline constexpr int kShutdownWrite = SD_SEND;
 inline constexpr int kShutdownBoth = SD_BOTH;
 #else
 using PollFd = pollfd;
 using SockLen = socklen_t;
 inline constexpr bool kHasUnixSockets = true;
+inline constexpr bool kTimedBlockingReads = true;
 inline constexpr int kShutdownWrite = SHUT_WR;
 inline constexpr int kShutdownBoth = SHUT_RDWR;
 #endif

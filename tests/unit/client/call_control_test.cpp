@@ -2,8 +2,6 @@
 // (CallOptions::response_head, Error::http_status and http_head) and cancellation from another
 // thread (CallOptions::cancel), synchronous, asynchronous, queued and pipelined.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -42,9 +40,9 @@ FakeServer silent(std::atomic<int>* closed = nullptr, std::atomic<int>* received
   return FakeServer([closed, received](int fd) {
     FakeServer::read_request(fd);
     if (received) ++*received;
-    pollfd p{fd, POLLIN, 0};
     char byte;
-    if (::poll(&p, 1, 10000) > 0 && ::recv(fd, &byte, 1, 0) <= 0 && closed) ++*closed;
+    if (testing::wait_readable(fd, 10000) && testing::receive_some(fd, &byte, 1) <= 0 && closed)
+      ++*closed;
   });
 }
 
@@ -336,9 +334,8 @@ TEST(Cancel, APipelinedCallKeepsItsPlaceInLine) {
     // Three requests, then (once released) three answers in order: 1, 2, 3.
     size_t packets = 0;
     while (packets < 3) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 5000) <= 0) return;
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (!testing::wait_readable(fd, 5000)) return;
+      ssize_t n = testing::receive_some(fd, buf, sizeof buf);
       if (n <= 0) return;
       in.append(buf, size_t(n));
       packets = 0;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -388,9 +389,8 @@ bool read_scgi_request(int fd, ScgiRequest& out) {
   std::string got;
   char buf[65536];
   auto more = [&] {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 3000) <= 0) return false;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (!testing::wait_readable(fd, 3000)) return false;
+    ssize_t n = testing::receive_some(fd, buf, sizeof buf);
     if (n <= 0) return false;
     got.append(buf, size_t(n));
     return true;
@@ -511,27 +511,27 @@ TEST(Client, ScgiAnswersOfEveryShape) {
 }
 
 TEST(Client, ScgiOverAUnixSocket) {
-  std::string path = ::testing::TempDir() + "callwire-scgi-" + std::to_string(::getpid());
-  ::unlink(path.c_str());
-  int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
+  if (!net::sys::kHasUnixSockets) GTEST_SKIP() << "no Unix-domain sockets here";
+  net::Endpoint here;
+  here.kind = net::Endpoint::Kind::Unix;
+  here.path = ::testing::TempDir() + "callwire-scgi-" + std::to_string(::getpid());
+  auto listener = net::listen_on(here, false, 4);
+  ASSERT_TRUE(listener) << listener.error().message;
   ScgiPeer peer;
   std::thread t([&] {
-    int c = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (!testing::wait_readable(listener->get(), 5000)) return;
+    int c = net::accept_nonblocking(listener->get(), nullptr, nullptr);
     if (c >= 0) {
+      net::sys::set_nonblocking(c, false);
       peer.serve(c);
-      ::close(c);
+      testing::close_socket(c);
     }
   });
-  Client client("scgi+unix:" + path, quick());
+  Client client("scgi+unix:" + here.path, quick());
   EXPECT_EQ(client.call<int>("sample.add", 20, 22).value(), 42);
   t.join();
-  ::close(listener);
-  ::unlink(path.c_str());
+  listener->reset();
+  std::filesystem::remove(here.path);
   std::lock_guard lock(peer.mutex);
   EXPECT_EQ(peer.seen.at(0).get("REQUEST_URI"), "/RPC2");
 }

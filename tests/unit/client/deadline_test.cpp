@@ -4,8 +4,6 @@
 // HTTP head, a Content-Length body, a chunked body, a packet stream; synchronous, cancellable,
 // asynchronous, pipelined), and a flood of packet-stream NOPs cannot grow the client.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/socket.h>
 
 #include <chrono>
 #include <cstring>
@@ -41,9 +39,8 @@ void read_any_request(int fd, bool pstream) {
   char buf[4096];
   while (got.find("\x1b"
                   "END") == std::string::npos) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 3000) <= 0) return;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (!testing::wait_readable(fd, 3000)) return;
+    ssize_t n = testing::receive_some(fd, buf, sizeof buf);
     if (n <= 0) return;
     got.append(buf, static_cast<size_t>(n));
   }
@@ -55,9 +52,9 @@ FakeServer trickling(std::string prefix, std::string unit, bool pstream = false)
   return FakeServer([=](int fd) {
     read_any_request(fd, pstream);
     auto until = Clock::now() + kServerLimit;
-    if (::send(fd, prefix.data(), prefix.size(), MSG_NOSIGNAL) < 0) return;
+    if (!testing::send_all(fd, prefix)) return;
     while (Clock::now() < until) {
-      if (::send(fd, unit.data(), unit.size(), MSG_NOSIGNAL) < 0) return;
+      if (!testing::send_all(fd, unit)) return;
       std::this_thread::sleep_for(100us);
     }
   });
@@ -74,7 +71,7 @@ FakeServer nop_flood() {
           "NOP";
     auto until = Clock::now() + kServerLimit;
     while (Clock::now() < until)
-      if (::send(fd, nops.data(), nops.size(), MSG_NOSIGNAL) < 0) return;
+      if (!testing::send_all(fd, nops)) return;
   });
 }
 
@@ -138,13 +135,13 @@ TEST(ClientDeadline, ASynchronousCallOverTlsStopsAtItsDeadlineWhenARecordTrickle
   // of it for seconds. The stream itself gives up at the deadline.
   FakeServer server([](int fd) {
     char hello[4096];
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 3000) <= 0 || ::recv(fd, hello, sizeof hello, 0) <= 0) return;
+    if (!testing::wait_readable(fd, 3000) || testing::receive_some(fd, hello, sizeof hello) <= 0)
+      return;
     const std::string head("\x16\x03\x03\x40\x00", 5);  // a handshake record of 16 KiB
-    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+    if (!testing::send_all(fd, head)) return;
     auto until = Clock::now() + kServerLimit;
     while (Clock::now() < until) {
-      if (::send(fd, "\0", 1, MSG_NOSIGNAL) < 0) return;
+      if (!testing::send_all(fd, std::string_view("\0", 1))) return;
       std::this_thread::sleep_for(100us);
     }
   });

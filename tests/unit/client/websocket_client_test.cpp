@@ -266,7 +266,7 @@ std::string answer_opening(int fd, std::string_view answer_fields,
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Accept: " +
       accept + "\r\n" + std::string(answer_fields) + "\r\n";
-  EXPECT_EQ(::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL), ssize_t(answer.size()));
+  EXPECT_TRUE(testing::send_all(fd, answer));
   return request;
 }
 
@@ -310,9 +310,8 @@ struct ClientFrames {
         return e;
       }
       char buf[4096];
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 3000) <= 0) return {};
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (!testing::wait_readable(fd, 3000)) return {};
+      ssize_t n = testing::receive_some(fd, buf, sizeof buf);
       if (n <= 0) return {};
       rest.assign(buf, size_t(n));
     }
@@ -335,7 +334,7 @@ TEST(WebSocketClient, APingBeforeTheAnswerIsAnsweredAndFramesMaySplitAnywhere) {
     // The answer in two fragments, sent a byte at a time.
     ws::append_frame(out, ws::Opcode::Text, R"({"jsonrpc":"2.0",)", false, std::nullopt);
     ws::append_frame(out, ws::Opcode::Continuation, R"("id":1,"result":42})", true, std::nullopt);
-    for (char c : out.view()) ::send(fd, &c, 1, MSG_NOSIGNAL);
+    for (char c : out.view()) testing::send_all(fd, std::string_view(&c, 1));
     ws::Event e = frames.next(payload);
     ponged.set_value(e.kind == ws::EventKind::Pong && payload == "are you there");
   });
@@ -360,7 +359,7 @@ TEST(WebSocketClient, AServerThatBreaksTheProtocolFailsTheCallNotTheClient) {
     // A masked frame from a server.
     Buffer out;
     ws::append_frame(out, ws::Opcode::Text, "{}", true, ws::MaskKey{1, 2, 3, 4});
-    ::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+    testing::send_all(fd, out.view());
     frames.next(payload);  // the client's Close
   });
   Client client("jsonrpc+ws://127.0.0.1:" + std::to_string(server.port()) + "/");

@@ -5,7 +5,6 @@
 // is never cut short; an answer over one connection's share of the budget is refused; and
 // peers that do not read their answers are shed for newcomers instead of locking them out.
 #include <gtest/gtest.h>
-#include <poll.h>
 
 #include <algorithm>
 #include <chrono>
@@ -190,17 +189,15 @@ TEST(ServerBudget, AReaderThatKeepsReadingGetsAnAnswerLongerThanWriteTimeout) {
   o.write_timeout = 1000ms;  // a loaded machine may stall the reader for a few hundred ms
   BudgetServer t(o);
   RawSocket s(t.server->port(0));
-  int small = 32 * 1024;
-  setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  net::sys::set_int_option(s.fd(), SOL_SOCKET, SO_RCVBUF, 32 * 1024);
   const size_t size = 8 * kMiB;
   ASSERT_TRUE(s.send(echo_request(size)));
   std::string got;
   const auto start = Clock::now();
   char buf[64 * 1024];
   while (Clock::now() - start < 20s) {
-    pollfd p{s.fd(), POLLIN, 0};
-    if (::poll(&p, 1, 2000) <= 0) break;
-    ssize_t n = ::recv(s.fd(), buf, sizeof buf, 0);
+    if (!testing::wait_readable(s.fd(), 2000)) break;
+    ssize_t n = testing::receive_some(s.fd(), buf, sizeof buf);
     if (n <= 0) break;
     got.append(buf, size_t(n));
     if (testing::RawSocket::complete_responses(got) == 1) break;
@@ -242,8 +239,7 @@ TEST(ServerBudget, PeersThatDoNotReadAreShedForNewcomers) {
       "text", "<param><value><int>" + std::to_string(6 * kMiB) + "</int></value></param>"));
   for (int i = 0; i < 6; ++i) {
     auto hog = std::make_unique<RawSocket>(t.server->port(0));
-    int small = 4096;
-    setsockopt(hog->fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    net::sys::set_int_option(hog->fd(), SOL_SOCKET, SO_RCVBUF, 4096);
     ASSERT_TRUE(hog->send(request));
     hogs.push_back(std::move(hog));
   }

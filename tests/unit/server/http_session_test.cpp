@@ -137,11 +137,11 @@ TEST(HttpSession, SetsUpTheCall) {
                ? std::chrono::milliseconds::max()
                : std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - before);
   };
-  auto near = [](std::chrono::milliseconds got, std::chrono::milliseconds want) {
+  auto is_near = [](std::chrono::milliseconds got, std::chrono::milliseconds want) {
     return got >= want && got <= want + 1000ms;
   };
-  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 1500\r\n"), 1500ms));
-  EXPECT_TRUE(near(deadline_in("x-callwire-timeout: 0\r\n"), 0ms));
+  EXPECT_TRUE(is_near(deadline_in("X-Callwire-Timeout: 1500\r\n"), 1500ms));
+  EXPECT_TRUE(is_near(deadline_in("x-callwire-timeout: 0\r\n"), 0ms));
   // Only 1 to 9 digits count, and only the first field.
   EXPECT_EQ(deadline_in("X-Callwire-Timeout: 1234567890\r\n"), std::chrono::milliseconds::max());
   EXPECT_EQ(deadline_in("X-Callwire-Timeout: 15s\r\n"), std::chrono::milliseconds::max());
@@ -150,9 +150,9 @@ TEST(HttpSession, SetsUpTheCall) {
             std::chrono::milliseconds::max());
   // The server's call_timeout, and the earlier of the two.
   o.call_timeout = 2000ms;
-  EXPECT_TRUE(near(deadline_in(""), 2000ms));
-  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 300\r\n"), 300ms));
-  EXPECT_TRUE(near(deadline_in("X-Callwire-Timeout: 999999\r\n"), 2000ms));
+  EXPECT_TRUE(is_near(deadline_in(""), 2000ms));
+  EXPECT_TRUE(is_near(deadline_in("X-Callwire-Timeout: 300\r\n"), 300ms));
+  EXPECT_TRUE(is_near(deadline_in("X-Callwire-Timeout: 999999\r\n"), 2000ms));
 }
 
 // CORS: a preflight on a served path is answered with what it asks; POST stays the only

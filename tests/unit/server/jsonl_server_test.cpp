@@ -97,6 +97,7 @@ TEST(JsonlServer, ALineOverTheLimitIsToldAndClosed) {
 }
 
 TEST(JsonlServer, UnixSocketsAndNoCredentials) {
+  if (!net::sys::kHasUnixSockets) GTEST_SKIP() << testing::kNoUnixSockets;
   ServerOptions o;
   o.listen = {"jsonl+unix:/tmp/callwire-jsonl-test-" + std::to_string(::getpid())};
   JsonlServer t(o);

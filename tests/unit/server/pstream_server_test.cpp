@@ -134,6 +134,7 @@ TEST(PstreamServer, BrokenFramingClosesOnlyThatConnection) {
 }
 
 TEST(PstreamServer, ServesUnixSocketsAndRefusesAuthentication) {
+  if (!net::sys::kHasUnixSockets) GTEST_SKIP() << testing::kNoUnixSockets;
   ServerOptions o;
   o.listen = {"pstream+unix:/tmp/callwire-pstream-test-" + std::to_string(::getpid())};
   PstreamServer t(o);

@@ -71,13 +71,15 @@ TEST_P(ScgiServerTest, AnswersTheClientOverTcpAndUnix) {
   std::string path = ::testing::TempDir() + "cw-scgi-srv-" + std::to_string(::getpid()) + "-" +
                      std::to_string(GetParam());
   ServerOptions o = ScgiServer::options(GetParam());
-  o.listen.push_back("scgi+unix:" + path);
   o.listen.push_back("127.0.0.1:0");
+  if (net::sys::kHasUnixSockets) o.listen.push_back("scgi+unix:" + path);
   ScgiServer s(o);
   EXPECT_TRUE(s.server.url(0).starts_with("scgi://127.0.0.1:"));
-  EXPECT_EQ(s.server.url(1), "scgi+unix:" + path);
-  EXPECT_TRUE(s.server.url(2).starts_with("http://"));
-  for (size_t i : {0, 1, 2}) {
+  EXPECT_TRUE(s.server.url(1).starts_with("http://"));
+  if (net::sys::kHasUnixSockets) {
+    EXPECT_EQ(s.server.url(2), "scgi+unix:" + path);
+  }
+  for (size_t i = 0; i < o.listen.size(); ++i) {
     Client client(s.server.url(i));
     EXPECT_EQ(client.call<int>("add", 20, 22).value(), 42) << s.server.url(i);
     std::string big = client.call<std::string>("big", 3 << 20).value();

@@ -203,8 +203,8 @@ TEST(WireTrace, ShowSentSplitsHeadsAndUndoesTheFraming) {
 template <class Write>
 std::string captured_stderr(Write write) {
   std::fflush(stderr);
-  char path[] = "/tmp/callwire-trace-XXXXXX";
-  int fd = ::mkstemp(path);
+  std::string path = ::testing::TempDir() + "callwire-trace-XXXXXX";
+  int fd = ::mkstemp(path.data());
   int saved = ::dup(2);
   ::dup2(fd, 2);
   write();
@@ -216,7 +216,7 @@ std::string captured_stderr(Write write) {
   ::lseek(fd, 0, SEEK_SET);
   for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
   ::close(fd);
-  ::unlink(path);
+  ::unlink(path.c_str());
   return out;
 }
 
@@ -241,11 +241,11 @@ TEST(WireTrace, TheStderrPrinterEscapesAndCuts) {
 }
 
 TEST(WireTrace, TheEnvironmentTurnsItOn) {
-  ::unsetenv("CALLWIRE_TRACE");
+  testing::set_environment("CALLWIRE_TRACE", nullptr);
   EXPECT_FALSE(trace_from_environment());
-  ::setenv("CALLWIRE_TRACE", "0", 1);
+  testing::set_environment("CALLWIRE_TRACE", "0");
   EXPECT_FALSE(trace_from_environment());
-  ::setenv("CALLWIRE_TRACE", "1:5", 1);
+  testing::set_environment("CALLWIRE_TRACE", "1:5");
   TraceHook hook = trace_from_environment();
   ASSERT_TRUE(hook);
 
@@ -260,7 +260,7 @@ TEST(WireTrace, TheEnvironmentTurnsItOn) {
     Client client(server.url());
     ASSERT_TRUE(client.call<std::string>("echo", "hi"));
   });
-  ::unsetenv("CALLWIRE_TRACE");
+  testing::set_environment("CALLWIRE_TRACE", nullptr);
   for (const char* what : {"callwire trace: client request to http://127.0.0.1:",
                            "callwire trace: server request from 127.0.0.1:",
                            "callwire trace: server answer to", "callwire trace: client answer"})

@@ -89,9 +89,7 @@ windows:
 	cmake --build build/windows -j $(JOBS) && \
 	export WINEPREFIX="$$(dirname "$$prefix")/wine" WINEDEBUG=-all && \
 	{ /usr/lib/wine/wineserver64 -p 2>/dev/null; /usr/lib/wine/wine64 wineboot >/dev/null 2>&1; \
-	  `# until-pass:2: under Wine, loaded, a worker-pool server can stall (docs/porting.md)` \
-	  ctest --test-dir build/windows --output-on-failure -j $(JOBS) --timeout 300 \
-	    --repeat until-pass:2; \
+	  ctest --test-dir build/windows --output-on-failure -j $(JOBS) --timeout 300; \
 	  status=$$?; /usr/lib/wine/wineserver64 -k; exit $$status; }
 
 fuzz-build: setup

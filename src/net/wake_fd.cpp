@@ -61,8 +61,19 @@ void WakeFd::raise() noexcept {
   uint64_t one = 1;
   [[maybe_unused]] ssize_t n = ::write(read_.get(), &one, sizeof one);  // full: raised already
 #elif defined(_WIN32)
-  char one = 1;
-  (void)!send_nosignal(write_.get(), &one, 1, true);  // full: raised already
+  // A non-blocking send may refuse the byte (WSAEWOULDBLOCK) with the pair all but empty: seen
+  // under Wine, a worker's wake-up lost and its connection stalled until the client gave up.
+  // So the byte is sent, or one is known to be waiting already (full, or raised twice).
+  const char one = 1;
+  for (;;) {
+    if (send_nosignal(write_.get(), &one, 1, true) == 1) return;
+    if (!sys::is_transient(sys::last_error())) return;  // the pair is broken: nothing to wake
+    u_long waiting = 0;
+    if (::ioctlsocket(static_cast<SOCKET>(read_.get()), FIONREAD, &waiting) == 0 && waiting > 0)
+      return;
+    sys::PollFd writable = sys::poll_entry(write_.get(), POLLOUT);
+    sys::poll_sockets(&writable, 1, 1);
+  }
 #else
   char one = 1;
   [[maybe_unused]] ssize_t n = ::write(write_.get(), &one, 1);  // full: raised already

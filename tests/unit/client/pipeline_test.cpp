@@ -319,7 +319,6 @@ TEST(Pipeline, NothingListeningFailsTheCalls) {
 // connection and on two, each answer reaching its caller, faults among them.
 TEST(Pipeline, ManyCallsAgainstCallwiresServer) {
   for (unsigned workers : {0u, 2u}) {
-    if (workers && testing::kWorkerPoolStallsUnderWine) continue;
     SCOPED_TRACE(workers ? "worker pool" : "inline");
     ServerOptions so;
     so.listen = {"pstream://127.0.0.1:0"};

@@ -22,15 +22,6 @@ inline constexpr const char* kNoUnixSockets =
     "no Unix-domain sockets on this system: HttpServer.UnixSocketsAreRefusedWhereThereAreNone "
     "checks that they are refused";
 
-/// An open finding on Windows (docs/porting.md): under Wine, loaded, a server with a worker
-/// pool stops answering a connection's pipelined requests for seconds. The tests that pipeline
-/// into a worker pool run their inline half only there until it is found.
-#if defined(_WIN32)
-inline constexpr bool kWorkerPoolStallsUnderWine = true;
-#else
-inline constexpr bool kWorkerPoolStallsUnderWine = false;
-#endif
-
 /// Waits until `fd` is readable (data or EOF): false after `timeout_ms`.
 inline bool wait_readable(int fd, int timeout_ms) {
   net::sys::PollFd p = net::sys::poll_entry(fd, POLLIN);

@@ -916,7 +916,6 @@ TEST(HttpServer, JsonRpcBesideXmlRpcOnOnePort) {
 // connection serves on. (A param counts from itself: [[[[1]]]] is depth 4.)
 TEST(HttpServer, JsonLimitsAreTheServersOwn) {
   for (bool pool : {false, true}) {
-    if (pool && testing::kWorkerPoolStallsUnderWine) continue;
     SCOPED_TRACE(pool ? "worker pool" : "inline");
     ServerOptions o = pool ? pool_options() : TestServer::base_options();
     o.json_limits.max_batch_size = 2;

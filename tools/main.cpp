@@ -4,6 +4,10 @@
 // Exit status: 0 done; 1 the document was refused or the server answered with a fault
 // (stderr: `fault CODE: message`); 2 a usage, I/O or transport error.
 #include <CLI/CLI.hpp>
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -131,6 +135,12 @@ std::vector<std::string> unprotect(std::vector<std::string> params) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(_WIN32)
+  // Bytes in and out, as on POSIX: documents keep their line ends, and scripts read the same
+  // output from callwire.exe as from callwire.
+  _setmode(_fileno(stdin), _O_BINARY);
+  _setmode(_fileno(stdout), _O_BINARY);
+#endif
   CLI::App app("callwire: XML-RPC and JSON-RPC from the command line", "callwire");
   app.set_version_flag("--version", std::string("callwire ") + callwire_version());
   app.require_subcommand(1);

@@ -1,7 +1,5 @@
 #include "net_commands.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -15,6 +13,7 @@
 #include "callwire/client.hpp"
 #include "callwire/json.hpp"
 #include "callwire/server.hpp"
+#include "command_signals.hpp"
 #include "demo_methods.hpp"
 #include "json_form.hpp"
 #include "terminal_text.hpp"
@@ -26,63 +25,10 @@ namespace {
 constexpr int kFault = 1;
 constexpr int kFailed = 2;
 
-Server* g_server = nullptr;  // for the signal handler: Server::stop is async-signal-safe
-
-extern "C" void on_stop_signal(int) {
-  if (g_server) g_server->stop();
-}
-
-// serve: SIGHUP reloads the TLS certificate. The handler only writes a byte to a pipe (write is
-// async-signal-safe); a thread reads it and calls Server::reload_tls, which reads files.
-int g_reload_pipe[2] = {-1, -1};
-
-extern "C" void on_reload_signal(int) {
-  if (g_reload_pipe[1] >= 0) {
-    const char byte = 1;
-    [[maybe_unused]] ssize_t n = ::write(g_reload_pipe[1], &byte, 1);
-  }
-}
-
-// Reloads on each SIGHUP until the pipe's write end closes. Says on stderr what it did.
-std::thread reload_on_sighup(Server& server) {
-  if (::pipe(g_reload_pipe) != 0) return {};
-  std::signal(SIGHUP, on_reload_signal);
-  return std::thread([&server, fd = g_reload_pipe[0]] {
-    char byte;
-    while (::read(fd, &byte, 1) == 1) {
-      Status reloaded = server.reload_tls();
-      if (reloaded)
-        std::fprintf(stderr, "callwire: SIGHUP: TLS certificate reloaded\n");
-      else
-        std::fprintf(stderr, "callwire: SIGHUP: TLS certificate not reloaded: %s\n",
-                     terminal_text(reloaded.error().message).c_str());
-    }
-    ::close(fd);
-  });
-}
-
-void stop_reloading(std::thread& reloader) {
-  if (!reloader.joinable()) return;
-  std::signal(SIGHUP, SIG_DFL);
-  int fd = std::exchange(g_reload_pipe[1], -1);
-  ::close(fd);
-  reloader.join();
-}
-
 // call and list: Ctrl-C (SIGINT) or SIGTERM interrupts the call (ClientOptions::interrupt) and
 // the command exits 130, as a shell expects of a program ended by Ctrl-C.
 volatile std::sig_atomic_t g_interrupted = 0;
 constexpr int kInterrupted = 130;
-
-extern "C" void on_interrupt_signal(int) { g_interrupted = 1; }
-
-void catch_interrupts() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 // A fault's message is the server's text, and other errors quote what it sent: escaped, so
 // it cannot drive the terminal or forge lines.
@@ -159,7 +105,7 @@ Result<Client> make_client(const ClientSettingsFlags& flags,
   options.proxy_from_environment = flags.proxy_from_env;
   if (flags.json_rpc) options.protocol = Protocol::JsonRpc;
   options.interrupt = &g_interrupted;
-  catch_interrupts();
+  interrupt_on_signals(&g_interrupted);
   return Client::create(flags.url, std::move(options));
 }
 
@@ -251,17 +197,13 @@ int run_serve(const ServeFlags& flags) {
                                       : flags.inetd == "jsonl"     ? ConnectionFraming::JsonLines
                                       : flags.inetd == "websocket" ? ConnectionFraming::WebSocket
                                                                    : ConnectionFraming::Http;
-    g_server = &server;
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
-    Status served = server.serve_connection(STDIN_FILENO, framing);
-    g_server = nullptr;
+    stop_on_signals(&server);
+    Status served = server.serve_connection(0, framing);  // standard input
+    stop_on_signals(nullptr);
     return served ? 0 : print_error(served.error());
   }
   if (Status s = server.start(); !s) return print_error(s.error());
-  g_server = &server;
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  stop_on_signals(&server);
   std::thread reloader;
   if (!flags.tls.cert_file.empty()) reloader = reload_on_sighup(server);
   // Every listener: a "systemd:" address may have brought several sockets.
@@ -270,7 +212,7 @@ int run_serve(const ServeFlags& flags) {
   std::fflush(stdout);
   server.wait();
   stop_reloading(reloader);
-  g_server = nullptr;
+  stop_on_signals(nullptr);
   return 0;
 }
 

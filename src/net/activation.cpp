@@ -17,7 +17,9 @@ namespace callwire::net {
 #if defined(_WIN32)
 
 Result<std::vector<InheritedSocket>> take_systemd_sockets() {
-  return std::vector<InheritedSocket>();  // no systemd: nothing is ever handed down
+  return Error(Errc::InvalidArgument,
+               std::string("systemd: socket activation is not available on this system") +
+                   sys::kNoInheritedSockets);
 }
 
 #else
@@ -76,7 +78,7 @@ Result<Endpoint> ready_listening_socket(int fd) {
   const std::string name = "descriptor " + std::to_string(fd);
   int type = 0;
   if (!sys::get_int_option(fd, SOL_SOCKET, SO_TYPE, type))
-    return Error(Errc::InvalidArgument, name + " is not a socket");
+    return Error(Errc::InvalidArgument, name + " is not a socket" + sys::kNoInheritedSockets);
   if (type != SOCK_STREAM) return Error(Errc::InvalidArgument, name + " is not a stream socket");
   int listening = 0;
   if (!sys::get_int_option(fd, SOL_SOCKET, SO_ACCEPTCONN, listening) || !listening)

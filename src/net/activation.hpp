@@ -23,7 +23,7 @@ struct InheritedSocket {
 /// them). The three variables are unset afterwards whatever they held, as sd_listen_fds(1)
 /// does, so that children do not take them for theirs: a second call finds none. Each
 /// descriptor is made close-on-exec. Errors: InvalidArgument when LISTEN_FDS or LISTEN_PID is
-/// not a number.
+/// not a number; on Windows always, saying there is no socket activation there.
 Result<std::vector<InheritedSocket>> take_systemd_sockets();
 
 /// Checks that `fd` is a listening stream socket (TCP or Unix) and makes it non-blocking and

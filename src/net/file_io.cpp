@@ -4,6 +4,11 @@
 
 #include <cerrno>
 
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
+
 extern char** environ;  // POSIX: declared by no header
 
 namespace callwire::net {
@@ -29,8 +34,20 @@ bool read_exact(int fd, char* dst, size_t n) noexcept {
   return true;
 }
 
-int standard_input() noexcept { return STDIN_FILENO; }
-int standard_output() noexcept { return STDOUT_FILENO; }
+// Windows opens them in text mode (CR LF translated, Ctrl-Z read as the end): a CGI's body and
+// answer are bytes.
+int standard_input() noexcept {
+#if defined(_WIN32)
+  _setmode(STDIN_FILENO, _O_BINARY);
+#endif
+  return STDIN_FILENO;
+}
+int standard_output() noexcept {
+#if defined(_WIN32)
+  _setmode(STDOUT_FILENO, _O_BINARY);
+#endif
+  return STDOUT_FILENO;
+}
 char** process_environment() noexcept { return environ; }
 
 void remove_file(const std::string& path) noexcept { ::unlink(path.c_str()); }

@@ -121,7 +121,8 @@ Result<bool> ready_adopted_socket(int fd) {
   const std::string name = "descriptor " + std::to_string(fd);
   int type = 0;
   if (!sys::get_int_option(fd, SOL_SOCKET, SO_TYPE, type) || type != SOCK_STREAM)
-    return Error(Errc::InvalidArgument, name + " is not a stream socket");
+    return Error(Errc::InvalidArgument,
+                 name + " is not a stream socket" + sys::kNoInheritedSockets);
   sockaddr_storage peer{};
   sys::SockLen peer_length = sizeof peer;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)

@@ -47,6 +47,10 @@ inline constexpr bool kHasUnixSockets = false;
 // A Winsock recv that SO_RCVTIMEO ends leaves the socket "in an indeterminate state" (the
 // documentation's words): it must not be read again. Synchronous calls poll instead.
 inline constexpr bool kTimedBlockingReads = false;
+// What an error about a descriptor from elsewhere adds: Windows hands no sockets between
+// processes the POSIX way (inetd's standard input, fd:N, systemd's LISTEN_FDS).
+inline constexpr const char* kNoInheritedSockets =
+    " (Windows passes no sockets between processes: inetd, fd:N and systemd: are POSIX's)";
 inline constexpr int kShutdownWrite = SD_SEND;
 inline constexpr int kShutdownBoth = SD_BOTH;
 #else
@@ -54,6 +58,7 @@ using PollFd = pollfd;
 using SockLen = socklen_t;
 inline constexpr bool kHasUnixSockets = true;
 inline constexpr bool kTimedBlockingReads = true;
+inline constexpr const char* kNoInheritedSockets = "";
 inline constexpr int kShutdownWrite = SHUT_WR;
 inline constexpr int kShutdownBoth = SHUT_RDWR;
 #endif

@@ -78,19 +78,23 @@ libcxx: setup
 	@ctest --test-dir build/libcxx --output-on-failure -j $(JOBS) --timeout 300 -E '^(install|style)\.'
 
 # Windows x86-64, cross-built with MinGW-w64 (scripts/setup-windows.sh: the compilers, Wine,
-# OpenSSL and simdjson from Debian's sources, cached in ~/.cache/callwire), its tests run under
-# Wine. A lasting wineserver, started first, spares each test Wine's 3 s shutdown.
-windows:
+# OpenSSL and simdjson from Debian's sources, cached in ~/.cache/callwire): the library, its
+# tests and callwire.exe, the tests run under Wine; then calls between callwire.exe and Linux's
+# callwire (built by `build`) and Python, over HTTP and HTTPS. A lasting wineserver, started
+# first, spares each test Wine's 3 s shutdown.
+windows: build
 	@prefix=$$(bash scripts/setup-windows.sh) && \
 	cmake -S . -B build/windows -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
 	  -DCALLWIRE_MINGW_PREFIX="$$prefix" -DCMAKE_BUILD_TYPE=Release -DCALLWIRE_WERROR=ON \
 	  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" `# at -O3 g++ 12 warns falsely (-Wrestrict)` \
-	  -DCALLWIRE_TOOLS=OFF -DCALLWIRE_EXAMPLES=OFF $(CMAKE_FLAGS) >/dev/null && \
+	  -DCALLWIRE_TOOLS=ON -DCALLWIRE_EXAMPLES=OFF $(CMAKE_FLAGS) >/dev/null && \
 	cmake --build build/windows -j $(JOBS) && \
 	export WINEPREFIX="$$(dirname "$$prefix")/wine" WINEDEBUG=-all && \
 	{ /usr/lib/wine/wineserver64 -p 2>/dev/null; /usr/lib/wine/wine64 wineboot >/dev/null 2>&1; \
 	  ctest --test-dir build/windows --output-on-failure -j $(JOBS) --timeout 300; \
-	  status=$$?; /usr/lib/wine/wineserver64 -k; exit $$status; }
+	  status=$$?; \
+	  bash tests/windows/cross_calls.sh build/windows build/release/tools/callwire || status=1; \
+	  /usr/lib/wine/wineserver64 -k; exit $$status; }
 
 fuzz-build: setup
 	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

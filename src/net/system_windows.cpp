@@ -24,31 +24,33 @@ bool start_sockets() noexcept {
 namespace {
 
 // Winsock's errors and the errno names callers test (both ways: error_text words them as
-// Windows does).
+// Windows does), with POSIX's words for a system that has none for them (Wine's FormatMessage
+// knows no Winsock error).
 struct ErrorName {
   int winsock;
   int errno_value;
+  const char* text;
 };
 constexpr ErrorName kErrorNames[] = {
-    {WSAEWOULDBLOCK, EWOULDBLOCK},
-    {WSAEINPROGRESS, EINPROGRESS},
-    {WSAEINTR, EINTR},
-    {WSAECONNRESET, ECONNRESET},
-    {WSAECONNABORTED, ECONNABORTED},
-    {WSAECONNREFUSED, ECONNREFUSED},
-    {WSAENOTCONN, ENOTCONN},
-    {WSAESHUTDOWN, EPIPE},
-    {WSAETIMEDOUT, ETIMEDOUT},
-    {WSAEADDRINUSE, EADDRINUSE},
-    {WSAEADDRNOTAVAIL, EADDRNOTAVAIL},
-    {WSAENETUNREACH, ENETUNREACH},
-    {WSAEHOSTUNREACH, EHOSTUNREACH},
-    {WSAEMFILE, EMFILE},
-    {WSAENOBUFS, ENOBUFS},
-    {WSAEACCES, EACCES},
-    {WSAEINVAL, EINVAL},
-    {WSAEAFNOSUPPORT, EAFNOSUPPORT},
-    {WSAENOTSOCK, ENOTSOCK},
+    {WSAEWOULDBLOCK, EWOULDBLOCK, "Resource temporarily unavailable"},
+    {WSAEINPROGRESS, EINPROGRESS, "Operation now in progress"},
+    {WSAEINTR, EINTR, "Interrupted system call"},
+    {WSAECONNRESET, ECONNRESET, "Connection reset by peer"},
+    {WSAECONNABORTED, ECONNABORTED, "Software caused connection abort"},
+    {WSAECONNREFUSED, ECONNREFUSED, "Connection refused"},
+    {WSAENOTCONN, ENOTCONN, "Transport endpoint is not connected"},
+    {WSAESHUTDOWN, EPIPE, "Broken pipe"},
+    {WSAETIMEDOUT, ETIMEDOUT, "Connection timed out"},
+    {WSAEADDRINUSE, EADDRINUSE, "Address already in use"},
+    {WSAEADDRNOTAVAIL, EADDRNOTAVAIL, "Cannot assign requested address"},
+    {WSAENETUNREACH, ENETUNREACH, "Network is unreachable"},
+    {WSAEHOSTUNREACH, EHOSTUNREACH, "No route to host"},
+    {WSAEMFILE, EMFILE, "Too many open files"},
+    {WSAENOBUFS, ENOBUFS, "No buffer space available"},
+    {WSAEACCES, EACCES, "Permission denied"},
+    {WSAEINVAL, EINVAL, "Invalid argument"},
+    {WSAEAFNOSUPPORT, EAFNOSUPPORT, "Address family not supported by protocol"},
+    {WSAENOTSOCK, ENOTSOCK, "Socket operation on non-socket"},
 };
 
 }  // namespace
@@ -64,8 +66,12 @@ void clear_error() noexcept { WSASetLastError(0); }
 
 std::string error_text(int err) {
   int code = err;
+  const char* fallback = nullptr;
   for (const ErrorName& n : kErrorNames)
-    if (n.errno_value == err) code = n.winsock;
+    if (n.errno_value == err) {
+      code = n.winsock;
+      fallback = n.text;
+    }
   // An errno of the C runtime's own (EBADF, ENOMEM): its words. Winsock's start at 10000.
   if (code < WSABASEERR) return std::strerror(code);
   char text[256];
@@ -73,7 +79,7 @@ std::string error_text(int err) {
                            static_cast<DWORD>(code), MAKELANGID(LANG_ENGLISH, SUBLANG_DEFAULT),
                            text, sizeof text, nullptr);
   while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == '.')) --n;
-  if (n == 0) return "error " + std::to_string(err);
+  if (n == 0) return fallback ? std::string(fallback) : "error " + std::to_string(err);
   return std::string(text, n);
 }
 

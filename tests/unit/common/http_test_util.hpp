@@ -9,8 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include "net/address.hpp"
 #include "net/portable_calls.hpp"
+#include "net/socket.hpp"
 #include "net/system.hpp"
+
+#if !defined(_WIN32)
+#include <fcntl.h>
+#endif
 
 namespace callwire::testing {
 
@@ -85,6 +91,34 @@ inline int connect_loopback(uint16_t port, bool v6 = false) {
   }
   net::sys::set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1);
   return fd;
+}
+
+/// Two connected stream sockets, blocking: socketpair() where there is one, else a TCP
+/// connection over loopback (Windows). False when they could not be made.
+inline bool socket_pair(int (&fds)[2]) {
+#if defined(_WIN32)
+  net::Endpoint here;
+  here.host = "127.0.0.1";
+  auto listener = net::listen_on(here, false, 1);
+  if (!listener) return false;
+  fds[0] = connect_loopback(net::local_port(listener->get()));
+  if (fds[0] < 0 || !wait_readable(listener->get(), 5000)) return false;
+  fds[1] = net::accept_nonblocking(listener->get(), nullptr, nullptr);
+  return fds[1] >= 0 && net::sys::set_nonblocking(fds[1], false);
+#else
+  return ::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0;
+#endif
+}
+
+/// Whether a child process would inherit `fd` (no FD_CLOEXEC; inheritable on Windows).
+inline bool inherited_by_children(int fd) {
+#if defined(_WIN32)
+  DWORD flags = 0;
+  return ::GetHandleInformation(reinterpret_cast<HANDLE>(static_cast<uintptr_t>(fd)), &flags) &&
+         (flags & HANDLE_FLAG_INHERIT);
+#else
+  return !(::fcntl(fd, F_GETFD) & FD_CLOEXEC);
+#endif
 }
 
 /// A blocking loopback socket whose reads give up after a deadline.

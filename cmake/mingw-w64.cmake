@@ -52,5 +52,7 @@ if(CALLWIRE_WINE64)
     get_filename_component(_wineprefix "${CALLWIRE_MINGW_PREFIX}/../wine" ABSOLUTE)
     list(APPEND _env "WINEPREFIX=${_wineprefix}")
   endif()
-  set(CMAKE_CROSSCOMPILING_EMULATOR /usr/bin/env ${_env} ${CALLWIRE_WINE64})
+  # Through wine-test.sh, which starts a program Wine failed to launch once more.
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${CMAKE_CURRENT_LIST_DIR}/wine-test.sh /usr/bin/env ${_env}
+                                    ${CALLWIRE_WINE64})
 endif()

@@ -47,11 +47,11 @@ ROOT = BENCH.parent
 REPORT = BENCH / "PEERS.md"
 PLOTS = BENCH / "plots"
 
-# Suite binaries, and the peers each reports (callwire's binary reports two configurations).
+# Suite binaries, and the peers each reports (callwire's binary reports three configurations).
 SUITES = [
     ("suite_direct", ["direct"]),
     ("suite_raw", ["raw-tcp"]),
-    ("suite_callwire", ["callwire", "callwire-gzip"]),
+    ("suite_callwire", ["callwire", "callwire-gzip", "callwire-copies"]),
     ("suite_grpc", ["grpc"]),
     ("suite_thrift", ["thrift"]),
     ("suite_capnp", ["capnp"]),
@@ -68,7 +68,10 @@ CALLWIRE = "callwire"
 # callwire speaking JSON-RPC (the paper only; its goals are in the summary's own table).
 GZIP = "callwire-gzip"
 JSON = "callwire-json"
-VARIANTS = {GZIP, JSON}
+# callwire with the handlers a newcomer writes first: answers returned by value (a fresh
+# std::vector<uint8_t>, a std::vector<Student> copied), where "callwire" returns a view.
+COPIES = "callwire-copies"
+VARIANTS = {GZIP, JSON, COPIES}
 SUITE_PEERS = [p for _, peers in SUITES for p in peers]
 BLOB_SIZES = [1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
@@ -79,12 +82,19 @@ PAPER_FLOOR = "raw"
 # faster than libjsonrpccpp.
 GOAL_JSON_VS_GRPC = 2.0
 GOAL_JSON_VS_JSONRPCCPP = 10.0
+# Issue 30: the big calls within 1.3x the best binary peer, with either kind of handler, and at
+# least 10x faster than xmlrpc-c.
+BIG_CALLS = ["get_blob/1048576", "get_blob/4194304", "get_blob/16777216", "get_structs"]
+BINARY_PEERS = ["grpc", "thrift", "capnp"]
+GOAL_BIG_VS_BINARY = 1.3
+GOAL_BIG_VS_XMLRPC_C = 10.0
 
 LABELS = {
     "direct": "direct call",
     "raw-tcp": "raw TCP",
     "callwire": "callwire",
     "callwire-gzip": "callwire, gzip on",
+    "callwire-copies": "callwire, handlers return copies",
     "callwire-json": "callwire, JSON-RPC",
     "grpc": "gRPC",
     "thrift": "Thrift",
@@ -99,7 +109,8 @@ LABELS = {
 EXPERIMENTS = ["startup", "heartbeat", "load", "scaling"]
 
 SUMMARY_HEADER = ["experiment", "winner", "callwire", "best peer", "its time",
-                  "callwire / best peer", "floor", "callwire / floor", "with gzip / best peer"]
+                  "callwire / best peer", "floor", "callwire / floor", "with gzip / best peer",
+                  "returning copies / best peer"]
 
 PACKAGES = [
     ("gRPC", "libgrpc++-dev"),
@@ -156,7 +167,8 @@ def run_suite(binary, min_time, repetitions):
         parts = entry["run_name"].split("/")
         peer, bench = parts[0], "/".join(p for p in parts[1:] if p != "real_time")
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[entry["time_unit"]]
-        rows[(peer, bench)] = {"wall": entry["real_time"] * scale, "cpu": entry["process_cpu"]}
+        rows[(peer, bench)] = {"wall": entry["real_time"] * scale, "cpu": entry["process_cpu"],
+                               "faults": entry.get("page_faults")}
     return rows
 
 
@@ -312,6 +324,12 @@ def fmt_ratio(a, b):
     return f"{r:.2f}×" if r < 10 else f"{r:.1f}×"
 
 
+def fmt_count(n):
+    if n is None:
+        return "—"
+    return f"{n:,.0f}" if n >= 10 else f"{n:.1f}"
+
+
 def fmt_size(n):
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
 
@@ -382,7 +400,7 @@ def summary_rows(suite, paper):
                      wall[CALLWIRE], LABELS.get(peer, "—"), peer_time,
                      fmt_ratio(wall[CALLWIRE], peer_time), wall[TCP_FLOOR],
                      fmt_ratio(wall[CALLWIRE], wall[TCP_FLOOR]),
-                     fmt_ratio(wall[GZIP], peer_time)))
+                     fmt_ratio(wall[GZIP], peer_time), fmt_ratio(wall[COPIES], peer_time)))
     for photo in (False, True) if paper else ():
         wall = {p: paper[p][photo]["wall"] for p in paper}
         winner, _ = best_peer(wall, {PAPER_FLOOR} | VARIANTS)
@@ -391,7 +409,31 @@ def summary_rows(suite, paper):
                      LABELS.get(winner, "—"), wall.get(CALLWIRE), LABELS.get(peer, "—"),
                      peer_time, fmt_ratio(wall.get(CALLWIRE), peer_time),
                      wall.get(PAPER_FLOOR), fmt_ratio(wall.get(CALLWIRE), wall.get(PAPER_FLOOR)),
-                     fmt_ratio(wall.get(GZIP), peer_time)))
+                     fmt_ratio(wall.get(GZIP), peer_time), "—"))
+    return rows
+
+
+def big_call_goal_rows(suite):
+    """Issue 30's goals for the suite's big calls: (goal, PASS/MISS, measured) rows."""
+    rows = []
+    for bench in BIG_CALLS:
+        wall = {p: suite.get((p, bench), {}).get("wall") for p in SUITE_PEERS}
+        peer, peer_time = best_peer({p: wall[p] for p in BINARY_PEERS}, set())
+        if peer_time is None or wall[CALLWIRE] is None or wall[COPIES] is None:
+            continue
+        worst = max(wall[CALLWIRE], wall[COPIES]) / peer_time
+        rows.append((f"{bench_label(bench)} ≤ {GOAL_BIG_VS_BINARY:g}× the best binary peer",
+                     "PASS" if worst <= GOAL_BIG_VS_BINARY else "MISS",
+                     f"view {fmt_ratio(wall[CALLWIRE], peer_time)} ({fmt_time(wall[CALLWIRE])}), "
+                     f"copies {fmt_ratio(wall[COPIES], peer_time)} ({fmt_time(wall[COPIES])}); "
+                     f"{LABELS[peer]} {fmt_time(peer_time)}"))
+        if wall[XMLRPC_C] is not None:
+            slowest = max(wall[CALLWIRE], wall[COPIES])
+            rows.append((f"{bench_label(bench)} ≥ {GOAL_BIG_VS_XMLRPC_C:g}× faster than xmlrpc-c",
+                         "PASS" if wall[XMLRPC_C] / slowest >= GOAL_BIG_VS_XMLRPC_C else "MISS",
+                         f"view {wall[XMLRPC_C] / wall[CALLWIRE]:.1f}×, copies "
+                         f"{wall[XMLRPC_C] / wall[COPIES]:.1f}× (xmlrpc-c "
+                         f"{fmt_time(wall[XMLRPC_C])})"))
     return rows
 
 
@@ -464,14 +506,27 @@ def report_lines(suite, paper, profiles, extra, settings, started, load, elapsed
         "callwire runs with its defaults, which gzip "
         "nothing; the last column is callwire with gzip turned on at both ends (the server's "
         "`gzip_min_size` 4096, the client's `accept_gzip`), against the same best peer: what "
-        "opting in costs on loopback.",
+        "opting in costs on loopback; the one after it callwire with handlers that return "
+        "their answers by value (a fresh `std::vector<uint8_t>`, a copied "
+        "`std::vector<Student>`) instead of a view and a reference.",
         "",
     ]
-    rows = [(r[0], r[1], fmt_time(r[2]), r[3], fmt_time(r[4]), r[5], fmt_time(r[6]), r[7], r[8])
-            for r in summary_rows(suite, paper)]
+    rows = [(r[0], r[1], fmt_time(r[2]), r[3], fmt_time(r[4]), r[5], fmt_time(r[6]), r[7], r[8],
+             r[9]) for r in summary_rows(suite, paper)]
     for module, results in extra:
-        rows += module.summary_rows(results)
+        # Their rows stop at the gzip column: the handlers' variant is the suite's alone.
+        rows += [tuple(r) + ("—",) * (len(SUMMARY_HEADER) - len(r))
+                 for r in module.summary_rows(results)]
     lines += table(SUMMARY_HEADER, rows)
+    big_rows = big_call_goal_rows(suite) if suite else []
+    if big_rows:
+        lines += ["", "### Goals: big calls close to the wire (issue 30)", "",
+                  "callwire's wall time per call against the best binary peer (gRPC, Thrift, "
+                  f"Cap'n Proto) in the same run, goal ≤ {GOAL_BIG_VS_BINARY:g}×, with the "
+                  "handlers returning a view (*view*) and returning copies (*copies*); and "
+                  f"xmlrpc-c's time over callwire's, goal ≥ {GOAL_BIG_VS_XMLRPC_C:g}×.", ""]
+        lines += ["| goal | result | measured |", "|---|---|---|"]
+        lines += [f"| {g} | **{v}** | {m} |" for g, v, m in big_rows]
     goal_rows = json_goal_rows(paper) if paper else []
     if goal_rows:
         lines += ["", "### Goals: the paper over JSON-RPC (issue 12)", "",
@@ -513,7 +568,11 @@ def suite_section(suite, profiles):
         "limits, so no gzip on either side (`ServerOptions::gzip_min_size` 0, "
         "`ClientOptions::accept_gzip` false); *callwire, gzip on* is the same with "
         "`gzip_min_size = 4096` and `accept_gzip = true`: the server gzips answers from 4 KiB "
-        "at level 1. "
+        "at level 1; *callwire, handlers return copies* is the defaults with the handlers a "
+        "newcomer writes first, answers returned by value (get_blob a fresh "
+        "`std::vector<uint8_t>`, get_structs a `std::vector<Student>` copied from the source), "
+        "where *callwire* returns a `std::span` view of the blob and a `const&` to the "
+        "students. "
         "gRPC: synchronous server and stub, one channel, the 4 MiB message limit raised. "
         "Thrift: binary protocol, buffered TSocket (TCP_NODELAY), TThreadedServer. Cap'n "
         "Proto: EzRpcServer on its own thread, EzRpcClient. xmlrpc-c: Abyss on a thread, the "
@@ -542,6 +601,18 @@ def suite_section(suite, profiles):
         "",
     ]
     lines += table(header, [[bench_label(b)] + [fmt_time(suite.get((p, b), {}).get("cpu"))
+                                                for p in SUITE_PEERS]
+                            for b in suite_benchmarks()])
+    lines += [
+        "",
+        "### Page faults per call",
+        "",
+        "The whole process's page faults (minor and major, getrusage) over the timed loop, per "
+        "call: a buffer mapped afresh on every call would show here as thousands (a 16 MiB "
+        "blob is 4,096 pages).",
+        "",
+    ]
+    lines += table(header, [[bench_label(b)] + [fmt_count(suite.get((p, b), {}).get("faults"))
                                                 for p in SUITE_PEERS]
                             for b in suite_benchmarks()])
     lines += [
@@ -683,7 +754,7 @@ def make_plots(suite, paper, directory):
 
 def suite_plots(plt, suite, directory):
     made = []
-    markers = dict(zip(SUITE_PEERS, "osDv^<>x"))
+    markers = dict(zip(SUITE_PEERS, "osDv^<>xPh"))
     for key, title, name in (("wall", "get_blob: wall time per call", "peers_blob_wall.png"),
                              ("cpu", "get_blob: process CPU per call", "peers_blob_cpu.png")):
         fig, ax = plt.subplots(figsize=(8, 5.5))

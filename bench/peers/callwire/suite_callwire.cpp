@@ -5,9 +5,13 @@
 // into the answer and call<R> reads them straight out of it. Date alone has a hand-written
 // Convert: its month and day are `char`, which XML-RPC has no type for.
 //
-// Two peers: "callwire" with the defaults (no gzip on either side), and "callwire-gzip", with
+// Three peers: "callwire" with the defaults (no gzip on either side); "callwire-gzip", with
 // gzip turned on at both ends (the server gzips answers from 4 KiB, the client asks for it),
-// to show what opting in costs on loopback.
+// to show what opting in costs on loopback; and "callwire-copies", the defaults with the
+// handlers a newcomer writes first: each returns its answer by value, a fresh
+// std::vector<uint8_t> or std::vector<Student> copied from the source on every call, where
+// "callwire" returns a view of the blob and a reference to the students. The gap between the
+// two is what that copy costs.
 #include <callwire/client.hpp>
 #include <callwire/server.hpp>
 #include <memory>
@@ -79,22 +83,39 @@ T value_or_die(callwire::Result<T> r, const char* method) {
   return std::move(*r);
 }
 
-template <bool kGzip>
+enum class Variant { Defaults, Gzip, Copies };
+
+callwire::Result<std::span<const uint8_t>> blob_view(int64_t size) {
+  const auto& source = peers::blob_source();
+  if (size < 0 || static_cast<uint64_t>(size) > source.size())
+    return callwire::Error(callwire::Errc::InvalidArgument, "too large");
+  return std::span<const uint8_t>(source.data(), static_cast<size_t>(size));
+}
+
+template <Variant kVariant>
 class CallwirePeer {
  public:
+  static constexpr bool kGzip = kVariant == Variant::Gzip;
+
   CallwirePeer() : server_(server_options()) {
     peers::must(server_.bind("get_answer", [](int n) { return peers::get_answer_direct(n); }));
-    // As the other peers' servers do, the answers are written from the source data itself
-    // (a view of the blob, a reference to the students), each copied once: into the reply.
-    peers::must(
-        server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::span<const uint8_t>> {
-          const auto& source = peers::blob_source();
-          if (size < 0 || static_cast<uint64_t>(size) > source.size())
-            return callwire::Error(callwire::Errc::InvalidArgument, "too large");
-          return std::span<const uint8_t>(source.data(), static_cast<size_t>(size));
-        }));
-    peers::must(server_.bind(
-        "get_structs", []() -> const std::vector<Student>& { return peers::students_source(); }));
+    if constexpr (kVariant == Variant::Copies) {
+      // What a handler that builds its answer looks like: a fresh vector, returned by value.
+      peers::must(
+          server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::vector<uint8_t>> {
+            auto view = blob_view(size);
+            if (!view) return view.error();
+            return std::vector<uint8_t>(view->begin(), view->end());
+          }));
+      peers::must(server_.bind("get_structs",
+                               []() -> std::vector<Student> { return peers::students_source(); }));
+    } else {
+      // As the other peers' servers do, the answers are written from the source data itself
+      // (a view of the blob, a reference to the students), each copied once: into the reply.
+      peers::must(server_.bind("get_blob", blob_view));
+      peers::must(server_.bind(
+          "get_structs", []() -> const std::vector<Student>& { return peers::students_source(); }));
+    }
     if (auto started = server_.start(); !started)
       peers::wrong_answer("callwire", started.error().message);
     callwire::ClientOptions options;
@@ -141,10 +162,12 @@ int main(int argc, char** argv) {
   peers::students_source();
   int status = 0;
   {
-    CallwirePeer<false> defaults;
-    CallwirePeer<true> with_gzip;
+    CallwirePeer<Variant::Defaults> defaults;
+    CallwirePeer<Variant::Gzip> with_gzip;
+    CallwirePeer<Variant::Copies> copies;
     peers::register_suite("callwire", defaults);
     peers::register_suite("callwire-gzip", with_gzip);
+    peers::register_suite("callwire-copies", copies);
     if (benchmark::RunSpecifiedBenchmarks() == 0) status = 1;
   }
   benchmark::Shutdown();

@@ -106,6 +106,7 @@ class CALLWIRE_API Reader {
   bool last_declared_apache_extensions() const noexcept;
 
  private:
+  friend struct ReaderInternals;  // callwire's client's own entry points (not public API)
   std::unique_ptr<struct ReaderImpl> impl_;
 };
 

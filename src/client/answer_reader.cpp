@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/ascii.hpp"
+#include "xml/decode_ahead.hpp"
 
 namespace callwire::detail {
 
@@ -37,10 +38,17 @@ class XmlRpcAnswers final : public AnswerReader {
  public:
   explicit XmlRpcAnswers(const xml::ReaderLimits& limits) : reader_(limits) {}
   bool reads_error_statuses() const noexcept override { return false; }
+  // A typed call's large blob is decoded as it comes (xml/decode_ahead.hpp).
+  void body_arriving(std::string_view so_far, uint64_t length) override {
+    if (result_sink_) ahead_.arriving(so_far, length);
+  }
+  void answer_begins() noexcept override { ahead_.reset(); }
   bool read(const http::Response&, std::string_view body, size_t, Result<Value>& result) override {
     if (!result_sink_) return give(result, xml_answer(reader_, body), true);
     Status sink_status;
-    Status read = reader_.read_response(body, sunk_response_, *result_sink_, sink_status);
+    Status read = xml::ReaderInternals::read_response(reader_, body, sunk_response_, *result_sink_,
+                                                      sink_status, ahead_.for_document(body));
+    ahead_.reset();
     if (!read) return give(result, unreadable_answer(read.error(), "XML-RPC"), true);
     if (sunk_response_.is_fault) {
       Fault& fault = sunk_response_.fault;
@@ -52,6 +60,7 @@ class XmlRpcAnswers final : public AnswerReader {
 
  private:
   xml::Reader reader_;
+  xml::Base64Ahead ahead_;
   MethodResponse sunk_response_;  // the envelope of an answer read into the sink
 };
 

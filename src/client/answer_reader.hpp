@@ -51,6 +51,12 @@ class AnswerReader {
   virtual bool read(const http::Response& response, std::string_view body, size_t readable_after,
                     Result<Value>& result) = 0;
 
+  /// Part of the answer's body while the rest is still due (`length` bytes in all; the same
+  /// bytes as at the last call and more): work read() would do may start on it.
+  virtual void body_arriving(std::string_view /*so_far*/, uint64_t /*length*/) {}
+  /// A new answer is awaited: what body_arriving saw of another is forgotten.
+  virtual void answer_begins() noexcept {}
+
   /// JSON-RPC: what the next answer must be (ClientConnection::expect_json). XML-RPC: unused.
   virtual void expect_json(uint64_t, size_t, bool) noexcept {}
   /// The typed call's sink (null: none); its result is read into it, not into a Value.

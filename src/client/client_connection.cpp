@@ -44,6 +44,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   sent_ = offset;
   received_ = false;
   chunked_body_.clear();
+  answers_->answer_begins();
   reusable_ = false;
   stale_ = false;
   result_ = Value();
@@ -348,7 +349,12 @@ ClientConnection::Wait ClientConnection::receive() {
       in_.commit(r.n);
       received_ = true;
       p = parser_->parse(in_.view(), chunked_body_);
-      if (p.status == http::ParseStatus::Incomplete) drop_consumed();
+      if (p.status == http::ParseStatus::Incomplete) {
+        drop_consumed();
+        uint64_t length = 0;
+        std::string_view so_far = parser_->arriving_body(in_.view(), length);
+        if (!so_far.empty()) answers_->body_arriving(so_far, length);
+      }
       if (upgraded_) send_owed_output();  // a WebSocket's Pongs and Closes
     } else if (r.status == net::IoStatus::WantRead) {
       return Wait::Read;

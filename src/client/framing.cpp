@@ -29,6 +29,13 @@ class AnswerParserOf final : public AnswerParser {
   }
   void reset() noexcept override { parser_.reset(); }
   bool headers_complete() const noexcept override { return parser_.headers_complete(); }
+  std::string_view arriving_body(std::string_view input, uint64_t& length) const noexcept override {
+    if constexpr (requires { parser_.arriving_body(input, length); }) {
+      return parser_.arriving_body(input, length);
+    } else {
+      return {};
+    }
+  }
   const http::Response& response() const noexcept override { return parser_.response(); }
   std::string_view error() const noexcept override { return parser_.error(); }
 

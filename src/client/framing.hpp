@@ -48,6 +48,12 @@ class AnswerParser {
   virtual std::string_view owed_output() const noexcept { return {}; }
   virtual void output_sent(size_t) noexcept {}
   virtual bool headers_complete() const noexcept = 0;
+  /// The part of the answer's body that has come, while more is due, where its framing says
+  /// the body's `length` up front: ResponseParser::arriving_body's contract. Empty otherwise.
+  virtual std::string_view arriving_body(std::string_view /*input*/,
+                                         uint64_t& /*length*/) const noexcept {
+    return {};
+  }
   virtual const http::Response& response() const noexcept = 0;
   virtual std::string_view error() const noexcept = 0;
 };

@@ -137,6 +137,15 @@ class ResponseParser {
   }
   const Response& response() const noexcept { return response_; }
   const ResponseLimits& limits() const noexcept { return limits_; }
+  /// While a body of declared length (Content-Length) and no content coding is arriving: the
+  /// part of it `input` holds, and in `length` the whole's length. Empty otherwise.
+  std::string_view arriving_body(std::string_view input, uint64_t& length) const noexcept {
+    if (state_ != State::Body || response_.content_encoding_gzip || input.size() <= body_start_)
+      return {};
+    length = body_length_;
+    return input.substr(body_start_,
+                        size_t(std::min<uint64_t>(input.size() - body_start_, body_length_)));
+  }
   /// After an Error: what went wrong, for the user ("truncated body: 10 of 200 bytes").
   /// Empty otherwise. Points into the parser: valid until the next call or reset.
   std::string_view error() const noexcept { return {error_, error_len_}; }

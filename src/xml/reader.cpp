@@ -9,6 +9,7 @@
 #include "callwire/value_reader.hpp"
 #include "callwire/xml.hpp"
 #include "value/value_build.hpp"
+#include "xml/decode_ahead.hpp"
 #include "xml/lexer.hpp"
 #include "xml/scalar_text.hpp"
 
@@ -124,6 +125,7 @@ struct ReaderImpl {
   std::string_view doc;
   Lexer lexer{scratch};
   bool used_prefixed_types = false;  // the last document named a type as `prefix:type`
+  DecodedAhead* ahead = nullptr;     // a <base64> text's start decoded already (typed reads)
 
   // ---- errors ----
 
@@ -845,11 +847,25 @@ class PullReader final : public ValueReader {
     if (*type != Type::Bytes) return misuse("read_bytes() needs base64", *type);
     // resize zeroes what the decoder then overwrites: one memset pass, where a Value would
     // cost a second block and a copy.
-    auto into_vector = [&out](std::string_view text, size_t& error_at) {
-      out.resize(base64::max_decoded_size(text.size()));
-      long n = base64::decode(text, out.data(), error_at);
-      if (n >= 0) out.resize(size_t(n));
-      return n;
+    auto into_vector = [this, &out](std::string_view text, size_t& error_at) -> long {
+      // The text's start decoded while the answer arrived: those bytes are taken as they
+      // are (a retry of this read finds them at the front of `out` still).
+      size_t done = 0;
+      if (DecodedAhead* a = r_.ahead;
+          a && a->text == text.data() && a->text_length <= text.size()) {
+        if (!a->taken) out.swap(a->bytes);
+        a->taken = true;
+        done = a->text_length;
+      }
+      const size_t have = done / 4 * 3;
+      out.resize(have + base64::max_decoded_size(text.size() - done));
+      long n = base64::decode(text.substr(done), out.data() + have, error_at);
+      if (n < 0) {
+        error_at += done;
+        return n;
+      }
+      out.resize(have + size_t(n));
+      return long(have) + n;
     };
     if (!r_.base64_element(head_.t, into_vector)) return stop();
     return end_of_value(true);
@@ -1106,6 +1122,15 @@ Status Reader::read_response(std::string_view document, MethodResponse& response
                              return r.unexpected(root, "<methodResponse>");
                            return r.method_response(root, out, &sink, &sink_status);
                          });
+}
+
+Status ReaderInternals::read_response(Reader& reader, std::string_view document,
+                                      MethodResponse& response, ValueSink& sink,
+                                      Status& sink_status, DecodedAhead* ahead) {
+  reader.impl_->ahead = ahead;
+  Status status = reader.read_response(document, response, sink, sink_status);
+  reader.impl_->ahead = nullptr;
+  return status;
 }
 
 Result<Message> Reader::read(std::string_view document) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "callwire/base64.hpp"
 #include "callwire/dispatch.hpp"
 #include "callwire/server.hpp"
 #include "fake_server.hpp"
@@ -164,6 +165,49 @@ TEST(Client, TypedResultsReadFromTheAnswerReportBrokenDocuments) {
     EXPECT_NE(r.error().message.find(c.says), std::string::npos)
         << c.name << ": " << r.error().message;
   }
+}
+
+// A large blob's answer is decoded as it arrives (src/xml/decode_ahead.hpp): whatever pieces it
+// comes in, and however its text is laid out, the typed call gets exactly the bytes sent, and a
+// second answer on the same connection is never mixed with what was decoded of the first.
+TEST(Client, LargeBlobsArrivingInPiecesAreReadWhole) {
+  auto blob_of = [](size_t n, uint8_t seed) {
+    std::vector<uint8_t> bytes(n);
+    for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(i * 131 + seed + (i >> 9));
+    return bytes;
+  };
+  auto document = [](std::string_view text) {
+    return "<?xml version=\"1.0\"?><methodResponse><params><param><value><base64>" +
+           std::string(text) + "</base64></value></param></params></methodResponse>";
+  };
+  const std::vector<uint8_t> first = blob_of(700001, 1), second = blob_of(700001, 2);
+  std::string wrapped, plain = base64_encode(second);
+  for (size_t i = 0; i < plain.size(); i += 76) wrapped += plain.substr(i, 76) + "\r\n";
+  const std::vector<std::string> answers = {
+      FakeServer::ok_response(document(base64_encode(first))),
+      FakeServer::ok_response(document(base64_encode(second))),  // the same length
+      FakeServer::ok_response(document(wrapped)),
+  };
+  // The answers go out in pieces, with pauses, so the client reads each in many steps.
+  FakeServer server([&](int fd) {
+    for (const std::string& answer : answers) {
+      if (FakeServer::read_request(fd).empty()) return;
+      for (size_t at = 0; at < answer.size(); at += 90001) {
+        FakeServer::send_all(fd, std::string_view(answer).substr(at, 90001));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+  });
+  ClientOptions options;
+  options.timeout = 20s;
+  options.max_response_size = 8 << 20;
+  Client client(server.url(), options);
+  for (const auto* want : {&first, &second, &second}) {
+    Result<std::vector<uint8_t>> got = client.call<std::vector<uint8_t>>("blob");
+    ASSERT_TRUE(got) << got.error().message;
+    EXPECT_TRUE(*got == *want);
+  }
+  EXPECT_EQ(server.accepts(), 1);
 }
 
 TEST(Client, RetriesOnceWhenAKeptConnectionWasClosed) {

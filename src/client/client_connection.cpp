@@ -44,7 +44,8 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   sent_ = offset;
   received_ = false;
   chunked_body_.clear();
-  answers_->answer_begins();
+  if (body_arrived_) answers_->answer_begins();  // a call that ended with its answer half read
+  body_arrived_ = false;
   reusable_ = false;
   stale_ = false;
   result_ = Value();
@@ -353,7 +354,10 @@ ClientConnection::Wait ClientConnection::receive() {
         drop_consumed();
         uint64_t length = 0;
         std::string_view so_far = parser_->arriving_body(in_.view(), length);
-        if (!so_far.empty()) answers_->body_arriving(so_far, length);
+        if (!so_far.empty()) {
+          answers_->body_arriving(so_far, length);
+          body_arrived_ = true;
+        }
       }
       if (upgraded_) send_owed_output();  // a WebSocket's Pongs and Closes
     } else if (r.status == net::IoStatus::WantRead) {

@@ -245,6 +245,7 @@ class ClientConnection {
   Result<Value> result_{Value()};
   bool reusable_ = false;
   bool stale_ = false;
+  bool body_arrived_ = false;  // the answers' reader saw part of this call's answer
 };
 
 }  // namespace callwire::detail

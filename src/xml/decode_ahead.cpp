@@ -13,7 +13,7 @@ constexpr size_t kHeadWindow = 1024;
 constexpr std::string_view kStartTag = "<base64>";
 }  // namespace
 
-void Base64Ahead::reset() noexcept {
+void Base64Ahead::forget() noexcept {
   state_ = State::Looking;
   length_ = 0;
   text_start_ = text_done_ = 0;
@@ -58,9 +58,8 @@ void Base64Ahead::arriving(std::string_view so_far, uint64_t length) {
   text_done_ += step;
 }
 
-DecodedAhead* Base64Ahead::for_document(std::string_view document) noexcept {
-  if (text_done_ == 0 || document.size() != length_ || document.size() < text_start_ + text_done_)
-    return nullptr;
+DecodedAhead* Base64Ahead::offer(std::string_view document) noexcept {
+  if (document.size() != length_ || document.size() < text_start_ + text_done_) return nullptr;
   ahead_.text = document.data() + text_start_;
   ahead_.text_length = text_done_;
   ahead_.taken = false;

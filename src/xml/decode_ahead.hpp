@@ -44,13 +44,20 @@ class Base64Ahead {
 
   /// For reading `document`, the whole of what arrived: what was decoded ahead, pointing into
   /// `document`, or null when nothing was. Valid until the next call on this object.
-  DecodedAhead* for_document(std::string_view document) noexcept;
+  DecodedAhead* for_document(std::string_view document) noexcept {
+    return text_done_ == 0 ? nullptr : offer(document);
+  }
 
-  /// Forgets the document (its bytes too).
-  void reset() noexcept;
+  /// Forgets the document (its bytes too). Inline and next to free when nothing was decoded
+  /// ahead: every call's answer passes here, sample.add's too.
+  void reset() noexcept {
+    if (state_ != State::Looking || ahead_.bytes.capacity() != 0) forget();
+  }
 
  private:
   enum class State : uint8_t { Looking, Decoding, Off };
+  void forget() noexcept;
+  DecodedAhead* offer(std::string_view document) noexcept;
   // Decodes what has come in steps of at least this many characters: fewer calls, and
   // the step's bytes still warm in the cache from the socket's copy.
   static constexpr size_t kStep = 64 * 1024;

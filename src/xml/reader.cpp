@@ -1127,6 +1127,7 @@ Status Reader::read_response(std::string_view document, MethodResponse& response
 Status ReaderInternals::read_response(Reader& reader, std::string_view document,
                                       MethodResponse& response, ValueSink& sink,
                                       Status& sink_status, DecodedAhead* ahead) {
+  if (ahead == nullptr) return reader.read_response(document, response, sink, sink_status);
   reader.impl_->ahead = ahead;
   Status status = reader.read_response(document, response, sink, sink_status);
   reader.impl_->ahead = nullptr;

@@ -64,6 +64,9 @@ import threading
 import time
 from pathlib import Path
 
+import instructions_per_call
+from peers_run import callwire_commit
+
 BEGIN_MARKER = "<!-- begin generated network section -->"
 END_MARKER = "<!-- end generated network section -->"
 HERE = Path(__file__).resolve().parent
@@ -78,6 +81,9 @@ WRK_THREADS, WRK_CONNECTIONS = 2, 32
 GOAL_LATENCY = 1.5      # callwire's median round trip ≤ 1.5 × the raw floor's (either protocol)
 GOAL_PSTREAM_LATENCY = 1.3  # over the packet stream ≤ 1.3 × its own raw floor's (issue 11)
 GOAL_CPU = 2.0          # callwire's client + server CPU per call ≤ 2 × the floor's
+GOAL_SERVER_CPU = 1.25  # callwire's server CPU per call ≤ 1.25 × the raw server's, pinned (issue 30)
+# Instructions per call (callgrind): the difference between runs of these many calls.
+INSTRUCTION_CALLS = (1000, 3000)
 GOAL_THROUGHPUT = 0.7   # callwire's wrk requests/s ≥ 0.7 × nginx's
 GOAL_PIPELINE = 4.0     # callwire's calls/s pipelined on one connection ≥ 4 × sequential (issue 11)
 PIPELINE_DEPTHS = (16, 64)  # calls in flight; the goal is at the deepest
@@ -869,6 +875,11 @@ def goals(lat, wrk, pipe):
                          f"({mode})", verdict(r <= GOAL_PSTREAM_LATENCY),
                          f"{r:.2f}× ({us(cw['median_ns'])} vs {us(raw['median_ns'])} µs "
                          f"median{theirs})"))
+    cw, raw = lat.get(("callwire", "pinned")), lat.get(("raw", "pinned"))
+    if cw and raw:
+        a, b = cw["server_cpu_ns_per_call"], raw["server_cpu_ns_per_call"]
+        rows.append((f"server CPU per call ≤ {GOAL_SERVER_CPU:g}× the raw server's (pinned)",
+                     verdict(a / b <= GOAL_SERVER_CPU), f"{a / b:.2f}× ({us(a)} vs {us(b)} µs)"))
     for mode in ("unpinned", "pinned"):
         cw, raw = lat.get(("callwire", mode)), lat.get(("raw", mode))
         if cw and raw:
@@ -901,8 +912,39 @@ def goals(lat, wrk, pipe):
     return rows
 
 
+def run_instructions(build):
+    """{protocol: (server, client)}: instructions per sample.add, counted by callgrind."""
+    short, long = INSTRUCTION_CALLS
+    counts = {}
+    for protocol, json_rpc in (("XML-RPC", False), ("JSON-RPC", True)):
+        with tempfile.TemporaryDirectory(prefix="callwire-callgrind-") as tmp:
+            s1, c1 = instructions_per_call.run_pair(build, short, json_rpc, tmp)
+            s2, c2 = instructions_per_call.run_pair(build, long, json_rpc, tmp)
+        counts[protocol] = ((s2 - s1) / (long - short), (c2 - c1) / (long - short))
+        log(f"  instructions {protocol}: server {counts[protocol][0]:,.0f}, "
+            f"client {counts[protocol][1]:,.0f} per call")
+    return counts
+
+
+def instructions_table(counts, commit):
+    short, long = INSTRUCTION_CALLS
+    lines = [
+        f"Instructions per sample.add at {commit}, counted by callgrind: `callwire serve "
+        f"--threads 1` and `cw_lat_client --calls N --warmup 0` under `valgrind "
+        f"--tool=callgrind` for N = {short:,} and {long:,} (bench/instructions_per_call.py), "
+        f"the difference over {long - short:,} calls. They do not move with the neighbours: "
+        "a change in them is the code's.",
+        "",
+        "| sample.add | server | client |",
+        "|---|--:|--:|",
+    ]
+    lines += [f"| {protocol} | {server:,.0f} | {client:,.0f} |"
+              for protocol, (server, client) in counts.items()]
+    return lines + [""]
+
+
 def section(when, command, request, response, json_request, json_response, pstream, lat,
-            sys_counts, pipe, wrk, goal_rows, run):
+            sys_counts, pipe, wrk, goal_rows, run, instructions, commit):
     cpu, cores, kernel, load = machine()
     peers = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
@@ -938,6 +980,9 @@ def section(when, command, request, response, json_request, json_response, pstre
     lines += [f"| {g} | **{v}** | {m} |" for g, v, m in goal_rows]
     lines += ["", "### Round trip", ""]
     lines += latency_tables(lat, sys_counts, run['short'], run['long'])
+    if instructions:
+        lines += ["### Instructions per call (issue 30)", ""]
+        lines += instructions_table(instructions, commit)
     if pipe:
         lines += ["### Sequential vs pipelined on one connection (issue 11)", ""]
         lines += pipeline_table(pipe)
@@ -966,7 +1011,7 @@ def main():
     build = Path(args[0]).resolve()
     quick = "--quick" in args
     write = not quick and "--no-write" not in args
-    parts = {"latency", "syscalls", "pipeline", "wrk"}
+    parts = {"latency", "syscalls", "pipeline", "wrk", "instructions"}
     if "--only" in args:
         parts = set(args[args.index("--only") + 1].split(","))
 
@@ -981,7 +1026,8 @@ def main():
         b[name] = build / "bench" / name
     tools = ["taskset"] + (
         ["strace"] if "syscalls" in parts and not shutil.which("perf") else []) + (
-        ["wrk", "nginx"] if "wrk" in parts else [])
+        ["wrk", "nginx"] if "wrk" in parts else []) + (
+        ["valgrind"] if "instructions" in parts else [])
     missing += [t for t in tools if not shutil.which(t)]
     if missing:
         sys.exit(f"net_run.py: missing {', '.join(missing)} (build with -DCALLWIRE_BENCH=ON; "
@@ -1025,13 +1071,17 @@ def main():
         if "wrk" in parts:
             log(f"throughput: wrk -t{WRK_THREADS} -c{WRK_CONNECTIONS} -d{wrk_seconds}s")
             wrk = run_wrk(b, request, response, wrk_seconds, tmp)
+        instructions = {}
+        if "instructions" in parts:
+            log("instructions per call: callgrind")
+            instructions = run_instructions(str(build))
 
     goal_rows = goals(lat, wrk, pipe)
     run = {"seconds": seconds, "warmup": warmup, "short": short, "long": long,
            "wrk_seconds": wrk_seconds}
     text = section(when, command, request, response, json_request, json_response,
                    (pstream_request, pstream_response), lat, sys_counts, pipe, wrk, goal_rows,
-                   run)
+                   run, instructions, callwire_commit())
     print(text)
     print()
     for g, v, m in goal_rows:

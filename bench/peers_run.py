@@ -88,6 +88,9 @@ BIG_CALLS = ["get_blob/1048576", "get_blob/4194304", "get_blob/16777216", "get_s
 BINARY_PEERS = ["grpc", "thrift", "capnp"]
 GOAL_BIG_VS_BINARY = 1.3
 GOAL_BIG_VS_XMLRPC_C = 10.0
+# ... and a 16 MiB get_blob's memory at most 2.5x the payload on each side, above idle.
+GOAL_BLOB_MEMORY = 2.5
+BLOB_MEMORY_SIZE, BLOB_MEMORY_CALLS = 16 << 20, 5
 
 LABELS = {
     "direct": "direct call",
@@ -170,6 +173,23 @@ def run_suite(binary, min_time, repetitions):
         rows[(peer, bench)] = {"wall": entry["real_time"] * scale, "cpu": entry["process_cpu"],
                                "faults": entry.get("page_faults")}
     return rows
+
+
+def run_blob_memory(peers_dir):
+    """{variant: {...}}: each side's high-water mark over big get_blob calls (issue 30)."""
+    results = {}
+    for variant in ("view", "copies"):
+        out = subprocess.run([str(peers_dir / "blob_memory_callwire"), variant,
+                              str(BLOB_MEMORY_SIZE), str(BLOB_MEMORY_CALLS)],
+                             capture_output=True, text=True, timeout=300)
+        if out.returncode != 0:
+            sys.exit(f"peers_run: blob_memory_callwire {variant} failed: {out.stderr.strip()}")
+        results[variant] = json.loads(out.stdout)
+    return results
+
+
+def memory_ratio(m, side):
+    return (m[f"{side}_peak"] - m[f"{side}_idle"]) / m["payload"]
 
 
 def slower_rows(suite):
@@ -413,6 +433,19 @@ def summary_rows(suite, paper):
     return rows
 
 
+def memory_goal_rows(memory):
+    rows = []
+    for side in ("client", "server"):
+        worst = max(memory_ratio(m, side) for m in memory.values())
+        rows.append((f"get_blob {fmt_size(BLOB_MEMORY_SIZE)}: the {side}'s memory ≤ "
+                     f"{GOAL_BLOB_MEMORY:g}× the payload above idle",
+                     "PASS" if worst <= GOAL_BLOB_MEMORY else "MISS",
+                     ", ".join(f"{variant} {memory_ratio(m, side):.2f}× "
+                               f"({(m[f'{side}_peak'] - m[f'{side}_idle']) / 2**20:.1f} MiB)"
+                               for variant, m in memory.items())))
+    return rows
+
+
 def big_call_goal_rows(suite):
     """Issue 30's goals for the suite's big calls: (goal, PASS/MISS, measured) rows."""
     rows = []
@@ -469,7 +502,7 @@ def table(header, rows):
 
 
 def report_lines(suite, paper, profiles, extra, settings, started, load, elapsed, plots,
-                 commit):
+                 commit, memory=None):
     """The whole report; `suite` or `paper` may be None when --only left them out."""
     model, cores = machine()
     lines = [
@@ -519,12 +552,19 @@ def report_lines(suite, paper, profiles, extra, settings, started, load, elapsed
                  for r in module.summary_rows(results)]
     lines += table(SUMMARY_HEADER, rows)
     big_rows = big_call_goal_rows(suite) if suite else []
+    big_rows += memory_goal_rows(memory) if memory else []
     if big_rows:
         lines += ["", "### Goals: big calls close to the wire (issue 30)", "",
                   "callwire's wall time per call against the best binary peer (gRPC, Thrift, "
                   f"Cap'n Proto) in the same run, goal ≤ {GOAL_BIG_VS_BINARY:g}×, with the "
                   "handlers returning a view (*view*) and returning copies (*copies*); and "
-                  f"xmlrpc-c's time over callwire's, goal ≥ {GOAL_BIG_VS_XMLRPC_C:g}×.", ""]
+                  f"xmlrpc-c's time over callwire's, goal ≥ {GOAL_BIG_VS_XMLRPC_C:g}×. Memory: "
+                  "callwire's client and server in two processes "
+                  "(bench/peers/callwire/blob_memory_callwire.cpp), each side's resident "
+                  f"high-water mark over {BLOB_MEMORY_CALLS} calls of get_blob "
+                  f"{fmt_size(BLOB_MEMORY_SIZE)} above its resident size once connected "
+                  "(VmHWM, reset through /proc/self/clear_refs), over the payload; the server "
+                  "holds the blob before it is measured.", ""]
         lines += ["| goal | result | measured |", "|---|---|---|"]
         lines += [f"| {g} | **{v}** | {m} |" for g, v, m in big_rows]
     goal_rows = json_goal_rows(paper) if paper else []
@@ -855,6 +895,7 @@ def main():
             suite.update(run_suite(peers_dir / binary, settings["min_time"],
                                    settings["repetitions"]))
     profiles = profile_slower_rows(peers_dir, suite, 0.2 if quick else 1.0) if suite else {}
+    memory = run_blob_memory(peers_dir) if suite else None
     paper = run_paper(peers_dir, settings["calls"], settings["runs"]) if wanted("paper") else None
     extra = [(m, m.run(build_dir, settings)) for m in modules if wanted(m.NAME)]
 
@@ -864,7 +905,7 @@ def main():
     for module, results in extra:
         plots += module.plots(results, plots_dir)
     lines = report_lines(suite, paper, profiles, extra, settings, started, load,
-                         time.monotonic() - clock, plots, commit)
+                         time.monotonic() - clock, plots, commit, memory)
     if only is not None:
         print("\n".join(lines))
         log(f"peers_run: --only: bench/PEERS.md left as it was; plots in {plots_dir}")

@@ -25,14 +25,14 @@ void Base64Ahead::arriving(std::string_view so_far, uint64_t length) {
   if (state_ == State::Off) return;
   if (state_ == State::Looking) {
     length_ = length;
-    if (length < kFrom) {
+    if (length < from_) {
       state_ = State::Off;
       return;
     }
-    if (so_far.size() < kHeadWindow) return;  // the head has not all come
     size_t at = so_far.substr(0, kHeadWindow).find(kStartTag);
     if (at == std::string_view::npos) {
-      state_ = State::Off;
+      // Not in the head: another kind of answer. Or the head has not all come.
+      if (so_far.size() >= kHeadWindow || so_far.size() == length) state_ = State::Off;
       return;
     }
     text_start_ = at + kStartTag.size();
@@ -44,7 +44,7 @@ void Base64Ahead::arriving(std::string_view so_far, uint64_t length) {
   const size_t from = text_start_ + text_done_;
   if (so_far.size() <= from) return;
   const size_t step = (so_far.size() - from) / 4 * 4;
-  if (step < kStep) return;
+  if (step < step_ || step == 0) return;
   const size_t decoded = ahead_.bytes.size();
   ahead_.bytes.resize(decoded + step / 4 * 3);
   size_t error_at = 0;

@@ -37,6 +37,12 @@ class Base64Ahead {
   /// Answers smaller than this are decoded at the read, as before: the saving would not pay
   /// for the bookkeeping.
   static constexpr uint64_t kFrom = 256 * 1024;
+  /// What has come is decoded in steps of at least this many characters: fewer calls, and
+  /// the step's bytes still warm in the cache from the socket's copy.
+  static constexpr size_t kStep = 64 * 1024;
+
+  /// `from` and `step` other than the defaults are for tests, which feed small documents.
+  explicit Base64Ahead(uint64_t from = kFrom, size_t step = kStep) : from_(from), step_(step) {}
 
   /// `so_far`: the first bytes of a document of `length` bytes (at each call the same bytes as
   /// before and more; their storage may move). reset() before each new document.
@@ -58,10 +64,8 @@ class Base64Ahead {
   enum class State : uint8_t { Looking, Decoding, Off };
   void forget() noexcept;
   DecodedAhead* offer(std::string_view document) noexcept;
-  // Decodes what has come in steps of at least this many characters: fewer calls, and
-  // the step's bytes still warm in the cache from the socket's copy.
-  static constexpr size_t kStep = 64 * 1024;
-
+  uint64_t from_;
+  size_t step_;
   State state_ = State::Looking;
   uint64_t length_ = 0;
   size_t text_start_ = 0;  // the <base64> element's text, as an offset in the document

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ahead_compare.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "corpus_files.hpp"
@@ -139,6 +140,11 @@ TEST_P(ValidCorpus, PullingAgreesWithTheTree) {
   for (const std::string& d : {doc, as_response(doc)}) {
     auto diff = pull_difference(reader, d);
     EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
+    // And a typed blob read with what was decoded as the document arrived.
+    for (size_t piece : {size_t{1}, size_t{7}, size_t{64}}) {
+      auto ahead = ahead_difference(reader, d, piece);
+      EXPECT_FALSE(ahead) << f.path << ": " << ahead.value_or("") << "\ndocument: " << excerpt(d);
+    }
   }
 }
 
@@ -352,6 +358,11 @@ TEST_P(InvalidCorpus, PullingAgreesWithTheTree) {
   for (const std::string& d : {doc, as_response(doc)}) {
     auto diff = pull_difference(reader, d);
     EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
+    // And a typed blob read with what was decoded as the document arrived.
+    for (size_t piece : {size_t{1}, size_t{7}, size_t{64}}) {
+      auto ahead = ahead_difference(reader, d, piece);
+      EXPECT_FALSE(ahead) << f.path << ": " << ahead.value_or("") << "\ndocument: " << excerpt(d);
+    }
   }
 }
 

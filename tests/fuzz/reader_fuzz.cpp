@@ -5,13 +5,15 @@
 // accepted: write_message (both dialects) succeeds, its output is accepted again and decodes to
 // the same message (strict comparison: member order, int vs i8, doubles bit for bit). Any
 // violation prints what differs and traps. The pull path (read_response into a ValueSink, a
-// typed call's) must agree with the tree path on the document and on it made a response.
+// typed call's) must agree with the tree path on the document and on it made a response, and
+// a typed blob read must not change with what was decoded while the document arrived.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
 
+#include "ahead_compare.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "message_compare.hpp"
@@ -63,6 +65,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& d : {std::string(doc), callwire::testing::as_response(doc)}) {
     if (auto diff = callwire::testing::pull_difference(reader, d))
       fail("the pull path differs from the tree path",
+           *diff + "\ndocument: " + quote(d.substr(0, 2000)));
+    // The document arriving in pieces (their size from its length), its blob decoded ahead.
+    if (auto diff = callwire::testing::ahead_difference(reader, d, 1 + d.size() % 13))
+      fail("decoding ahead changes the typed read",
            *diff + "\ndocument: " + quote(d.substr(0, 2000)));
   }
   auto got = reader.read(doc);

@@ -11,11 +11,11 @@
 // Prints one line of JSON: {"variant", "payload", "calls", "client_idle", "client_peak",
 // "server_idle", "server_peak"} (bytes; a peak is the high-water mark, not above idle).
 // Linux only (/proc).
-#include <callwire/client.hpp>
-#include <callwire/server.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <callwire/client.hpp>
+#include <callwire/server.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -69,8 +69,7 @@ std::string read_line(int fd) {
   if (copies) {
     peers::must(server.bind("get_blob", [&blob]() { return blob; }));
   } else {
-    peers::must(
-        server.bind("get_blob", [&blob]() { return std::span<const uint8_t>(blob); }));
+    peers::must(server.bind("get_blob", [&blob]() { return std::span<const uint8_t>(blob); }));
   }
   if (auto started = server.start(); !started) die(started.error().message);
   write_line(replies, server.url());

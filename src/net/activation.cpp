@@ -79,7 +79,9 @@ Result<Endpoint> ready_listening_socket(int fd) {
   int type = 0;
   if (!sys::get_int_option(fd, SOL_SOCKET, SO_TYPE, type))
     return Error(Errc::InvalidArgument, name + " is not a socket" + sys::kNoInheritedSockets);
-  if (type != SOCK_STREAM) return Error(Errc::InvalidArgument, name + " is not a stream socket");
+  if (type != SOCK_STREAM)
+    return Error(Errc::InvalidArgument,
+                 name + " is not a stream socket" + sys::kNoInheritedSockets);
   int listening = 0;
   if (!sys::get_int_option(fd, SOL_SOCKET, SO_ACCEPTCONN, listening) || !listening)
     return Error(Errc::InvalidArgument, name + " is not a listening socket");

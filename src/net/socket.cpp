@@ -186,7 +186,7 @@ Drain drain_input(int fd, size_t limit, size_t& discarded) noexcept {
     }
     const int err = n < 0 ? sys::last_error() : 0;
     if (err == EINTR) continue;
-    if (err == EAGAIN || err == EWOULDBLOCK) return Drain::Pending;
+    if (sys::is_transient(err)) return Drain::Pending;
     return Drain::Done;  // end of file, or an error
   }
 }
@@ -198,7 +198,7 @@ IdleState peek_idle(int fd) noexcept {
     if (n == 0) return IdleState::Closed;
     const int err = sys::last_error();
     if (err == EINTR) continue;
-    return err == EAGAIN || err == EWOULDBLOCK ? IdleState::Quiet : IdleState::Closed;
+    return sys::is_transient(err) ? IdleState::Quiet : IdleState::Closed;
   }
 }
 

@@ -389,7 +389,11 @@ def callwire_commit():
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
                               text=True).stdout.strip()
     commit = git("rev-parse", "--short", "HEAD") or "?"
-    dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    # The results being written (RESULTS.md by make bench's first half, PEERS.md, the plots)
+    # are not changes to the code measured.
+    dirty = " with uncommitted changes" if git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/RESULTS.md",
+        ":!bench/PEERS.md", ":!bench/plots") else ""
     return commit + dirty
 
 

@@ -188,6 +188,41 @@ Status read_datetime_as(ValueReader& r, T& out) {
   out = std::move(*t);
   return {};
 }
+// A vector of T for one typed read at a time on this thread, its capacity kept from one read
+// to the next (up to kKeep bytes). get() is null while another read on this thread holds it.
+// The destructor empties it, so no element outlives the read.
+template <class T>
+class ScratchVector {
+ public:
+  ScratchVector() {
+    State& state = this_thread();
+    if (!state.in_use) {
+      state.in_use = true;
+      items_ = &state.items;
+    }
+  }
+  ~ScratchVector() {
+    if (items_ == nullptr) return;
+    items_->clear();
+    if (items_->capacity() * sizeof(T) > kKeep) std::vector<T>().swap(*items_);
+    this_thread().in_use = false;
+  }
+  ScratchVector(const ScratchVector&) = delete;
+  ScratchVector& operator=(const ScratchVector&) = delete;
+  std::vector<T>* get() const { return items_; }
+
+ private:
+  static constexpr size_t kKeep = 64 * 1024;
+  struct State {
+    std::vector<T> items;
+    bool in_use = false;
+  };
+  static State& this_thread() {
+    thread_local State state;
+    return state;
+  }
+  std::vector<T>* items_ = nullptr;
+};
 inline Error prefix_error(std::string head, const Error& e) {
   return Error(e.code, e.fault_code, join_path(std::move(head), e.message));
 }
@@ -626,12 +661,30 @@ struct Convert<std::vector<T, A>> {
                      std::vector<T, A>& out) requires std::default_initializable<T> {
     if (Status s = detail::expect_type(r, Type::Array, type_name); !s) return s;
     if (Status s = r.enter_array(); !s) return s;
+    // The document does not say how many elements come. Growing `out` as they come would
+    // allocate log2(n) + 1 blocks and move every element each time; the elements go into a
+    // scratch vector this thread keeps instead, and `out` is allocated once, to size.
+    detail::ScratchVector<T> scratch;
+    std::vector<T>* items = scratch.get();
+    if (items == nullptr || !std::is_nothrow_move_constructible_v<T>) {
+      out.clear();  // the scratch is in use further up (a recursive type): grow `out` itself
+      return read_elements(r, out);
+    }
+    if (Status s = read_elements(r, *items); !s) return s;
     out.clear();
+    out.reserve(items->size());
+    for (T& item : *items) out.push_back(std::move(item));
+    return {};
+  }
+
+ private:
+  template <class Vector>
+  static Status read_elements(ValueReader& r, Vector& items) {
     for (size_t i = 0;; ++i) {
       Result<bool> more = r.next_element();
       if (!more) return more.error();
       if (!*more) return {};
-      if (Status s = read_value(r, out.emplace_back()); !s)
+      if (Status s = read_value(r, items.emplace_back()); !s)
         return detail::prefix_error(detail::index_path(i), s.error());
     }
   }

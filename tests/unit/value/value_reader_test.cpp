@@ -80,6 +80,106 @@ TEST(ConvertRead, AgreesWithFromValue) {
   }
 }
 
+// A vector is read into a scratch vector this thread keeps, then moved into the result at its
+// size (detail::ScratchVector): a vector of the same type inside it reads on its own, an error
+// midway leaves nothing behind for the next read, and no element outlives the read.
+struct Tree {
+  int id = 0;
+  std::vector<Tree> children;
+};
+
+Status read_tree(ValueReader& r, Tree& t);
+}  // namespace
+
+template <>
+struct Convert<Tree> {
+  static constexpr std::string_view type_name = "struct";
+  static Result<Tree> from_value(const Value& v) {
+    Tree t;
+    TreeReader r(v);
+    if (Status s = read_tree(r, t); !s) return s.error();
+    return t;
+  }
+  static Status read(ValueReader& r, Tree& t) { return read_tree(r, t); }
+};
+
+namespace {
+Status read_tree(ValueReader& r, Tree& t) {
+  return read_struct(r, field("id", t.id), field("children", t.children));
+}
+
+Value tree_value(int id, int depth) {
+  Value children = Value::array();
+  for (int i = 0; depth > 0 && i < 3; ++i) children.push_back(tree_value(id * 10 + i, depth - 1));
+  return Value::structure({{"id", id}, {"children", std::move(children)}});
+}
+
+int count_nodes(const Tree& t) {
+  int n = 1;
+  for (const Tree& c : t.children) n += count_nodes(c);
+  return n;
+}
+
+TEST(ConvertRead, VectorsOfTheSameTypeInsideEachOtherReadWhole) {
+  std::vector<Tree> trees;
+  Value v = Value::array({tree_value(1, 3), tree_value(2, 2)});
+  TreeReader r(v);
+  ASSERT_TRUE(read_value(r, trees));
+  ASSERT_EQ(trees.size(), 2u);
+  EXPECT_EQ(count_nodes(trees[0]), 1 + 3 + 9 + 27);
+  EXPECT_EQ(trees[0].children[2].children[1].id, 121);
+  EXPECT_EQ(count_nodes(trees[1]), 1 + 3 + 9);
+  EXPECT_EQ(trees.capacity(), trees.size());  // allocated once, to size
+}
+
+struct Counted {
+  static inline int alive = 0;
+  std::string s;
+  Counted() { ++alive; }
+  Counted(Counted&& o) noexcept : s(std::move(o.s)) { ++alive; }
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() { --alive; }
+};
+}  // namespace
+
+template <>
+struct Convert<Counted> {
+  static constexpr std::string_view type_name = "string";
+  static Result<Counted> from_value(const Value& v) {
+    if (!v.is_string()) return Error(Errc::TypeMismatch, "must be string");
+    Counted c;
+    c.s = std::string(v.as_string());
+    return c;
+  }
+  static Status read(ValueReader& r, Counted& c) { return Convert<std::string>::read(r, c.s); }
+};
+
+namespace {
+TEST(ConvertRead, AVectorReadKeepsNoElementAndAFailureLeavesNothingBehind) {
+  {
+    std::vector<Counted> got;
+    Value v = Value::array({"a", "b", "c"});
+    TreeReader r(v);
+    ASSERT_TRUE(read_value(r, got));
+    EXPECT_EQ(Counted::alive, 3);  // the result's, no more
+    EXPECT_EQ(got[2].s, "c");
+    // An element that does not convert: the error names it, and the next read starts clean.
+    std::vector<Counted> bad;
+    Value w = Value::array({"x", 2, "y"});
+    TreeReader rb(w);
+    Status s = read_value(rb, bad);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.error().message.find("[1]"), std::string::npos) << s.error().message;
+    EXPECT_EQ(Counted::alive, 3 + int(bad.size()));
+    std::vector<Counted> again;
+    TreeReader ra(v);
+    ASSERT_TRUE(read_value(ra, again));
+    ASSERT_EQ(again.size(), 3u);
+    EXPECT_EQ(again[0].s, "a");
+  }
+  EXPECT_EQ(Counted::alive, 0);
+}
+
 struct Pair {
   int k = 0;
   std::string l;

@@ -632,9 +632,7 @@ def suite_section(suite, profiles):
         "",
     ]
     header = ["call"] + [LABELS[p] for p in SUITE_PEERS]
-    lines += table(header, [[bench_label(b)] + [fmt_time(suite.get((p, b), {}).get("wall"))
-                                                for p in SUITE_PEERS]
-                            for b in suite_benchmarks()])
+    lines += per_peer_table(suite, header, "wall", fmt_time)
     lines += [
         "",
         "### Process CPU per call",
@@ -644,9 +642,7 @@ def suite_section(suite, profiles):
         "cpu_time counts only the calling thread and hides the server.",
         "",
     ]
-    lines += table(header, [[bench_label(b)] + [fmt_time(suite.get((p, b), {}).get("cpu"))
-                                                for p in SUITE_PEERS]
-                            for b in suite_benchmarks()])
+    lines += per_peer_table(suite, header, "cpu", fmt_time)
     lines += [
         "",
         "### Page faults per call",
@@ -656,9 +652,7 @@ def suite_section(suite, profiles):
         "blob is 4,096 pages).",
         "",
     ]
-    lines += table(header, [[bench_label(b)] + [fmt_count(suite.get((p, b), {}).get("faults"))
-                                                for p in SUITE_PEERS]
-                            for b in suite_benchmarks()])
+    lines += per_peer_table(suite, header, "faults", fmt_count)
     lines += [
         "",
         "### callwire's ratios",
@@ -674,6 +668,13 @@ def suite_section(suite, profiles):
     lines += wire_bound_section(suite)
     lines += bounds_section(suite, profiles)
     return lines
+
+
+def per_peer_table(suite, header, key, fmt):
+    """A row per call, a column per peer: `key` of each result, written by `fmt`."""
+    return table(header, [[bench_label(b)] + [fmt(suite.get((p, b), {}).get(key))
+                                              for p in SUITE_PEERS]
+                          for b in suite_benchmarks()])
 
 
 def wire_bound_section(suite):

@@ -51,17 +51,24 @@ def run_pair(build, calls, json, tmp):
     return total_instructions(server_out), total_instructions(client_out)
 
 
+def per_call(build, json, calls=(1000, 3000)):
+    """(server, client) instructions per sample.add: the difference between two runs."""
+    short, long = calls
+    with tempfile.TemporaryDirectory() as tmp:
+        s1, c1 = run_pair(build, short, json, tmp)
+        s2, c2 = run_pair(build, long, json, tmp)
+    return (s2 - s1) / (long - short), (c2 - c1) / (long - short)
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     json = "--json" in sys.argv
     if not args:
         raise SystemExit(__doc__)
     for build in args:
-        with tempfile.TemporaryDirectory() as tmp:
-            s1, c1 = run_pair(build, 1000, json, tmp)
-            s3, c3 = run_pair(build, 3000, json, tmp)
+        server, client = per_call(build, json)
         print(f"{build}: {'JSON-RPC' if json else 'XML-RPC'} sample.add, instructions per call: "
-              f"server {(s3 - s1) / 2000:,.0f}, client {(c3 - c1) / 2000:,.0f}")
+              f"server {server:,.0f}, client {client:,.0f}")
 
 
 if __name__ == "__main__":

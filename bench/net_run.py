@@ -914,13 +914,9 @@ def goals(lat, wrk, pipe):
 
 def run_instructions(build):
     """{protocol: (server, client)}: instructions per sample.add, counted by callgrind."""
-    short, long = INSTRUCTION_CALLS
     counts = {}
     for protocol, json_rpc in (("XML-RPC", False), ("JSON-RPC", True)):
-        with tempfile.TemporaryDirectory(prefix="callwire-callgrind-") as tmp:
-            s1, c1 = instructions_per_call.run_pair(build, short, json_rpc, tmp)
-            s2, c2 = instructions_per_call.run_pair(build, long, json_rpc, tmp)
-        counts[protocol] = ((s2 - s1) / (long - short), (c2 - c1) / (long - short))
+        counts[protocol] = instructions_per_call.per_call(build, json_rpc, INSTRUCTION_CALLS)
         log(f"  instructions {protocol}: server {counts[protocol][0]:,.0f}, "
             f"client {counts[protocol][1]:,.0f} per call")
     return counts

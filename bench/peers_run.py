@@ -188,8 +188,12 @@ def run_blob_memory(peers_dir):
     return results
 
 
+def memory_above_idle(m, side):
+    return m[f"{side}_peak"] - m[f"{side}_idle"]
+
+
 def memory_ratio(m, side):
-    return (m[f"{side}_peak"] - m[f"{side}_idle"]) / m["payload"]
+    return memory_above_idle(m, side) / m["payload"]
 
 
 def slower_rows(suite):
@@ -445,7 +449,7 @@ def memory_goal_rows(memory):
                      f"{GOAL_BLOB_MEMORY:g}× the payload above idle",
                      "PASS" if worst <= GOAL_BLOB_MEMORY else "MISS",
                      ", ".join(f"{variant} {memory_ratio(m, side):.2f}× "
-                               f"({(m[f'{side}_peak'] - m[f'{side}_idle']) / 2**20:.1f} MiB)"
+                               f"({memory_above_idle(m, side) / 2**20:.1f} MiB)"
                                for variant, m in memory.items())))
     return rows
 

@@ -58,6 +58,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -664,17 +665,17 @@ struct Convert<std::vector<T, A>> {
     // The document does not say how many elements come. Growing `out` as they come would
     // allocate log2(n) + 1 blocks and move every element each time; the elements go into a
     // scratch vector this thread keeps instead, and `out` is allocated once, to size.
-    detail::ScratchVector<T> scratch;
-    std::vector<T>* items = scratch.get();
-    if (items == nullptr || !std::is_nothrow_move_constructible_v<T>) {
-      out.clear();  // the scratch is in use further up (a recursive type): grow `out` itself
-      return read_elements(r, out);
+    if constexpr (std::is_nothrow_move_constructible_v<T>) {
+      detail::ScratchVector<T> scratch;
+      if (std::vector<T>* items = scratch.get()) {
+        if (Status s = read_elements(r, *items); !s) return s;
+        out.assign(std::make_move_iterator(items->begin()), std::make_move_iterator(items->end()));
+        return {};
+      }
     }
-    if (Status s = read_elements(r, *items); !s) return s;
+    // The scratch is in use further up (a recursive type), or a move may throw: grow `out`.
     out.clear();
-    out.reserve(items->size());
-    for (T& item : *items) out.push_back(std::move(item));
-    return {};
+    return read_elements(r, out);
   }
 
  private:

@@ -19,27 +19,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "../common/data.hpp"
 #include "must.hpp"
+#include "proc_status.hpp"  // tests/unit/common: VmRSS, VmHWM and their reset
 
 namespace {
 
-size_t proc_status(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with(field)) return std::stoull(line.substr(std::strlen(field))) * 1024;
-  return 0;
-}
-
 // The resident size now, with the high-water mark reset to it.
-size_t reset_peak() {
-  std::ofstream("/proc/self/clear_refs") << "5";
-  return proc_status("VmRSS:");
+size_t start_peak() {
+  callwire::test::reset_peak();
+  return callwire::test::proc_status("VmRSS:");
 }
 
 [[noreturn]] void die(const std::string& what) {
@@ -74,10 +66,11 @@ std::string read_line(int fd) {
   if (auto started = server.start(); !started) die(started.error().message);
   write_line(replies, server.url());
   if (read_line(commands) != "reset") die("expected reset");
-  size_t idle = reset_peak();
+  size_t idle = start_peak();
   write_line(replies, "ok");
   if (read_line(commands) != "report") die("expected report");
-  write_line(replies, std::to_string(idle) + " " + std::to_string(proc_status("VmHWM:")));
+  write_line(replies,
+             std::to_string(idle) + " " + std::to_string(callwire::test::proc_status("VmHWM:")));
   server.stop();
   server.wait();
   std::_Exit(0);
@@ -105,13 +98,13 @@ int main(int argc, char** argv) {
   if (auto listed = client.call("system.listMethods"); !listed) die(listed.error().message);
   write_line(to_server[1], "reset");
   if (read_line(from_server[0]) != "ok") die("the server did not reset");
-  const size_t client_idle = reset_peak();
+  const size_t client_idle = start_peak();
   for (int i = 0; i < calls; ++i) {
     auto blob = client.call<std::vector<uint8_t>>("get_blob");
     if (!blob) die(blob.error().message);
     if (blob->size() != size) die("a blob of " + std::to_string(blob->size()) + " bytes");
   }
-  const size_t client_peak = proc_status("VmHWM:");
+  const size_t client_peak = callwire::test::proc_status("VmHWM:");
   write_line(to_server[1], "report");
   size_t server_idle = 0, server_peak = 0;
   if (std::sscanf(read_line(from_server[0]).c_str(), "%zu %zu", &server_idle, &server_peak) != 2)

@@ -1,6 +1,7 @@
 // Internal: the text forms of XML-RPC's numbers, read leniently and written canonically.
 #pragma once
 
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -53,15 +54,21 @@ inline bool parse_double(std::string_view s, double& out) {
   size_t mantissa_start = i;
   size_t int_digits = 0, leading_frac_zeros = 0;  // int_digits: significant
   bool int_nonzero = false, frac_nonzero_seen = false;
+  // The digits as one integer while they fit (19 digits always do), for the exact path below.
+  uint64_t digits = 0;
+  size_t digit_count = 0, frac_digits = 0;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
     int_nonzero |= s[i] != '0';
     if (int_nonzero) ++int_digits;
+    if (++digit_count <= 19) digits = digits * 10 + uint64_t(s[i] - '0');
   }
   if (i < s.size() && s[i] == '.') {
     ++i;
     for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
       if (s[i] != '0') frac_nonzero_seen = true;
       if (!frac_nonzero_seen) ++leading_frac_zeros;
+      if (++digit_count <= 19) digits = digits * 10 + uint64_t(s[i] - '0');
+      ++frac_digits;
     }
   }
   if (i == mantissa_start || (i == mantissa_start + 1 && s[mantissa_start] == '.')) return false;
@@ -77,6 +84,21 @@ inline bool parse_double(std::string_view s, double& out) {
     if (exp_negative) exponent = -exponent;
   }
   if (i != s.size()) return false;
+  // The usual text (a few digits, a few decimals) in one operation: an integer below 2^53 and
+  // a power of ten up to 10^22 are both exact doubles, so one multiplication or division of
+  // them is the correctly rounded value, as from_chars would find it (Clinger's fast path).
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  // (Only where doubles are computed in double precision: x87's wider registers would round twice.)
+  const int64_t scale = exponent - int64_t(frac_digits);
+  if (FLT_EVAL_METHOD == 0 && digit_count <= 19 && digits <= (uint64_t{1} << 53) && scale >= -22 &&
+      scale <= 22) {
+    double m = static_cast<double>(digits);
+    double v = scale < 0 ? m / kPow10[-scale] : m * kPow10[scale];
+    out = negative ? -v : v;
+    return true;
+  }
   double v = 0;
   auto [ptr, ec] = read_double(s.data() + mantissa_start, s.data() + s.size(), v);
   if (ptr != s.data() + s.size()) return false;

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -94,6 +97,48 @@ TEST(Writer, DoubleFastPathAgreesWithTheGeneralOne) {
     size_t n = scalar::format_double(d, fast);
     size_t m = scalar::format_double_general(d, general);
     ASSERT_EQ(std::string_view(fast, n), std::string_view(general, m));
+  }
+}
+
+// parse_double reads the usual texts exactly in one operation; everything else goes to
+// read_double (from_chars). Both must give the same bits for every text.
+TEST(ScalarText, ParseDoubleMatchesTheGeneralReader) {
+  std::mt19937_64 rng(7);
+  char text[64];
+  int fast_path_texts = 0;
+  for (int i = 0; i < 300000; ++i) {
+    // Digits (1-20, sometimes leading zeros), a point somewhere or none, sometimes an exponent.
+    size_t n = 0;
+    if (rng() % 2) text[n++] = "+-"[rng() % 2];
+    const size_t start = n;
+    size_t digits = 1 + rng() % 20;
+    size_t point = rng() % (digits + 2);  // == digits + 1: no point
+    for (size_t d = 0; d < digits; ++d) {
+      if (d == point) text[n++] = '.';
+      text[n++] = char('0' + (d == 0 && rng() % 4 == 0 ? 0 : rng() % 10));
+    }
+    if (point == digits) text[n++] = '.';
+    if (rng() % 3 == 0) n += size_t(std::snprintf(text + n, 16, "e%d", int(rng() % 61) - 30));
+    std::string_view s(text, n);
+    double fast = 0, general = 0;
+    ASSERT_TRUE(scalar::parse_double(s, fast)) << s;
+    auto [ptr, ec] = read_double(text + start, text + n, general);
+    ASSERT_EQ(ptr, text + n) << s;
+    ASSERT_EQ(ec, std::errc()) << s;
+    if (text[0] == '-') general = -general;
+    ASSERT_EQ(std::bit_cast<uint64_t>(fast), std::bit_cast<uint64_t>(general)) << s;
+    fast_path_texts += digits <= 15;
+  }
+  EXPECT_GT(fast_path_texts, 100000);
+  // The edges: 2^53 and one past it, 10^22 and 10^23, negative zero.
+  for (std::string_view s : {"9007199254740992", "9007199254740993", "1e22", "1e23", "-0.0", "0.1",
+                             "123456789012345.6", "4.35", "1.7976931348623157e308"}) {
+    double fast = 0, general = 0;
+    ASSERT_TRUE(scalar::parse_double(s, fast)) << s;
+    bool minus = s[0] == '-';
+    (void)read_double(s.data() + minus, s.data() + s.size(), general);
+    if (minus) general = -general;
+    EXPECT_EQ(std::bit_cast<uint64_t>(fast), std::bit_cast<uint64_t>(general)) << s;
   }
 }
 

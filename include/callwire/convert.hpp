@@ -159,6 +159,14 @@ inline Status expect_type(ValueReader& r, Type wanted, std::string_view name) {
   if (*type != wanted) return type_error(name, *type);
   return {};
 }
+// What a reader's call that did not fit the value returned (InvalidArgument, nothing read)
+// becomes: the type error from_value gives, "must be <name>, got ...". Calling first and
+// asking the type only on a refusal spends one call on the reader per value rather than two.
+inline Status explain_refusal(ValueReader& r, Status s, Type wanted, std::string_view name) {
+  if (s || s.error().code != Errc::InvalidArgument) return s;
+  if (Status type = expect_type(r, wanted, name); !type) return type;
+  return s;
+}
 // Whether the value before `r` is a string standing for bytes or a time (JSON-RPC).
 inline bool text_stands_in(ValueReader& r) {
   if (!r.strings_stand_for_bytes_and_times()) return false;
@@ -305,8 +313,7 @@ bool read_field(ValueReader& r, std::string_view name, Field<T>& f, bool& seen, 
 /// repeated member is checked each time it comes).
 template <class... Ts>
 Status read_struct(ValueReader& r, Field<Ts>... fields) {
-  if (Status s = detail::expect_type(r, Type::Struct, "struct"); !s) return s;
-  if (Status s = r.enter_struct(); !s) return s;
+  if (Status s = detail::explain_refusal(r, r.enter_struct(), Type::Struct, "struct"); !s) return s;
   bool seen[sizeof...(Ts) + 1] = {};  // + 1: no zero-length array for a struct of no fields
   std::string_view name;
   for (;;) {
@@ -442,8 +449,7 @@ struct Convert<std::string> {
     return type_error(type_name, v);
   }
   static Status read(ValueReader& r, std::string& out) {
-    if (Status s = detail::expect_type(r, Type::String, type_name); !s) return s;
-    return r.read_string(out);
+    return detail::explain_refusal(r, r.read_string(out), Type::String, type_name);
   }
 };
 
@@ -660,8 +666,8 @@ struct Convert<std::vector<T, A>> {
   }
   static Status read(ValueReader& r,
                      std::vector<T, A>& out) requires std::default_initializable<T> {
-    if (Status s = detail::expect_type(r, Type::Array, type_name); !s) return s;
-    if (Status s = r.enter_array(); !s) return s;
+    if (Status s = detail::explain_refusal(r, r.enter_array(), Type::Array, type_name); !s)
+      return s;
     // The document does not say how many elements come. Growing `out` as they come would
     // allocate log2(n) + 1 blocks and move every element each time; the elements go into a
     // scratch vector this thread keeps instead, and `out` is allocated once, to size.
@@ -721,8 +727,8 @@ struct ConvertStringMap {
     return out;
   }
   static Status read(ValueReader& r, Map& out) requires std::default_initializable<Mapped> {
-    if (Status s = detail::expect_type(r, Type::Struct, type_name); !s) return s;
-    if (Status s = r.enter_struct(); !s) return s;
+    if (Status s = detail::explain_refusal(r, r.enter_struct(), Type::Struct, type_name); !s)
+      return s;
     out.clear();
     std::string_view name;
     for (;;) {

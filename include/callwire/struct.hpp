@@ -122,8 +122,8 @@ struct Convert<T> {
     return out;
   }
   static Status read(ValueReader& r, T& out) {
-    if (Status s = detail::expect_type(r, Type::Struct, type_name); !s) return s;
-    if (Status s = r.enter_struct(); !s) return s;
+    if (Status s = detail::explain_refusal(r, r.enter_struct(), Type::Struct, type_name); !s)
+      return s;
     std::array<bool, size + 1> seen{};  // + 1: no zero-length array for a struct of no members
     size_t expected = 0;                // members mostly come in the order they were written
     std::string_view name;

@@ -7,6 +7,7 @@
 // response (and the sink's read of it fails).
 #include <algorithm>
 
+#include "base/assign_text.hpp"
 #include "json/reader_impl.hpp"
 
 namespace callwire::json {
@@ -54,7 +55,7 @@ class ResultReader final : public ValueReader {
   Status read_string(std::string& out) override {
     std::string_view text;
     if (Status s = string_text("read_string() needs a string", text); !s) return s;
-    out.assign(text);
+    assign_text(out, text);
     return {};
   }
 

@@ -77,6 +77,26 @@ class Lexer {
     pos_ = p + n;
     return true;
   }
+  /// A whole element of plain text, `<name>text</name>` (`tag` is "<name>"), after optional
+  /// white space: ASCII text needing no decoding (no `&`, no `]`, no control character). The
+  /// element opens and closes here, so the open elements are as they were. For a struct
+  /// member's name, read once per member.
+  template <size_t N>
+  [[gnu::always_inline]] bool try_text_element(const char (&tag)[N], std::string_view& text) {
+    constexpr size_t n = N - 1;
+    const unsigned char* p = skip_space_from(pos_);
+    if (size_t(end_ - p) < 2 * n + 1 || std::memcmp(p, tag, n) != 0 || elements_left_ == 0)
+      return false;
+    const unsigned char* start = p + n;
+    const unsigned char* stop = scan_until<'<', '&', ']'>(start, end_);
+    if (size_t(end_ - stop) < n + 1 || stop[0] != '<' || stop[1] != '/' ||
+        std::memcmp(stop + 2, tag + 1, n - 1) != 0)
+      return false;
+    --elements_left_;
+    text = std::string_view(reinterpret_cast<const char*>(start), size_t(stop - start));
+    pos_ = stop + n + 1;
+    return true;
+  }
   /// Any start tag with an ASCII name and no attributes, right here (no white space skipped).
   bool try_start_any(Token& t) {
     const unsigned char* p = pos_;
@@ -108,7 +128,7 @@ class Lexer {
   /// `</name>` where the grammar knows `name` is the innermost open element (one compare of
   /// the literal), after optional white space.
   template <size_t N>
-  bool try_end_literal(const char (&name)[N]) {
+  [[gnu::always_inline]] bool try_end_literal(const char (&name)[N]) {
     constexpr size_t n = N - 1;
     const unsigned char* p = skip_space_from(pos_);
     if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>' ||

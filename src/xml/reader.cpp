@@ -2,9 +2,11 @@
 // into Values. Nested values are built without recursion: finished values wait on `stack_`
 // until their array or struct closes, and then move into it with one allocation of the exact
 // size.
+#include <array>
 #include <string>
 #include <vector>
 
+#include "base/assign_text.hpp"
 #include "base/base64.hpp"
 #include "callwire/value_reader.hpp"
 #include "callwire/xml.hpp"
@@ -170,9 +172,11 @@ struct ReaderImpl {
     }
     return true;
   }
-  // The start tag `tag` ("<member>"): the lexer's fast path, or the general one.
+  // The start tag `tag` ("<member>"): the lexer's fast path inline (a few times per value),
+  // or the general one.
   template <size_t N>
-  bool expect_start(Token& t, const char (&tag)[N], std::string_view context) {
+  [[gnu::always_inline]] bool expect_start(Token& t, const char (&tag)[N],
+                                           std::string_view context) {
     if (lexer.try_start(tag)) {
       t.kind = TokenKind::StartTag;
       t.self_closing = false;
@@ -181,13 +185,16 @@ struct ReaderImpl {
       t.offset = lexer.offset_of(lexer.position()) - (N - 1);
       return true;
     }
+    return expect_start_slow(t, std::string_view(tag, N - 1), context);
+  }
+  bool expect_start_slow(Token& t, std::string_view tag, std::string_view context) {
     if (!next_element(t, context)) return false;
-    if (t.kind == TokenKind::StartTag && t.name == std::string_view(tag + 1, N - 3)) return true;
-    return unexpected(t, tag);
+    if (t.kind == TokenKind::StartTag && t.name == tag.substr(1, tag.size() - 2)) return true;
+    return unexpected(t, std::string(tag));
   }
   // The end tag of the innermost open element `name` (the lexer checks that it matches).
   template <size_t N>
-  bool expect_end(const char (&name)[N]) {
+  [[gnu::always_inline]] bool expect_end(const char (&name)[N]) {
     if (lexer.try_end_literal(name)) return true;
     return expect_end_slow(std::string_view(name, N - 1));
   }
@@ -203,6 +210,18 @@ struct ReaderImpl {
                       : t.kind == TokenKind::EndTag ? "</" + std::string(t.name) + ">"
                                                     : "the end of the document";
     return fail(t, "unexpected " + got + ", expected " + expected);
+  }
+  // Inside <member>: its <name> element, read whole.
+  [[gnu::always_inline]] bool member_name(std::string_view& name) {
+    Token t;
+    if (lexer.try_text_element("<name>", name)) {  // the usual case, in one pass
+      t.offset = lexer.offset_of(name.data()) - (std::size("<name>") - 1);
+    } else if (!expect_start(t, "<name>", "member") || !element_text(t, name)) {
+      return false;
+    }
+    if (name.size() > limits.max_string_size)
+      return over_string_limit(t, "a member name", name.size());
+    return true;
   }
   // The text content of an element with no children, e.g. <int>, <name>; empty when
   // self-closing.
@@ -601,11 +620,8 @@ struct ReaderImpl {
         if (!expect_end("value")) return false;
         continue;
       }
-      if (!expect_start(t, "<name>", "member")) return false;
       std::string_view name;
-      if (!element_text(t, name)) return false;
-      if (name.size() > limits.max_string_size)
-        return over_string_limit(t, "a member name", name.size());
+      if (!member_name(name)) return false;
       stack.emplace_back(name);
       f.in_member = true;
       if (!expect_start(t, "<value>", "member")) return false;
@@ -771,6 +787,47 @@ struct ReaderImpl {
 
 namespace {
 
+// The type a value of each Kind reads as (PullReader::peek); kRefused for those refused.
+constexpr uint8_t kRefused = 0xFF;
+constexpr uint8_t type_for(Kind kind) {
+  switch (kind) {
+    case Kind::Int:
+    case Kind::I1:
+    case Kind::I2:
+      return uint8_t(Type::Int);
+    case Kind::I8:
+    case Kind::BigInteger:
+      return uint8_t(Type::I8);
+    case Kind::Boolean:
+      return uint8_t(Type::Boolean);
+    case Kind::Double:
+    case Kind::BigDecimal:
+      return uint8_t(Type::Double);
+    case Kind::String:
+      return uint8_t(Type::String);
+    case Kind::DateTime:
+      return uint8_t(Type::DateTime);
+    case Kind::Base64:
+      return uint8_t(Type::Bytes);
+    case Kind::Nil:
+      return uint8_t(Type::Nil);
+    case Kind::Array:
+      return uint8_t(Type::Array);
+    case Kind::Struct:
+      return uint8_t(Type::Struct);
+    case Kind::Serializable:
+    case Kind::Unknown:
+      break;
+  }
+  return kRefused;
+}
+// type_for by Kind, worked out at compile time: a typed read asks for every value's type.
+constexpr auto kTypeOfKind = [] {
+  std::array<uint8_t, size_t(Kind::Unknown) + 1> table{};
+  for (size_t k = 0; k < table.size(); ++k) table[k] = type_for(Kind(k));
+  return table;
+}();
+
 // A ValueReader over the document ReaderImpl is reading, standing just after a <value> start
 // tag: each call reads on as far as it must, with the same checks and messages as the tree
 // path (ReaderImpl::value). Once the lexer has failed, every call returns its error.
@@ -782,40 +839,9 @@ class PullReader final : public ValueReader {
   bool broken() const noexcept { return broken_; }
 
   Result<Type> peek() override {
-    if (!head()) return failure().error();
-    if (head_.t.kind == TokenKind::EndTag) return Type::String;
-    switch (head_.kind) {
-      case Kind::Int:
-      case Kind::I1:
-      case Kind::I2:
-        return Type::Int;
-      case Kind::I8:
-      case Kind::BigInteger:
-        return Type::I8;
-      case Kind::Boolean:
-        return Type::Boolean;
-      case Kind::Double:
-      case Kind::BigDecimal:
-        return Type::Double;
-      case Kind::String:
-        return Type::String;
-      case Kind::DateTime:
-        return Type::DateTime;
-      case Kind::Base64:
-        return Type::Bytes;
-      case Kind::Nil:
-        return Type::Nil;
-      case Kind::Array:
-        return Type::Array;
-      case Kind::Struct:
-        return Type::Struct;
-      case Kind::Serializable:
-      case Kind::Unknown:
-        break;
-    }
-    r_.scalar(head_.t, head_.kind);  // refuses it with the tree path's message
-    broken_ = true;
-    return failure().error();
+    Type type;
+    if (!head_type(type)) return failure().error();
+    return type;
   }
 
   Status read(Value& out) override {
@@ -828,23 +854,23 @@ class PullReader final : public ValueReader {
   }
 
   Status read_string(std::string& out) override {
-    Result<Type> type = peek();
-    if (!type) return type.error();
-    if (*type != Type::String) return misuse("read_string() needs a string", *type);
+    Type type;
+    if (!head_type(type)) return failure();
+    if (type != Type::String) return misuse("read_string() needs a string", type);
     std::string_view text = head_.text;
     if (head_.t.kind != TokenKind::EndTag && !r_.element_text(head_.t, text)) return stop();
     if (text.size() > r_.limits.max_string_size) {
       r_.over_string_limit(head_.t, "a string", text.size());
       return stop();
     }
-    out.assign(text);
+    assign_text(out, text);
     return end_of_value(head_.t.kind != TokenKind::EndTag);
   }
 
   Status read_bytes(std::vector<uint8_t>& out) override {
-    Result<Type> type = peek();
-    if (!type) return type.error();
-    if (*type != Type::Bytes) return misuse("read_bytes() needs base64", *type);
+    Type type;
+    if (!head_type(type)) return failure();
+    if (type != Type::Bytes) return misuse("read_bytes() needs base64", type);
     // resize zeroes what the decoder then overwrites: one memset pass, where a Value would
     // cost a second block and a copy.
     auto into_vector = [this, &out](std::string_view text, size_t& error_at) -> long {
@@ -872,9 +898,9 @@ class PullReader final : public ValueReader {
   }
 
   Status enter_array() override {
-    Result<Type> type = peek();
-    if (!type) return type.error();
-    if (*type != Type::Array) return misuse("enter_array() needs an array", *type);
+    Type type;
+    if (!head_type(type)) return failure();
+    if (type != Type::Array) return misuse("enter_array() needs an array", type);
     if (!deeper()) return stop();
     at_ = At::Nothing;
     const Token& start = head_.t;
@@ -922,9 +948,9 @@ class PullReader final : public ValueReader {
   }
 
   Status enter_struct() override {
-    Result<Type> type = peek();
-    if (!type) return type.error();
-    if (*type != Type::Struct) return misuse("enter_struct() needs a struct", *type);
+    Type type;
+    if (!head_type(type)) return failure();
+    if (type != Type::Struct) return misuse("enter_struct() needs a struct", type);
     if (!deeper()) return stop();
     at_ = At::Nothing;
     bool empty = head_.t.self_closing;
@@ -961,13 +987,8 @@ class PullReader final : public ValueReader {
       }
       if (member) {
         Token t;
-        if (!r_.expect_start(t, "<name>", "member") || !r_.element_text(t, name))
+        if (!r_.member_name(name) || !r_.expect_start(t, "<value>", "member"))
           return stop().error();
-        if (name.size() > r_.limits.max_string_size) {
-          r_.over_string_limit(t, "a member name", name.size());
-          return stop().error();
-        }
-        if (!r_.expect_start(t, "<value>", "member")) return stop().error();
         f.in_member = true;
         at_ = At::Value;
         empty_ = t.self_closing;
@@ -1004,6 +1025,24 @@ class PullReader final : public ValueReader {
     bool in_member;  // struct: a member's value is before or behind the reader; </member> due
   };
 
+  // The type of the value before the reader (its head read, once): false when there is none,
+  // the document failed, or its type element is refused (reported with the tree path's
+  // message).
+  bool head_type(Type& type) {
+    if (!head()) return false;
+    if (head_.t.kind == TokenKind::EndTag) {  // an untyped <value>text</value>
+      type = Type::String;
+      return true;
+    }
+    const uint8_t t = kTypeOfKind[static_cast<size_t>(head_.kind)];
+    if (t == kRefused) {
+      r_.scalar(head_.t, head_.kind);  // refuses it with the tree path's message
+      broken_ = true;
+      return false;
+    }
+    type = static_cast<Type>(t);
+    return true;
+  }
   // Reads the head of the value before the reader, once.
   bool head() {
     if (broken_ || at_ == At::Nothing) return false;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
 
 namespace callwire::xml {
@@ -624,6 +625,38 @@ TEST(Reader, StringLimit) {
   EXPECT_EQ(error_of(response_with("<base64>MTIzNDU2Nzg5MDE=</base64>"), limits).code,
             Errc::LimitExceeded);
   EXPECT_TRUE(Reader(limits).read(response_with("<string>1234567890</string>")));
+}
+
+// A member's name over max_string_size is refused where its <name> starts, whether it is read
+// in one pass (plain text) or by the general path (a reference in it), into a tree or by a
+// typed read.
+TEST(Reader, MemberNameLimit) {
+  ReaderLimits limits;
+  limits.max_string_size = 10;
+  for (std::string_view name : {"12345678901", "1234567890&amp;"}) {
+    std::string doc = response_with("<struct><member><name>" + std::string(name) +
+                                    "</name><value>1</value></member></struct>");
+    const std::string where = "1:" + std::to_string(doc.find("<name>") + 1) + ": ";
+    const std::string message =
+        where + "a member name of 11 bytes exceeds max_string_size (10 bytes)";
+    Error tree = error_of(doc, limits);
+    EXPECT_EQ(tree.code, Errc::LimitExceeded) << name;
+    EXPECT_EQ(tree.message, message) << name;
+
+    struct Typed final : ValueSink {
+      int32_t x = 0;
+      Status read(ValueReader& r) override { return read_struct(r, field("x", x)); }
+    } sink;
+    Reader reader(limits);
+    MethodResponse response;
+    Status sunk;
+    Status read = reader.read_response(doc, response, sink, sunk);
+    ASSERT_FALSE(read) << name;
+    EXPECT_EQ(read.error().code, Errc::LimitExceeded) << name;
+    EXPECT_EQ(read.error().message, message) << name;
+  }
+  EXPECT_TRUE(Reader(limits).read(
+      response_with("<struct><member><name>1234567890</name><value>1</value></member></struct>")));
 }
 
 TEST(Reader, TooManyAttributes) {

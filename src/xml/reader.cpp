@@ -646,12 +646,20 @@ struct ReaderImpl {
 
   // A scalar element (start tag `t`): converts its text and pushes the value.
   bool scalar(const Token& t, Kind kind) {
+    if (kind == Kind::Base64) return base64_value(t);
+    return scalar_into(
+        t, kind, [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+  }
+  // A scalar other than base64: its text read and checked, and the Value's constructor
+  // arguments handed to `put` (onto the stack, or straight into a typed read's Value).
+  template <class Put>
+  [[gnu::always_inline]] bool scalar_into(const Token& t, Kind kind, Put put) {
     if (kind == Kind::Serializable)
       return fail(t, "<" + std::string(t.name) +
                          "> is refused: Java deserialization is unsafe (CVE-2016-5003)");
-    if (kind == Kind::Unknown || kind == Kind::Array || kind == Kind::Struct)
+    if (kind == Kind::Unknown || kind == Kind::Array || kind == Kind::Struct ||
+        kind == Kind::Base64)
       return fail(t, "unknown type <" + std::string(t.name) + ">");
-    if (kind == Kind::Base64) return base64_value(t);
     std::string_view raw;
     if (!element_text(t, raw)) return false;
     std::string_view text = scalar::trim(raw);
@@ -664,49 +672,48 @@ struct ReaderImpl {
       case Kind::String:
         if (raw.size() > limits.max_string_size)
           return over_string_limit(t, "a string", raw.size());
-        stack.emplace_back(raw);
+        put(raw);
         return true;
       case Kind::Int:
         if (!scalar::parse_integer(text, INT32_MIN, INT32_MAX, n)) return invalid("32-bit integer");
-        stack.emplace_back(int32_t(n));
+        put(int32_t(n));
         return true;
       case Kind::I1:
         if (!scalar::parse_integer(text, INT8_MIN, INT8_MAX, n)) return invalid("8-bit integer");
-        stack.emplace_back(int32_t(n));
+        put(int32_t(n));
         return true;
       case Kind::I2:
         if (!scalar::parse_integer(text, INT16_MIN, INT16_MAX, n)) return invalid("16-bit integer");
-        stack.emplace_back(int32_t(n));
+        put(int32_t(n));
         return true;
       case Kind::I8:
       case Kind::BigInteger:
         if (!scalar::parse_integer(text, INT64_MIN, INT64_MAX, n)) return invalid("64-bit integer");
-        stack.push_back(Value::i8(n));
+        put(Value::i8(n));
         return true;
       case Kind::Boolean:
         if (text != "0" && text != "1") return invalid("boolean (0 or 1)");
-        stack.emplace_back(text == "1");
+        put(text == "1");
         return true;
       case Kind::Double:
       case Kind::BigDecimal: {
         double d;
         if (!scalar::parse_double(text, d)) return invalid("double");
-        stack.emplace_back(d);
+        put(d);
         return true;
       }
       case Kind::DateTime: {
         Result<DateTime> dt = DateTime::parse(text);
         if (!dt) return fail(t, dt.error().message);
-        stack.emplace_back(*dt);
+        put(*dt);
         return true;
       }
-      case Kind::Base64:
-        break;  // read above
       case Kind::Nil:
         if (!text.empty()) return fail(t, "<nil/> must be empty");
-        stack.emplace_back();
+        put();
         return true;
       case Kind::Serializable:
+      case Kind::Base64:
       case Kind::Array:
       case Kind::Struct:
       case Kind::Unknown:
@@ -846,6 +853,15 @@ class PullReader final : public ValueReader {
 
   Status read(Value& out) override {
     if (!head()) return failure();
+    // A typed scalar straight into `out` (numbers, mostly: typed reads take them this way),
+    // with the tree path's checks; the rest through the tree path.
+    if (head_.t.kind != TokenKind::EndTag && head_.kind != Kind::Array &&
+        head_.kind != Kind::Struct && head_.kind != Kind::Base64) {
+      auto into_out = [&out](auto&&... v) { out = Value(std::forward<decltype(v)>(v)...); };
+      if (!r_.scalar_into(head_.t, head_.kind, into_out) || !r_.expect_end("value")) return stop();
+      at_ = At::Nothing;
+      return {};
+    }
     if (!r_.value_from(head_.t, head_.kind, head_.text, frames_.size())) return stop();
     out = std::move(r_.stack.back());
     r_.stack.pop_back();

@@ -432,6 +432,9 @@ bool Lexer::lex_cdata() {
   pos_ += 9;  // "<![CDATA["
   const uchar* segment = pos_;
   for (;;) {
+    // Sixteen bytes a step to the next ']', CR, control or non-ASCII byte: a large CDATA
+    // section (a peer's blob of markup) is mostly plain.
+    pos_ = scan_until<']', ']', ']'>(pos_, end_);
     if (pos_ >= end_)
       return fail(Errc::NotWellFormed, offset_of(start), "unterminated CDATA section");
     uchar c = *pos_;

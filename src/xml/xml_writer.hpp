@@ -4,6 +4,7 @@
 // ResultWriter (result_writer.hpp).
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -22,6 +23,21 @@ namespace callwire::xml {
 inline constexpr std::string_view kDeclaration = "<?xml version=\"1.0\"?>";
 inline constexpr std::string_view kApacheNamespace =
     " xmlns:ex=\"http://ws.apache.org/xmlrpc/namespaces/extensions\"";
+
+// The escapes of <, & and >, eight bytes each (copied whole), their length in the last byte;
+// null for every other byte.
+struct EscapeTable {
+  const char* of[256];
+  constexpr EscapeTable() : of() {
+    of[static_cast<unsigned char>('<')] = "&lt;\0\0\0\4";
+    of[static_cast<unsigned char>('&')] = "&amp;\0\0\5";
+    of[static_cast<unsigned char>('>')] = "&gt;\0\0\0\4";
+  }
+  const char* operator[](unsigned char c) const { return of[c]; }
+};
+inline constexpr EscapeTable kEscapeOf{};
+inline constexpr size_t kLongestEscape = 4;  // bytes an escape adds to its character
+inline constexpr size_t kEscapeBurst = 64;   // bytes taken one at a time after an escape
 
 class XmlWriter {
  public:
@@ -50,7 +66,9 @@ class XmlWriter {
   bool text(std::string_view s) {
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     const auto* end = p + s.size();
-    char* dst = out_.prepare(s.size());  // the common case: nothing to escape
+    // Room for the rest as it is: runs with nothing to escape are copied into it. Invariant:
+    // the room left after `written` is at least end - p.
+    char* dst = out_.prepare(s.size());
     size_t written = 0;
     while (p < end) {
       const unsigned char* stop = scan_until<'<', '&', '>'>(p, end);
@@ -59,40 +77,44 @@ class XmlWriter {
       written += run;
       p = stop;
       if (p == end) break;
-      std::string_view escape;
-      size_t len = 1;
-      switch (*p) {
-        case '<':
-          escape = "&lt;";
-          break;
-        case '&':
-          escape = "&amp;";
-          break;
-        case '>':
-          escape = "&gt;";
-          break;
-        case '\r':
-          escape = "&#13;";
-          break;
-        default: {
-          if (*p < 0x80)
-            return fail("string holds character U+00" + hex(*p) + ", which XML cannot carry");
-          uint32_t cp;
-          len = chars::decode_utf8(p, end, cp);
-          if (len == 0) return fail("string is not valid UTF-8");
-          if (!chars::is_xml_char(cp)) return fail("string holds a character XML cannot carry");
-          std::memcpy(dst + written, p, len);
-          written += len;
-          p += len;
-          continue;
+      if (kEscapeOf[*p]) {
+        // An escape grows the output: make room for the rest and for a burst of escapes, then
+        // take the next bytes one at a time while they are plain ASCII or <, & and > (text
+        // dense with markup, such as an HTML page, is escaped without a call per byte).
+        out_.commit(written);
+        size_t burst = std::min(size_t(end - p), kEscapeBurst);
+        dst = out_.prepare(size_t(end - p) + kLongestEscape * burst + 8);
+        written = 0;
+        for (const unsigned char* burst_end = p + burst; p < burst_end; ++p) {
+          const char* escape = kEscapeOf[*p];
+          if (escape) {
+            std::memcpy(dst + written, escape, 8);  // eight bytes: the room has 8 to spare
+            written += size_t(escape[7]);
+          } else if (kStopTable<'<', '&', '>'>.stop[*p]) {
+            break;
+          } else {
+            dst[written++] = char(*p);
+          }
         }
+        continue;
       }
-      // An escape grows the output: commit what is there and make room again.
-      out_.commit(written);
-      out_.append(escape);
-      ++p;
-      dst = out_.prepare(size_t(end - p));
-      written = 0;
+      if (*p == '\r') {
+        out_.commit(written);
+        out_.append("&#13;");
+        ++p;
+        dst = out_.prepare(size_t(end - p));
+        written = 0;
+        continue;
+      }
+      if (*p < 0x80)
+        return fail("string holds character U+00" + hex(*p) + ", which XML cannot carry");
+      uint32_t cp;
+      size_t len = chars::decode_utf8(p, end, cp);
+      if (len == 0) return fail("string is not valid UTF-8");
+      if (!chars::is_xml_char(cp)) return fail("string holds a character XML cannot carry");
+      std::memcpy(dst + written, p, len);
+      written += len;
+      p += len;
     }
     out_.commit(written);
     return true;

@@ -3,7 +3,7 @@ every PACE seconds, until its standard input closes or says "stop", then prints 
 of what it saw. It is a process of its own so that the attacker's Python threads (and their
 hold on the interpreter lock) cannot add to the latencies it measures.
 
-    python3 probe.py HOST PORT [--tls]
+    python3 probe.py HOST PORT [--tls] [--call-timeout SECONDS]
 
 First it prints "ready" once its first call is answered (the caller waits for that line, never
 for a time). A call that fails (a connection closed, a wrong answer, no answer within
@@ -19,7 +19,7 @@ import sys
 import time
 
 PACE = 0.005  # seconds between one answer and the next call
-CALL_TIMEOUT = 5.0  # seconds: a call that takes longer is a hang
+CALL_TIMEOUT = 5.0  # seconds: a call that takes longer is a hang (--call-timeout changes it)
 BODY = (b"<?xml version='1.0'?><methodCall><methodName>sample.add</methodName><params>"
         b"<param><value><int>5</int></value></param><param><value><int>3</int></value></param>"
         b"</params></methodCall>")
@@ -30,8 +30,8 @@ def request(host, port):
             b"Content-Length: %d\r\n\r\n" % (host.encode(), port, len(BODY))) + BODY
 
 
-def connect(host, port, tls):
-    sock = socket.create_connection((host, port), timeout=CALL_TIMEOUT)
+def connect(host, port, tls, call_timeout):
+    sock = socket.create_connection((host, port), timeout=call_timeout)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -66,7 +66,11 @@ def read_answer(sock, pending):
 
 
 def main():
-    host, port, tls = sys.argv[1], int(sys.argv[2]), "--tls" in sys.argv[3:]
+    host, port, options = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    tls = "--tls" in options
+    call_timeout = CALL_TIMEOUT
+    if "--call-timeout" in options:
+        call_timeout = float(options[options.index("--call-timeout") + 1])
     req = request(host, port)
     latencies, errors = [], []
     sock, pending = None, b""
@@ -76,7 +80,7 @@ def main():
         t0 = time.monotonic()
         try:
             if sock is None:
-                sock, pending = connect(host, port, tls), b""
+                sock, pending = connect(host, port, tls, call_timeout), b""
             sock.sendall(req)
             status, body, pending = read_answer(sock, pending)
             if status != 200 or b"<int>8</int>" not in body:

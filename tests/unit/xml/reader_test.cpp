@@ -404,6 +404,40 @@ TEST(Reader, CdataCommentsAndPis) {
   EXPECT_EQ(value_of("<string><![CDATA[]]]]><![CDATA[>]]></string>"), Value("]]>"));
 }
 
+// Long CDATA sections (scanned sixteen bytes a step) read as the same text escaped, with ']',
+// ']]' and CR at every place in a step, UTF-8 across steps, and a bad byte reported where it is
+// (line 1, its column).
+TEST(Reader, LongCdataAgreesWithEscapedText) {
+  const std::string pieces[] = {"]",        "]]",
+                                "]>",       "\r",
+                                "\r\n",     "<&>",
+                                "\xC3\xA9", "\xF0\x9F\x98\x80",
+                                "x",        "0123456789abcdef"};
+  unsigned seed = 7;
+  auto next = [&seed] { return (seed = seed * 1103515245u + 12345u) >> 8; };
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    size_t length = next() % 100;
+    while (text.size() < length) text += pieces[next() % std::size(pieces)];
+    if (text.find("]]>") != std::string::npos) continue;
+    std::string escaped;  // the same text as character data, CR kept as a reference
+    for (char c : text)
+      escaped += c == '<' ? "&lt;" : c == '&' ? "&amp;" : c == '>' ? "&gt;" : std::string(1, c);
+    EXPECT_EQ(value_of("<string><![CDATA[" + text + "]]></string>"),
+              value_of("<string>" + escaped + "</string>"))
+        << "round " << round;
+  }
+  std::string long_text(1000, 'a');
+  long_text[500] = '\x01';
+  std::string inner = "<string><![CDATA[" + long_text + "]]></string>";
+  Error e = value_error(inner);
+  EXPECT_TRUE(fails_with(e, -32702, "not allowed in XML"));
+  size_t column = response_with(inner).find('\x01') + 1;
+  EXPECT_NE(e.message.find("1:" + std::to_string(column) + ":"), std::string::npos) << e.message;
+  EXPECT_TRUE(fails_with(value_error("<string><![CDATA[" + std::string(1000, 'a') + "]]</string>"),
+                         -32700, "unterminated CDATA"));
+}
+
 TEST(Reader, EndOfLineNormalisation) {
   EXPECT_EQ(value_of("<string>a\r\nb\rc\nd</string>"), Value("a\nb\nc\nd"));
   EXPECT_EQ(value_of("<string><![CDATA[x\r\ny]]></string>"), Value("x\ny"));

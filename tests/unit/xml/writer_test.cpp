@@ -168,32 +168,34 @@ TEST(Writer, Escaping) {
   EXPECT_EQ(value_xml(long_text), "<value><string>" + expected + "</string></value>");
 }
 
+// Text escaped by the definition: <, &, > and CR as references, everything else as it is.
+std::string escaped_by_definition(const std::string& s) {
+  std::string e;
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        e += "&lt;";
+        break;
+      case '&':
+        e += "&amp;";
+        break;
+      case '>':
+        e += "&gt;";
+        break;
+      case '\r':
+        e += "&#13;";
+        break;
+      default:
+        e += c;
+    }
+  }
+  return e;
+}
+
 // Short strings and member names (up to 14 bytes live inside the Value and take a 16-byte
 // path) against the plain definition, with each special byte at each position of every length
 // around the inline limit.
 TEST(Writer, ShortTextAgreesWithTheDefinitionAtEveryLengthAndPosition) {
-  auto escaped = [](const std::string& s) {
-    std::string e;
-    for (char c : s) {
-      switch (c) {
-        case '<':
-          e += "&lt;";
-          break;
-        case '&':
-          e += "&amp;";
-          break;
-        case '>':
-          e += "&gt;";
-          break;
-        case '\r':
-          e += "&#13;";
-          break;
-        default:
-          e += c;
-      }
-    }
-    return e;
-  };
   const std::string specials[] = {
       "<", "&", ">", "\r", "\t", "\n", " ", "\xC3\xA9", "\x01", "\xC3", std::string("\0", 1)};
   for (size_t len = 0; len <= 17; ++len) {
@@ -211,13 +213,58 @@ TEST(Writer, ShortTextAgreesWithTheDefinitionAtEveryLengthAndPosition) {
           continue;
         }
         ASSERT_TRUE(as_string && as_name) << "len " << len << " at " << at;
-        EXPECT_EQ(value_xml(Value(text)), "<value><string>" + escaped(text) + "</string></value>");
+        EXPECT_EQ(value_xml(Value(text)),
+                  "<value><string>" + escaped_by_definition(text) + "</string></value>");
         EXPECT_EQ(value_xml(Value::structure({{text, 1}})),
-                  "<value><struct><member><name>" + escaped(text) +
+                  "<value><struct><member><name>" + escaped_by_definition(text) +
                       "</name><value><int>1</int></value></member></struct></value>");
       }
     }
   }
+}
+
+// Long texts dense with markup (escaped in bursts a byte at a time) and sparse (a run at a
+// time), with CR, UTF-8 and a refused byte at every place a burst can begin, end or be cut.
+TEST(Writer, TextDenseWithEscapesAgreesWithTheDefinition) {
+  std::mt19937 rng(20261127);
+  const std::string pieces[] = {"<",
+                                "&",
+                                ">",
+                                "<<<<<<<<",
+                                "x",
+                                "\r",
+                                "\t",
+                                "\n",
+                                "\xC3\xA9",
+                                "\xF0\x9F\x98\x80",
+                                "plain text of some length, no markup"};
+  for (int round = 0; round < 4000; ++round) {
+    std::string text;
+    size_t length = rng() % 400;
+    bool dense = rng() % 2;
+    while (text.size() < length) {
+      size_t pick =
+          dense ? rng() % std::size(pieces) : (rng() % 8 ? std::size(pieces) - 1 : rng() % 4);
+      text += pieces[pick];
+    }
+    bool refused = rng() % 10 == 0 && !text.empty();
+    if (refused) text[rng() % text.size()] = '\x01';
+    Buffer out;
+    Status s = write_response(out, Value(text));
+    if (refused) {
+      EXPECT_FALSE(s) << "round " << round;
+      continue;
+    }
+    ASSERT_TRUE(s) << "round " << round;
+    EXPECT_EQ(value_xml(Value(text)),
+              "<value><string>" + escaped_by_definition(text) + "</string></value>")
+        << "round " << round;
+  }
+  // A string of nothing but escapes, far longer than a burst.
+  std::string all(100000, '<');
+  std::string expected;
+  for (size_t i = 0; i < all.size(); ++i) expected += "&lt;";
+  EXPECT_EQ(value_xml(Value(all)), "<value><string>" + expected + "</string></value>");
 }
 
 TEST(Writer, RefusesWhatXmlCannotCarry) {

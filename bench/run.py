@@ -31,6 +31,7 @@ DOCUMENTS = [
     ("structs", "(b) 1000 structs, ~1 MB"),
     ("structs-compact", "(b′) the same 1000 structs with no white space (read only)"),
     ("base64", "(c) one 16 MiB base64 blob"),
+    ("markup", "(d) a 1 MiB HTML page as one string (a quarter of it <, & and >)"),
 ]
 READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2", "callwire-typed", "callwire-struct"]
 
@@ -357,7 +358,9 @@ def codec_section(runs, context, json_runs, json_context, when):
         "of 1000 structs {int id, string name (10-19 chars, some UTF-8), string email "
         "(23-38 chars), double score (e.g. 38957.531), array of 5 tags (5-9 chars, one of them "
         "with an escaped &)}, one element per line, indented one space a level; "
-        "(b′) the same text with no white space between elements; (c) a methodResponse with one 16 MiB base64 value on a single line.",
+        "(b′) the same text with no white space between elements; (c) a methodResponse with one "
+        "16 MiB base64 value on a single line; (d) a methodResponse with one string of 1 MiB, "
+        "an HTML table's rows, whose <, & and > (a quarter of its bytes) are escaped.",
         "",
     ]
     lines += busy_line(context, m)

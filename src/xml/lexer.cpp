@@ -1,5 +1,6 @@
 #include "xml/lexer.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -300,6 +301,7 @@ bool Lexer::lex_text(Token& t) {
         ++pos_;
         if (pos_ < end_ && *pos_ == '\n') ++pos_;
       }
+      decode_burst();
       segment = pos_;
       continue;
     }
@@ -315,8 +317,52 @@ bool Lexer::lex_text(Token& t) {
   }
 }
 
+// After a reference in text, the next bytes one at a time straight into scratch_, while they
+// are plain or &lt;, &gt; and &amp; (text dense with markup, such as an HTML page, decoded
+// without a call per reference). Anything else is left to lex_text. Each step writes one byte
+// and reads at least one, so a burst never writes more than the room made for it.
+void Lexer::decode_burst() {
+  constexpr size_t kBurst = 64;
+  const bool* stop = kStopTable<'<', '&', ']'>.stop;
+  size_t room = std::min(kBurst, size_t(end_ - pos_));
+  size_t base = scratch_.size();
+  scratch_.resize(base + room);
+  char* out = scratch_.data() + base;
+  const uchar* p = pos_;  // a local: stores through `out` could alias a member
+  for (const uchar* burst_end = p + room; p < burst_end;) {
+    uchar c = *p;
+    if (!stop[c]) {
+      *out++ = char(c);
+      ++p;
+    } else if (c != '&') {
+      break;
+    } else if (end_ - p >= 4 && p[2] == 't' && p[3] == ';' && (p[1] == 'l' || p[1] == 'g')) {
+      *out++ = p[1] == 'l' ? '<' : '>';
+      p += 4;
+    } else if (end_ - p >= 5 && p[1] == 'a' && p[2] == 'm' && p[3] == 'p' && p[4] == ';') {
+      *out++ = '&';
+      p += 5;
+    } else {
+      break;
+    }
+  }
+  pos_ = p;
+  scratch_.resize(size_t(out - scratch_.data()));
+}
+
 // `&...;` at pos_. Appends the character to scratch_ when `append`.
 bool Lexer::lex_reference(bool append) {
+  // The three a writer escapes with, taken whole: text dense with markup is mostly these.
+  if (bytes_left(4) && pos_[2] == 't' && pos_[3] == ';' && (pos_[1] == 'l' || pos_[1] == 'g')) {
+    if (append) scratch_.push_back(pos_[1] == 'l' ? '<' : '>');
+    pos_ += 4;
+    return true;
+  }
+  if (bytes_left(5) && pos_[1] == 'a' && pos_[2] == 'm' && pos_[3] == 'p' && pos_[4] == ';') {
+    if (append) scratch_.push_back('&');
+    pos_ += 5;
+    return true;
+  }
   const uchar* amp = pos_;
   ++pos_;
   if (pos_ < end_ && *pos_ == '#') {

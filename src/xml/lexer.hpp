@@ -200,6 +200,7 @@ class Lexer {
   bool lex_name(std::string_view& name);
   bool lex_attribute_value();
   bool lex_reference(bool append);
+  void decode_burst();
   bool skip_comment();
   bool skip_pi();
   bool lex_cdata();

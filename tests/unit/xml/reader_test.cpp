@@ -438,6 +438,51 @@ TEST(Reader, LongCdataAgreesWithEscapedText) {
                          -32700, "unterminated CDATA"));
 }
 
+// Text dense with references (decoded in bursts after the first) and sparse, against the
+// definition: every predefined and numeric reference, CR, ']', comments and CDATA at every
+// place a burst can begin, end or be cut; an undefined entity reported at its own column.
+TEST(Reader, TextWithReferencesAgreesWithTheDefinition) {
+  const std::pair<std::string, std::string> pieces[] = {
+      {"&lt;", "<"},
+      {"&gt;", ">"},
+      {"&amp;", "&"},
+      {"&apos;", "'"},
+      {"&quot;", "\""},
+      {"&#65;", "A"},
+      {"&#x3C;", "<"},
+      {"\r\n", "\n"},
+      {"\r", "\n"},
+      {"]", "]"},
+      {"]>", "]>"},
+      {"x", "x"},
+      {"\t\n", "\t\n"},
+      {"\xC3\xA9", "\xC3\xA9"},
+      {"<!--c-->", ""},
+      {"<![CDATA[<&]]>", "<&"},
+      {"plain text of some length without markup", "plain text of some length without markup"}};
+  unsigned seed = 11;
+  auto next = [&seed] { return (seed = seed * 1103515245u + 12345u) >> 8; };
+  for (int round = 0; round < 3000; ++round) {
+    std::string xml, text;
+    size_t length = next() % 300;
+    bool dense = next() % 2;
+    while (xml.size() < length) {
+      size_t pick =
+          dense ? next() % std::size(pieces) : (next() % 8 ? std::size(pieces) - 1 : next() % 3);
+      xml += pieces[pick].first;
+      text += pieces[pick].second;
+    }
+    if (xml.find("]]>") != std::string::npos) continue;
+    EXPECT_EQ(value_of("<string>" + xml + "</string>"), Value(text))
+        << "round " << round << ": " << xml;
+  }
+  std::string inner = "<string>" + std::string(30, 'a') + "&lt;&amp;&gt;x&lt;&bogus;</string>";
+  Error e = value_error(inner);
+  EXPECT_TRUE(fails_with(e, -32700, "undefined entity &bogus;"));
+  size_t column = response_with(inner).find("&bogus;") + 1;
+  EXPECT_NE(e.message.find("1:" + std::to_string(column) + ":"), std::string::npos) << e.message;
+}
+
 TEST(Reader, EndOfLineNormalisation) {
   EXPECT_EQ(value_of("<string>a\r\nb\rc\nd</string>"), Value("a\nb\nc\nd"));
   EXPECT_EQ(value_of("<string><![CDATA[x\r\ny]]></string>"), Value("x\ny"));

@@ -317,6 +317,22 @@ bool Lexer::lex_text(Token& t) {
   }
 }
 
+// The bytes of &lt;, &gt; or &amp; at `p` (up to `end`), the character in `c`; 0 for anything
+// else. The three a writer escapes with: text dense with markup is mostly these.
+namespace {
+size_t predefined_escape(const unsigned char* p, const unsigned char* end, char& c) {
+  if (end - p >= 4 && p[2] == 't' && p[3] == ';' && (p[1] == 'l' || p[1] == 'g')) {
+    c = p[1] == 'l' ? '<' : '>';
+    return 4;
+  }
+  if (end - p >= 5 && p[1] == 'a' && p[2] == 'm' && p[3] == 'p' && p[4] == ';') {
+    c = '&';
+    return 5;
+  }
+  return 0;
+}
+}  // namespace
+
 // After a reference in text, the next bytes one at a time straight into scratch_, while they
 // are plain or &lt;, &gt; and &amp; (text dense with markup, such as an HTML page, decoded
 // without a call per reference). Anything else is left to lex_text. Each step writes one byte
@@ -328,20 +344,17 @@ void Lexer::decode_burst() {
   size_t base = scratch_.size();
   scratch_.resize(base + room);
   char* out = scratch_.data() + base;
-  const uchar* p = pos_;  // a local: stores through `out` could alias a member
+  // Locals: stores through `out` could alias the members.
+  const uchar *p = pos_, *end = end_;
   for (const uchar* burst_end = p + room; p < burst_end;) {
     uchar c = *p;
+    char escaped;
     if (!stop[c]) {
       *out++ = char(c);
       ++p;
-    } else if (c != '&') {
-      break;
-    } else if (end_ - p >= 4 && p[2] == 't' && p[3] == ';' && (p[1] == 'l' || p[1] == 'g')) {
-      *out++ = p[1] == 'l' ? '<' : '>';
-      p += 4;
-    } else if (end_ - p >= 5 && p[1] == 'a' && p[2] == 'm' && p[3] == 'p' && p[4] == ';') {
-      *out++ = '&';
-      p += 5;
+    } else if (size_t n = c == '&' ? predefined_escape(p, end, escaped) : 0) {
+      *out++ = escaped;
+      p += n;
     } else {
       break;
     }
@@ -352,15 +365,10 @@ void Lexer::decode_burst() {
 
 // `&...;` at pos_. Appends the character to scratch_ when `append`.
 bool Lexer::lex_reference(bool append) {
-  // The three a writer escapes with, taken whole: text dense with markup is mostly these.
-  if (bytes_left(4) && pos_[2] == 't' && pos_[3] == ';' && (pos_[1] == 'l' || pos_[1] == 'g')) {
-    if (append) scratch_.push_back(pos_[1] == 'l' ? '<' : '>');
-    pos_ += 4;
-    return true;
-  }
-  if (bytes_left(5) && pos_[1] == 'a' && pos_[2] == 'm' && pos_[3] == 'p' && pos_[4] == ';') {
-    if (append) scratch_.push_back('&');
-    pos_ += 5;
+  char escaped;
+  if (size_t n = predefined_escape(pos_, end_, escaped)) {  // the common three, taken whole
+    if (append) scratch_.push_back(escaped);
+    pos_ += n;
     return true;
   }
   const uchar* amp = pos_;

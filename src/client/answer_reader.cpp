@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "base/ascii.hpp"
-#include "xml/decode_ahead.hpp"
+#include "xml/reader_internals.hpp"
 
 namespace callwire::detail {
 

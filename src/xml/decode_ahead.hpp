@@ -5,8 +5,9 @@
 // whole transfer and decodes after it, on the critical path. Base64Ahead is fed the answer's
 // body as it grows and decodes the text of its first <base64> element, whole quanta at a time,
 // as long as that text is plain base64 (no white space, no padding, no markup); the read then
-// takes those bytes (ReaderInternals::read_response) and decodes only the rest. Anything it
-// does not understand makes it stop: the read does the work as before, checks and all.
+// takes those bytes (ReaderInternals::read_response, xml/reader_internals.hpp) and decodes only
+// the rest. Anything it does not understand makes it stop: the read does the work as before,
+// checks and all.
 #pragma once
 
 #include <cstddef>
@@ -54,6 +55,9 @@ class Base64Ahead {
     return text_done_ == 0 ? nullptr : offer(document);
   }
 
+  /// Whether it is decoding a blob of the document as it arrives.
+  bool decoding() const noexcept { return state_ == State::Decoding; }
+
   /// Forgets the document (its bytes too). Inline and next to free when nothing was decoded
   /// ahead: every call's answer passes here, sample.add's too.
   void reset() noexcept {
@@ -71,13 +75,6 @@ class Base64Ahead {
   size_t text_start_ = 0;  // the <base64> element's text, as an offset in the document
   size_t text_done_ = 0;   // characters decoded (whole quanta)
   DecodedAhead ahead_;
-};
-
-/// callwire's own entry points into Reader, beside its public ones.
-struct ReaderInternals {
-  /// Reader::read_response into a sink, with `ahead` (may be null) decoded already.
-  static Status read_response(Reader& reader, std::string_view document, MethodResponse& response,
-                              ValueSink& sink, Status& sink_status, DecodedAhead* ahead);
 };
 
 }  // namespace callwire::xml

@@ -81,18 +81,55 @@ bool Lexer::check_char(const uchar* p, size_t& len) {
 
 // ---- the document's start and end ----
 
-bool Lexer::start(std::string_view document, size_t max_elements, bool assume_utf8) {
+bool Lexer::start(std::string_view document, size_t max_elements, bool assume_utf8,
+                  DocumentSource* source) {
   begin_ = pos_ = reinterpret_cast<const uchar*>(document.data());
-  end_ = begin_ + document.size();
+  end_ = final_end_ = begin_ + document.size();
+  source_ = source;
   elements_left_ = max_elements_ = max_elements;
-  encoding_ = Encoding::Utf8;
-  ascii_only_ = false;
-  root_done_ = root_started_ = false;
-  apache_namespace_ = false;
   error_code_ = Errc::Ok;
   error_message_.clear();
   open_.clear();
+  if (source_ != nullptr) [[unlikely]]
+    return start_arriving(assume_utf8);
+  return start_prolog(assume_utf8);
+}
 
+bool Lexer::start_arriving(bool assume_utf8) {
+  end_ = begin_ + std::min(source_->arrived(), size_t(final_end_ - begin_));
+  if (end_ == begin_ && !arrive(1)) return false;
+  // The prolog ends where the root's `<` is, told from `<!--`, `<?` and `<!DOCTYPE` by the
+  // bytes after it: with fewer than that come, it is read again with a few more; a prolog
+  // longer than what came (a long comment) is read again whole.
+  constexpr size_t kTellTheRoot = 9;
+  for (;;) {
+    bool ok = start_prolog(assume_utf8);
+    if (end_ == final_end_) return ok;
+    if (ok && bytes_left(kTellTheRoot)) return true;
+    error_code_ = Errc::Ok;
+    error_message_.clear();
+    if (!arrive(ok ? kTellTheRoot : size_t(final_end_ - end_))) return false;
+  }
+}
+
+// Waits for `want` more bytes of a document still arriving.
+bool Lexer::arrive(size_t want) {
+  if (end_ != final_end_) {
+    if (Status s = source_->wait(want); !s)
+      return fail(s.error().code, offset_of(end_), s.error().message);
+    end_ = begin_ + std::min(source_->arrived(), size_t(final_end_ - begin_));
+  }
+  return true;
+}
+
+// The prolog from the document's first byte: its state starts afresh.
+[[gnu::noinline]] bool Lexer::start_prolog(bool assume_utf8) {
+  pos_ = begin_;
+  encoding_ = Encoding::Utf8;
+  ascii_only_ = false;
+  root_done_ = root_started_ = false;
+  off_the_usual_path_ = true;
+  apache_namespace_ = false;
   bool bom = false;
   if (bytes_left(3) && pos_[0] == 0xEF && pos_[1] == 0xBB && pos_[2] == 0xBF) {
     pos_ += 3;
@@ -226,23 +263,65 @@ bool Lexer::skip_misc_outside_root(bool before_root) {
 // ---- tokens ----
 
 bool Lexer::next(Token& t) {
-  if (root_done_) {
-    if (!skip_misc_outside_root(false)) return false;
-    t.kind = TokenKind::EndOfDocument;
-    t.offset = offset_of(pos_);
-    return true;
+  if (off_the_usual_path_) [[unlikely]]
+    return next_off_the_usual_path(t);
+  return lex_inside_root(t);
+}
+
+// The root's start tag and what follows the root; every token of a document still arriving.
+bool Lexer::next_off_the_usual_path(Token& t) {
+  // Calls in tail position only: this is on every document's way.
+  if (source_ != nullptr) return next_arriving(t);
+  if (root_done_) return end_of_document(t);
+  root_started_ = true;
+  off_the_usual_path_ = false;  // and back on should the root be `<root/>`
+  return lex_start_tag(t);
+}
+
+[[gnu::noinline]] bool Lexer::end_of_document(Token& t) {
+  // Only white space, comments and PIs may follow: all of it is read before the end.
+  if (!wait_for_everything() || !skip_misc_outside_root(false)) return false;
+  t.kind = TokenKind::EndOfDocument;
+  t.offset = offset_of(pos_);
+  return true;
+}
+
+[[gnu::noinline]] bool Lexer::next_arriving(Token& t) {
+  if (root_done_) return end_of_document(t);
+  bool lexed = root_started_ ? lex_inside_root(t) : lex_start_tag(t);
+  if (!lexed && !again_with_more(t)) return false;
+  root_started_ = true;
+  return true;
+}
+
+// A token of a document still arriving failed: if it ran into the end of what has come, it
+// is lexed again from its start (a failed token changes nothing but the position) once more
+// has come, at least twice what it had, so a long one is lexed a few times, not once a read.
+bool Lexer::again_with_more(Token& t) {
+  while (end_ != final_end_) {
+    error_code_ = Errc::Ok;
+    error_message_.clear();
+    pos_ = begin_ + t.offset;
+    if (!arrive(std::max(2 * size_t(end_ - pos_), size_t{1}))) return false;
+    if (root_started_ ? lex_inside_root(t) : lex_start_tag(t)) return true;
   }
-  if (!root_started_) {
-    root_started_ = true;
-    return lex_start_tag(t);
-  }
+  return false;
+}
+
+[[gnu::always_inline]] inline bool Lexer::lex_inside_root(Token& t) {
+  // Each failure leaves in t.offset where the token started: it is lexed again from there
+  // when it failed for want of bytes still to come.
   for (;;) {
-    if (pos_ >= end_)
+    if (pos_ >= end_) {
+      t.offset = offset_of(pos_);
       return fail(Errc::NotWellFormed, offset_of(pos_),
                   "unexpected end of document: <" + std::string(open_.back()) + "> is not closed");
+    }
     if (*pos_ == '<') {
-      if (!bytes_left(2))
+      if (!bytes_left(2)) {
+        t.offset = offset_of(pos_);
         return fail(Errc::NotWellFormed, offset_of(pos_), "unexpected end of document in a tag");
+      }
       uchar c = pos_[1];
       if (c == '/') return lex_end_tag(t);
       if (c != '!' && c != '?') return lex_start_tag(t);
@@ -272,6 +351,10 @@ bool Lexer::lex_text(Token& t) {
                   "unexpected end of document: <" + std::string(open_.back()) + "> is not closed");
     uchar c = *pos_;
     if (c == '<') {
+      // Which markup this is takes up to nine bytes ("<![CDATA["): of a document still
+      // arriving, fewer than that means lexing it again once more has come.
+      if (!bytes_left(9) && end_ != final_end_) [[unlikely]]
+        return fail(Errc::NotWellFormed, offset_of(pos_), "unexpected end of document");
       bool markup_in_text = at("<!--") || at("<?") || at("<![CDATA[");
       if (markup_in_text) {
         decode_from_here();
@@ -563,9 +646,9 @@ bool Lexer::lex_start_tag(Token& t) {
   if (elements_left_ == 0)
     return fail(Errc::LimitExceeded, t.offset,
                 "more elements than max_elements (" + std::to_string(max_elements_) + ")");
-  --elements_left_;
   if (pos_ < end_ && *pos_ == '>') {  // the usual case: no attributes
     ++pos_;
+    --elements_left_;
     t.self_closing = false;
     open_.push_back(t.name);
     return true;
@@ -623,8 +706,9 @@ bool Lexer::lex_start_tag(Token& t) {
                          size_t(pos_ - value_start) - 2) == kApacheUri)
       apache_namespace_ = true;
   }
+  --elements_left_;  // counted once the tag is whole: one cut short is lexed again
   if (t.self_closing) {
-    if (open_.empty()) root_done_ = true;
+    if (open_.empty()) root_closed();
   } else {
     open_.push_back(t.name);
   }

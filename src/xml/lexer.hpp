@@ -32,6 +32,21 @@ struct Token {
 
 enum class Encoding : uint8_t { Utf8, UsAscii, Latin1 };
 
+/// A document still arriving, read while it comes: its storage is whole from the start (its
+/// length is known), and what has come is its first arrived() bytes, which never move. The
+/// lexer reads those; a token that runs into their end is lexed again once more has come.
+/// The client's connection is the source of an answer arriving on a socket.
+class DocumentSource {
+ public:
+  virtual ~DocumentSource() = default;
+  /// How many of the document's bytes have come.
+  virtual size_t arrived() const = 0;
+  /// Waits until at least `want` more bytes have come (1 or more), or all of the document if
+  /// fewer are left; more may come at once. An error ends the read: the source keeps its own
+  /// account of what went wrong.
+  virtual Status wait(size_t want) = 0;
+};
+
 class Lexer {
  public:
   explicit Lexer(std::string& scratch) : scratch_(scratch) {}
@@ -41,7 +56,11 @@ class Lexer {
 
   /// Starts a document: the byte order mark, the XML declaration and the prolog, up to the root
   /// element. `assume_utf8` ignores the declared encoding (the reader transcoded the document).
-  bool start(std::string_view document, size_t max_elements, bool assume_utf8);
+  /// `source`: the document is still arriving (null: it is all there).
+  bool start(std::string_view document, size_t max_elements, bool assume_utf8,
+             DocumentSource* source = nullptr);
+  /// Waits for the rest of a document still arriving (at once when it is all there).
+  bool wait_for_everything() { return end_ == final_end_ || arrive(size_t(final_end_ - end_)); }
   /// The encoding the declaration named (UTF-8 when there is none).
   Encoding encoding() const { return encoding_; }
   /// Whether a start tag so far declared Apache's extensions namespace (any prefix), for the
@@ -194,6 +213,18 @@ class Lexer {
   }
 
  private:
+  bool next_off_the_usual_path(Token& t);
+  bool next_arriving(Token& t);
+  bool end_of_document(Token& t);
+  bool lex_inside_root(Token& t);
+  void root_closed() {
+    root_done_ = true;
+    off_the_usual_path_ = true;
+  }
+  bool again_with_more(Token& t);
+  bool arrive(size_t want);
+  bool start_arriving(bool assume_utf8);
+  bool start_prolog(bool assume_utf8);
   bool lex_text(Token& t);
   bool lex_start_tag(Token& t);
   bool lex_end_tag(Token& t);
@@ -253,7 +284,7 @@ class Lexer {
   void skip_space() { pos_ = skip_space_from(pos_); }
   void close_element() {
     open_.pop_back();
-    if (open_.empty()) root_done_ = true;
+    if (open_.empty()) root_closed();
   }
   void flush_segment(const unsigned char* from) {
     scratch_.append(reinterpret_cast<const char*>(from), size_t(pos_ - from));
@@ -295,13 +326,18 @@ class Lexer {
   OpenElements open_;
   const unsigned char* begin_ = nullptr;
   const unsigned char* pos_ = nullptr;
-  const unsigned char* end_ = nullptr;
+  const unsigned char* end_ = nullptr;  // of what has come (of the document, when it is all there)
+  const unsigned char* final_end_ = nullptr;  // of a document still arriving
+  DocumentSource* source_ = nullptr;
   size_t elements_left_ = 0;
   size_t max_elements_ = 0;  // for the message when they run out
   Encoding encoding_ = Encoding::Utf8;
   bool ascii_only_ = false;
   bool root_done_ = false;
   bool root_started_ = false;
+  // next() takes its general path: before the root's start tag, after its end, and while the
+  // document arrives. One test of one byte per token on the usual path.
+  bool off_the_usual_path_ = true;
   bool apache_namespace_ = false;
   Errc error_code_ = Errc::Ok;
   std::string error_message_;

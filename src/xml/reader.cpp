@@ -11,8 +11,8 @@
 #include "callwire/value_reader.hpp"
 #include "callwire/xml.hpp"
 #include "value/value_build.hpp"
-#include "xml/decode_ahead.hpp"
 #include "xml/lexer.hpp"
+#include "xml/reader_internals.hpp"
 #include "xml/scalar_text.hpp"
 
 namespace callwire::xml {
@@ -128,6 +128,7 @@ struct ReaderImpl {
   Lexer lexer{scratch};
   bool used_prefixed_types = false;  // the last document named a type as `prefix:type`
   DecodedAhead* ahead = nullptr;     // a <base64> text's start decoded already (typed reads)
+  DocumentSource* source = nullptr;  // the document is still arriving (the client's answers)
 
   // ---- errors ----
 
@@ -258,8 +259,9 @@ struct ReaderImpl {
                             " bytes exceeds max_document_size (" +
                             std::to_string(limits.max_document_size) + " bytes)");
     }
-    if (!lexer.start(document, limits.max_elements, false)) return false;
+    if (!lexer.start(document, limits.max_elements, false, source)) return false;
     if (lexer.encoding() == Encoding::Latin1) {
+      if (!lexer.wait_for_everything()) return false;  // transcoded whole
       // Every byte is one character: re-encode the whole document as UTF-8 and read that.
       bool high = false;
       for (char c : document) high |= static_cast<unsigned char>(c) >= 0x80;
@@ -1181,12 +1183,22 @@ Status Reader::read_response(std::string_view document, MethodResponse& response
 
 Status ReaderInternals::read_response(Reader& reader, std::string_view document,
                                       MethodResponse& response, ValueSink& sink,
-                                      Status& sink_status, DecodedAhead* ahead) {
-  if (ahead == nullptr) return reader.read_response(document, response, sink, sink_status);
+                                      Status& sink_status, DecodedAhead* ahead,
+                                      DocumentSource* source) {
   reader.impl_->ahead = ahead;
+  reader.impl_->source = source;
   Status status = reader.read_response(document, response, sink, sink_status);
   reader.impl_->ahead = nullptr;
+  reader.impl_->source = nullptr;
   return status;
+}
+
+Result<MethodResponse> ReaderInternals::read_response(Reader& reader, std::string_view document,
+                                                      DocumentSource* source) {
+  reader.impl_->source = source;
+  Result<MethodResponse> response = reader.read_response(document);
+  reader.impl_->source = nullptr;
+  return response;
 }
 
 Result<Message> Reader::read(std::string_view document) {

@@ -11,7 +11,7 @@
 
 #include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
-#include "xml/decode_ahead.hpp"
+#include "xml/reader_internals.hpp"
 
 namespace callwire::testing {
 

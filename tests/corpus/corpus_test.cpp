@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ahead_compare.hpp"
+#include "arriving_compare.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "corpus_files.hpp"
@@ -129,6 +130,20 @@ TEST_P(ValidCorpus, DecodesAsExpected) {
                           << describe_error(response.error());
     EXPECT_FALSE(first_difference(*response, got->response)) << "read_response differs from read";
     EXPECT_FALSE(reader.read_call(doc)) << "read_call accepted a methodResponse";
+  }
+}
+
+// Read as it arrives, in pieces, the reader waiting for more at the end of what came: the
+// same as read whole (tests/corpus/arriving_compare.hpp).
+TEST_P(ValidCorpus, ReadAsItArrivesAsReadWhole) {
+  const CorpusFile& f = GetParam();
+  std::string doc = read_file(f.path);
+  xml::Reader reader;
+  for (const std::string& d : {doc, as_response(doc)}) {
+    for (size_t piece : {size_t{1}, size_t{2}, size_t{5}, size_t{17}, size_t{64}}) {
+      auto diff = arriving_difference(reader, d, piece);
+      EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
+    }
   }
 }
 
@@ -351,6 +366,20 @@ TEST_P(InvalidCorpus, IsRefusedAsExpected) {
   EXPECT_FALSE(reader.read_response(doc)) << "read_response accepted what read refused";
 }
 
+// Read as it arrives, in pieces, the reader waiting for more at the end of what came: the
+// same as read whole (tests/corpus/arriving_compare.hpp).
+TEST_P(InvalidCorpus, ReadAsItArrivesAsReadWhole) {
+  const CorpusFile& f = GetParam();
+  std::string doc = read_file(f.path);
+  xml::Reader reader;
+  for (const std::string& d : {doc, as_response(doc)}) {
+    for (size_t piece : {size_t{1}, size_t{2}, size_t{5}, size_t{17}, size_t{64}}) {
+      auto diff = arriving_difference(reader, d, piece);
+      EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
+    }
+  }
+}
+
 TEST_P(InvalidCorpus, PullingAgreesWithTheTree) {
   const CorpusFile& f = GetParam();
   std::string doc = read_file(f.path);
@@ -369,6 +398,87 @@ TEST_P(InvalidCorpus, PullingAgreesWithTheTree) {
 INSTANTIATE_TEST_SUITE_P(Corpus, InvalidCorpus,
                          ::testing::ValuesIn(scan_corpus(kCorpus / "invalid", "invalid", ".xml")),
                          parameter_name);
+
+// ---- read as it arrives: what the corpus does not reach --------------------------------
+
+// A response of `n` structs of short members, with attributes on every <value> (checked, not
+// kept): lexed in two goes when a tag straddles what has come.
+std::string many_structs(size_t n) {
+  std::string doc = "<?xml version=\"1.0\"?><methodResponse><params><param><value><array><data>";
+  for (size_t i = 0; i < n; ++i) {
+    doc += "<value a=\"1\"><struct><member><name>id</name><value><int>" + std::to_string(i) +
+           "</int></value></member><member><name>name</name><value>student " + std::to_string(i) +
+           " &amp; co</value></member></struct></value>\n";
+  }
+  return doc + "</data></array></value></param></params></methodResponse>";
+}
+
+// The element limit counts each element once, however often a tag is lexed again: what has
+// come ends at every place in turn (a tag cut in its attribute is lexed twice).
+TEST(ReadAsItArrives, CountsEachElementOnce) {
+  const std::string doc = many_structs(3);
+  const size_t elements = count_start_tags(doc);
+  for (size_t limit : {elements, elements - 1}) {
+    xml::ReaderLimits limits;
+    limits.max_elements = limit;
+    xml::Reader reader(limits);
+    ASSERT_EQ(bool(reader.read_response(doc)), limit == elements);
+    for (size_t piece = 1; piece < doc.size(); ++piece) {
+      auto diff = arriving_difference(reader, doc, piece);
+      EXPECT_FALSE(diff) << "limit " << limit << ": " << diff.value_or("");
+    }
+  }
+}
+
+// Text with a comment, a PI and a CDATA section in it, cut at every place: a `<` that has
+// come without what follows it is not yet the end of the text.
+TEST(ReadAsItArrives, MarkupInsideTextCutAnywhere) {
+  const std::string doc =
+      "<?xml version=\"1.0\"?><methodResponse><params><param><value><string>a<!-- c -->b"
+      "<?pi x?>c<![CDATA[<d>]]>e&amp;f\r\ng]]</string></value></param></params>"
+      "</methodResponse>";
+  xml::Reader reader;
+  ASSERT_TRUE(reader.read_response(doc));
+  for (size_t piece = 1; piece < doc.size(); ++piece) {
+    auto diff = arriving_difference(reader, doc, piece);
+    EXPECT_FALSE(diff) << diff.value_or("");
+  }
+}
+
+// A long answer is read while it arrives, never waiting for the whole of it: the reader asks
+// for little more than a token at a time (its tokens are short), so the reading keeps up with
+// the arriving.
+TEST(ReadAsItArrives, ReadsWhatHasComeWithoutWaitingForEverything) {
+  const std::string doc = many_structs(20000);  // about 2.3 MB
+  xml::Reader reader;
+  ArrivingDocument source(doc, 16 * 1024);
+  auto response = xml::ReaderInternals::read_response(reader, source.storage(), &source);
+  ASSERT_TRUE(response) << response.error().message;
+  ASSERT_EQ(response->result.size(), 20000u);
+  EXPECT_EQ(response->result[19999]["name"].as_string(), "student 19999 & co");
+  EXPECT_LT(source.largest_want(), 1024u) << "waited for the rest at once";
+  EXPECT_GE(source.waits(), doc.size() / (16 * 1024) - 1);
+}
+
+// When the bytes stop coming, the read ends with the source's own error.
+TEST(ReadAsItArrives, TheSourcesErrorEndsTheRead) {
+  struct Stalled final : xml::DocumentSource {
+    size_t arrived_bytes;
+    size_t arrived() const override { return arrived_bytes; }
+    Status wait(size_t) override { return Error(Errc::Timeout, "the answer stopped coming"); }
+  };
+  const std::string doc = many_structs(200);
+  for (size_t arrived : {size_t{0}, size_t{10}, doc.size() / 2, doc.size() - 1}) {
+    Stalled source;
+    source.arrived_bytes = arrived;
+    xml::Reader reader;
+    auto response = xml::ReaderInternals::read_response(reader, doc, &source);
+    ASSERT_FALSE(response) << arrived;
+    EXPECT_EQ(response.error().code, Errc::Timeout) << arrived;
+    EXPECT_NE(response.error().message.find("the answer stopped coming"), std::string::npos)
+        << response.error().message;
+  }
+}
 
 }  // namespace
 }  // namespace callwire::testing

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "ahead_compare.hpp"
+#include "arriving_compare.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/xml.hpp"
 #include "message_compare.hpp"
@@ -69,6 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The document arriving in pieces (their size from its length), its blob decoded ahead.
     if (auto diff = callwire::testing::ahead_difference(reader, d, 1 + d.size() % 13))
       fail("decoding ahead changes the typed read",
+           *diff + "\ndocument: " + quote(d.substr(0, 2000)));
+    // Read as it arrives, in pieces of a size picked by its length.
+    if (auto diff = callwire::testing::arriving_difference(reader, d, 1 + d.size() % 11))
+      fail("reading as it arrives differs from reading whole",
            *diff + "\ndocument: " + quote(d.substr(0, 2000)));
   }
   auto got = reader.read(doc);

@@ -1,8 +1,6 @@
 // Base64Ahead (src/xml/decode_ahead.hpp): a large answer's blob decoded as the answer arrives,
 // and the typed read that takes those bytes. Whatever arrives, in whatever pieces, the read
 // must give exactly what a read of the whole document gives, errors and their offsets too.
-#include "xml/decode_ahead.hpp"
-
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,6 +9,7 @@
 
 #include "callwire/base64.hpp"
 #include "callwire/convert.hpp"
+#include "xml/reader_internals.hpp"
 
 namespace callwire::xml {
 namespace {

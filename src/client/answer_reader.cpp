@@ -34,6 +34,15 @@ Error unreadable_answer(const Error& read, const char* protocol) {
 
 // ---- XML-RPC ----
 
+// A methodResponse read as the call's outcome: its result, its fault (Errc::Fault), or
+// BadResponse when it was not one.
+Result<Value> xml_outcome(Result<MethodResponse> parsed) {
+  if (!parsed) return unreadable_answer(parsed.error(), "XML-RPC");
+  if (parsed->is_fault)
+    return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
+  return std::move(parsed->result);
+}
+
 class XmlRpcAnswers final : public AnswerReader {
  public:
   explicit XmlRpcAnswers(const xml::ReaderLimits& limits) : reader_(limits) {}
@@ -45,20 +54,35 @@ class XmlRpcAnswers final : public AnswerReader {
   void answer_begins() noexcept override { ahead_.reset(); }
   bool read(const http::Response&, std::string_view body, size_t, Result<Value>& result) override {
     if (!result_sink_) return give(result, xml_answer(reader_, body), true);
-    Status sink_status;
-    Status read = xml::ReaderInternals::read_response(reader_, body, sunk_response_, *result_sink_,
-                                                      sink_status, ahead_.for_document(body));
-    ahead_.reset();
-    if (!read) return give(result, unreadable_answer(read.error(), "XML-RPC"), true);
-    if (sunk_response_.is_fault) {
-      Fault& fault = sunk_response_.fault;
-      return give(result, Error(Errc::Fault, fault.code, std::move(fault.string)), true);
-    }
-    if (!sink_status) return give(result, sink_status.error(), true);
-    return give(result, Value(), true);
+    read_into_sink(body, ahead_.for_document(body), nullptr, result);
+    return true;
+  }
+  bool reads_while_arriving() const noexcept override { return !ahead_.decoding(); }
+  void read_while_arriving(std::string_view body, xml::DocumentSource& source,
+                           Result<Value>& result) override {
+    if (result_sink_) return read_into_sink(body, nullptr, &source, result);
+    result = xml_outcome(xml::ReaderInternals::read_response(reader_, body, &source));
   }
 
  private:
+  void read_into_sink(std::string_view body, xml::DecodedAhead* ahead, xml::DocumentSource* source,
+                      Result<Value>& result) {
+    Status sink_status;
+    Status read = xml::ReaderInternals::read_response(reader_, body, sunk_response_, *result_sink_,
+                                                      sink_status, ahead, source);
+    ahead_.reset();
+    if (!read) {
+      result = unreadable_answer(read.error(), "XML-RPC");
+    } else if (sunk_response_.is_fault) {
+      Fault& fault = sunk_response_.fault;
+      result = Error(Errc::Fault, fault.code, std::move(fault.string));
+    } else if (!sink_status) {
+      result = sink_status.error();
+    } else {
+      result = Value();
+    }
+  }
+
   xml::Reader reader_;
   xml::Base64Ahead ahead_;
   MethodResponse sunk_response_;  // the envelope of an answer read into the sink
@@ -236,11 +260,7 @@ HttpHead head_of(const http::Response& response) {
 }
 
 Result<Value> xml_answer(xml::Reader& reader, std::string_view body) {
-  auto parsed = reader.read_response(body);
-  if (!parsed) return unreadable_answer(parsed.error(), "XML-RPC");
-  if (parsed->is_fault)
-    return Error(Errc::Fault, parsed->fault.code, std::move(parsed->fault.string));
-  return std::move(parsed->result);
+  return xml_outcome(reader.read_response(body));
 }
 
 std::unique_ptr<AnswerReader> make_answer_reader(Protocol protocol,

@@ -16,6 +16,7 @@
 #include "callwire/value.hpp"
 #include "callwire/xml.hpp"
 #include "http/response_parser.hpp"
+#include "xml/lexer.hpp"
 
 namespace callwire::detail {
 
@@ -56,6 +57,16 @@ class AnswerReader {
   virtual void body_arriving(std::string_view /*so_far*/, uint64_t /*length*/) {}
   /// A new answer is awaited: what body_arriving saw of another is forgotten.
   virtual void answer_begins() noexcept {}
+
+  /// Whether read_while_arriving reads the answer under way (whose first bytes body_arriving
+  /// saw) better than read() once it has all come: a large XML-RPC answer, unless its blob is
+  /// being decoded as it comes already.
+  virtual bool reads_while_arriving() const noexcept { return false; }
+  /// Sets `result` to the call's outcome from `body` (the whole body's storage, of which
+  /// `source` says how much has come, and waits for more). An error of the source's is the
+  /// source's to report, whatever `result` says.
+  virtual void read_while_arriving(std::string_view /*body*/, xml::DocumentSource& /*source*/,
+                                   Result<Value>& /*result*/) {}
 
   /// JSON-RPC: what the next answer must be (ClientConnection::expect_json). XML-RPC: unused.
   virtual void expect_json(uint64_t, size_t, bool) noexcept {}

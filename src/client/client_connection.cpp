@@ -46,6 +46,7 @@ void ClientConnection::begin(size_t offset, std::optional<Clock::time_point> blo
   chunked_body_.clear();
   if (body_arrived_) answers_->answer_begins();  // a call that ended with its answer half read
   body_arrived_ = false;
+  read_already_.reset();
   reusable_ = false;
   stale_ = false;
   result_ = Value();
@@ -357,6 +358,10 @@ ClientConnection::Wait ClientConnection::receive() {
         if (!so_far.empty()) {
           answers_->body_arriving(so_far, length);
           body_arrived_ = true;
+          if (worth_reading_while_arriving(so_far, length)) {
+            if (!read_while_arriving(so_far, length)) return Wait::None;
+            p = parser_->parse(in_.view(), chunked_body_);  // the body is whole now
+          }
         }
       }
       if (upgraded_) send_owed_output();  // a WebSocket's Pongs and Closes
@@ -513,6 +518,12 @@ void ClientConnection::decode(const http::Response& response, bool trailing_byte
     done(Error(Errc::BadResponse,
                "unsupported Content-Encoding: " + std::string(response.content_encoding)),
          false);
+    return;
+  }
+  if (read_already_) {
+    result_ = std::move(*read_already_);
+    read_already_.reset();
+    finish(keep);
     return;
   }
   const size_t readable_after =

@@ -198,6 +198,12 @@ class ClientConnection {
   bool streamed_answer() const noexcept;
   // Hands the answer, as received, to the wire trace.
   void trace_answer(const http::Response& response) const;
+  // A large answer read while its body arrives (client/arriving_answer.cpp): whether this one
+  // is, and the read, which leaves the body whole in in_ and the outcome in read_already_
+  // (false: the call ended, done() said why).
+  class ArrivingBody;
+  bool worth_reading_while_arriving(std::string_view so_far, uint64_t length) const;
+  bool read_while_arriving(std::string_view so_far, uint64_t length);
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void done(Result<Value> result, bool reusable);
@@ -245,7 +251,8 @@ class ClientConnection {
   Result<Value> result_{Value()};
   bool reusable_ = false;
   bool stale_ = false;
-  bool body_arrived_ = false;  // the answers' reader saw part of this call's answer
+  bool body_arrived_ = false;                  // the answers' reader saw part of this call's answer
+  std::optional<Result<Value>> read_already_;  // the answer, read while it arrived
 };
 
 }  // namespace callwire::detail

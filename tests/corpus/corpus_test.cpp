@@ -134,9 +134,8 @@ TEST_P(ValidCorpus, DecodesAsExpected) {
 }
 
 // Read as it arrives, in pieces, the reader waiting for more at the end of what came: the
-// same as read whole (tests/corpus/arriving_compare.hpp).
-TEST_P(ValidCorpus, ReadAsItArrivesAsReadWhole) {
-  const CorpusFile& f = GetParam();
+// same as read whole (tests/corpus/arriving_compare.hpp). For the valid and invalid corpus.
+void expect_read_as_it_arrives_as_read_whole(const CorpusFile& f) {
   std::string doc = read_file(f.path);
   xml::Reader reader;
   for (const std::string& d : {doc, as_response(doc)}) {
@@ -145,6 +144,10 @@ TEST_P(ValidCorpus, ReadAsItArrivesAsReadWhole) {
       EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
     }
   }
+}
+
+TEST_P(ValidCorpus, ReadAsItArrivesAsReadWhole) {
+  expect_read_as_it_arrives_as_read_whole(GetParam());
 }
 
 // Reading a response's result by pulling (a typed call's path) agrees with reading it whole.
@@ -366,18 +369,8 @@ TEST_P(InvalidCorpus, IsRefusedAsExpected) {
   EXPECT_FALSE(reader.read_response(doc)) << "read_response accepted what read refused";
 }
 
-// Read as it arrives, in pieces, the reader waiting for more at the end of what came: the
-// same as read whole (tests/corpus/arriving_compare.hpp).
 TEST_P(InvalidCorpus, ReadAsItArrivesAsReadWhole) {
-  const CorpusFile& f = GetParam();
-  std::string doc = read_file(f.path);
-  xml::Reader reader;
-  for (const std::string& d : {doc, as_response(doc)}) {
-    for (size_t piece : {size_t{1}, size_t{2}, size_t{5}, size_t{17}, size_t{64}}) {
-      auto diff = arriving_difference(reader, d, piece);
-      EXPECT_FALSE(diff) << f.path << ": " << diff.value_or("") << "\ndocument: " << excerpt(d);
-    }
-  }
+  expect_read_as_it_arrives_as_read_whole(GetParam());
 }
 
 TEST_P(InvalidCorpus, PullingAgreesWithTheTree) {

@@ -308,6 +308,19 @@ bool Lexer::again_with_more(Token& t) {
   return false;
 }
 
+// The next `<` from `from` on (there is none before it) with the byte after it, in a document
+// still arriving: waits for more, each time at least as much as the text so far, and searches
+// only what came. Null when the source fails (the checked path meets the same failure).
+const unsigned char* Lexer::find_markup_while_arriving(const uchar* from) {
+  while (end_ != final_end_) {
+    if (!arrive(std::max(2 * size_t(end_ - pos_), size_t{2}))) return nullptr;
+    const auto* stop = static_cast<const uchar*>(std::memchr(from, '<', size_t(end_ - from)));
+    if (stop != nullptr && end_ - stop >= 2) return stop;
+    from = stop != nullptr ? stop : end_;
+  }
+  return static_cast<const uchar*>(std::memchr(from, '<', size_t(end_ - from)));
+}
+
 [[gnu::always_inline]] inline bool Lexer::lex_inside_root(Token& t) {
   // Each failure leaves in t.offset where the token started: it is lexed again from there
   // when it failed for want of bytes still to come.

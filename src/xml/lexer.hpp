@@ -178,9 +178,12 @@ class Lexer {
   /// text whose caller accepts only characters that are valid XML and need no decoding (base64
   /// does; on anything else it calls rewind() and takes the checked path). One memchr, where
   /// try_plain_text tests every byte for five kinds of stop.
+  /// Of a document still arriving, it waits for the `<` and the byte after it.
   bool try_unchecked_text(std::string_view& text) {
     const auto* stop =
         static_cast<const unsigned char*>(std::memchr(pos_, '<', size_t(end_ - pos_)));
+    if ((stop == nullptr || end_ - stop < 2) && end_ != final_end_) [[unlikely]]
+      stop = find_markup_while_arriving(stop ? stop : end_);
     if (stop == nullptr || end_ - stop < 2 || stop[1] != '/') return false;
     text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
     pos_ = stop;
@@ -222,6 +225,7 @@ class Lexer {
     off_the_usual_path_ = true;
   }
   bool again_with_more(Token& t);
+  const unsigned char* find_markup_while_arriving(const unsigned char* from);
   bool arrive(size_t want);
   bool start_arriving(bool assume_utf8);
   bool start_prolog(bool assume_utf8);

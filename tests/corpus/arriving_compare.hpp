@@ -21,8 +21,7 @@ namespace callwire::testing {
 /// storage whose part still to come holds decoys; the first piece has come at the start.
 class ArrivingDocument final : public xml::DocumentSource {
  public:
-  ArrivingDocument(std::string_view document, size_t piece)
-      : document_(document), piece_(piece) {
+  ArrivingDocument(std::string_view document, size_t piece) : document_(document), piece_(piece) {
     constexpr std::string_view kDecoy = "</value></param>";
     storage_.resize(document.size());
     for (size_t i = 0; i < storage_.size(); ++i) storage_[i] = kDecoy[i % kDecoy.size()];

@@ -44,9 +44,7 @@ class ClientConnection::ArrivingBody final : public xml::DocumentSource {
         c_.parser_->parse_eof(c_.in_.view(), c_.chunked_body_);
         return failure_ = Error(Errc::ConnectionClosed, std::string(c_.parser_->error()));
       } else if (r.status != net::IoStatus::WantRead && r.status != net::IoStatus::WantWrite) {
-        const bool tls = c_.stream_.is_tls() && c_.stream_.error().starts_with("TLS");
-        return failure_ = Error(tls ? Errc::TlsError : Errc::ConnectionClosed,
-                                "receiving the response: " + c_.stream_.error());
+        return failure_ = c_.receive_error();
       }
       // WantRead: the socket's timeout, a slice of the deadline; the loop asks the clock.
     }

@@ -300,6 +300,12 @@ inline net::IoStatus ClientConnection::write_from(std::string_view bytes, size_t
   return net::IoStatus::Ok;
 }
 
+Error ClientConnection::receive_error() const {
+  const bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
+  return Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
+               "receiving the response: " + stream_.error());
+}
+
 std::string ClientConnection::stream_error() const {
   return stream_.error().empty() ? std::string("connection closed") : stream_.error();
 }
@@ -381,10 +387,7 @@ ClientConnection::Wait ClientConnection::receive() {
         return Wait::None;
       }
       stale_ = used_before_ && !received_;
-      bool tls_failure = stream_.is_tls() && stream_.error().starts_with("TLS");
-      done(Error(tls_failure ? Errc::TlsError : Errc::ConnectionClosed,
-                 "receiving the response: " + stream_.error()),
-           false);
+      done(receive_error(), false);
       return Wait::None;
     }
     if (p.status == http::ParseStatus::Incomplete) continue;

@@ -160,6 +160,8 @@ class ClientConnection {
   inline net::IoStatus write_from(std::string_view bytes, size_t& sent);
   // The stream's last error, or "connection closed" when it has none (the peer closed).
   std::string stream_error() const;
+  // A read that failed (reset, TLS alert) as the call's error.
+  Error receive_error() const;
   // An I/O status that waits (WantRead, WantWrite), and the wait it asks for.
   static bool blocked(net::IoStatus s) noexcept {
     return s == net::IoStatus::WantRead || s == net::IoStatus::WantWrite;

@@ -108,7 +108,7 @@ bool Lexer::start_arriving(bool assume_utf8) {
     if (ok && bytes_left(kTellTheRoot)) return true;
     error_code_ = Errc::Ok;
     error_message_.clear();
-    if (!arrive(ok ? kTellTheRoot : size_t(final_end_ - end_))) return false;
+    if (!(ok ? arrive(kTellTheRoot) : wait_for_everything())) return false;
   }
 }
 

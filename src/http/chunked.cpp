@@ -142,4 +142,43 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view input, Cursor& c,
   }
 }
 
+namespace {
+
+// The size line of a chunk of `n` bytes (n <= kMaxChunk), eight digits wide.
+void write_size_line(char* dst, uint64_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 7; i >= 0; --i, n >>= 4) dst[i] = kHex[n & 15];
+  dst[8] = '\r';
+  dst[9] = '\n';
+}
+
+}  // namespace
+
+size_t ChunkedBodyWriter::begin(size_t body_start) {
+  line_ = body_start - kSizeLine;
+  return line_;
+}
+
+size_t ChunkedBodyWriter::cut(Buffer& out) {
+  const size_t data = line_ + kSizeLine;
+  if (out.size() == data) return line_;
+  write_size_line(out.data() + line_, out.size() - data);
+  out.append("\r\n");
+  line_ = out.size();
+  out.prepare(kSizeLine);
+  out.commit(kSizeLine);  // the next size line's gap
+  return line_;
+}
+
+void ChunkedBodyWriter::end(Buffer& out) {
+  if (out.size() == line_ + kSizeLine) {
+    out.truncate(line_);
+  } else {
+    write_size_line(out.data() + line_, out.size() - line_ - kSizeLine);
+    out.append("\r\n");
+  }
+  out.append("0\r\n\r\n");
+  line_ = out.size();
+}
+
 }  // namespace callwire::http

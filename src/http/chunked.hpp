@@ -89,4 +89,33 @@ class ChunkedDecoder {
   uint64_t remaining_ = 0;  // of the current chunk
 };
 
+/// Writes a body as chunks while it grows in one Buffer (a server sending a long answer as it
+/// is written). Each chunk's size line is written into a gap left before its data, eight hex
+/// digits wide (leading zeros are allowed: RFC 9112 §7.1's chunk-size is 1*HEXDIG), so that no
+/// byte of the body ever moves. Thread-safety: none. Throws std::bad_alloc where a Buffer grows.
+class ChunkedBodyWriter {
+ public:
+  /// A size line: eight hex digits and CRLF.
+  static constexpr size_t kSizeLine = 10;
+  /// Chunks are at most this big (the size line's eight digits): the caller cuts them
+  /// smaller (an answer's share of the server's memory is far below).
+  static constexpr uint64_t kMaxChunk = 0xFFFFFFFF;
+
+  /// The body so far, out[body_start..], becomes the first chunk; its size line goes in the
+  /// kSizeLine bytes before body_start (which the caller reserved: a head's gap). Returns
+  /// where the size line starts: the head goes before it.
+  size_t begin(size_t body_start);
+  /// Ends the chunk open since the last cut at out.size() (nothing when it is empty) and
+  /// leaves the gap for the next one's size line. Returns the end of what may be sent: the
+  /// bytes before the open chunk's size line.
+  size_t cut(Buffer& out);
+  /// Ends the body: the open chunk (when not empty) and the last chunk, with no trailer.
+  void end(Buffer& out);
+  /// The end of what may be sent so far (as cut returned).
+  size_t sendable() const noexcept { return line_; }
+
+ private:
+  size_t line_ = 0;  // where the open chunk's size line is
+};
+
 }  // namespace callwire::http

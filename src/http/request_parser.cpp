@@ -46,6 +46,14 @@ bool accepts_gzip(std::string_view list) noexcept {
   return yes;
 }
 
+bool lists_trailers(std::string_view list) noexcept {
+  bool yes = false;
+  for_each_element(list, [&](std::string_view item) {
+    if (iequals(trim_ows(item.substr(0, item.find(';'))), "trailers")) yes = true;
+  });
+  return yes;
+}
+
 std::string_view Request::find_header(std::string_view name) const noexcept {
   for (const Header& h : headers)
     if (iequals(h.name, name)) return h.value;
@@ -244,6 +252,10 @@ int RequestParser::on_header_line(std::string_view input, size_t begin, size_t e
       if (!body_.content_encoding(value)) return 400;  // repeated
       content_encoding_ = span;
       request_.content_encoding_gzip = body_.gzip();
+      break;
+    case 2:
+      if (!iequals(name, "te")) break;
+      if (lists_trailers(value)) request_.accepts_trailers = true;
       break;
     case 15:
       if (!iequals(name, "accept-encoding")) break;

@@ -92,7 +92,10 @@ struct Request {
   bool expect_continue = false;
   bool content_encoding_gzip = false;  ///< Content-Encoding is `gzip` or `x-gzip`
   bool accept_gzip = false;            ///< Accept-Encoding lists gzip with q != 0
-  std::string_view content_encoding;   ///< empty when absent
+  /// TE lists `trailers` (an HTTP/1.1 request): the client reads chunked answers whole, trailer
+  /// section included, and a long answer may be sent to it while it is written.
+  bool accepts_trailers = false;
+  std::string_view content_encoding;  ///< empty when absent
   /// The first Content-Type field's value, empty when absent: kept while parsing because the
   /// server picks the protocol by it on every request (find_header would walk the fields again).
   std::string_view content_type;
@@ -111,6 +114,8 @@ using base::iequals;
 
 /// Whether an Accept-Encoding value lists gzip (or x-gzip) with a q-value other than 0.
 bool accepts_gzip(std::string_view list) noexcept;
+/// Whether a TE value lists `trailers` (RFC 9110 §10.1.4).
+bool lists_trailers(std::string_view list) noexcept;
 
 class RequestParser {
  public:

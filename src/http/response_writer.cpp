@@ -86,7 +86,9 @@ void emit_response_head(Sink& out, const ResponseHead& head) noexcept {
     out.put(head.content_type);
     out.put("\r\n");
   }
-  if (response_has_length(head.status)) {
+  if (head.chunked) {
+    out.put("Transfer-Encoding: chunked\r\n");
+  } else if (response_has_length(head.status)) {
     out.put("Content-Length: ");
     out.put(decimal(head.content_length, digits));
     out.put("\r\n");

@@ -40,6 +40,9 @@ struct ResponseHead {
   int status = 200;                            ///< 100..999
   std::string_view content_type = "text/xml";  ///< a field value; empty: no Content-Type
   uint64_t content_length = 0;
+  /// Transfer-Encoding: chunked instead of Content-Length (an answer sent as it is written,
+  /// http::ChunkedBodyWriter); only for an HTTP/1.1 request.
+  bool chunked = false;
   bool gzip = false;   ///< Content-Encoding: gzip
   bool close = false;  ///< Connection: close
   /// The version of the request answered. An HTTP/1.0 connection kept open (close false) is

@@ -51,8 +51,9 @@ class Dispatcher {
   /// Answers a request body in `protocol`, through that protocol's adapter
   /// (ProtocolAdapter::handle).
   DispatchOutcome handle(Protocol protocol, std::string_view body, CallContext& ctx, Buffer& out,
-                         size_t readable_after = 0) {
-    return adapters_[static_cast<size_t>(protocol)]->handle(body, ctx, out, readable_after);
+                         size_t readable_after = 0, AnswerProgress* progress = nullptr) {
+    return adapters_[static_cast<size_t>(protocol)]->handle(body, ctx, out, readable_after,
+                                                            progress);
   }
   /// Answers an XML-RPC request body.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out) {

@@ -49,7 +49,7 @@ void write_fault(json::BatchWriter* batch, Buffer& out, std::string_view id, con
 }  // namespace
 
 DispatchOutcome JsonRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out,
-                                          size_t readable_after) {
+                                          size_t readable_after, AnswerProgress*) {
   const size_t start = out.size();
   try {
     DispatchOutcome outcome;

@@ -34,8 +34,9 @@ class JsonRpcDispatcher final : public ProtocolAdapter {
   /// the method as one struct parameter. Never throws except std::bad_alloc, and then `out`
   /// is as it was. `readable_after`: the readable bytes after `body` in memory (their contents
   /// do not matter); at least json::kPadding and the body is read in place, else copied.
+  /// `progress` is not used: JSON-RPC answers are sent whole.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
-                         size_t readable_after = 0) override;
+                         size_t readable_after = 0, AnswerProgress* progress = nullptr) override;
 
  private:
   // Runs one decoded request; writes its response unless it is a notification.

@@ -63,7 +63,8 @@ xml::WriterOptions XmlRpcDispatcher::writer_options(const CallContext& ctx) cons
 }
 
 DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx, Buffer& out,
-                                         size_t /*readable_after: the XML reader copies nothing*/) {
+                                         size_t /*readable_after: the XML reader copies nothing*/,
+                                         AnswerProgress* progress) {
   const size_t start = out.size();
   try {
     Status read = reader_.read_call(body, call_);
@@ -80,7 +81,7 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
     Fault fault;
     // A typed handler writes its result straight into the response (no Value tree); anything
     // else returns it. What a handler wrote and then failed or threw is taken back.
-    xml::ResultWriter direct(out, options);
+    xml::ResultWriter direct(out, options, progress);
     CallOutcome outcome =
         core_.call(call_.method_name, call_.params.as_array(), ctx, &direct, result, fault);
     bool ok = outcome.ok;
@@ -93,8 +94,18 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
     } else {
       direct.discard();
     }
+    // Part of the answer went out before it failed: no fault can take its place now.
+    if (!ok && progress != nullptr && progress->started())
+      return DispatchOutcome{call_.method_name, true, fault.code, false, true};
     if (ok) {
-      Status written = xml::write_response(out, result, options);
+      // A multicall's entries may need repairing and writing again: it is written whole.
+      Status written =
+          xml::write_response(out, result, options, outcome.multicall ? nullptr : progress);
+      if (!written && progress != nullptr && progress->started()) {
+        fault = unsendable_result(call_.method_name, written.error());
+        core_.count_unsent(outcome.counter);
+        return DispatchOutcome{call_.method_name, true, fault.code, false, true};
+      }
       if (!written && outcome.multicall) {
         // A system.multicall result: one entry cannot be written; answer the others.
         repair_multicall(result, options);

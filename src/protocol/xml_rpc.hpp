@@ -39,9 +39,11 @@ class XmlRpcDispatcher final : public ProtocolAdapter {
   /// Reads the <methodCall> in `body`, runs it, appends one complete <methodResponse> document
   /// to `out` (a result or a fault, in every case). `ctx` carries what the transport knows;
   /// its latch is cleared first and its method set for the handler. Never throws except
-  /// std::bad_alloc, and then `out` is as it was.
+  /// std::bad_alloc, and then `out` is as it was. With `progress`, a long result is sent as it
+  /// is written; one that fails after that is cut short (DispatchOutcome::cut_short), not
+  /// replaced by a fault.
   DispatchOutcome handle(std::string_view body, CallContext& ctx, Buffer& out,
-                         size_t readable_after = 0) override;
+                         size_t readable_after = 0, AnswerProgress* progress = nullptr) override;
 
  private:
   xml::WriterOptions writer_options(const CallContext& ctx) const noexcept;

@@ -101,6 +101,10 @@ void Connection::log_error(Describe&& describe) noexcept {
   }
 }
 
+void Connection::log_message(const std::string& message) noexcept {
+  log_error([&] { return message; });
+}
+
 void Connection::drop_buffers() noexcept {
   in_ = Buffer();
   out_ = Buffer();
@@ -128,11 +132,12 @@ void Connection::shed() noexcept {
   account_buffers();
 }
 
-bool Connection::refuse_over_share(size_t bytes, std::string_view method) {
+bool Connection::refuse_over_share(size_t bytes, std::string_view method,
+                                   std::string_view outcome) {
   log_error([&] {
     std::string message = "answer of " + std::to_string(bytes) + " bytes";
     if (!method.empty()) message += " to " + std::string(method);
-    return message + " refused (500): one connection may hold at most " +
+    return message + " " + std::string(outcome) + ": one connection may hold at most " +
            std::to_string(answer_share_) +
            " bytes of answers (a quarter of max_buffer_memory, at least max_pending_output)";
   });
@@ -433,7 +438,14 @@ void Connection::handle_request() {
   }
   size_t start = open_answer(512);
   size_t body_start = out_.size();
-  run_call(loop_.dispatcher(), out_);
+  const bool stream = may_stream(request, start);
+  if (stream) stream_answer_.arm(start, body_start);
+  run_call(loop_.dispatcher(), out_, stream ? &stream_answer_ : nullptr);
+  if (stream_answer_.started()) {
+    stream_answer_.finish();
+    return;
+  }
+  stream_answer_.disarm();
   if (call_.refusal) {  // the gzip body
     out_.truncate(start);
     respond_error(call_.refusal);
@@ -442,7 +454,8 @@ void Connection::handle_request() {
   answer_call(start, body_start, BodyCoding::GzipIfAccepted, nullptr);
 }
 
-[[gnu::always_inline]] inline void Connection::run_call(Dispatcher& dispatcher, Buffer& out) {
+[[gnu::always_inline]] inline void Connection::run_call(Dispatcher& dispatcher, Buffer& out,
+                                                        AnswerProgress* progress) {
   call_.refusal = 0;
   if (call_.gzipped) {
     if ((call_.refusal = inflate_body(call_.body))) return;
@@ -454,9 +467,10 @@ void Connection::handle_request() {
   CallContextAccess::set_deadline(context, call_.deadline);
   CallContextAccess::set_notify_channel(context, channel_.get());
   const size_t body_start = out.size();
-  DispatchOutcome outcome =
-      dispatcher.handle(call_.protocol, call_.body, context, out, room_after_body(call_.body));
+  DispatchOutcome outcome = dispatcher.handle(call_.protocol, call_.body, context, out,
+                                              room_after_body(call_.body), progress);
   call_.fault_code = outcome.is_fault ? outcome.fault_code : 0;
+  call_.cut_short = outcome.cut_short;
   call_.no_answer = outcome.no_answer;
   call_.method = outcome.method;
   call_.response_bytes = out.size() - body_start;

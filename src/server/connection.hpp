@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/answer_progress.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/registry.hpp"
+#include "http/chunked.hpp"
 #include "http/request_parser.hpp"
 #include "net/event_loop.hpp"
 #include "net/stream.hpp"
@@ -78,8 +80,44 @@ class Connection final : public net::Watcher {
                       bool no_answer);
   void job_done();
   // Runs call_ (inflating its body first if gzipped: call_.refusal when that fails) and
-  // writes its answer's body to `out`. On the loop (out_) or a worker (job_out_).
-  void run_call(Dispatcher& dispatcher, Buffer& out);
+  // writes its answer's body to `out`. On the loop (out_) or a worker (job_out_). `progress`:
+  // the answer may be sent while it is written (on the loop only).
+  void run_call(Dispatcher& dispatcher, Buffer& out, AnswerProgress* progress = nullptr);
+
+  // A long answer sent while it is written (streamed_answer.cpp): to an HTTP/1.1 client whose
+  // TE lists trailers, an XML-RPC answer that passes kStreamFrom bytes goes out as chunks, the
+  // head first, each step as far as the socket takes it without waiting; the rest goes with
+  // the usual flush once it is whole. Answers below the mark are sent whole, as before.
+  class AnswerStream final : public AnswerProgress {
+   public:
+    static constexpr size_t kStreamFrom = 256 * 1024;
+    static constexpr size_t kStep = 256 * 1024;
+    explicit AnswerStream(Connection& c) noexcept : c_(c) {}
+    // Before a call whose answer's head gap starts at `start` and body at `body_start`.
+    void arm(size_t start, size_t body_start) noexcept;
+    void disarm() noexcept {
+      next = SIZE_MAX;
+      started_ = false;
+    }
+    Status grew(Buffer& out) override;
+    bool started() const noexcept override { return started_; }
+    // After the call: ends the chunked body (or cuts it short when the call failed after it
+    // started), logs and counts the answer.
+    void finish();
+
+   private:
+    Connection& c_;
+    http::ChunkedBodyWriter chunks_;
+    size_t body_start_ = 0;
+    size_t head_start_ = 0;
+    bool started_ = false;
+  };
+  friend class AnswerStream;
+  // Whether the current request's answer may be sent while it is written.
+  bool may_stream(const http::Request& request, size_t start) const noexcept;
+  // Sends out_ up to `end` as far as the socket takes it now; a failure is left for the next
+  // flush to meet (and close on).
+  void send_without_waiting(size_t end);
   // The end of both paths, on the loop: the answer's body is at out_[body_start..] after a
   // head gap at `start` (inline), or in `worker_out`, appended after a gap made here. Answers
   // 500 instead when it is over one connection's share; logs it.
@@ -134,6 +172,7 @@ class Connection final : public net::Watcher {
   // escaped. Never throws: out of memory, or a hook that throws, loses the line.
   template <class Describe>
   void log_error(Describe&& describe) noexcept;
+  void log_message(const std::string& message) noexcept;
   // Gives back every buffer (the connection reads and sends no more from them).
   void drop_buffers() noexcept;
   void log_access(std::string_view method, int status, int32_t fault_code, size_t request_bytes,
@@ -155,7 +194,8 @@ class Connection final : public net::Watcher {
   bool answer_over_share(size_t bytes, std::string_view method) {
     return bytes > answer_share_ && refuse_over_share(bytes, method);
   }
-  bool refuse_over_share(size_t bytes, std::string_view method);
+  bool refuse_over_share(size_t bytes, std::string_view method,
+                         std::string_view outcome = "refused (500)");
 
   ServerLoop& loop_;
   net::Stream stream_;
@@ -196,6 +236,7 @@ class Connection final : public net::Watcher {
 
   Buffer out_;  // answers waiting to be sent, from out_sent_
   size_t out_sent_ = 0;
+  AnswerStream stream_answer_{*this};
   bool close_after_write_ = false;
 
   // The request being answered, from the framing to its answer, whether the loop runs it or a
@@ -212,6 +253,7 @@ class Connection final : public net::Watcher {
     int refusal = 0;              // the HTTP status refusing its gzip body instead of an answer
     bool failed = false;          // a worker ran out of memory: no answer, drop the connection
     bool no_answer = false;       // JSON-RPC notifications only: no body (204)
+    bool cut_short = false;       // a streamed answer failed after part of it was sent
     bool answer_gzipped = false;  // a worker gzipped its answer
     int32_t fault_code = 0;
     std::string_view method;  // the dispatcher's, or method_copy after a worker

@@ -54,17 +54,42 @@ std::string shown_head(std::string_view head) {
 }
 
 // Whether a head (as sent) says its body is gzip.
-bool says_gzip(std::string_view head) {
+// Whether the head has field `name` (lower case, with its colon) and its value holds `word`.
+bool field_says(std::string_view head, std::string_view name, std::string_view word) {
   for (size_t at = 0; (at = head.find('\n', at)) != std::string_view::npos;) {
     std::string_view line = head.substr(++at);
-    constexpr std::string_view kField = "content-encoding:";
-    if (line.size() >= kField.size() && base::iequals(line.substr(0, kField.size()), kField)) {
-      std::string value(line.substr(kField.size(), line.find('\r') - kField.size()));
+    if (line.size() >= name.size() && base::iequals(line.substr(0, name.size()), name)) {
+      std::string value(line.substr(name.size(), line.find('\r') - name.size()));
       for (char& c : value) c = (c >= 'A' && c <= 'Z') ? char(c + 32) : c;
-      return value.find("gzip") != std::string::npos;
+      return value.find(word) != std::string::npos;
     }
   }
   return false;
+}
+
+bool says_gzip(std::string_view head) { return field_says(head, "content-encoding:", "gzip"); }
+
+// A server's chunked answer (one sent while it was written) as its data alone; what does not
+// parse as chunks ends it.
+std::string_view dechunked(std::string_view bytes, Buffer& storage) {
+  storage.clear();
+  for (;;) {
+    size_t eol = bytes.find("\r\n");
+    if (eol == std::string_view::npos || eol == 0 || eol > 16) break;
+    uint64_t size = 0;
+    for (char c : bytes.substr(0, eol)) {
+      int digit = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+      if (digit < 0) return storage.view();
+      size = size * 16 + uint64_t(digit);
+    }
+    if (size == 0 || bytes.size() - eol - 2 < size) break;
+    storage.append(bytes.substr(eol + 2, size_t(size)));
+    bytes.remove_prefix(std::min(bytes.size(), eol + 2 + size_t(size) + 2));
+  }
+  return storage.view();
 }
 
 // An SCGI request's netstring head ("70:CONTENT_LENGTH\0" "27\0...,") as "NAME: value" lines;
@@ -192,7 +217,11 @@ void show_sent(ConnectionFraming framing, std::string_view bytes, size_t max_bod
       if (end == std::string_view::npos) return;
       std::string_view head = bytes.substr(0, end + 2);
       out.head = shown_head(head);
-      out.body = shown_body(bytes.substr(end + 4), says_gzip(head), max_body, out.storage);
+      out.body = bytes.substr(end + 4);
+      if (field_says(head, "transfer-encoding:", "chunked")) {
+        out.body = dechunked(out.body, out.chunks);
+      }
+      out.body = shown_body(out.body, says_gzip(head), max_body, out.storage);
       return;
     }
   }

@@ -22,11 +22,13 @@ struct Shown {
   std::string head;
   std::string_view body;
   Buffer storage;
+  Buffer chunks;  // a chunked body's data
 };
 
-/// A message as it was sent on `framing`: its bytes, whole (head, body and framing). A body
-/// the head says is gzip is inflated (at most `max_body` bytes; past that, or corrupt, it is
-/// shown as sent), a packet is unescaped, an SCGI netstring head is shown a field a line.
+/// A message as it was sent on `framing`: its bytes, whole (head, body and framing). A
+/// chunked body is shown as its data, a body the head says is gzip is inflated (at most
+/// `max_body` bytes; past that, or corrupt, it is shown as sent), a packet is unescaped, an
+/// SCGI netstring head is shown a field a line.
 void show_sent(ConnectionFraming framing, std::string_view bytes, size_t max_body, Shown& out);
 
 /// A received request's or answer's head, from its parsed fields, credentials hidden.

@@ -25,6 +25,7 @@ bool ResultWriter::start_value() {
 
 void ResultWriter::end_value() {
   if (shape_.after_value()) w_.raw("</member>");
+  if (!w_.between_values()) shape_.syntax_failed();
 }
 
 void ResultWriter::scalar(const Value& v) {

@@ -12,14 +12,24 @@
 
 namespace callwire::xml {
 
+/// write_response (callwire/xml.hpp) telling `progress` as the answer grows: on failure `out`
+/// is left as it was unless part of the answer was sent.
+Status write_response(Buffer& out, const Value& result, const WriterOptions& options,
+                      detail::AnswerProgress* progress);
+
 /// Appends to `out`: the document's start with the first piece, its end with finish().
 /// Checks that the pieces make one value (ValueWriter's contract); after a failure the rest is
-/// ignored, finish() returns the error and leaves `out` as it was. Ownership: borrows `out`
-/// and `options`. Thread-safety: one thread.
+/// ignored, finish() returns the error and leaves `out` as it was, unless `progress` has sent
+/// part of it (then it stays, for the transport to cut short). `progress`, when given, is told
+/// as the answer grows, between values. Ownership: borrows `out`, `options` and `progress`.
+/// Thread-safety: one thread.
 class ResultWriter final : public ValueWriter {
  public:
-  ResultWriter(Buffer& out, const WriterOptions& options)
-      : out_(out), start_(out.size()), w_(out, options) {}
+  ResultWriter(Buffer& out, const WriterOptions& options,
+               detail::AnswerProgress* progress = nullptr)
+      : out_(out), start_(out.size()), w_(out, options) {
+    w_.report_to(progress);
+  }
 
   /// Anything has been written (or tried).
   bool used() const noexcept { return shape_.used(); }
@@ -27,9 +37,9 @@ class ResultWriter final : public ValueWriter {
   /// returns why (Errc::Unrepresentable for a value XML-RPC cannot carry, InvalidArgument for
   /// pieces that are not one value).
   Status finish();
-  /// Leaves `out` as it was before anything was written.
+  /// Leaves `out` as it was before anything was written (unless part of it was sent).
   void discard() noexcept {
-    if (shape_.used()) out_.truncate(start_);
+    if (shape_.used() && !w_.sent_any()) out_.truncate(start_);
   }
 
   void nil() override;

@@ -1,18 +1,22 @@
 // The XML-RPC document writers (callwire/xml.hpp) on XmlWriter (xml_writer.hpp).
 #include "callwire/xml.hpp"
+#include "xml/result_writer.hpp"
 #include "xml/xml_writer.hpp"
 
 namespace callwire::xml {
 
 namespace {
 
-// Runs `body` on a writer; on failure restores `out` to its size before and returns the error.
+// Runs `body` on a writer; on failure restores `out` to its size before (unless `progress` sent
+// part of it) and returns the error.
 template <class Body>
-Status write_document(Buffer& out, const WriterOptions& options, Body body) {
+Status write_document(Buffer& out, const WriterOptions& options, Body body,
+                      detail::AnswerProgress* progress = nullptr) {
   size_t before = out.size();
   XmlWriter w(out, options);
+  w.report_to(progress);
   if (body(w)) return {};
-  out.truncate(before);
+  if (!w.sent_any()) out.truncate(before);
   return w.take_error();
 }
 
@@ -36,14 +40,22 @@ Status write_call(Buffer& out, std::string_view method_name, std::span<const Val
   });
 }
 
+Status write_response(Buffer& out, const Value& result, const WriterOptions& options,
+                      detail::AnswerProgress* progress) {
+  return write_document(
+      out, options,
+      [&](XmlWriter& w) {
+        w.root_start("methodResponse");
+        w.raw("<params><param>");
+        if (!w.value(result)) return false;
+        w.raw("</param></params></methodResponse>");
+        return true;
+      },
+      progress);
+}
+
 Status write_response(Buffer& out, const Value& result, const WriterOptions& options) {
-  return write_document(out, options, [&](XmlWriter& w) {
-    w.root_start("methodResponse");
-    w.raw("<params><param>");
-    if (!w.value(result)) return false;
-    w.raw("</param></params></methodResponse>");
-    return true;
-  });
+  return write_response(out, result, options, nullptr);
 }
 
 Status write_fault(Buffer& out, const Fault& fault, const WriterOptions& options) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/answer_progress.hpp"
 #include "base/base64.hpp"
 #include "callwire/xml.hpp"
 #include "value/value_build.hpp"
@@ -42,6 +43,20 @@ inline constexpr size_t kEscapeBurst = 64;   // bytes taken one at a time after 
 class XmlWriter {
  public:
   XmlWriter(Buffer& out, const WriterOptions& options) : out_(out), options_(options) {}
+
+  /// Tells `progress` (null: nobody) as the answer grows, between values.
+  void report_to(detail::AnswerProgress* progress) noexcept { progress_ = progress; }
+  /// Part of what this writer wrote has been sent: it stays (the transport cuts it short).
+  bool sent_any() const noexcept { return progress_ != nullptr && progress_->started(); }
+
+  // Between two values: the transport is told when the answer passed its mark. False when it
+  // cannot take the answer (the error is taken).
+  bool between_values() {
+    if (progress_ == nullptr || out_.size() < progress_->next) [[likely]]
+      return true;
+    if (Status s = progress_->grew(out_); !s) return fail(s.error().message, s.error().code);
+    return true;
+  }
 
   void raw(std::string_view s) { out_.append(s); }
 
@@ -142,6 +157,7 @@ class XmlWriter {
   bool value(const Value& root) {
     if (!open_value(root)) return false;
     while (!frames_.empty()) {
+      if (!between_values()) return false;
       Frame& f = frames_.back();
       if (f.members) {
         if (f.member_open) raw("</member>");
@@ -330,6 +346,7 @@ class XmlWriter {
 
   Buffer& out_;
   const WriterOptions& options_;
+  detail::AnswerProgress* progress_ = nullptr;
   FrameStack frames_;
   Error error_;
 };

@@ -24,7 +24,7 @@ struct Outcome {
   std::vector<std::pair<std::string, std::string>> headers;
   std::optional<uint64_t> content_length;
   bool chunked = false, keep_alive = false, expect_continue = false, gzip = false,
-       accept_gzip = false;
+       accept_gzip = false, accepts_trailers = false;
 
   bool operator==(const Outcome&) const = default;
 };
@@ -53,6 +53,7 @@ Outcome capture(const RequestParser& p, ParseResult r) {
   o.expect_continue = q.expect_continue;
   o.gzip = q.content_encoding_gzip;
   o.accept_gzip = q.accept_gzip;
+  o.accepts_trailers = q.accepts_trailers;
   return o;
 }
 
@@ -120,6 +121,27 @@ std::string python_request() {
   return "POST /RPC2 HTTP/1.1\r\nHost: localhost:8080\r\nAccept-Encoding: gzip\r\n"
          "Content-Type: text/xml\r\nUser-Agent: Python-xmlrpc/3.11\r\nContent-Length: " +
          std::to_string(kPythonBody.size()) + "\r\n\r\n" + kPythonBody;
+}
+
+TEST(RequestParser, TeListingTrailers) {
+  // A client that reads chunked answers trailers and all (callwire's client says so): a long
+  // answer may be sent to it while it is written.
+  for (auto [te, yes] : {std::pair<std::string_view, bool>{"trailers", true},
+                         {"TRAILERS", true},
+                         {"deflate;q=0.5, trailers", true},
+                         {"gzip", false},
+                         {"trailersx", false},
+                         {"", false}}) {
+    SCOPED_TRACE(te);
+    std::string req = "POST /RPC2 HTTP/1.1\r\nHost: h\r\nTE: " + std::string(te) +
+                      "\r\nConnection: TE\r\nContent-Length: 2\r\n\r\nab";
+    Outcome o = parse_whole(req);
+    ASSERT_EQ(o.status, ParseStatus::Complete);
+    EXPECT_EQ(o.accepts_trailers, yes);
+    EXPECT_TRUE(o.keep_alive);
+    expect_split_invariant(req, o);
+  }
+  EXPECT_FALSE(parse_whole(python_request()).accepts_trailers);
 }
 
 TEST(RequestParser, PythonXmlrpcClient) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "http/basic_auth.hpp"
+#include "http/chunked.hpp"
 #include "http/request_parser.hpp"
 
 namespace callwire::http {
@@ -157,6 +158,50 @@ TEST(ResponseWriter, PlaceHeadRightAlignedBeforeTheBody) {
   Header bad[] = {{"X", "a\nb"}};
   h2.extra = bad;
   EXPECT_EQ(place_response_head(buf, kResponseHeadGap, h2), kNoRoom);
+}
+
+TEST(ResponseWriter, ChunkedBodyWrittenAsItGrows) {
+  // The server's streamed answer: a head with Transfer-Encoding, then chunks cut as the body
+  // grows, each size line in a gap left before its data; the decoder gets the body back.
+  Buffer buf;
+  buf.append(std::string(kResponseHeadGap, '\0'));
+  const size_t body_start = buf.size();
+  buf.append("<?xml version=\"1.0\"?>");
+  const char* storage = buf.data();
+  ChunkedBodyWriter chunks;
+  ResponseHead head;
+  head.chunked = true;
+  size_t start = place_response_head(buf, chunks.begin(body_start), head);
+  ASSERT_NE(start, kNoRoom);
+  EXPECT_EQ(buf.data(), storage);
+  size_t sendable = chunks.cut(buf);
+  EXPECT_EQ(buf.view().substr(start, sendable - start),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n"
+            "00000015\r\n<?xml version=\"1.0\"?>\r\n");
+  EXPECT_EQ(chunks.cut(buf), sendable);  // nothing new: no empty chunk (it would end the body)
+  buf.append("<methodResponse>");
+  EXPECT_GT(chunks.cut(buf), sendable);
+  buf.append("</methodResponse>");
+  chunks.end(buf);
+  std::string_view all = buf.view().substr(start);
+  EXPECT_TRUE(all.ends_with("00000011\r\n</methodResponse>\r\n0\r\n\r\n")) << all;
+  // An empty last piece leaves no empty chunk either.
+  ChunkedBodyWriter again;
+  Buffer b2;
+  b2.append(std::string(16, '\0'));
+  b2.append("x");
+  again.begin(16);
+  again.cut(b2);
+  again.end(b2);
+  EXPECT_EQ(b2.view().substr(6), "00000001\r\nx\r\n0\r\n\r\n");
+  // The client's decoder reads it back.
+  std::string_view wire = all.substr(all.find("\r\n\r\n") + 4);
+  ChunkedDecoder decoder;
+  Buffer decoded;
+  Cursor cur;
+  decoder.begin(0, decoded);
+  EXPECT_EQ(decoder.decode(wire, cur, decoded, ChunkedLimits{}), ChunkedDecoder::Status::Done);
+  EXPECT_EQ(decoded.view(), "<?xml version=\"1.0\"?><methodResponse></methodResponse>");
 }
 
 TEST(ResponseWriter, GapFitsEveryPlainHead) {

@@ -197,6 +197,14 @@ TEST(WireTrace, ShowSentSplitsHeadsAndUndoesTheFraming) {
 
   trace::show_sent(ConnectionFraming::JsonLines, "{\"a\":1}\n", 1 << 20, shown);
   EXPECT_EQ(shown.body, "{\"a\":1}");
+
+  // An answer sent while it was written: its chunks' data, the size lines gone.
+  trace::show_sent(ConnectionFraming::Http,
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n00000005\r\n<xml>"
+                   "\r\n0000000B\r\nhello</xml>\r\n0\r\n\r\n",
+                   1 << 20, shown);
+  EXPECT_EQ(shown.head, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n");
+  EXPECT_EQ(shown.body, "<xml>hello</xml>");
 }
 
 // Runs `write` with standard error going to a file; returns what was written.

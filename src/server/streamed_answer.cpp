@@ -1,0 +1,88 @@
+// A long answer sent while it is written. The XML-RPC writer appends the answer to out_ as
+// usual; each time it passes a mark, the part written so far is cut into a chunk (its size
+// line fills a gap left before it, so nothing moves) and sent as far as the socket takes it
+// without waiting. The client reads the first chunks while the server writes the next, where
+// a Content-Length answer would leave it idle until the last byte was written.
+#include "server/connection.hpp"
+#include "server/server_loop.hpp"
+
+namespace callwire::detail {
+
+bool Connection::may_stream(const http::Request& request, size_t start) const noexcept {
+  // The client said it reads chunked answers (TE: trailers, which only HTTP/1.1 sends), the
+  // framing is HTTP's own, the answer is XML-RPC's (JSON-RPC's writer sends answers whole),
+  // would not be gzipped whole instead, and nothing is queued before it: its head can go
+  // where its gap is.
+  return request.accepts_trailers && framing_kind_ == ConnectionFraming::Http &&
+         request.version == http::HttpVersion::Http11 && call_.protocol == Protocol::XmlRpc &&
+         !(call_.accept_gzip && loop_.core().options.gzip_min_size != 0) && start == out_sent_;
+}
+
+void Connection::send_without_waiting(size_t end) {
+  while (out_sent_ < end) {
+    net::IoResult r = stream_.write(out_.data() + out_sent_, end - out_sent_);
+    if (r.status != net::IoStatus::Ok) return;  // full, or failed: flush() meets it later
+    out_sent_ += r.n;
+    loop_.count_sent(r.n);
+    write_progress_ = loop_.now();
+  }
+}
+
+void Connection::AnswerStream::arm(size_t start, size_t body_start) noexcept {
+  started_ = false;
+  body_start_ = body_start;
+  head_start_ = start;
+  next = body_start + kStreamFrom;
+}
+
+Status Connection::AnswerStream::grew(Buffer& out) {
+  const size_t bytes = out.size() - body_start_;
+  if (bytes > c_.answer_share_) {
+    c_.refuse_over_share(bytes, {}, started_ ? "cut short" : "refused (500)");
+    return Error(Errc::LimitExceeded, "the answer exceeds the server's memory budget");
+  }
+  if (!started_) {
+    http::ResponseHead h;
+    h.content_type = answer_content_type(Protocol::XmlRpc);
+    h.chunked = true;
+    h.close = c_.close_after_write_;
+    h.date = c_.loop_.http_date();
+    h.extra = c_.http_.cors_fields();
+    const size_t line = chunks_.begin(body_start_);
+    const size_t head = c_.framing_->place_head(out, line, h);
+    if (head == http::kNoRoom) {  // never with our own fields; sent whole if it were
+      next = SIZE_MAX;
+      return {};
+    }
+    c_.out_sent_ = head_start_ = head;  // nothing was queued before it (may_stream)
+    started_ = true;
+  }
+  c_.send_without_waiting(chunks_.cut(out));
+  next = out.size() + kStep;
+  return {};
+}
+
+void Connection::AnswerStream::finish() {
+  Connection& c = c_;
+  next = SIZE_MAX;
+  started_ = false;
+  c.call_.response_bytes = c.out_.size() - body_start_;
+  if (c.call_.cut_short) {
+    // What was not sent goes, and the connection closes after the rest of what was: the
+    // client meets a chunked body that never ends, not an answer it could take as whole.
+    c.out_.truncate(std::max(chunks_.sendable(), c.out_sent_));
+    c.close_after_write_ = true;
+    if (c.loop_.core().options.error_log)
+      c.log_message("answer to " + std::string(c.call_.method) +
+                    " failed after part of it was sent (fault " +
+                    std::to_string(c.call_.fault_code) + "): cut short");
+  } else {
+    chunks_.end(c.out_);
+  }
+  c.answered(head_start_, 200);
+  if (c.loop_.core().options.access_log)
+    c.log_access(c.call_.method, 200, c.call_.fault_code, c.call_.request_bytes,
+                 c.call_.response_bytes, c.call_.started);
+}
+
+}  // namespace callwire::detail

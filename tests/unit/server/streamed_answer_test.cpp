@@ -1,0 +1,284 @@
+// Long answers sent while they are written (src/server/streamed_answer.cpp): chunked to an
+// HTTP/1.1 client whose TE lists trailers, byte for byte the answer a Content-Length client
+// gets; sent before the handler's result is all written; cut short, never replaced, when the
+// writing fails after the first chunk went; and left whole for every other client.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "callwire/client.hpp"
+#include "callwire/server.hpp"
+#include "http_test_util.hpp"
+
+namespace demo {
+// Rows a typed handler returns: `count` strings of `width` bytes. With `gate`, writing stops
+// halfway until the gate opens (or 5 s pass); with `bad_at`, the row of that index is not
+// UTF-8, so the writing fails there.
+struct Rows {
+  size_t count = 0;
+  size_t width = 100;
+  const std::atomic<bool>* gate = nullptr;
+  std::atomic<bool>* waited = nullptr;
+  size_t bad_at = SIZE_MAX;
+};
+}  // namespace demo
+
+template <>
+struct callwire::Convert<demo::Rows> {
+  static constexpr std::string_view type_name = "array";
+  static Value to_value(const demo::Rows&) { return Value::array(); }  // unused: written
+  static void write(ValueWriter& w, const demo::Rows& rows) {
+    const std::string row(rows.width, 'r');
+    w.begin_array();
+    for (size_t i = 0; i < rows.count; ++i) {
+      if (rows.gate != nullptr && i == rows.count / 2) {
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!rows.gate->load() && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        rows.waited->store(!rows.gate->load());
+      }
+      w.string(i == rows.bad_at ? std::string_view("\xff\xfe") : std::string_view(row));
+    }
+    w.end_array();
+  }
+};
+
+namespace callwire {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::call_xml;
+using testing::post;
+using testing::RawSocket;
+
+constexpr size_t kRows = 10000;  // of 100 bytes: about 1.4 MB of XML, past the stream mark
+
+struct StreamingServer {
+  explicit StreamingServer(ServerOptions o = options()) : server(std::move(o)) {
+    EXPECT_TRUE(server.bind("rows", [](int n) { return demo::Rows{size_t(n)}; }));
+    EXPECT_TRUE(server.bind("bad_rows", [](int n, int bad) {
+      return demo::Rows{size_t(n), 100, nullptr, nullptr, size_t(bad)};
+    }));
+    EXPECT_TRUE(server.bind("gated_rows", [this](int n) {
+      return demo::Rows{size_t(n), 100, &gate, &waited};
+    }));
+    // The same answer as a Value tree: written by the Value writer.
+    EXPECT_TRUE(server.add_method("value_rows", [](Params p, CallContext&) {
+      Value a = Value::array();
+      for (int i = 0; i < p[0].as_int(); ++i) a.push_back(Value(std::string(100, 'r')));
+      return a;
+    }));
+    EXPECT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
+    Status s = server.start();
+    EXPECT_TRUE(s) << s.error().message;
+  }
+  static ServerOptions options() {
+    ServerOptions o;
+    o.listen = {"127.0.0.1:0"};
+    o.threads = 1;
+    return o;
+  }
+  std::atomic<bool> gate{false};
+  std::atomic<bool> waited{false};
+  Server server;
+};
+
+std::string rows_call(std::string_view method, size_t n) {
+  return call_xml(method, "<param><value><int>" + std::to_string(n) + "</int></value></param>");
+}
+
+// The head of the first response in `s` (empty until it has come).
+std::string_view head_of(std::string_view s) {
+  size_t end = s.find("\r\n\r\n");
+  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 4);
+}
+
+// A chunked body decoded; `whole` says whether its last chunk came. `rest` is what follows.
+struct Dechunked {
+  std::string body;
+  bool whole = false;
+  std::string_view rest;
+  size_t chunks = 0;
+};
+Dechunked dechunk(std::string_view s) {
+  Dechunked d;
+  for (;;) {
+    size_t eol = s.find("\r\n");
+    if (eol == std::string_view::npos) return d;
+    size_t size = std::stoul(std::string(s.substr(0, eol)), nullptr, 16);
+    if (size == 0) {
+      d.whole = s.substr(eol, 4) == "\r\n\r\n";
+      if (d.whole) d.rest = s.substr(eol + 4);
+      return d;
+    }
+    if (s.size() < eol + 2 + size + 2) return d;
+    d.body.append(s.substr(eol + 2, size));
+    ++d.chunks;
+    s.remove_prefix(eol + 2 + size + 2);
+  }
+}
+
+// Reads one chunked response whole (or until the peer closes or 5 s pass).
+std::string read_chunked_response(RawSocket& s) {
+  return s.read_until([](const std::string& got) {
+    std::string_view head = head_of(got);
+    return !head.empty() && dechunk(std::string_view(got).substr(head.size())).whole;
+  });
+}
+
+// The body of a Content-Length response.
+std::string body_of(const std::string& response) {
+  return response.substr(head_of(response).size());
+}
+
+TEST(StreamedAnswer, ChunkedToATrailersClientByteForByteTheWholeAnswer) {
+  StreamingServer t;
+  for (std::string_view method : {"rows", "value_rows"}) {
+    SCOPED_TRACE(method);
+    RawSocket whole(t.server.port());
+    ASSERT_TRUE(whole.send(post(rows_call(method, kRows))));
+    std::string expected = whole.read_responses(1);
+    ASSERT_NE(head_of(expected).find("Content-Length: "), std::string::npos) << head_of(expected);
+
+    RawSocket s(t.server.port());
+    ASSERT_TRUE(s.send(post(rows_call(method, kRows), "TE: trailers\r\nConnection: TE\r\n")));
+    std::string got = read_chunked_response(s);
+    std::string_view head = head_of(got);
+    ASSERT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string_view::npos) << head;
+    EXPECT_EQ(head.find("Content-Length"), std::string_view::npos) << head;
+    EXPECT_NE(head.find("Content-Type: text/xml\r\n"), std::string_view::npos) << head;
+    Dechunked d = dechunk(std::string_view(got).substr(head.size()));
+    ASSERT_TRUE(d.whole);
+    EXPECT_GT(d.chunks, 2u);  // cut as it grew, not sent as one piece
+    EXPECT_EQ(d.body, body_of(expected));
+    // The connection goes on: the next call on it is answered as usual.
+    ASSERT_TRUE(s.send(post(call_xml("add",
+                                     "<param><value><int>2</int></value></param>"
+                                     "<param><value><int>3</int></value></param>"),
+                            "TE: trailers\r\nConnection: TE\r\n")));
+    std::string next = s.read_responses(1);
+    EXPECT_NE(next.find("<int>5</int>"), std::string::npos) << next;
+    EXPECT_NE(head_of(next).find("Content-Length: "), std::string::npos) << head_of(next);
+  }
+}
+
+TEST(StreamedAnswer, SentBeforeTheResultIsAllWritten) {
+  // The handler's writer stops halfway until the client has the head and a first chunk: an
+  // answer sent only when whole would not come before the gate's 5 s ran out.
+  StreamingServer t;
+  RawSocket s(t.server.port());
+  ASSERT_TRUE(s.send(post(rows_call("gated_rows", kRows), "TE: trailers\r\nConnection: TE\r\n")));
+  std::string first = s.read_until(
+      [](const std::string& got) {
+        std::string_view head = head_of(got);
+        return !head.empty() && dechunk(std::string_view(got).substr(head.size())).chunks > 0;
+      },
+      4s);
+  ASSERT_FALSE(head_of(first).empty()) << "nothing came while the handler was writing";
+  t.gate = true;
+  std::string rest = s.read_until(
+      [&first](const std::string& got) {
+        std::string all = first + got;
+        return dechunk(std::string_view(all).substr(head_of(all).size())).whole;
+      },
+      5s);
+  EXPECT_FALSE(t.waited.load()) << "the gate ran out: the answer was not sent as it was written";
+  Dechunked d = dechunk(std::string_view(first + rest).substr(head_of(first).size()));
+  EXPECT_TRUE(d.whole);
+  EXPECT_NE(d.body.find("</methodResponse>"), std::string::npos);
+}
+
+TEST(StreamedAnswer, AFailureAfterTheFirstChunkCutsTheAnswerShort) {
+  StreamingServer t;
+  RawSocket s(t.server.port());
+  ASSERT_TRUE(s.send(post(call_xml("bad_rows",
+                                   "<param><value><int>10000</int></value></param>"
+                                   "<param><value><int>9000</int></value></param>"),
+                          "TE: trailers\r\nConnection: TE\r\n")));
+  std::string got = s.read_all(5s);
+  EXPECT_TRUE(s.closed());
+  std::string_view head = head_of(got);
+  ASSERT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string_view::npos) << head;
+  Dechunked d = dechunk(std::string_view(got).substr(head.size()));
+  EXPECT_FALSE(d.whole) << "a failed answer must not end as if it were whole";
+  EXPECT_EQ(d.body.find("</methodResponse>"), std::string::npos);
+  EXPECT_EQ(d.body.find("faultCode"), std::string::npos);
+  // Before the first chunk, the same failure is a fault, as it always was.
+  RawSocket early(t.server.port());
+  ASSERT_TRUE(early.send(post(call_xml("bad_rows",
+                                       "<param><value><int>10000</int></value></param>"
+                                       "<param><value><int>10</int></value></param>"),
+                              "TE: trailers\r\nConnection: TE\r\n")));
+  std::string fault = early.read_responses(1);
+  EXPECT_NE(fault.find("faultCode"), std::string::npos) << fault.substr(0, 400);
+  // And the server goes on serving.
+  Client client(t.server.url());
+  auto sum = client.call<int>("add", 1, 2);
+  ASSERT_TRUE(sum) << sum.error().message;
+  EXPECT_EQ(*sum, 3);
+}
+
+TEST(StreamedAnswer, EveryOtherClientGetsTheAnswerWhole) {
+  struct Case {
+    const char* what;
+    std::string request;
+  };
+  StreamingServer t;
+  std::string body = rows_call("rows", kRows);
+  std::string http10 = post(body, "TE: trailers\r\nConnection: TE\r\n");
+  http10.replace(http10.find("HTTP/1.1"), 8, "HTTP/1.0");
+  const Case cases[] = {
+      {"no TE (ROS's XmlRpc++ and most clients)", post(body)},
+      {"TE without trailers", post(body, "TE: gzip\r\nConnection: TE\r\n")},
+      {"an HTTP/1.0 request", http10},
+      {"a short answer", post(rows_call("rows", 10), "TE: trailers\r\nConnection: TE\r\n")},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    RawSocket s(t.server.port());
+    ASSERT_TRUE(s.send(c.request));
+    std::string got = s.read_responses(1);
+    std::string_view head = head_of(got);
+    EXPECT_NE(head.find("Content-Length: "), std::string_view::npos) << head;
+    EXPECT_EQ(head.find("Transfer-Encoding"), std::string_view::npos) << head;
+    EXPECT_NE(got.find("</methodResponse>"), std::string::npos);
+  }
+  // Handlers on a pool answer whole (the worker does not own the socket); a client that takes
+  // gzip gets the answer gzipped whole.
+  ServerOptions pool = StreamingServer::options();
+  pool.handler_threads = 2;
+  ServerOptions gzip = StreamingServer::options();
+  gzip.gzip_min_size = 1024;
+  for (ServerOptions& o : {std::ref(pool), std::ref(gzip)}) {
+    StreamingServer other(o);
+    RawSocket s(other.server.port());
+    ASSERT_TRUE(s.send(post(body, "TE: trailers\r\nConnection: TE\r\nAccept-Encoding: gzip\r\n")));
+    std::string got = s.read_responses(1);
+    std::string_view head = head_of(got);
+    EXPECT_NE(head.find("Content-Length: "), std::string_view::npos) << head;
+    EXPECT_EQ(head.find("Transfer-Encoding"), std::string_view::npos) << head;
+  }
+}
+
+TEST(StreamedAnswer, AnAnswerPastTheConnectionsShareIsCutShort) {
+  // A quarter of max_buffer_memory is one connection's share of answers: a streamed answer
+  // that grows past it is cut short (one sent whole is refused with 500, as before).
+  ServerOptions o = StreamingServer::options();
+  o.max_buffer_memory = 4 << 20;
+  o.max_pending_output = 256 << 10;
+  StreamingServer t(o);
+  RawSocket s(t.server.port());
+  ASSERT_TRUE(s.send(post(rows_call("rows", 20000), "TE: trailers\r\nConnection: TE\r\n")));
+  std::string got = s.read_all(5s);
+  EXPECT_TRUE(s.closed());
+  std::string_view head = head_of(got);
+  ASSERT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string_view::npos) << head;
+  EXPECT_FALSE(dechunk(std::string_view(got).substr(head.size())).whole);
+}
+
+}  // namespace
+}  // namespace callwire

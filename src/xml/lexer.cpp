@@ -96,7 +96,7 @@ bool Lexer::start(std::string_view document, size_t max_elements, bool assume_ut
 }
 
 bool Lexer::start_arriving(bool assume_utf8) {
-  end_ = begin_ + std::min(source_->arrived(), size_t(final_end_ - begin_));
+  take_arrival();
   if (end_ == begin_ && !arrive(1)) return false;
   // The prolog ends where the root's `<` is, told from `<!--`, `<?` and `<!DOCTYPE` by the
   // bytes after it: with fewer than that come, it is read again with a few more; a prolog
@@ -112,14 +112,20 @@ bool Lexer::start_arriving(bool assume_utf8) {
   }
 }
 
-// Waits for `want` more bytes of a document still arriving.
+// Waits for `want` more bytes of a document still arriving. A source that ends it sooner says
+// so: the document is then all there, shorter than its storage.
 bool Lexer::arrive(size_t want) {
   if (end_ != final_end_) {
     if (Status s = source_->wait(want); !s)
       return fail(s.error().code, offset_of(end_), s.error().message);
-    end_ = begin_ + std::min(source_->arrived(), size_t(final_end_ - begin_));
+    take_arrival();
   }
   return true;
+}
+
+void Lexer::take_arrival() {
+  final_end_ = begin_ + std::min(source_->length(), size_t(final_end_ - begin_));
+  end_ = begin_ + std::min(source_->arrived(), size_t(final_end_ - begin_));
 }
 
 // The prolog from the document's first byte: its state starts afresh.

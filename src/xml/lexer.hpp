@@ -32,15 +32,20 @@ struct Token {
 
 enum class Encoding : uint8_t { Utf8, UsAscii, Latin1 };
 
-/// A document still arriving, read while it comes: its storage is whole from the start (its
-/// length is known), and what has come is its first arrived() bytes, which never move. The
-/// lexer reads those; a token that runs into their end is lexed again once more has come.
-/// The client's connection is the source of an answer arriving on a socket.
+/// A document still arriving, read while it comes: its storage is whole from the start, and
+/// what has come is its first arrived() bytes, which never move. The lexer reads those; a token
+/// that runs into their end is lexed again once more has come. The document fills its storage
+/// (a length known in advance), or ends where length() says once the source knows (a chunked
+/// answer, whose storage is as large as an answer may be). The client's connection is the
+/// source of an answer arriving on a socket.
 class DocumentSource {
  public:
   virtual ~DocumentSource() = default;
   /// How many of the document's bytes have come.
   virtual size_t arrived() const = 0;
+  /// Where the document ends: at or past the end of its storage (the default) while that is
+  /// not known yet, then its length.
+  virtual size_t length() const { return SIZE_MAX; }
   /// Waits until at least `want` more bytes have come (1 or more), or all of the document if
   /// fewer are left; more may come at once. An error ends the read: the source keeps its own
   /// account of what went wrong.
@@ -59,8 +64,15 @@ class Lexer {
   /// `source`: the document is still arriving (null: it is all there).
   bool start(std::string_view document, size_t max_elements, bool assume_utf8,
              DocumentSource* source = nullptr);
-  /// Waits for the rest of a document still arriving (at once when it is all there).
-  bool wait_for_everything() { return end_ == final_end_ || arrive(size_t(final_end_ - end_)); }
+  /// Waits for the rest of a document still arriving (at once when it is all there); one whose
+  /// end its source tells only after its last byte may take a second wait.
+  bool wait_for_everything() {
+    while (end_ != final_end_)
+      if (!arrive(size_t(final_end_ - end_))) return false;
+    return true;
+  }
+  /// The document's length (of its storage while a source has not told where it ends).
+  size_t document_size() const { return size_t(final_end_ - begin_); }
   /// The encoding the declaration named (UTF-8 when there is none).
   Encoding encoding() const { return encoding_; }
   /// Whether a start tag so far declared Apache's extensions namespace (any prefix), for the
@@ -227,6 +239,8 @@ class Lexer {
   bool again_with_more(Token& t);
   const unsigned char* find_markup_while_arriving(const unsigned char* from);
   bool arrive(size_t want);
+  // Takes what the source says has come, and where the document ends once it knows.
+  void take_arrival();
   bool start_arriving(bool assume_utf8);
   bool start_prolog(bool assume_utf8);
   bool lex_text(Token& t);

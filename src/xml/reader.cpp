@@ -261,7 +261,8 @@ struct ReaderImpl {
     }
     if (!lexer.start(document, limits.max_elements, false, source)) return false;
     if (lexer.encoding() == Encoding::Latin1) {
-      if (!lexer.wait_for_everything()) return false;  // transcoded whole
+      if (!lexer.wait_for_everything()) return false;        // transcoded whole
+      document = document.substr(0, lexer.document_size());  // a source may end it sooner
       // Every byte is one character: re-encode the whole document as UTF-8 and read that.
       bool high = false;
       for (char c : document) high |= static_cast<unsigned char>(c) >= 0x80;

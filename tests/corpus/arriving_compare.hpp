@@ -19,11 +19,16 @@ namespace callwire::testing {
 
 /// `document` arriving `piece` bytes at a time (or what the reader waits for, when more), into
 /// storage whose part still to come holds decoys; the first piece has come at the start.
+/// `end_told_last`: as a chunked answer arrives, the storage is larger than the document (the
+/// spare bytes decoys too), and where the document ends is told only at the wait after its
+/// last byte came (its last chunk).
 class ArrivingDocument final : public xml::DocumentSource {
  public:
-  ArrivingDocument(std::string_view document, size_t piece) : document_(document), piece_(piece) {
+  static constexpr size_t kSpare = 37;
+  ArrivingDocument(std::string_view document, size_t piece, bool end_told_last = false)
+      : document_(document), piece_(piece), ended_(!end_told_last) {
     constexpr std::string_view kDecoy = "</value></param>";
-    storage_.resize(document.size());
+    storage_.resize(document.size() + (end_told_last ? kSpare : 0));
     for (size_t i = 0; i < storage_.size(); ++i) storage_[i] = kDecoy[i % kDecoy.size()];
     come(piece);
   }
@@ -34,9 +39,11 @@ class ArrivingDocument final : public xml::DocumentSource {
   size_t largest_want() const { return largest_want_; }
 
   size_t arrived() const override { return arrived_; }
+  size_t length() const override { return ended_ ? document_.size() : storage_.size(); }
   Status wait(size_t want) override {
     ++waits_;
     largest_want_ = std::max(largest_want_, want);
+    if (arrived_ == document_.size()) ended_ = true;
     come(std::max(want, piece_));
     return {};
   }
@@ -51,15 +58,18 @@ class ArrivingDocument final : public xml::DocumentSource {
   std::string storage_;
   size_t piece_;
   size_t arrived_ = 0;
+  bool ended_;
   size_t waits_ = 0;
   size_t largest_want_ = 0;
 };
 
 /// nullopt when reading `doc` as it arrives in pieces of `piece` bytes gives what reading it
 /// whole gives: into a Value, and pulled into a rebuilt Value. Else what differs.
+/// `end_told_last`: its end is told only after its last byte (ArrivingDocument).
 inline std::optional<std::string> arriving_difference(xml::Reader& reader, std::string_view doc,
-                                                      size_t piece) {
-  const std::string how = " (pieces of " + std::to_string(piece) + ")";
+                                                      size_t piece, bool end_told_last = false) {
+  const std::string how =
+      " (pieces of " + std::to_string(piece) + (end_told_last ? ", the end told last)" : ")");
   auto compare = [&](const Status& whole, const Status& arriving) -> std::optional<std::string> {
     if (bool(whole) != bool(arriving))
       return std::string(whole ? "accepted whole, refused" : "refused whole, accepted") +
@@ -74,7 +84,7 @@ inline std::optional<std::string> arriving_difference(xml::Reader& reader, std::
 
   Result<MethodResponse> whole = reader.read_response(doc);
   {
-    ArrivingDocument source(doc, piece);
+    ArrivingDocument source(doc, piece, end_told_last);
     Result<MethodResponse> arriving =
         xml::ReaderInternals::read_response(reader, source.storage(), &source);
     Status w = whole ? Status() : Status(whole.error());
@@ -90,7 +100,7 @@ inline std::optional<std::string> arriving_difference(xml::Reader& reader, std::
   MethodResponse whole_response, arriving_response;
   Status whole_sink_status, arriving_sink_status;
   Status w = reader.read_response(doc, whole_response, whole_sink, whole_sink_status);
-  ArrivingDocument source(doc, piece);
+  ArrivingDocument source(doc, piece, end_told_last);
   Status a =
       xml::ReaderInternals::read_response(reader, source.storage(), arriving_response,
                                           arriving_sink, arriving_sink_status, nullptr, &source);

@@ -32,7 +32,7 @@ class CALLWIRE_API Buffer {
     return *this;
   }
   ~Buffer() {
-    if (data_) free_storage(data_, capacity_);
+    if (data_) free_storage(data_, capacity_, size_);
   }
 
   const char* data() const noexcept { return data_; }
@@ -108,7 +108,8 @@ class CALLWIRE_API Buffer {
   // large block is kept whole); capacity_for is the capacity it provides for `n` bytes (large
   // blocks are whole pages).
   static void* resize_storage(void* block, size_t old_capacity, size_t& new_capacity);
-  static void free_storage(void* block, size_t capacity) noexcept;
+  // `used`: the size it held last (a large block's pages past it may be given back).
+  static void free_storage(void* block, size_t capacity, size_t used) noexcept;
   static size_t capacity_for(size_t n) noexcept;
 
   void grow_to(size_t min_capacity) {

@@ -31,9 +31,9 @@ void* Buffer::resize_storage(void* block, size_t old_capacity, size_t& new_capac
   return p;
 }
 
-void Buffer::free_storage(void* block, size_t capacity) noexcept {
+void Buffer::free_storage(void* block, size_t capacity, size_t used) noexcept {
   if (is_large(capacity))
-    pages::give_back(block, capacity);
+    pages::give_back(block, capacity, used);
   else
     std::free(block);
 }

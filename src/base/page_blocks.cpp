@@ -1,5 +1,6 @@
 #include "base/page_blocks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -25,12 +26,18 @@ namespace {
 constexpr size_t kSlots = 3;
 constexpr size_t kMaxBlock = size_t{24} << 20;
 constexpr size_t kMaxBytes = size_t{40} << 20;
+// A larger block, up to this, is kept when what it was last used for fits kMaxBlock, its pages
+// past that given back: a client's storage for a chunked answer is reserved for the largest
+// answer allowed (32 MiB by default), of which an answer fills the first few MiB. A block
+// filled past kMaxBlock (a refused gzip bomb's) is not kept.
+constexpr size_t kMaxTrimmedBlock = size_t{256} << 20;
 
 // Trivially destructible, so it can be used at any point of a thread's life; the Releaser
 // below unmaps what it holds when the thread ends.
 struct Slot {
   void* block;
   size_t capacity;
+  size_t counted;  // of the cache's bytes: the capacity, or what a trimmed block kept
 };
 struct Cache {
   Slot slots[kSlots];
@@ -61,16 +68,25 @@ bool cache_open() noexcept {
 
 // The address-space calls: make usable pages at `at`, give back. POSIX: mprotect, munmap.
 // Windows: VirtualAlloc's commit, VirtualFree.
+// Dropping pages keeps the addresses usable and gives the memory back: Windows decommits and
+// commits again; POSIX maps fresh zero pages over them.
 #if defined(_WIN32)
 bool make_usable(void* at, size_t length) noexcept {
   return VirtualAlloc(at, length, MEM_COMMIT, PAGE_READWRITE) != nullptr;
 }
 void release(void* block, size_t) noexcept { VirtualFree(block, 0, MEM_RELEASE); }
+bool drop_pages(void* at, size_t length) noexcept {
+  return VirtualFree(at, length, MEM_DECOMMIT) && make_usable(at, length);
+}
 #else
 bool make_usable(void* at, size_t length) noexcept {
   return mprotect(at, length, PROT_READ | PROT_WRITE) == 0;
 }
 void release(void* block, size_t length) noexcept { munmap(block, length); }
+bool drop_pages(void* at, size_t length) noexcept {
+  return mmap(at, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+         MAP_FAILED;
+}
 #endif
 
 // `length` bytes of address space, the first `usable` of them usable; null when it failed.
@@ -148,7 +164,7 @@ void* take(size_t& capacity) {
   if (!chosen) return map(capacity);
   Slot s = *chosen;
   *chosen = Slot{};
-  t_cache.bytes -= s.capacity;
+  t_cache.bytes -= s.counted;
   if (s.capacity >= capacity) {
     capacity = s.capacity;
     return s.block;
@@ -180,8 +196,17 @@ void* resize(void* block, size_t old_capacity, size_t new_capacity) {
 #endif
 }
 
-void give_back(void* block, size_t capacity) noexcept {
-  if (capacity > kMaxBlock || !cache_open()) {
+void give_back(void* block, size_t capacity, size_t used) noexcept {
+  size_t counted = capacity;
+  if (capacity > kMaxBlock) {
+    counted = round_up(std::max(used, size_t{1}));
+    if (capacity > kMaxTrimmedBlock || counted > kMaxBlock ||
+        !drop_pages(static_cast<char*>(block) + counted, capacity - counted)) {
+      unmap(block, capacity);
+      return;
+    }
+  }
+  if (!cache_open()) {
     unmap(block, capacity);
     return;
   }
@@ -195,13 +220,13 @@ void give_back(void* block, size_t capacity) noexcept {
       else if (!smallest || s.capacity < smallest->capacity)
         smallest = &s;
     }
-    if (empty && t_cache.bytes + capacity <= kMaxBytes) {
-      *empty = Slot{block, capacity};
-      t_cache.bytes += capacity;
+    if (empty && t_cache.bytes + counted <= kMaxBytes) {
+      *empty = Slot{block, capacity, counted};
+      t_cache.bytes += counted;
       return;
     }
     unmap(smallest->block, smallest->capacity);
-    t_cache.bytes -= smallest->capacity;
+    t_cache.bytes -= smallest->counted;
     *smallest = Slot{};
   }
 }

@@ -32,8 +32,14 @@ void* resize(void* block, size_t old_capacity, size_t new_capacity);
 /// Unmaps a block take() or resize() gave, without caching it.
 void unmap(void* block, size_t capacity) noexcept;
 
-/// Gives `block` back: into the thread's cache, or unmapped.
-void give_back(void* block, size_t capacity) noexcept;
+/// Gives `block` back: into the thread's cache, or unmapped. `used`: how much of it was last
+/// in use. A block larger than the cache keeps is kept all the same when what was used fits
+/// (storage reserved for the largest answer allowed, filled a little): its pages past `used`
+/// are given back, and it counts as `used`.
+void give_back(void* block, size_t capacity, size_t used) noexcept;
+inline void give_back(void* block, size_t capacity) noexcept {
+  give_back(block, capacity, capacity);
+}
 
 /// Test hooks: the bytes the calling thread's cache holds, and its bounds.
 size_t cached_bytes() noexcept;

@@ -79,12 +79,36 @@ TEST(PageBlocks, GrowingHoldsNoSecondCopy) {
   unmap(block, grown);
 }
 
+TEST(PageBlocks, ABlockPastTheBoundIsKeptTrimmedWhenLittleWasUsed) {
+  // Storage reserved for the largest answer allowed (a chunked answer's), of which 8 MiB were
+  // used last: kept, its pages past those given back, and counted as those.
+  drain();
+  size_t large = round_up(max_cached_block() + 16 * MiB);
+  auto* block = static_cast<unsigned char*>(take(large));
+  std::memset(block, 0x5A, large);
+  const size_t touched = proc_status("VmRSS:");
+  give_back(block, large, 8 * MiB);
+  EXPECT_EQ(cached_bytes(), 8 * MiB);
+  if (touched != 0)
+    EXPECT_GT(touched - std::min(touched, proc_status("VmRSS:")), 24 * MiB)
+        << "the pages past what was used were not given back";
+  size_t again = large;
+  EXPECT_EQ(take(again), block);  // the same block, warm where it was used
+  EXPECT_EQ(again, large);
+  EXPECT_EQ(block[0], 0x5A);
+  EXPECT_EQ(block[8 * MiB - 1], 0x5A);
+  EXPECT_EQ(block[8 * MiB], 0);  // given back: a fresh page
+  // Used past the bound (a refused gzip bomb's body): not kept.
+  give_back(block, large, max_cached_block() + MiB);
+  EXPECT_EQ(cached_bytes(), 0u);
+  // Past the largest kept that way (256 MiB of address space), never kept.
+  size_t huge = round_up(size_t{257} * MiB);
+  give_back(take(huge), huge, MiB);
+  EXPECT_EQ(cached_bytes(), 0u);
+}
+
 TEST(PageBlocks, WhatAThreadKeepsIsBounded) {
   drain();
-  // A block over the per-block bound is never kept.
-  size_t huge = round_up(max_cached_block() + MiB);
-  give_back(take(huge), huge);
-  EXPECT_EQ(cached_bytes(), 0u);
   // Many blocks: a few are kept, never more than the total bound.
   std::vector<std::pair<void*, size_t>> blocks;
   for (int i = 0; i < 8; ++i) {

@@ -593,9 +593,10 @@ class CALLWIRE_API Client {
       detail::ResultSink<R> sink;
       Status s = call_reading(method, param_span, sink, options);
       // The sink's error is the result's when the answer was read and did not convert (a
-      // value's error, below the transport's codes); a connection lost or a deadline passed
-      // while the answer was read as it arrived stays what it is.
-      if (!s && s.error().code < Errc::Timeout && sink.conversion_error)
+      // value's error, below the transport's codes); a connection lost, a deadline passed or
+      // a size limit reached while the answer was read as it arrived stays what it is.
+      if (!s && s.error().code < Errc::Timeout && s.error().code != Errc::LimitExceeded &&
+          sink.conversion_error)
         return Error(Errc::TypeMismatch,
                      detail::join_path(std::string(method) + ": result", s.error().message));
       if (!s) return s.error();

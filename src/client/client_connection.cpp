@@ -368,6 +368,10 @@ ClientConnection::Wait ClientConnection::receive() {
             if (!read_while_arriving(so_far, length)) return Wait::None;
             p = parser_->parse(in_.view(), chunked_body_);  // the body is whole now
           }
+        } else if (std::string_view chunks = parser_->arriving_chunks(chunked_body_);
+                   !chunks.empty() && worth_reading_while_arriving(chunks, 0)) {
+          if (!read_chunks_while_arriving(chunks)) return Wait::None;
+          p = parser_->parse(in_.view(), chunked_body_);  // the body is whole now
         }
       }
       if (upgraded_) send_owed_output();  // a WebSocket's Pongs and Closes
@@ -402,16 +406,7 @@ ClientConnection::Wait ClientConnection::receive() {
       return Wait::None;
     }
     if (p.status == http::ParseStatus::Error) {
-      Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
-                  : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
-                                                              : Errc::BadResponse;
-      std::string message(parser_->error());
-      if (code == Errc::LimitExceeded) message += " (ClientOptions::max_response_size)";
-      // A TLS record (an alert, a ServerHello) where an HTTP answer should be: http:// to a
-      // server that speaks TLS only.
-      if (!stream_.is_tls() && !in_.empty() && (in_.data()[0] == '\x15' || in_.data()[0] == '\x16'))
-        message += " (the server answered in TLS: use https://)";
-      done(Error(code, std::move(message)), false);
+      done(parse_error(p), false);
       return Wait::None;
     }
     // Bytes after the answer were never asked for (a second response smuggled into the
@@ -421,6 +416,19 @@ ClientConnection::Wait ClientConnection::receive() {
     if (settings_.proxy && !settings_.proxy->tunnel) name_proxy_refusal();
     return Wait::None;
   }
+}
+
+Error ClientConnection::parse_error(const http::ResponseParseResult& p) const {
+  Errc code = p.error == http::ResponseError::TooLarge    ? Errc::LimitExceeded
+              : p.error == http::ResponseError::Truncated ? Errc::ConnectionClosed
+                                                          : Errc::BadResponse;
+  std::string message(parser_->error());
+  if (code == Errc::LimitExceeded) message += " (ClientOptions::max_response_size)";
+  // A TLS record (an alert, a ServerHello) where an HTTP answer should be: http:// to a
+  // server that speaks TLS only.
+  if (!stream_.is_tls() && !in_.empty() && (in_.data()[0] == '\x15' || in_.data()[0] == '\x16'))
+    message += " (the server answered in TLS: use https://)";
+  return Error(code, std::move(message));
 }
 
 bool ClientConnection::read_early_refusal() {

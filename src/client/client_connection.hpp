@@ -203,9 +203,20 @@ class ClientConnection {
   // A large answer read while its body arrives (client/arriving_answer.cpp): whether this one
   // is, and the read, which leaves the body whole in in_ and the outcome in read_already_
   // (false: the call ended, done() said why).
+  // `length`: the body's (Content-Length), or 0 for a chunked one, whose data so far is in
+  // chunked_body_ (a server sends chunks while it writes a long answer).
   class ArrivingBody;
+  class ArrivingChunks;
   bool worth_reading_while_arriving(std::string_view so_far, uint64_t length) const;
   bool read_while_arriving(std::string_view so_far, uint64_t length);
+  bool read_chunks_while_arriving(std::string_view so_far);
+  // Both: the reader over `storage` fed by `source`, then the rest of the body read.
+  bool read_arriving(std::string_view storage, xml::DocumentSource& source);
+  // One read into in_ for an answer read while it arrives, under the call's deadline: Ok when
+  // bytes came or the socket's wait ran out with time left; the error that ends the call else.
+  Status read_on(size_t most);
+  // What a parse's Error means for the call.
+  Error parse_error(const http::ResponseParseResult& p) const;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.
   void decode(const http::Response& response, bool trailing_bytes);
   void done(Result<Value> result, bool reusable);

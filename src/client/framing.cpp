@@ -36,6 +36,13 @@ class AnswerParserOf final : public AnswerParser {
       return {};
     }
   }
+  std::string_view arriving_chunks(const Buffer& chunked_body) const noexcept override {
+    if constexpr (requires { parser_.arriving_chunks(chunked_body); }) {
+      return parser_.arriving_chunks(chunked_body);
+    } else {
+      return {};
+    }
+  }
   const http::Response& response() const noexcept override { return parser_.response(); }
   std::string_view error() const noexcept override { return parser_.error(); }
 
@@ -123,6 +130,7 @@ class HttpFraming final : public ClientFraming {
     head.tls = url_.tls;
     head.content_type = common_.content_type;
     head.accept_gzip = common_.accept_gzip;
+    head.accept_trailers = true;  // a long answer may come while the server writes it
     head.authorization = common_.authorization;
     if (!common_.user_agent.empty()) head.user_agent = common_.user_agent;
     if (proxy_) {

@@ -54,6 +54,11 @@ class AnswerParser {
                                          uint64_t& /*length*/) const noexcept {
     return {};
   }
+  /// The data of a chunked body decoded so far, while more is due:
+  /// ResponseParser::arriving_chunks's contract. Empty otherwise.
+  virtual std::string_view arriving_chunks(const Buffer& /*chunked_body*/) const noexcept {
+    return {};
+  }
   virtual const http::Response& response() const noexcept = 0;
   virtual std::string_view error() const noexcept = 0;
 };

@@ -146,6 +146,14 @@ class ResponseParser {
     return input.substr(body_start_,
                         size_t(std::min<uint64_t>(input.size() - body_start_, body_length_)));
   }
+  /// While a chunked body with no content coding is arriving: its data decoded so far into
+  /// `chunked_body` (the Buffer passed to parse), from where it starts there. Empty otherwise.
+  std::string_view arriving_chunks(const Buffer& chunked_body) const noexcept {
+    if (state_ != State::Chunked || response_.content_encoding_gzip ||
+        chunked_.out_start() >= chunked_body.size())
+      return {};
+    return chunked_body.view().substr(chunked_.out_start());
+  }
   /// After an Error: what went wrong, for the user ("truncated body: 10 of 200 bytes").
   /// Empty otherwise. Points into the parser: valid until the next call or reset.
   std::string_view error() const noexcept { return {error_, error_len_}; }

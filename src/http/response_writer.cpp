@@ -36,10 +36,16 @@ std::string_view decimal(uint64_t v, char (&buf)[20]) noexcept {
 
 constexpr std::string_view kResponseOwned[] = {"content-length", "transfer-encoding",
                                                "content-type", "content-encoding", "connection"};
-constexpr std::string_view kRequestOwned[] = {
-    "host",          "content-length",   "transfer-encoding",
-    "content-type",  "content-encoding", "accept-encoding",
-    "authorization", "user-agent",       "connection"};
+constexpr std::string_view kRequestOwned[] = {"host",
+                                              "content-length",
+                                              "transfer-encoding",
+                                              "content-type",
+                                              "content-encoding",
+                                              "accept-encoding",
+                                              "authorization",
+                                              "user-agent",
+                                              "connection",
+                                              "te"};
 
 template <size_t N>
 bool is_owned(std::string_view name, const std::string_view (&owned)[N]) noexcept {
@@ -208,6 +214,8 @@ void emit_request_fixed(Sink& out, const RequestHead& head, std::string_view hos
     out.put("\r\n");
   } else if (head.close) {
     out.put("Connection: close\r\n");
+  } else if (head.accept_trailers) {
+    out.put("TE: trailers\r\nConnection: TE\r\n");
   }
   for (const Header& h : head.extra) {
     out.put(h.name);

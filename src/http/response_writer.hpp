@@ -117,9 +117,12 @@ struct RequestHead {
   bool tls = false;   ///< the default port is 443, not 80
   std::string_view content_type = "text/xml";
   uint64_t content_length = 0;
-  bool accept_gzip = false;        ///< Accept-Encoding: gzip
-  bool gzip = false;               ///< Content-Encoding: gzip (the body is gzip)
-  bool close = false;              ///< Connection: close
+  bool accept_gzip = false;  ///< Accept-Encoding: gzip
+  bool gzip = false;         ///< Content-Encoding: gzip (the body is gzip)
+  bool close = false;        ///< Connection: close
+  /// "TE: trailers" (with "Connection: TE"): this client reads chunked answers whole, so a
+  /// server may send a long answer while it writes it. Not with close or upgrade.
+  bool accept_trailers = false;
   std::string_view authorization;  ///< the whole value ("Basic ..."); empty: none
   std::string_view user_agent = "callwire/0.1";
   /// The request method: "POST" for calls, "GET" for a WebSocket opening. Ours, never a

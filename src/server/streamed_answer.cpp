@@ -38,7 +38,7 @@ void Connection::AnswerStream::arm(size_t start, size_t body_start) noexcept {
 Status Connection::AnswerStream::grew(Buffer& out) {
   const size_t bytes = out.size() - body_start_;
   if (bytes > c_.answer_share_) {
-    c_.refuse_over_share(bytes, {}, started_ ? "cut short" : "refused (500)");
+    c_.refuse_over_share(bytes, {}, started_ ? "cut short" : "refused");
     return Error(Errc::LimitExceeded, "the answer exceeds the server's memory budget");
   }
   if (!started_) {

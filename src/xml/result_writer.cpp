@@ -19,13 +19,17 @@ bool ResultWriter::start_value() {
   if (slot == Slot::Root) {
     w_.root_start("methodResponse");
     w_.raw("<params><param>");
+  } else if (slot != Slot::Refused && !w_.between_values()) {
+    // Told before each value inside the root, never after the last: an answer that is one
+    // long value (a blob) is sent whole, with its length.
+    shape_.syntax_failed();
+    return false;
   }
   return slot != Slot::Refused;
 }
 
 void ResultWriter::end_value() {
   if (shape_.after_value()) w_.raw("</member>");
-  if (!w_.between_values()) shape_.syntax_failed();
 }
 
 void ResultWriter::scalar(const Value& v) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,8 +49,25 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The answer to `xml` as a server sends it: with Content-Length, or chunked (as callwire's
+// server sends a long answer while it writes it), in chunks of 100 kB.
+std::string framed(const std::string& xml, bool chunked) {
+  if (!chunked) return FakeServer::ok_response(xml);
+  std::string wire =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (size_t at = 0; at < xml.size(); at += 100000) {
+    std::string_view chunk = std::string_view(xml).substr(at, 100000);
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
+    wire += size;
+    wire += chunk;
+    wire += "\r\n";
+  }
+  return wire + "0\r\n\r\n";
+}
+
 // A methodResponse of `rows` rows, about 100 bytes each; `bad_row` (if below rows) is broken.
-std::string rows_answer(size_t rows, size_t bad_row = SIZE_MAX) {
+std::string rows_answer(size_t rows, size_t bad_row = SIZE_MAX, bool chunked = false) {
   std::string doc = "<?xml version=\"1.0\"?><methodResponse><params><param><value><array><data>";
   for (size_t i = 0; i < rows; ++i) {
     doc += "<value><struct><member><name>id</name><value><int>";
@@ -57,7 +75,7 @@ std::string rows_answer(size_t rows, size_t bad_row = SIZE_MAX) {
     doc += "</int></value></member><member><name>name</name><value><string>row " +
            std::to_string(i) + " &amp; more</string></value></member></struct></value>\n";
   }
-  return FakeServer::ok_response(doc + "</data></array></value></param></params></methodResponse>");
+  return framed(doc + "</data></array></value></param></params></methodResponse>", chunked);
 }
 
 ClientOptions patient() {
@@ -68,10 +86,13 @@ ClientOptions patient() {
 
 // The server sends the first 64 kB, then holds the rest back until the client has read a row
 // (or 5 s have passed): a client that read only whole answers would make it wait the 5 s.
-TEST(ArrivingAnswer, IsReadBeforeItHasAllCome) {
+// With a length, and chunked.
+class ArrivingAnswers : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ArrivingAnswers, AreReadBeforeTheyHaveAllCome) {
   if (!net::sys::kTimedBlockingReads)
     GTEST_SKIP() << "calls poll here (no timed blocking reads): answers are read once whole";
-  const std::string answer = rows_answer(6000);  // about 600 kB
+  const std::string answer = rows_answer(6000, SIZE_MAX, GetParam());  // about 600 kB
   std::atomic<bool> read_before_the_rest{false};
   FakeServer server([&](int fd) {
     for (int call = 0; call < 2; ++call) {
@@ -103,8 +124,9 @@ TEST(ArrivingAnswer, IsReadBeforeItHasAllCome) {
 
 // A row broken early in a large answer: the call says so at once, the rest of the answer is
 // read all the same, and the next call on the connection gets its own answer.
-TEST(ArrivingAnswer, AMalformedAnswerLeavesTheConnectionInStep) {
-  const std::string bad = rows_answer(6000, 10), good = rows_answer(3000);
+TEST_P(ArrivingAnswers, AMalformedAnswerLeavesTheConnectionInStep) {
+  const std::string bad = rows_answer(6000, 10, GetParam()),
+                    good = rows_answer(3000, SIZE_MAX, GetParam());
   FakeServer server([&](int fd) {
     for (const std::string* answer : {&bad, &bad, &good}) {
       if (FakeServer::read_request(fd).empty()) return;
@@ -132,8 +154,8 @@ TEST(ArrivingAnswer, AMalformedAnswerLeavesTheConnectionInStep) {
 
 // The server stops sending halfway: the call ends with the connection closed, saying how much
 // came; a server that goes quiet halfway ends it at its deadline.
-TEST(ArrivingAnswer, CutShortOrLateEndsTheCall) {
-  const std::string answer = rows_answer(6000);
+TEST_P(ArrivingAnswers, CutShortOrLateEndsTheCall) {
+  const std::string answer = rows_answer(6000, SIZE_MAX, GetParam());
   FakeServer closing([&](int fd) {
     if (FakeServer::read_request(fd).empty()) return;
     FakeServer::send_all(fd, std::string_view(answer).substr(0, answer.size() / 2));
@@ -160,6 +182,35 @@ TEST(ArrivingAnswer, CutShortOrLateEndsTheCall) {
   ASSERT_FALSE(timed_out);
   EXPECT_EQ(timed_out.error().code, Errc::Timeout) << timed_out.error().message;
   EXPECT_LT(took, 5s);
+}
+
+INSTANTIATE_TEST_SUITE_P(Framing, ArrivingAnswers, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Chunked" : "ContentLength";
+                         });
+
+// A chunked answer past max_document_size: refused while it arrives, naming the limit (the
+// connection, whose answer was not read to its end, is not used again).
+TEST(ArrivingAnswer, AChunkedAnswerPastTheDocumentLimitIsRefused) {
+  if (!net::sys::kTimedBlockingReads)
+    GTEST_SKIP() << "calls poll here (no timed blocking reads): answers are read once whole";
+  const std::string big = rows_answer(6000, SIZE_MAX, true), small = rows_answer(10);
+  std::atomic<int> calls{0};
+  FakeServer server([&](int fd) {
+    while (!FakeServer::read_request(fd).empty())
+      FakeServer::send_all(fd, calls++ == 0 ? big : small);
+  });
+  ClientOptions o = patient();
+  o.reader_limits.max_document_size = 300 * 1024;
+  Client client(server.url(), o);
+  auto rows = client.call<std::vector<arriving::Row>>("rows");
+  ASSERT_FALSE(rows);
+  EXPECT_EQ(rows.error().code, Errc::LimitExceeded) << rows.error().message;
+  EXPECT_NE(rows.error().message.find("max_document_size"), std::string::npos)
+      << rows.error().message;
+  auto next = client.call<std::vector<arriving::Row>>("rows");
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->size(), 10u);
 }
 
 }  // namespace

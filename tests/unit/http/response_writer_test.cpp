@@ -302,6 +302,24 @@ TEST(RequestWriter, DefaultHead) {
             "Content-Type: text/xml\r\nContent-Length: 99\r\n\r\n");
 }
 
+TEST(RequestWriter, TrailersAcceptedUnlessClosing) {
+  // What callwire's client says so that a long answer may come while the server writes it;
+  // a request that closes the connection says only that. TE is the writer's own field.
+  RequestHead head;
+  head.host = "h";
+  head.accept_trailers = true;
+  EXPECT_EQ(
+      request(head),
+      "POST /RPC2 HTTP/1.1\r\nHost: h\r\nUser-Agent: callwire/0.1\r\n"
+      "Content-Type: text/xml\r\nTE: trailers\r\nConnection: TE\r\nContent-Length: 0\r\n\r\n");
+  head.close = true;
+  EXPECT_EQ(request(head).find("TE:"), std::string::npos);
+  Header te[] = {{"TE", "gzip"}};
+  head.extra = te;
+  Buffer out;
+  EXPECT_FALSE(append_request_head(out, head));
+}
+
 TEST(RequestWriter, EverythingOn) {
   Header extra[] = {{"X-Request-Id", "42"}, {"Cookie", "a=b; c=d"}};
   RequestHead head;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "callwire/client.hpp"
 #include "callwire/server.hpp"
 #include "http_test_util.hpp"
+#include "test_cert.hpp"
 
 namespace demo {
 // Rows a typed handler returns: `count` strings of `width` bytes. With `gate`, writing stops
@@ -262,6 +264,58 @@ TEST(StreamedAnswer, EveryOtherClientGetsTheAnswerWhole) {
     EXPECT_NE(head.find("Content-Length: "), std::string_view::npos) << head;
     EXPECT_EQ(head.find("Transfer-Encoding"), std::string_view::npos) << head;
   }
+}
+
+TEST(StreamedAnswer, CallwiresClientAsksForItAndReadsIt) {
+  // The client sends TE: trailers and reads the chunks as they come, typed or into a Value;
+  // an answer cut short is an error naming it, and the next call goes on.
+  StreamingServer t;
+  std::string seen_head;
+  ClientOptions o;
+  o.trace = [&seen_head](const TraceEvent& e) {
+    if (e.kind == TraceKind::ClientAnswer && seen_head.empty()) seen_head = e.head;
+  };
+  Client client(t.server.url(), o);
+  auto rows = client.call<std::vector<std::string>>("rows", int(kRows));
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), kRows);
+  EXPECT_EQ(rows->back(), std::string(100, 'r'));
+  EXPECT_NE(seen_head.find("Transfer-Encoding: chunked"), std::string::npos) << seen_head;
+  auto value = client.call("value_rows", {Value(int(kRows))});
+  ASSERT_TRUE(value) << value.error().message;
+  EXPECT_EQ(value->size(), kRows);
+  auto cut = client.call<std::vector<std::string>>("bad_rows", int(kRows), 9000);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code, Errc::ConnectionClosed) << cut.error().message;
+  EXPECT_NE(cut.error().message.find("truncated chunked body"), std::string::npos)
+      << cut.error().message;
+  auto sum = client.call<int>("add", 2, 3);
+  ASSERT_TRUE(sum) << sum.error().message;
+  EXPECT_EQ(*sum, 5);
+}
+
+TEST(StreamedAnswer, OverTls) {
+  // Chunks sent as far as TLS takes them, then the rest by the usual flush, over and over on
+  // one connection: every answer whole.
+  auto dir = std::filesystem::temp_directory_path() /
+             ("callwire-streamed-tls-" +
+              std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  testing::TestCert cert = testing::make_test_cert(dir);
+  ASSERT_TRUE(cert.ok);
+  ServerOptions o = StreamingServer::options();
+  o.tls.cert_file = cert.cert_file;
+  o.tls.key_file = cert.key_file;
+  StreamingServer t(o);
+  ClientOptions trusted;
+  trusted.tls.ca_file = cert.cert_file;
+  Client client(t.server.url(), trusted);
+  for (int i = 0; i < 3; ++i) {
+    auto rows = client.call<std::vector<std::string>>("rows", int(kRows));
+    ASSERT_TRUE(rows) << rows.error().message;
+    EXPECT_EQ(rows->size(), kRows);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(StreamedAnswer, AnAnswerPastTheConnectionsShareIsCutShort) {

@@ -136,6 +136,15 @@ def server(serve):
 
 
 @pytest.fixture(scope="session")
+def curl_bin():
+    """curl, which scripts/setup.sh installs."""
+    path = shutil.which("curl")
+    if path is None:
+        pytest.fail("curl is missing (scripts/setup.sh installs it)")
+    return path
+
+
+@pytest.fixture(scope="session")
 def tls_cert(tmp_path_factory):
     """A self-signed certificate for 127.0.0.1 and localhost, made now: (cert, key) paths."""
     openssl = shutil.which("openssl")

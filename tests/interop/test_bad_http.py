@@ -1,7 +1,6 @@
 """Bad and unusual HTTP against `callwire serve`, sent with curl (and a raw socket where curl
 will not send the bytes): each gets its status, and the server answers sample.add afterwards."""
 
-import shutil
 import socket
 import time
 import urllib.parse
@@ -14,14 +13,6 @@ ADD_BODY = ("<?xml version='1.0'?><methodCall><methodName>sample.add</methodName
             "<param><value><int>5</int></value></param><param><value><int>3</int></value>"
             "</param></params></methodCall>")
 ANSWER_8 = "<int>8</int>"
-
-
-@pytest.fixture(scope="session")
-def curl_bin():
-    path = shutil.which("curl")
-    if path is None:
-        pytest.fail("curl is missing (scripts/setup.sh installs it)")
-    return path
 
 
 def curl(curl_bin, *args, timeout=10):

@@ -3,7 +3,6 @@ Python's xmlrpc.client, asking with `TE: trailers`, get the answer chunked and r
 without it (as every such client sends by default) the answer has its Content-Length."""
 
 import http.client
-import shutil
 import urllib.parse
 import xmlrpc.client
 
@@ -13,14 +12,6 @@ from conftest import run
 
 ROWS = ["row %05d " % i + "x" * 90 for i in range(20000)]  # about 2.6 MB of answer
 ECHO_BODY = xmlrpc.client.dumps(tuple(ROWS), "echo")
-
-
-@pytest.fixture(scope="session")
-def curl_bin():
-    path = shutil.which("curl")
-    if path is None:
-        pytest.fail("curl is missing (scripts/setup.sh installs it)")
-    return path
 
 
 def curl_echo(curl_bin, url, *headers, tmp_path):

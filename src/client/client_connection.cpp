@@ -503,6 +503,7 @@ void ClientConnection::trace_answer(const http::Response& response) const {
 
 void ClientConnection::decode(const http::Response& response, bool trailing_bytes) {
   if (settings_.trace) trace_answer(response);
+  settings_.framing->answer_came(response.body.size());
   bool keep = response.keep_alive && !trailing_bytes;
   if (head_out_ && !streamed_answer()) *head_out_ = head_of(response);
   if (response.status != 200 && !answers_->reads_error_statuses()) {

@@ -93,16 +93,20 @@ class HttpFraming final : public ClientFraming {
   Status prepare() {
     http::RequestHead head = fields();
     head.extra = common_.extra;
-    return http::append_request_head_fixed(fixed_head_, head);
+    if (Status s = http::append_request_head_fixed(fixed_head_, head); !s) return s;
+    head.accept_trailers = true;
+    return http::append_request_head_fixed(fixed_head_trailers_, head);
   }
 
   Status append_head(Buffer& out, const RequestFacts& facts) const override {
+    const bool trailers = long_answers();
     if (facts.headers.empty()) {
-      out.append(fixed_head_.view());
+      out.append(trailers ? fixed_head_trailers_.view() : fixed_head_.view());
     } else {
       std::vector<http::Header> extra = common_.with(facts.headers);
       http::RequestHead head = fields();
       head.extra = extra;
+      head.accept_trailers = trailers;
       if (Status s = http::append_request_head_fixed(out, head); !s) return s;
     }
     if (facts.timeout_ms) {
@@ -130,7 +134,6 @@ class HttpFraming final : public ClientFraming {
     head.tls = url_.tls;
     head.content_type = common_.content_type;
     head.accept_gzip = common_.accept_gzip;
-    head.accept_trailers = true;  // a long answer may come while the server writes it
     head.authorization = common_.authorization;
     if (!common_.user_agent.empty()) head.user_agent = common_.user_agent;
     if (proxy_) {
@@ -144,6 +147,7 @@ class HttpFraming final : public ClientFraming {
   CommonFields common_;
   const ProxyRoute* proxy_;  // set when requests go to a proxy in absolute form
   Buffer fixed_head_;
+  Buffer fixed_head_trailers_;  // the same with TE: trailers, once long answers came
 };
 
 class ScgiFraming final : public ClientFraming {

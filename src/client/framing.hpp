@@ -4,6 +4,7 @@
 // of every answer; the connection and the call paths never ask which framing it is.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -102,9 +103,22 @@ class ClientFraming {
   virtual Status check_opening(const http::Response&, std::string_view /*expected*/) const {
     return Status();
   }
+  /// An answer of `bytes` came: once one is long (kLongAnswer), HTTP requests from then on
+  /// say `TE: trailers`, so that a server may send long answers while it writes them. A
+  /// client that only makes small calls never sends the two fields (they cost a server about
+  /// 1,000 instructions a call). Any thread.
+  static constexpr size_t kLongAnswer = 256 * 1024;
+  void answer_came(size_t bytes) const noexcept {
+    if (bytes >= kLongAnswer && !long_answers_.load(std::memory_order_relaxed))
+      long_answers_.store(true, std::memory_order_relaxed);
+  }
+
+ protected:
+  bool long_answers() const noexcept { return long_answers_.load(std::memory_order_relaxed); }
 
  private:
   const Transport& transport_;
+  mutable std::atomic<bool> long_answers_{false};
 };
 
 /// The framing `url` names, with what every request says: its Content-Type (static storage:

@@ -184,6 +184,30 @@ TEST_P(ArrivingAnswers, CutShortOrLateEndsTheCall) {
   EXPECT_LT(took, 5s);
 }
 
+// The client says TE: trailers (so that a server may stream long answers) only once a long
+// answer came: a client of small calls never sends the fields.
+TEST(ArrivingAnswer, TrailersAreAskedForOnlyAfterALongAnswer) {
+  const std::string small = rows_answer(10), large = rows_answer(3000);
+  std::vector<std::string> requests;
+  FakeServer server([&](int fd) {
+    for (const std::string* answer : {&small, &small, &large, &small}) {
+      std::string request = FakeServer::read_request(fd);
+      if (request.empty()) return;
+      requests.push_back(request.substr(0, request.find("\r\n\r\n")));
+      FakeServer::send_all(fd, *answer);
+    }
+  });
+  Client client(server.url(), patient());
+  for (int i = 0; i < 4; ++i) {
+    auto rows = client.call<std::vector<arriving::Row>>("rows");
+    ASSERT_TRUE(rows) << rows.error().message;
+  }
+  ASSERT_EQ(requests.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(requests[i].find("TE:"), std::string::npos) << requests[i];
+  EXPECT_NE(requests[3].find("\r\nTE: trailers\r\nConnection: TE\r\n"), std::string::npos)
+      << requests[3];
+}
+
 INSTANTIATE_TEST_SUITE_P(Framing, ArrivingAnswers, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Chunked" : "ContentLength";

@@ -86,12 +86,17 @@ TEST(PageBlocks, ABlockPastTheBoundIsKeptTrimmedWhenLittleWasUsed) {
   size_t large = round_up(max_cached_block() + 16 * MiB);
   auto* block = static_cast<unsigned char*>(take(large));
   std::memset(block, 0x5A, large);
-  const size_t touched = proc_status("VmRSS:");
+  [[maybe_unused]] const size_t touched = proc_status("VmRSS:");
   give_back(block, large, 8 * MiB);
   EXPECT_EQ(cached_bytes(), 8 * MiB);
-  if (touched != 0)
+  // Linux's count of the pages (under Wine, /proc shows Wine's process, whose decommitted
+  // pages are not seen to go: the pages read back as fresh below all the same).
+#if !defined(_WIN32)
+  if (touched != 0) {
     EXPECT_GT(touched - std::min(touched, proc_status("VmRSS:")), 24 * MiB)
         << "the pages past what was used were not given back";
+  }
+#endif
   size_t again = large;
   EXPECT_EQ(take(again), block);  // the same block, warm where it was used
   EXPECT_EQ(again, large);

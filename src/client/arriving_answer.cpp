@@ -14,8 +14,9 @@ namespace callwire::detail {
 
 namespace {
 // Smaller answers are read once they have all come: the transfer is short, and reading
-// while it arrives would cost the small call its bookkeeping.
-constexpr uint64_t kReadWhileArrivingFrom = 256 * 1024;
+// while it arrives would cost the small call its bookkeeping. The same mark after which the
+// client asks for streamed answers (ClientFraming::kLongAnswer).
+constexpr uint64_t kReadWhileArrivingFrom = ClientFraming::kLongAnswer;
 // What must have come before the reading starts: enough for the answer's reader to have
 // seen whether a blob follows (decoded as it comes, by Base64Ahead, instead).
 constexpr size_t kFirstBytes = 4096;

@@ -14,6 +14,8 @@
 # created for a driver that had none, so long runs grow the seeds the short CI runs start
 # from. Each driver's figures (seconds, executions, corpus before and after) are printed.
 #
+# The drivers run FUZZ_JOBS at a time (default: the number of cores).
+#
 # Fails when a driver fails, printing the input that made it fail. Crash inputs are kept in
 # DIR/artifacts/<driver>/; each one belongs in tests/corpus once the bug is fixed.
 set -uo pipefail
@@ -55,8 +57,9 @@ trap 'rm -rf "$work"' EXIT
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
-failed=0
-for fuzzer in "${fuzzers[@]}"; do
+# One driver: its report goes to $work/<driver>.report, its exit status to .status.
+run_one() {
+  local fuzzer=$1 name corpus artifacts dict log status before
   name=$(basename "$fuzzer")
   corpus="$work/$name"
   artifacts="$(cd "$dir" && pwd)/artifacts/$name"
@@ -84,12 +87,11 @@ for fuzzer in "${fuzzers[@]}"; do
       "$corpus_root/$name" "$corpus" >"$work/$name.merge.log" 2>&1 || {
       echo "== $name: merge failed"
       tail -n 20 "$work/$name.merge.log"
-      failed=1
+      status=1
     }
     echo "== $name: corpus/$name/ $before -> $(find "$corpus_root/$name" -type f | wc -l) inputs"
   fi
   if [ $status -ne 0 ]; then
-    failed=1
     echo "== $name FAILED (exit $status)"
     # The failure report, then the input that caused it.
     grep -v -E '^#[0-9]+' "$log" | tail -n 60
@@ -99,5 +101,27 @@ for fuzzer in "${fuzzers[@]}"; do
     done
     cp "$log" "$artifacts/"
   fi
+  echo "$status" >"$work/$name.status"
+}
+
+# Each driver is single-threaded, so FUZZ_JOBS (the cores by default) run at once;
+# their reports are printed in order once all are done.
+jobs_at_once=${FUZZ_JOBS:-$(nproc)}
+running=0
+for fuzzer in "${fuzzers[@]}"; do
+  if [ "$running" -ge "$jobs_at_once" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_one "$fuzzer" >"$work/$(basename "$fuzzer").report" 2>&1 &
+  running=$((running + 1))
+done
+wait
+
+failed=0
+for fuzzer in "${fuzzers[@]}"; do
+  name=$(basename "$fuzzer")
+  cat "$work/$name.report"
+  [ "$(cat "$work/$name.status" 2>/dev/null)" = 0 ] || failed=1
 done
 exit $failed

@@ -35,7 +35,7 @@ trap restore EXIT
 mkdir -p "$root/tmp/callwire-demo"
 git -C "$repo" ls-files -z | tar -C "$repo" --null -T - -cf - | tar -C "$root/tmp/callwire-demo" -xf -
 
-# Built unoptimized: that halves the longest part of this test (the build) and changes
+# Built unoptimized: that shortens the longest part of this test (the build) and changes
 # nothing it checks (what setup installs, that the tree builds and the demo passes).
 echo "== make demo in $root (apt installs what it needs)"
 if ! in_root make -C /tmp/callwire-demo demo CMAKE_FLAGS=-DCMAKE_BUILD_TYPE=Debug >"$log" 2>&1; then

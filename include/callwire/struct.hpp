@@ -135,7 +135,7 @@ struct Convert<T> {
       if (index == size) continue;  // not ours: skipped at the next next_member()
       expected = index + 1;
       seen[index] = true;
-      if (Status s = read_member(r, out, index, std::make_index_sequence<size>{}); !s) return s;
+      if (Status s = read_member(r, out, index); !s) return s;
     }
     return settle_absent(out, seen, std::make_index_sequence<size>{});
   }
@@ -155,17 +155,29 @@ struct Convert<T> {
                  description.members);
 
   static size_t find_member(std::string_view name, size_t expected) {
-    if (expected < size && names[expected] == name) return expected;
+    if (expected < size && same_name(names[expected], name)) return expected;
     for (size_t i = 0; i < size; ++i)
-      if (names[i] == name) return i;
+      if (same_name(names[i], name)) return i;
     return size;
   }
+  // Member names are short: a loop the compiler inlines beats a call to memcmp per member.
+  static bool same_name(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
 
-  template <size_t... I>
-  static Status read_member(ValueReader& r, T& out, size_t index, std::index_sequence<I...>) {
-    Status status;
-    (void)((index == I ? (status = read_one<I>(r, out), true) : false) || ...);
-    return status;
+  // Member `index`, I its first candidate: a chain of compares the compiler folds, each member's
+  // read returning its Status straight back (no Status assigned along the way).
+  template <size_t I = 0>
+  static Status read_member(ValueReader& r, T& out, size_t index) {
+    if constexpr (I < size) {
+      if (index == I) return read_one<I>(r, out);
+      return read_member<I + 1>(r, out, index);
+    } else {
+      return {};
+    }
   }
   template <size_t I>
   static Status read_one(ValueReader& r, T& out) {

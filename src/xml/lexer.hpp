@@ -102,26 +102,26 @@ class Lexer {
   template <size_t N>
   [[gnu::always_inline]] bool try_start_at(const unsigned char* p, const char (&tag)[N]) {
     constexpr size_t n = N - 1;
-    if (size_t(end_ - p) < n || std::memcmp(p, tag, n) != 0 || elements_left_ == 0) return false;
+    if (size_t(end_ - p) < n || !same_as_literal<n>(p, tag) || elements_left_ == 0) return false;
     --elements_left_;
     open_.push_back(std::string_view(reinterpret_cast<const char*>(p) + 1, n - 2));
     pos_ = p + n;
     return true;
   }
   /// A whole element of plain text, `<name>text</name>` (`tag` is "<name>"), after optional
-  /// white space: ASCII text needing no decoding (no `&`, no `]`, no control character). The
-  /// element opens and closes here, so the open elements are as they were. For a struct
-  /// member's name, read once per member.
+  /// white space: text needing no decoding (no `&`, no `]`, no control character; UTF-8
+  /// checked). The element opens and closes here, so the open elements are as they were. For a
+  /// struct member's name, read once per member, and a typed read's strings and numbers.
   template <size_t N>
   [[gnu::always_inline]] bool try_text_element(const char (&tag)[N], std::string_view& text) {
     constexpr size_t n = N - 1;
     const unsigned char* p = skip_space_from(pos_);
-    if (size_t(end_ - p) < 2 * n + 1 || std::memcmp(p, tag, n) != 0 || elements_left_ == 0)
+    if (size_t(end_ - p) < 2 * n + 1 || !same_as_literal<n>(p, tag) || elements_left_ == 0)
       return false;
     const unsigned char* start = p + n;
-    const unsigned char* stop = scan_until<'<', '&', ']'>(start, end_);
-    if (size_t(end_ - stop) < n + 1 || stop[0] != '<' || stop[1] != '/' ||
-        std::memcmp(stop + 2, tag + 1, n - 1) != 0)
+    const unsigned char* stop = plain_text_stop(start);
+    if (stop == nullptr || size_t(end_ - stop) < n + 1 || stop[0] != '<' || stop[1] != '/' ||
+        !same_as_literal<n - 1>(stop + 2, tag + 1))
       return false;
     --elements_left_;
     text = std::string_view(reinterpret_cast<const char*>(start), size_t(stop - start));
@@ -163,7 +163,7 @@ class Lexer {
     constexpr size_t n = N - 1;
     const unsigned char* p = skip_space_from(pos_);
     if (size_t(end_ - p) < n + 3 || p[0] != '<' || p[1] != '/' || p[n + 2] != '>' ||
-        open_.back().size() != n || std::memcmp(p + 2, name, n) != 0)
+        open_.back().size() != n || !same_as_literal<n>(p + 2, name))
       return false;
     pos_ = p + n + 3;
     close_element();
@@ -171,17 +171,8 @@ class Lexer {
   }
   /// Character data that needs no decoding, up to an end tag (which is not consumed).
   [[gnu::always_inline]] bool try_plain_text(std::string_view& text) {
-    const unsigned char* stop = pos_;
-    for (;;) {
-      stop = scan_until<'<', '&', ']'>(stop, end_);
-      if (stop >= end_ || *stop < 0x80) break;
-      // Valid UTF-8 text stays on the fast path; anything wrong is left to the general one.
-      uint32_t cp;
-      size_t len = ascii_only_ ? 0 : chars::decode_utf8(stop, end_, cp);
-      if (len == 0 || !chars::is_xml_char(cp)) return false;
-      stop += len;
-    }
-    if (end_ - stop < 2 || stop[0] != '<' || stop[1] != '/') return false;
+    const unsigned char* stop = plain_text_stop(pos_);
+    if (stop == nullptr || end_ - stop < 2 || stop[0] != '<' || stop[1] != '/') return false;
     text = std::string_view(reinterpret_cast<const char*>(pos_), size_t(stop - pos_));
     pos_ = stop;
     return true;
@@ -258,8 +249,13 @@ class Lexer {
   bool check_char(const unsigned char* p, size_t& len);  // one char at p: validity, length
   bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
   bool at(std::string_view literal) const;
-  const unsigned char* skip_space_from(const unsigned char* p) const {
-    if (p<end_&& * p> ' ') return p;  // the usual case: markup follows at once
+  // The first test inline (compact documents: markup follows at once), the scan out of line.
+  [[gnu::always_inline]] const unsigned char* skip_space_from(const unsigned char* p) const {
+    if (p<end_&& * p> ' ') [[likely]]
+      return p;
+    return skip_space_scan(p);
+  }
+  [[gnu::noinline]] const unsigned char* skip_space_scan(const unsigned char* p) const {
 #if defined(__SSE2__)
     // Indentation: sixteen bytes a step.
     while (end_ - p >= 16) {
@@ -278,7 +274,8 @@ class Lexer {
   }
   // Whether the n bytes at a and b are equal: word compares, overlapping at the end, never
   // reading outside either range.
-  static bool same_bytes(const unsigned char* a, const unsigned char* b, size_t n) {
+  [[gnu::always_inline]] static bool same_bytes(const unsigned char* a, const unsigned char* b,
+                                                size_t n) {
     auto load8 = [](const unsigned char* p) {
       uint64_t v;
       std::memcpy(&v, p, 8);
@@ -298,6 +295,25 @@ class Lexer {
     for (size_t i = 0; i < n; ++i)
       if (a[i] != b[i]) return false;
     return true;
+  }
+  // Where text from `p` that needs no decoding stops (at markup, or the end of what has come),
+  // or null where the general path must read it (a reference, `]`, a control character, bad
+  // UTF-8). Valid UTF-8 stays on the fast path.
+  [[gnu::always_inline]] const unsigned char* plain_text_stop(const unsigned char* p) const {
+    for (;;) {
+      p = scan_until<'<', '&', ']'>(p, end_);
+      if (p >= end_ || *p < 0x80) return p;
+      uint32_t cp;
+      size_t len = ascii_only_ ? 0 : chars::decode_utf8(p, end_, cp);
+      if (len == 0 || !chars::is_xml_char(cp)) return nullptr;
+      p += len;
+    }
+  }
+  // Whether the n bytes at p are the literal's: with n a constant, same_bytes inlines to a
+  // word compare or two, where memcmp stays a call (the literal reaches it by reference).
+  template <size_t n>
+  [[gnu::always_inline]] static bool same_as_literal(const unsigned char* p, const char* literal) {
+    return same_bytes(p, reinterpret_cast<const unsigned char*>(literal), n);
   }
   void skip_space() { pos_ = skip_space_from(pos_); }
   void close_element() {

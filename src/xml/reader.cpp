@@ -572,6 +572,10 @@ struct ReaderImpl {
       frames.push_back({true, false, uint32_t(stack.size())});
       return true;
     }
+    if (lexer.try_start("<data>")) {  // the usual case
+      frames.push_back({false, false, uint32_t(stack.size())});
+      return true;
+    }
     Token t;
     if (!next_element(t, "array")) return false;
     if (t.kind == TokenKind::EndTag) return push_empty();  // <array></array>
@@ -665,6 +669,12 @@ struct ReaderImpl {
       return fail(t, "unknown type <" + std::string(t.name) + ">");
     std::string_view raw;
     if (!element_text(t, raw)) return false;
+    return scalar_from_text(t, kind, raw, put);
+  }
+  // The same once the element's text `raw` is read (its end tag too).
+  template <class Put>
+  [[gnu::always_inline]] bool scalar_from_text(const Token& t, Kind kind, std::string_view raw,
+                                               Put put) {
     std::string_view text = scalar::trim(raw);
     auto invalid = [&](const char* what) {
       return fail(t, std::string("invalid ") + what + " <" + std::string(t.name) + ">" +
@@ -855,6 +865,7 @@ class PullReader final : public ValueReader {
   }
 
   Status read(Value& out) override {
+    if (Status done; plain_number(out, done)) return done;
     if (!head()) return failure();
     // A typed scalar straight into `out` (numbers, mostly: typed reads take them this way),
     // with the tree path's checks; the rest through the tree path.
@@ -873,6 +884,15 @@ class PullReader final : public ValueReader {
   }
 
   Status read_string(std::string& out) override {
+    if (std::string_view text; untouched() && r_.lexer.try_text_element("<string>", text)) {
+      // The usual string, <string>text</string>, read in one pass.
+      if (text.size() > r_.limits.max_string_size) {
+        r_.over_string_limit(start_tag_before(text, "string"), "a string", text.size());
+        return stop();
+      }
+      assign_text(out, text);
+      return end_of_value(true);
+    }
     Type type;
     if (!head_type(type)) return failure();
     if (type != Type::String) return misuse("read_string() needs a string", type);
@@ -924,7 +944,7 @@ class PullReader final : public ValueReader {
     at_ = At::Nothing;
     const Token& start = head_.t;
     bool empty = start.self_closing;
-    if (!empty) {
+    if (!empty && !r_.lexer.try_start("<data>")) {  // <data> is the usual case
       Token t;
       if (!r_.next_element(t, "array")) return stop();
       if (t.kind == TokenKind::EndTag) {  // <array></array>
@@ -1043,6 +1063,42 @@ class PullReader final : public ValueReader {
     bool ended;      // empty, or its end already consumed
     bool in_member;  // struct: a member's value is before or behind the reader; </member> due
   };
+
+  // Whether the reader stands just after a <value> start tag with nothing of the value read:
+  // where the one-pass reads of the usual scalars may try.
+  bool untouched() const { return at_ == At::Value && !empty_ && !broken_; }
+  // The start tag `<name>` of an element whose text the lexer read in one pass, for messages.
+  Token start_tag_before(std::string_view text, std::string_view name) const {
+    Token t;
+    t.kind = TokenKind::StartTag;
+    t.name = name;
+    t.offset = r_.lexer.offset_of(text.data()) - (name.size() + 2);
+    return t;
+  }
+  // The usual numbers, <int>, <i4> and <double> with plain text, each read in one pass into
+  // `out` with the tree path's checks: true when the value was one (`status` says how it went),
+  // false with nothing read otherwise.
+  bool plain_number(Value& out, Status& status) {
+    if (!untouched()) return false;
+    std::string_view text, name;
+    Kind kind = Kind::Int;
+    if (r_.lexer.try_text_element("<int>", text)) {
+      name = "int";
+    } else if (r_.lexer.try_text_element("<double>", text)) {
+      name = "double";
+      kind = Kind::Double;
+    } else if (r_.lexer.try_text_element("<i4>", text)) {
+      name = "i4";
+    } else {
+      return false;
+    }
+    auto into_out = [&out](auto&&... v) { out = Value(std::forward<decltype(v)>(v)...); };
+    if (!r_.scalar_from_text(start_tag_before(text, name), kind, text, into_out))
+      status = stop();
+    else
+      status = end_of_value(true);
+    return true;
+  }
 
   // The type of the value before the reader (its head read, once): false when there is none,
   // the document failed, or its type element is refused (reported with the tree path's

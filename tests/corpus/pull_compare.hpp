@@ -1,9 +1,11 @@
 // The pull path of the reader (Reader::read_response with a ValueSink) against the tree path
 // (Reader::read_response into a Value), for any document: the corpus test and reader_fuzz use
-// it. Three sinks walk the result: one rebuilds it as a Value through the pull calls alone,
+// it. Four sinks walk the result: one rebuilds it as a Value through the pull calls alone,
 // one reads nothing (the reader skips it all), one reads only the first element or member of
-// each container. Every one must accept exactly what the tree path accepts, refuse with the
-// same error, and the rebuilt value must equal the tree's.
+// each container, and one rebuilds it asking as typed reads ask, without a peek first
+// (read_string() straight away, or read() of the value whole: the reader's one-pass paths for
+// the usual strings and numbers). Every one must accept exactly what the tree path accepts,
+// refuse with the same error, and the rebuilt values must equal the tree's.
 #pragma once
 
 #include <optional>
@@ -16,7 +18,7 @@
 
 namespace callwire::testing {
 
-enum class PullMode { Rebuild, Skip, FirstOnly };
+enum class PullMode { Rebuild, Skip, FirstOnly, Unpeeked };
 
 class PullSink final : public ValueSink {
  public:
@@ -30,6 +32,23 @@ class PullSink final : public ValueSink {
 
  private:
   Status read_into(ValueReader& r, Value& out) {
+    if (mode_ == PullMode::Unpeeked) {
+      // Of every three values: one as Rebuild reads it, one by read_string() at once (peeked
+      // as Rebuild reads it when that refuses, which reads nothing), one read whole at once.
+      switch (values_++ % 3) {
+        case 1: {
+          std::string s;
+          Status st = r.read_string(s);
+          if (st) out = Value(s);
+          if (st || st.error().code != Errc::InvalidArgument) return st;
+          break;
+        }
+        case 2:
+          return r.read(out);
+        default:
+          break;
+      }
+    }
     Result<Type> type = r.peek();
     if (!type) return type.error();
     switch (*type) {
@@ -79,15 +98,18 @@ class PullSink final : public ValueSink {
   }
 
   PullMode mode_;
+  size_t values_ = 0;  // Unpeeked: the values met so far
 };
 
 /// What differs between the pull path and the tree path on `doc`; nothing when they agree.
 inline std::optional<std::string> pull_difference(xml::Reader& reader, std::string_view doc) {
   Result<MethodResponse> tree = reader.read_response(doc);
-  for (PullMode mode : {PullMode::Rebuild, PullMode::Skip, PullMode::FirstOnly}) {
-    const std::string which = mode == PullMode::Rebuild ? "rebuilding"
-                              : mode == PullMode::Skip  ? "skipping"
-                                                        : "reading first items only";
+  for (PullMode mode :
+       {PullMode::Rebuild, PullMode::Skip, PullMode::FirstOnly, PullMode::Unpeeked}) {
+    const std::string which = mode == PullMode::Rebuild     ? "rebuilding"
+                              : mode == PullMode::Skip      ? "skipping"
+                              : mode == PullMode::FirstOnly ? "reading first items only"
+                                                            : "rebuilding without peeking";
     PullSink sink(mode);
     MethodResponse response;
     Status sink_status;
@@ -110,9 +132,9 @@ inline std::optional<std::string> pull_difference(xml::Reader& reader, std::stri
       continue;
     }
     if (!response.result.is_nil()) return "pull (" + which + ") left a result Value";
-    if (mode == PullMode::Rebuild) {
+    if (mode == PullMode::Rebuild || mode == PullMode::Unpeeked) {
       if (auto d = first_difference(tree->result, sink.value, "result"))
-        return "the value rebuilt by pulling differs at " + *d;
+        return "the value " + which + " differs at " + *d;
     }
   }
   return std::nullopt;

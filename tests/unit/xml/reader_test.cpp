@@ -738,6 +738,70 @@ TEST(Reader, MemberNameLimit) {
       response_with("<struct><member><name>1234567890</name><value>1</value></member></struct>")));
 }
 
+// A typed read asks for a string or a number straight away (no peek first): the reader then
+// reads the usual <string>, <int>, <i4> and <double> elements in one pass. What it gives, and
+// what it refuses with (the message and where), is the tree path's, at and over the limits.
+TEST(Reader, TypedReadsInOnePassSayWhatTheTreeSays) {
+  struct Typed final : ValueSink {
+    std::string text;
+    double number = 0;
+    bool as_string = true;
+    Status read(ValueReader& r) override {
+      return as_string ? read_value(r, text) : read_value(r, number);
+    }
+  };
+  ReaderLimits limits;
+  limits.max_string_size = 10;
+  struct Case {
+    std::string_view inner;
+    bool as_string;
+  };
+  for (Case c : std::initializer_list<Case>{
+           {"<string>1234567890</string>", true},
+           {"<string>12345678901</string>", true},  // over max_string_size
+           {"<string>Zo\xC3\xAB</string>", true},   // UTF-8, checked on the fast path
+           {"<string>Zo\xC3</string>", true},       // bad UTF-8: the general path says where
+           {"<string>r&amp;d</string>", true},      // a reference: the general path
+           {"\n  <string>a b</string>\n", true},    // indented
+           {"<string></string>", true},
+           {"<int>42</int>", false},
+           {"<int> -7 </int>", false},
+           {"<i4>5</i4>", false},
+           {"<double>38957.531</double>", false},
+           {"<int>4x</int>", false},
+           {"<int>99999999999</int>", false},
+           {"<double>1e</double>", false},
+           {"<int>1</int ><extra/>", false},
+           {"<int>1</int>junk", false},
+       }) {
+    const std::string doc = response_with(c.inner);
+    Reader reader(limits);
+    Result<MethodResponse> tree = reader.read_response(doc);
+    Typed sink;
+    sink.as_string = c.as_string;
+    MethodResponse response;
+    Status sunk;
+    Status read = reader.read_response(doc, response, sink, sunk);
+    if (!tree) {
+      ASSERT_FALSE(read) << c.inner;
+      EXPECT_EQ(read.error().code, tree.error().code) << c.inner;
+      EXPECT_EQ(read.error().message, tree.error().message) << c.inner;
+      continue;
+    }
+    ASSERT_TRUE(read) << c.inner << ": " << read.error().message;
+    if (!sunk) {  // a value of another type than asked for: the conversion's refusal
+      const Error refused = c.as_string ? Convert<std::string>::from_value(tree->result).error()
+                                        : Convert<double>::from_value(tree->result).error();
+      EXPECT_EQ(sunk.error().message, refused.message) << c.inner;
+      continue;
+    }
+    if (c.as_string)
+      EXPECT_EQ(Value(sink.text), tree->result) << c.inner;
+    else
+      EXPECT_EQ(sink.number, Convert<double>::from_value(tree->result).value()) << c.inner;
+  }
+}
+
 TEST(Reader, TooManyAttributes) {
   std::string tag = "<methodCall";
   for (int i = 0; i < 40; ++i) tag += " a" + std::to_string(i) + "='x'";

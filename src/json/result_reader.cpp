@@ -43,8 +43,17 @@ class ResultReader final : public ValueReader {
 
   Status read(Value& out) override {
     if (Status s = before_value("read()"); !s) return s;
+    od::json_type type;
+    if (!current_type(type)) return walk_.hard;
     has_current_ = false;
-    if (!walk_.value(current_, out)) return walk_.hard;
+    bool read;
+    if (type == od::json_type::array || type == od::json_type::object) {
+      read = walk_.value(current_, out);
+    } else {  // a scalar (a typed read's numbers) from the type already asked for
+      out = Value();
+      read = walk_.scalar(current_, type, out);
+    }
+    if (!read) return walk_.hard;
     if (walk_.soft.code != Errc::Ok) {  // kept: it is also the response's error
       out = Value();
       return walk_.soft;
@@ -167,11 +176,15 @@ class ResultReader final : public ValueReader {
   }
 
   // Every read that needs a value before the reader: the document's error first, then misuse.
-  Status before_value(const char* what) const {
-    if (failed()) return walk_.hard;
-    if (!has_current_)
-      return Error(Errc::InvalidArgument, std::string(what) + ", no value is before the reader");
+  // The test inline (every value passes it), the refusal out of line.
+  [[gnu::always_inline]] Status before_value(const char* what) const {
+    if (failed() || !has_current_) [[unlikely]]
+      return no_value(what);
     return {};
+  }
+  [[gnu::noinline]] Status no_value(const char* what) const {
+    if (failed()) return walk_.hard;
+    return Error(Errc::InvalidArgument, std::string(what) + ", no value is before the reader");
   }
 
   Result<Type> number_type() {

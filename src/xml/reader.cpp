@@ -448,11 +448,52 @@ struct ReaderImpl {
       stack.emplace_back(std::string_view());
       return true;
     }
+    if (OnePass one = plain_scalar_onto_stack(); one != OnePass::No) return one == OnePass::Read;
     ValueHead head;
     return value_head(head) && value_from(head.t, head.kind, head.text);
   }
 
   bool value_head(ValueHead& h) { return value_head(h.t, h.kind, h.text); }
+
+  // The start tag `<name>` of an element whose text the lexer read in one pass, for messages.
+  Token start_tag_before(std::string_view text, std::string_view name) const {
+    Token t;
+    t.kind = TokenKind::StartTag;
+    t.name = name;
+    t.offset = lexer.offset_of(text.data()) - (name.size() + 2);
+    return t;
+  }
+
+  enum class OnePass : uint8_t { No, Read, Failed };
+  // Just after a <value> start tag: the usual scalars, <string>, <int>, <i4> and <double> of
+  // text that needs no decoding, each read in one pass with its </value>, handed to `put` with
+  // the general path's checks and messages. No: the value is none of those, nothing was read.
+  template <class Put>
+  [[gnu::always_inline]] OnePass plain_scalar(Put put) {
+    std::string_view text, name;
+    Kind kind = Kind::Int;
+    if (lexer.try_text_element("<string>", text)) {
+      name = "string";
+      kind = Kind::String;
+    } else if (lexer.try_text_element("<int>", text)) {
+      name = "int";
+    } else if (lexer.try_text_element("<double>", text)) {
+      name = "double";
+      kind = Kind::Double;
+    } else if (lexer.try_text_element("<i4>", text)) {
+      name = "i4";
+    } else {
+      return OnePass::No;
+    }
+    if (!scalar_from_text(start_tag_before(text, name), kind, text, put) || !expect_end("value"))
+      return OnePass::Failed;
+    return OnePass::Read;
+  }
+  // plain_scalar onto `stack`.
+  OnePass plain_scalar_onto_stack() {
+    return plain_scalar(
+        [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+  }
 
   // Just after a <value> start tag: reads the head of the value: the type element's start
   // tag `t` and its `kind`, or, for an untyped value, its `text` with </value> consumed
@@ -510,9 +551,14 @@ struct ReaderImpl {
         }
       }
       // A value is complete, or a container has opened: close containers as far as they end,
-      // or go on with the next child.
-      if (!container_next(frame_base, t)) return false;
-      if (frames.size() == frame_base) return true;
+      // or go on with the next child (the usual scalars in one pass, the rest by their head).
+      for (;;) {
+        if (!container_next(frame_base, t)) return false;
+        if (frames.size() == frame_base) return true;
+        OnePass one = plain_scalar_onto_stack();
+        if (one == OnePass::Failed) return false;
+        if (one == OnePass::No) break;
+      }
       if (!value_head(t, kind, text)) return false;
     }
   }
@@ -865,7 +911,7 @@ class PullReader final : public ValueReader {
   }
 
   Status read(Value& out) override {
-    if (Status done; plain_number(out, done)) return done;
+    if (Status done; plain_scalar(out, done)) return done;
     if (!head()) return failure();
     // A typed scalar straight into `out` (numbers, mostly: typed reads take them this way),
     // with the tree path's checks; the rest through the tree path.
@@ -887,7 +933,7 @@ class PullReader final : public ValueReader {
     if (std::string_view text; untouched() && r_.lexer.try_text_element("<string>", text)) {
       // The usual string, <string>text</string>, read in one pass.
       if (text.size() > r_.limits.max_string_size) {
-        r_.over_string_limit(start_tag_before(text, "string"), "a string", text.size());
+        r_.over_string_limit(r_.start_tag_before(text, "string"), "a string", text.size());
         return stop();
       }
       assign_text(out, text);
@@ -1067,36 +1113,22 @@ class PullReader final : public ValueReader {
   // Whether the reader stands just after a <value> start tag with nothing of the value read:
   // where the one-pass reads of the usual scalars may try.
   bool untouched() const { return at_ == At::Value && !empty_ && !broken_; }
-  // The start tag `<name>` of an element whose text the lexer read in one pass, for messages.
-  Token start_tag_before(std::string_view text, std::string_view name) const {
-    Token t;
-    t.kind = TokenKind::StartTag;
-    t.name = name;
-    t.offset = r_.lexer.offset_of(text.data()) - (name.size() + 2);
-    return t;
-  }
-  // The usual numbers, <int>, <i4> and <double> with plain text, each read in one pass into
-  // `out` with the tree path's checks: true when the value was one (`status` says how it went),
-  // false with nothing read otherwise.
-  bool plain_number(Value& out, Status& status) {
+  // The usual scalars read in one pass into `out` (ReaderImpl::plain_scalar): true when the
+  // value was one (`status` says how it went), false with nothing read otherwise.
+  bool plain_scalar(Value& out, Status& status) {
     if (!untouched()) return false;
-    std::string_view text, name;
-    Kind kind = Kind::Int;
-    if (r_.lexer.try_text_element("<int>", text)) {
-      name = "int";
-    } else if (r_.lexer.try_text_element("<double>", text)) {
-      name = "double";
-      kind = Kind::Double;
-    } else if (r_.lexer.try_text_element("<i4>", text)) {
-      name = "i4";
-    } else {
-      return false;
-    }
     auto into_out = [&out](auto&&... v) { out = Value(std::forward<decltype(v)>(v)...); };
-    if (!r_.scalar_from_text(start_tag_before(text, name), kind, text, into_out))
-      status = stop();
-    else
-      status = end_of_value(true);
+    switch (r_.plain_scalar(into_out)) {
+      case ReaderImpl::OnePass::No:
+        return false;
+      case ReaderImpl::OnePass::Read:
+        at_ = At::Nothing;
+        status = Status();
+        return true;
+      case ReaderImpl::OnePass::Failed:
+        break;
+    }
+    status = stop();
     return true;
   }
 

@@ -800,6 +800,14 @@ TEST(Reader, TypedReadsInOnePassSayWhatTheTreeSays) {
     else
       EXPECT_EQ(sink.number, Convert<double>::from_value(tree->result).value()) << c.inner;
   }
+  // Both paths read these in one pass now: where they say the mistake is, checked by hand.
+  for (std::string_view inner : {"<string>12345678901</string>", "<int>4x</int>",
+                                 "<double>1e</double>", "<i4>99999999999</i4>"}) {
+    const std::string doc = response_with(inner);
+    Error e = error_of(doc, limits);
+    const std::string where = "1:" + std::to_string(doc.find(inner) + 1) + ": ";
+    EXPECT_EQ(e.message.substr(0, where.size()), where) << e.message;
+  }
 }
 
 TEST(Reader, TooManyAttributes) {

@@ -111,7 +111,7 @@ class Lexer {
   /// A whole element of plain text, `<name>text</name>` (`tag` is "<name>"), after optional
   /// white space: text needing no decoding (no `&`, no `]`, no control character; UTF-8
   /// checked). The element opens and closes here, so the open elements are as they were. For a
-  /// struct member's name, read once per member, and a typed read's strings and numbers.
+  /// struct member's name, and the usual scalars (ReaderImpl::plain_scalar): once per value.
   template <size_t N>
   [[gnu::always_inline]] bool try_text_element(const char (&tag)[N], std::string_view& text) {
     constexpr size_t n = N - 1;

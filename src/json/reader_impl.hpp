@@ -214,9 +214,17 @@ struct ReaderImpl {
   // One value into `out`, which is released first.
   template <class V>
   bool value(V& v, Value& out) {
-    out = Value();
     od::json_type type;
-    if (auto e = v.type().get(type)) return syntax(e);
+    if (auto e = v.type().get(type)) {
+      out = Value();
+      return syntax(e);
+    }
+    return value(v, type, out);
+  }
+  // The same where its JSON type was asked for already (a typed read peeks first).
+  template <class V>
+  bool value(V& v, od::json_type type, Value& out) {
+    out = Value();
     if (type != od::json_type::array && type != od::json_type::object) return scalar(v, type, out);
     if (!nested(v, type)) return false;
     out = stack.pop();

@@ -46,14 +46,7 @@ class ResultReader final : public ValueReader {
     od::json_type type;
     if (!current_type(type)) return walk_.hard;
     has_current_ = false;
-    bool read;
-    if (type == od::json_type::array || type == od::json_type::object) {
-      read = walk_.value(current_, out);
-    } else {  // a scalar (a typed read's numbers) from the type already asked for
-      out = Value();
-      read = walk_.scalar(current_, type, out);
-    }
-    if (!read) return walk_.hard;
+    if (!walk_.value(current_, type, out)) return walk_.hard;
     if (walk_.soft.code != Errc::Ok) {  // kept: it is also the response's error
       out = Value();
       return walk_.soft;

@@ -27,22 +27,48 @@ inline bool parse_integer(std::string_view s, int64_t min, int64_t max, int64_t&
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   if (i == s.size()) return false;
-  // Accumulate as a negative number: its range includes INT64_MIN.
   int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    if (c < '0' || c > '9') return false;
-    int d = c - '0';
-    if (v < (INT64_MIN + d) / 10) return false;
-    v = v * 10 - d;
-  }
-  if (!negative) {
-    if (v == INT64_MIN) return false;
-    v = -v;
+  if (s.size() - i <= 18) {
+    // Up to 18 digits cannot overflow: no test per digit but the digit's own (the usual case,
+    // and every number on the wire of sample.add).
+    uint64_t magnitude = 0;
+    for (; i < s.size(); ++i) {
+      unsigned d = unsigned(static_cast<unsigned char>(s[i])) - '0';
+      if (d > 9) return false;
+      magnitude = magnitude * 10 + d;
+    }
+    v = negative ? -int64_t(magnitude) : int64_t(magnitude);
+  } else {
+    // Accumulate as a negative number: its range includes INT64_MIN.
+    for (; i < s.size(); ++i) {
+      char c = s[i];
+      if (c < '0' || c > '9') return false;
+      int d = c - '0';
+      if (v < (INT64_MIN + d) / 10) return false;
+      v = v * 10 - d;
+    }
+    if (!negative) {
+      if (v == INT64_MIN) return false;
+      v = -v;
+    }
   }
   if (v < min || v > max) return false;
   out = v;
   return true;
+}
+
+/// Where the first significant digit of a mantissa (`[0-9]*(\.[0-9]*)?`) stands: the power of
+/// ten of the place after it (123.4: 3; 0.05: -1). For telling a value below the smallest
+/// double (zero) from one above the largest (refused) when read_double finds it out of range.
+inline int64_t mantissa_magnitude(std::string_view mantissa) {
+  size_t point = mantissa.find('.');
+  std::string_view int_part = mantissa.substr(0, point);
+  size_t first = int_part.find_first_not_of('0');
+  if (first != std::string_view::npos) return int64_t(int_part.size() - first);
+  if (point == std::string_view::npos) return 0;
+  std::string_view frac = mantissa.substr(point + 1);
+  size_t zeros = frac.find_first_not_of('0');
+  return -int64_t(zeros == std::string_view::npos ? frac.size() : zeros);
 }
 
 /// Decimal with optional exponent (Python writes `1e+100`); no NaN, infinity or hex. A value
@@ -51,27 +77,24 @@ inline bool parse_double(std::string_view s, double& out) {
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-  size_t mantissa_start = i;
-  size_t int_digits = 0, leading_frac_zeros = 0;  // int_digits: significant
-  bool int_nonzero = false, frac_nonzero_seen = false;
+  const size_t mantissa_start = i;
   // The digits as one integer while they fit (19 digits always do), for the exact path below.
   uint64_t digits = 0;
   size_t digit_count = 0, frac_digits = 0;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    int_nonzero |= s[i] != '0';
-    if (int_nonzero) ++int_digits;
-    if (++digit_count <= 19) digits = digits * 10 + uint64_t(s[i] - '0');
-  }
+  auto take_digits = [&] {
+    size_t from = i;
+    for (unsigned d; i < s.size() && (d = unsigned(static_cast<unsigned char>(s[i])) - '0') <= 9;
+         ++i)
+      if (++digit_count <= 19) digits = digits * 10 + d;
+    return i - from;
+  };
+  take_digits();
   if (i < s.size() && s[i] == '.') {
     ++i;
-    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-      if (s[i] != '0') frac_nonzero_seen = true;
-      if (!frac_nonzero_seen) ++leading_frac_zeros;
-      if (++digit_count <= 19) digits = digits * 10 + uint64_t(s[i] - '0');
-      ++frac_digits;
-    }
+    frac_digits = take_digits();
   }
-  if (i == mantissa_start || (i == mantissa_start + 1 && s[mantissa_start] == '.')) return false;
+  if (digit_count == 0) return false;
+  const size_t mantissa_end = i;
   int64_t exponent = 0;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
@@ -104,9 +127,8 @@ inline bool parse_double(std::string_view s, double& out) {
   if (ptr != s.data() + s.size()) return false;
   if (ec == std::errc::result_out_of_range) {
     // Below the smallest double is zero; above the largest is refused.
-    int64_t magnitude =
-        int_nonzero ? int64_t(int_digits) + exponent : -int64_t(leading_frac_zeros) + exponent;
-    if (magnitude > 0) return false;
+    if (mantissa_magnitude(s.substr(mantissa_start, mantissa_end - mantissa_start)) + exponent > 0)
+      return false;
     v = 0;
   } else if (ec != std::errc()) {
     return false;

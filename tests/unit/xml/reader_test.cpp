@@ -240,6 +240,16 @@ TEST(Reader, Doubles) {
   EXPECT_EQ(value_of("<double>1e-400</double>"), Value(0.0));  // below the smallest: zero
   EXPECT_EQ(value_of("<double>" + std::string(400, '0') + "1e-330</double>"), Value(0.0));
   EXPECT_EQ(value_of("<double>" + std::string(400, '0') + "1.5</double>"), Value(1.5));
+  // Out of a double's range, where the first significant digit stands decides: zero or refused.
+  EXPECT_EQ(value_of("<double>0.0001e-330</double>"), Value(0.0));
+  EXPECT_EQ(value_of("<double>-12e-330</double>"), Value(-0.0));
+  EXPECT_EQ(value_of("<double>0e999</double>"), Value(0.0));
+  EXPECT_EQ(value_of("<double>0.00001e310</double>"), Value(1e305));
+  EXPECT_TRUE(fails_with(value_error("<double>0.001e400</double>"), -32600, "invalid double"));
+  EXPECT_TRUE(fails_with(value_error("<double>00.5e309</double>"), -32600, "invalid double"));
+  EXPECT_TRUE(fails_with(value_error("<double>1" + std::string(400, '0') + "</double>"), -32600,
+                         "invalid double"));
+  EXPECT_EQ(value_of("<double>0." + std::string(400, '0') + "1</double>"), Value(0.0));
   for (const char* bad :
        {"<double>nan</double>", "<double>inf</double>", "<double>1e999</double>",
         "<double>1.2.3</double>", "<double></double>", "<double>.</double>",

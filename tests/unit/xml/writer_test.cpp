@@ -142,6 +142,68 @@ TEST(ScalarText, ParseDoubleMatchesTheGeneralReader) {
   }
 }
 
+// parse_integer takes up to 18 digits without overflow tests and longer texts with them: both
+// must agree with from_chars and the range on every text, at the edges of both widths.
+TEST(ScalarText, ParseIntegerMatchesFromChars) {
+  auto reference = [](std::string_view s, int64_t min, int64_t max, int64_t& out) {
+    bool negative = !s.empty() && s[0] == '-';
+    if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+    if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+    std::string text = (negative ? "-" : "") + std::string(s);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size() || v < min || v > max) return false;
+    out = v;
+    return true;
+  };
+  auto check = [&](std::string_view s) {
+    for (auto [min, max] :
+         {std::pair{int64_t{INT32_MIN}, int64_t{INT32_MAX}}, std::pair{INT64_MIN, INT64_MAX}}) {
+      int64_t fast = -7, general = -7;
+      bool fast_ok = scalar::parse_integer(s, min, max, fast);
+      ASSERT_EQ(fast_ok, reference(s, min, max, general)) << s;
+      if (fast_ok) ASSERT_EQ(fast, general) << s;
+    }
+  };
+  for (std::string_view s : {"0",
+                             "-0",
+                             "+0",
+                             "",
+                             "-",
+                             "+",
+                             "1x",
+                             "x1",
+                             " 1",
+                             "--1",
+                             "+-1",
+                             "2147483647",
+                             "2147483648",
+                             "-2147483648",
+                             "-2147483649",
+                             "999999999999999999",
+                             "-999999999999999999",
+                             "0000000000000000001",
+                             "9223372036854775807",
+                             "9223372036854775808",
+                             "-9223372036854775808",
+                             "-9223372036854775809",
+                             "00000000000000000000009223372036854775807",
+                             "99999999999999999999",
+                             "12345678901234567\xb9",
+                             "1234567890123456789/"})
+    check(s);
+  std::mt19937_64 rng(11);
+  char text[40];
+  for (int i = 0; i < 200000; ++i) {
+    size_t n = 0;
+    if (rng() % 2) text[n++] = "+-"[rng() % 2];
+    size_t digits = 1 + rng() % 22;
+    for (size_t d = 0; d < digits; ++d) text[n++] = char('0' + rng() % 10);
+    if (rng() % 50 == 0) text[rng() % n] = "a:/ \xff"[rng() % 5];  // a byte that is no digit
+    check(std::string_view(text, n));
+  }
+}
+
 TEST(Writer, DateTimeCanonical) {
   DateTime dt = *DateTime::parse("2014-11-10T23:38:51.25+0100");
   EXPECT_EQ(value_xml(dt),

@@ -56,11 +56,11 @@ inline Number scan_number(std::string_view s, int64_t& n, bool& fits) {
   if (*p == '0') {
     ++p;
   } else {
-    for (; p < end && *p >= '0' && *p <= '9'; ++p) {
-      unsigned d = unsigned(*p - '0');
-      if (magnitude > (UINT64_MAX - d) / 10) fits = false;
+    // Up to 19 digits cannot overflow 64 bits: no test per digit; more are beyond int64.
+    const char* first = p;
+    for (unsigned d; p < end && (d = unsigned(static_cast<unsigned char>(*p)) - '0') <= 9; ++p)
       magnitude = magnitude * 10 + d;
-    }
+    if (p - first > 19) fits = false;
   }
   bool fraction = false, exponent = false;
   if (p < end && *p == '.') {

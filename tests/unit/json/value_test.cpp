@@ -48,6 +48,8 @@ TEST(JsonValue, ScalarsRead) {
   EXPECT_EQ(parsed("-2147483649"), Value::i8(-2147483649LL));
   EXPECT_EQ(parsed("9223372036854775807"), Value::i8(INT64_MAX));
   EXPECT_EQ(parsed("-9223372036854775808"), Value::i8(INT64_MIN));
+  EXPECT_EQ(parsed("1000000000000000000"), Value::i8(1000000000000000000LL));  // 19 digits
+  EXPECT_EQ(parsed("-999999999999999999"), Value::i8(-999999999999999999LL));
   EXPECT_EQ(parsed("1.5"), Value(1.5));
   EXPECT_EQ(parsed("1e2"), Value(100.0));
   EXPECT_EQ(parsed("1.0"), Value(1.0));
@@ -59,6 +61,7 @@ TEST(JsonValue, ScalarsRead) {
 TEST(JsonValue, IntegersBeyond64BitsAreInvalidParams) {
   for (const char* text :
        {"9223372036854775808", "-9223372036854775809", "18446744073709551616",
+        "9999999999999999999", "-18446744073709551615", "18446744073709551615",
         "123456789012345678901234567890", "[1, 99999999999999999999]", "1e400", "-1e400"}) {
     expect_refused(text, Errc::Unrepresentable, fault_code::kInvalidParams);
   }

@@ -22,6 +22,21 @@ struct WriteSink {
     p += s.size();
   }
 };
+// Writes what fits before `end`, counts everything.
+struct BoundedSink {
+  char* p;
+  char* end;
+  size_t n = 0;
+  void put(std::string_view s) noexcept {
+    n += s.size();
+    if (s.size() > size_t(end - p)) {
+      p = end;
+      return;
+    }
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+};
 
 // Decimal digits of v, in a caller's array (no allocation).
 std::string_view decimal(uint64_t v, char (&buf)[20]) noexcept {
@@ -325,12 +340,21 @@ size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noe
 size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) noexcept {
   if (body_offset > buf.size()) return kNoRoom;
   head.content_length = buf.size() - body_offset;
-  // Validated and counted once, written once: this runs for every answer.
-  size_t n = response_head_size(head);
-  if (n == 0 || n > body_offset) return kNoRoom;
-  const size_t start = body_offset - n;
-  WriteSink w{buf.data() + start};
+  // Validated once and written once, then copied before the body: this runs for every answer,
+  // and counting the head first cost as much as writing it. A head too long for the stack
+  // (many extra fields) is written where it goes, once its length is known.
+  if (!valid_response_head(head)) return kNoRoom;
+  char local[512];
+  BoundedSink w{local, local + sizeof local};
   emit_response_head(w, head);
+  if (w.n > body_offset) return kNoRoom;
+  const size_t start = body_offset - w.n;
+  if (w.n <= sizeof local) {
+    std::memcpy(buf.data() + start, local, w.n);
+  } else {
+    WriteSink at{buf.data() + start};
+    emit_response_head(at, head);
+  }
   return start;
 }
 

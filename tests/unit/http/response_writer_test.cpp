@@ -158,6 +158,24 @@ TEST(ResponseWriter, PlaceHeadRightAlignedBeforeTheBody) {
   Header bad[] = {{"X", "a\nb"}};
   h2.extra = bad;
   EXPECT_EQ(place_response_head(buf, kResponseHeadGap, h2), kNoRoom);
+  // A head longer than the writer's stack room (many or long extra fields), in a gap that
+  // holds it and in one a byte too small.
+  const std::string long_value(700, 'v');
+  Header many[] = {{"X-Long", long_value}, {"X-Other", "1"}};
+  ResponseHead h3;
+  h3.extra = many;
+  const std::string long_head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 2\r\n"
+      "X-Long: " +
+      long_value + "\r\nX-Other: 1\r\n\r\n";
+  for (size_t spare : {size_t{0}, size_t{40}}) {
+    Buffer big;
+    big.append(std::string(long_head.size() + spare, '\0'));
+    big.append("ok");
+    EXPECT_EQ(place_response_head(big, long_head.size() + spare, h3), spare);
+    EXPECT_EQ(big.view().substr(spare), long_head + "ok");
+    EXPECT_EQ(place_response_head(big, long_head.size() - 1, h3), kNoRoom);
+  }
 }
 
 TEST(ResponseWriter, ChunkedBodyWrittenAsItGrows) {

@@ -9,6 +9,10 @@
 
 #include "base/ascii.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace callwire::http::syntax {
 
 inline char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? char(c + 32) : c; }
@@ -81,6 +85,33 @@ inline bool value_bytes_ok(const char* p, size_t n) noexcept {
   return true;
 }
 
+/// How many of the bytes at `p` (n of them) are letters, digits or '-' before the first that
+/// is not, sixteen at a time: what field names are made of. Only a prefix: the caller goes on
+/// byte by byte from there (the rest of tchar is rare in a name).
+inline size_t name_letters_prefix(const unsigned char* p, size_t n) noexcept {
+  size_t i = 0;
+#if defined(__SSE2__)
+  // SSE2 compares are signed: each range is shifted to start at -128, so "below -128 + width"
+  // is "within it".
+  const __m128i letter_shift = _mm_set1_epi8(char(-128 - 'a'));
+  const __m128i letter_top = _mm_set1_epi8(char(-128 + 26));
+  const __m128i digit_shift = _mm_set1_epi8(char(-128 - '0'));
+  const __m128i digit_top = _mm_set1_epi8(char(-128 + 10));
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    __m128i lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    __m128i ok = _mm_cmplt_epi8(_mm_add_epi8(lower, letter_shift), letter_top);
+    ok = _mm_or_si128(ok, _mm_cmplt_epi8(_mm_add_epi8(v, digit_shift), digit_top));
+    ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
+    unsigned bad = ~unsigned(_mm_movemask_epi8(ok)) & 0xFFFFu;
+    if (bad) return i + unsigned(__builtin_ctz(bad));
+  }
+#endif
+  (void)p;
+  (void)n;
+  return i;
+}
+
 enum class FieldLineError { None, NoColon, BadName, BadValue };
 
 /// Checks a header or trailer field line ("name: value", without its line ending) in one
@@ -89,7 +120,7 @@ enum class FieldLineError { None, NoColon, BadName, BadValue };
 inline FieldLineError scan_field_line(std::string_view line, size_t& colon) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(line.data());
   const size_t n = line.size();
-  size_t i = 0;
+  size_t i = name_letters_prefix(p, n);
   while (i < n && kByteClass.tchar[p[i]]) ++i;
   if (i == n) return FieldLineError::NoColon;
   if (p[i] != ':')

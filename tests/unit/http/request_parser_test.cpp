@@ -696,6 +696,49 @@ TEST(Iequals, AgreesWithTheBytewiseDefinition) {
   EXPECT_FALSE(callwire::http::iequals("@ontent-length", "`ontent-length"));
 }
 
+// The sixteen-at-a-time scan of a field name agrees with the byte table: the colon found at
+// the same place, and the same error, for every byte value at every position and length.
+TEST(FieldLine, NameScanAgreesWithTheByteTable) {
+  namespace syntax = callwire::http::syntax;
+  auto reference = [](std::string_view line, size_t& colon) {
+    size_t i = 0;
+    while (i < line.size() && syntax::is_tchar(static_cast<unsigned char>(line[i]))) ++i;
+    if (i == line.size()) return syntax::FieldLineError::NoColon;
+    if (line[i] != ':')
+      return line.find(':', i) == std::string_view::npos ? syntax::FieldLineError::NoColon
+                                                         : syntax::FieldLineError::BadName;
+    if (i == 0) return syntax::FieldLineError::NoColon;
+    colon = i;
+    return syntax::is_field_value(line.substr(i + 1)) ? syntax::FieldLineError::None
+                                                      : syntax::FieldLineError::BadValue;
+  };
+  auto check = [&](const std::string& line) {
+    size_t colon = 0, expected_colon = 0;
+    auto error = syntax::scan_field_line(line, colon);
+    ASSERT_EQ(error, reference(line, expected_colon)) << line;
+    if (error == syntax::FieldLineError::None) {
+      ASSERT_EQ(colon, expected_colon) << line;
+    }
+  };
+  const std::string name_chars = "abcxyzABCXYZ0189-_.!~`|^";
+  std::mt19937 rng(5);
+  for (int round = 0; round < 50000; ++round) {
+    std::string line(rng() % 48, 'a');
+    for (char& c : line) c = name_chars[rng() % name_chars.size()];
+    if (!line.empty() && rng() % 8) line[rng() % line.size()] = ':';
+    if (!line.empty() && rng() % 3 == 0) line[rng() % line.size()] = char(rng());
+    check(line + ": v");
+    check(line);
+  }
+  for (int c = 0; c < 256; ++c) {
+    for (size_t at : {size_t{0}, size_t{7}, size_t{15}, size_t{16}, size_t{20}}) {
+      std::string line = "X-Abcdefghij-Klmnopq-Rst: value";
+      line[at] = char(c);
+      check(line);
+    }
+  }
+}
+
 // The word-at-a-time value check agrees with the byte table for every byte value at every
 // position and length.
 TEST(FieldValue, WordCheckAgreesWithTheByteTable) {

@@ -24,8 +24,8 @@ struct CALLWIRE_LOCAL Registry::Impl {
 
   // Lookup by string_view without building a std::string. FNV-1a, inline: every call looks
   // its method up, and libstdc++ keeps no hash codes for a hash it deems fast, so a lookup
-  // also hashes the names beside the one it finds (std::hash's out-of-line call cost three
-  // a call, 300 instructions). Peers only look names up, never add them: no flooding.
+  // also hashes the names beside the one it finds (with std::hash, three out-of-line calls
+  // per lookup: 300 instructions). Peers only look names up, never add them: no flooding.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const noexcept {

@@ -27,31 +27,19 @@ inline bool parse_integer(std::string_view s, int64_t min, int64_t max, int64_t&
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   if (i == s.size()) return false;
-  int64_t v = 0;
-  if (s.size() - i <= 18) {
-    // Up to 18 digits cannot overflow: no test per digit but the digit's own (the usual case,
-    // and every number on the wire of sample.add).
-    uint64_t magnitude = 0;
-    for (; i < s.size(); ++i) {
-      unsigned d = unsigned(static_cast<unsigned char>(s[i])) - '0';
-      if (d > 9) return false;
-      magnitude = magnitude * 10 + d;
-    }
-    v = negative ? -int64_t(magnitude) : int64_t(magnitude);
-  } else {
-    // Accumulate as a negative number: its range includes INT64_MIN.
-    for (; i < s.size(); ++i) {
-      char c = s[i];
-      if (c < '0' || c > '9') return false;
-      int d = c - '0';
-      if (v < (INT64_MIN + d) / 10) return false;
-      v = v * 10 - d;
-    }
-    if (!negative) {
-      if (v == INT64_MIN) return false;
-      v = -v;
-    }
+  while (i + 1 < s.size() && s[i] == '0') ++i;  // leading zeros, however many
+  // Past them, more than 19 digits are beyond 64 bits (or not a number): refused either way.
+  // Up to 19 cannot overflow an unsigned sum, so no digit needs an overflow test.
+  if (s.size() - i > 19) return false;
+  uint64_t magnitude = 0;
+  for (; i < s.size(); ++i) {
+    unsigned d = unsigned(static_cast<unsigned char>(s[i])) - '0';
+    if (d > 9) return false;
+    magnitude = magnitude * 10 + d;
   }
+  constexpr uint64_t kMinMagnitude = uint64_t{1} << 63;  // of INT64_MIN
+  if (magnitude > (negative ? kMinMagnitude : kMinMagnitude - 1)) return false;
+  const int64_t v = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
   if (v < min || v > max) return false;
   out = v;
   return true;

@@ -162,7 +162,9 @@ TEST(ScalarText, ParseIntegerMatchesFromChars) {
       int64_t fast = -7, general = -7;
       bool fast_ok = scalar::parse_integer(s, min, max, fast);
       ASSERT_EQ(fast_ok, reference(s, min, max, general)) << s;
-      if (fast_ok) ASSERT_EQ(fast, general) << s;
+      if (fast_ok) {
+        ASSERT_EQ(fast, general) << s;
+      }
     }
   };
   for (std::string_view s : {"0",

@@ -3,7 +3,8 @@
 // reaches the end of it, so that parsing overlaps the transfer instead of following it (a
 // 4 MB array of structs: the reading takes about as long as the transfer on loopback). A
 // body of known length (Content-Length) is read in place; a chunked one (a server sending it
-// while it writes it) as its chunks are decoded.
+// while it writes it) as its chunks are decoded, the data of long chunks read straight into
+// the decoded body.
 #include <algorithm>
 #include <string>
 
@@ -26,13 +27,14 @@ constexpr size_t kMostReserved = size_t{256} << 20;
 
 // One read for an answer read while it arrives: the deadline is checked as receive() checks
 // it, before each read once time has passed.
-Status ClientConnection::read_on(size_t most) {
+Status ClientConnection::read_on(Buffer& into, size_t most, size_t* got) {
   if (!timeout_fresh_ && !refresh_socket_timeout())
     return Error(Errc::Timeout, "no answer before the deadline");
   timeout_fresh_ = false;
-  net::IoResult r = stream_.read(in_.prepare(most), most);
+  net::IoResult r = stream_.read(into.prepare(most), most);
   if (r.status == net::IoStatus::Ok) {
-    in_.commit(r.n);
+    into.commit(r.n);
+    if (got) *got = r.n;
   } else if (r.status == net::IoStatus::Eof) {
     parser_->parse_eof(in_.view(), chunked_body_);
     return Error(Errc::ConnectionClosed, std::string(parser_->error()));
@@ -56,7 +58,7 @@ class ClientConnection::ArrivingBody final : public xml::DocumentSource {
     if (!failure_.ok()) return failure_;
     const size_t until = std::min(length_, arrived() + want);
     while (arrived() < until)
-      if (Status s = c_.read_on(offset_ + length_ - c_.in_.size()); !s) return failure_ = s;
+      if (Status s = c_.read_on(c_.in_, offset_ + length_ - c_.in_.size()); !s) return failure_ = s;
     return {};
   }
 
@@ -83,7 +85,7 @@ class ClientConnection::ArrivingChunks final : public xml::DocumentSource {
     if (!failure_.ok()) return failure_;
     const size_t until = arrived() + std::min(want, room_);
     while (!ended_ && arrived() < until) {
-      if (Status s = c_.read_on(kReadChunk); !s) return failure_ = s;
+      if (Status s = read_more(); !s) return failure_ = s;
       http::ResponseParseResult p = c_.parser_->parse(c_.in_.view(), c_.chunked_body_);
       if (p.status == http::ParseStatus::Error) return failure_ = c_.parse_error(p);
       ended_ = p.status == http::ParseStatus::Complete;
@@ -97,9 +99,38 @@ class ClientConnection::ArrivingChunks final : public xml::DocumentSource {
 
  private:
   static constexpr size_t kReadChunk = 64 * 1024;
+  // A long chunk's data is read straight into chunked_body_, not copied there from in_ (in
+  // a 4 MB answer of structs the copy was 7% of the client's time); shorter ones are not worth
+  // a read apiece.
+  static constexpr uint64_t kStraightFrom = 16 * 1024;
+  static constexpr size_t kStraightRead = 256 * 1024;
+  // After data read straight, the next chunk's size line comes in a short read, so that
+  // little of the data after it goes through in_.
+  static constexpr size_t kFramingRead = 4 * 1024;
+
+  Status read_more() {
+    const uint64_t due = c_.parser_->chunk_data_due(c_.in_.view());
+    if (due < kStraightFrom) {
+      const size_t most = straight_before_ ? kFramingRead : kReadChunk;
+      straight_before_ = false;
+      return c_.read_on(c_.in_, most);
+    }
+    // Within the room reserved (the decoder took the chunk's size against max_body, which
+    // the room covers), so chunked_body_ does not move under the reader.
+    size_t got = 0;
+    if (Status s =
+            c_.read_on(c_.chunked_body_, size_t(std::min<uint64_t>(due, kStraightRead)), &got);
+        !s)
+      return s;
+    c_.parser_->chunk_data_read(got);
+    straight_before_ = true;
+    return {};
+  }
+
   ClientConnection& c_;
   size_t offset_, room_;
   bool ended_ = false;
+  bool straight_before_ = false;
   Status failure_;
 };
 

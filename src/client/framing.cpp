@@ -43,6 +43,16 @@ class AnswerParserOf final : public AnswerParser {
       return {};
     }
   }
+  uint64_t chunk_data_due(std::string_view input) const noexcept override {
+    if constexpr (requires { parser_.chunk_data_due(input); }) {
+      return parser_.chunk_data_due(input);
+    } else {
+      return 0;
+    }
+  }
+  void chunk_data_read(size_t n) noexcept override {
+    if constexpr (requires { parser_.chunk_data_read(n); }) parser_.chunk_data_read(n);
+  }
   const http::Response& response() const noexcept override { return parser_.response(); }
   std::string_view error() const noexcept override { return parser_.error(); }
 

@@ -60,6 +60,11 @@ class AnswerParser {
   virtual std::string_view arriving_chunks(const Buffer& /*chunked_body*/) const noexcept {
     return {};
   }
+  /// How many bytes of a chunk's data the caller may read straight to the end of the chunked
+  /// body, past the input, and then report with chunk_data_read:
+  /// ResponseParser::chunk_data_due's contract. 0 for framings without chunks.
+  virtual uint64_t chunk_data_due(std::string_view /*input*/) const noexcept { return 0; }
+  virtual void chunk_data_read(size_t /*n*/) noexcept {}
   virtual const http::Response& response() const noexcept = 0;
   virtual std::string_view error() const noexcept = 0;
 };

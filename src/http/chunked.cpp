@@ -77,8 +77,9 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view input, Cursor& c,
         std::string_view line = input.substr(c.pos, line_end - c.pos);
         if (size_line) {
           if (Error e = parse_size_line(line, limits); e != Error::None) return fail(e);
-          // Bound the wire size of the chunked section, framing included.
-          uint64_t wire = next - body_start_ + remaining_ + 2;
+          // Bound the wire size of the chunked section, framing included (and the data read
+          // past the input, straight into the output).
+          uint64_t wire = next - body_start_ + direct_ + remaining_ + 2;
           if (wire > 2 * uint64_t(limits.max_body) + limits.max_line)
             return fail(Error::FramingTooLarge);
           c.pos = next;

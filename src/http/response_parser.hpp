@@ -154,6 +154,15 @@ class ResponseParser {
       return {};
     return chunked_body.view().substr(chunked_.out_start());
   }
+  /// While a chunked body is arriving and every byte of `input` is parsed, with the next bytes
+  /// on the wire a chunk's data: how many of them are due. The caller may read up to that many
+  /// straight to the end of `chunked_body` and say so with chunk_data_read, sparing the copy
+  /// from the input; they then never appear in `input`. 0 otherwise.
+  uint64_t chunk_data_due(std::string_view input) const noexcept {
+    return state_ == State::Chunked ? chunked_.data_due(input, cur_) : 0;
+  }
+  /// `n` bytes (at most chunk_data_due) appended to `chunked_body` by the caller, from the wire.
+  void chunk_data_read(size_t n) noexcept { chunked_.data_read_directly(n, cur_); }
   /// After an Error: what went wrong, for the user ("truncated body: 10 of 200 bytes").
   /// Empty otherwise. Points into the parser: valid until the next call or reset.
   std::string_view error() const noexcept { return {error_, error_len_}; }

@@ -50,13 +50,15 @@ namespace {
 using namespace std::chrono_literals;
 
 // The answer to `xml` as a server sends it: with Content-Length, or chunked (as callwire's
-// server sends a long answer while it writes it), in chunks of 100 kB.
+// server sends a long answer while it writes it), in chunks of 100 kB and smaller ones between
+// (long chunks' data is read straight into the body, short ones' through the receive buffer).
 std::string framed(const std::string& xml, bool chunked) {
   if (!chunked) return FakeServer::ok_response(xml);
   std::string wire =
       "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n";
-  for (size_t at = 0; at < xml.size(); at += 100000) {
-    std::string_view chunk = std::string_view(xml).substr(at, 100000);
+  constexpr size_t kSizes[] = {100000, 4000, 1, 30000, 17, 16384};
+  for (size_t at = 0, i = 0; at < xml.size(); at += kSizes[i++ % std::size(kSizes)]) {
+    std::string_view chunk = std::string_view(xml).substr(at, kSizes[i % std::size(kSizes)]);
     char size[16];
     std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
     wire += size;

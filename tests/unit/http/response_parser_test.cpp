@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -757,6 +759,116 @@ TEST(ResponseParser, ChunkedWireOverheadBounded) {
   Outcome o = parse_whole(r, false, limits);
   EXPECT_EQ(o.error, ResponseError::TooLarge);
   EXPECT_EQ(o.message, "chunked framing over 3024 bytes");
+}
+
+// ---- a chunk's data read straight from the wire (chunk_data_due / chunk_data_read)
+
+// Parses `wire` as a client reading `step` bytes at a time does when it reads a chunk's data
+// straight into the body whenever the parser says some is due (at most `straight` at once);
+// everything else goes through the input. `*skipped`: the bytes that never were in the input.
+Outcome parse_reading_data_straight(std::string_view wire, size_t step, size_t straight,
+                                    size_t* skipped, ResponseLimits limits = {}) {
+  ResponseParser p(limits);
+  Buffer body;
+  std::string input;
+  size_t at = 0;
+  *skipped = 0;
+  ResponseParseResult r;
+  while (r.status == ParseStatus::Incomplete && at < wire.size()) {
+    const uint64_t due = p.chunk_data_due(input);
+    if (due != 0) {
+      const size_t n = std::min({size_t(due), straight, wire.size() - at});
+      body.append(wire.data() + at, n);
+      p.chunk_data_read(n);
+      *skipped += n;
+      at += n;
+    } else {
+      const size_t n = std::min(step, wire.size() - at);
+      input.append(wire.substr(at, n));
+      at += n;
+    }
+    r = p.parse(input, body);
+  }
+  if (r.status == ParseStatus::Incomplete) r = p.parse_eof(input, body);
+  return capture(p, r);
+}
+
+// A chunked answer of `sizes` chunks (with an extension on every other one), and its body.
+std::string chunked_answer(const std::vector<size_t>& sizes, std::string* body) {
+  std::string wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    char line[32];
+    std::snprintf(line, sizeof line, i % 2 ? "%zx;e=1\r\n" : "%08zX\r\n", sizes[i]);
+    std::string data;
+    for (size_t j = 0; j < sizes[i]; ++j) data.push_back(char('a' + (i + j) % 26));
+    wire += line + data + "\r\n";
+    *body += data;
+  }
+  return wire + "0\r\nX-Trailer: t\r\n\r\n";
+}
+
+TEST(ResponseParser, ChunkDataReadStraightGivesWhatTheInputGives) {
+  std::string body;
+  const std::string wire = chunked_answer({1, 7, 70000, 3, 4096, 300000, 5, 65536}, &body);
+  const Outcome expected = parse_whole(wire);
+  ASSERT_EQ(expected.status, ParseStatus::Complete) << expected.message;
+  ASSERT_EQ(expected.body, body);
+  for (size_t step : {1, 3, 10, 4096, 65536, 1 << 20}) {
+    for (size_t straight : {1, 2, 1000, 1 << 20}) {
+      size_t skipped = 0;
+      Outcome o = parse_reading_data_straight(wire, step, straight, &skipped);
+      ASSERT_EQ(o.status, ParseStatus::Complete) << step << "/" << straight << ": " << o.message;
+      EXPECT_EQ(o.body, body) << step << "/" << straight;
+      EXPECT_EQ(o.headers, expected.headers);
+      // What was read straight is the only difference: the input holds the rest.
+      EXPECT_EQ(o.consumed + skipped, wire.size()) << step << "/" << straight;
+      if (step < (1u << 20)) {
+        EXPECT_GT(skipped, 0u) << step << "/" << straight;
+      }
+    }
+  }
+  for (const std::string& small : {kNginxChunked, kNginxGzip}) {
+    size_t skipped = 0;
+    Outcome o = parse_reading_data_straight(small, 7, 3, &skipped);
+    Outcome whole = parse_whole(small);
+    EXPECT_EQ(o.body, whole.body);
+    EXPECT_EQ(o.consumed + skipped, whole.consumed);
+  }
+}
+
+TEST(ResponseParser, ChunkDataReadStraightStillCountsAgainstTheLimits) {
+  ResponseLimits limits;
+  limits.max_body = 1000;
+  limits.max_header_bytes = 1024;
+  // 900 bytes of data, then tiny chunks with long extensions: over 2 * 1000 + 1024 on the
+  // wire only when the data read straight counts too.
+  std::string wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n384\r\n" +
+                     std::string(900, 'd') + "\r\n";
+  for (int i = 0; i < 20; ++i) wire += "1;" + std::string(100, 'e') + "\r\nx\r\n";
+  wire += "0\r\n\r\n";
+  size_t skipped = 0;
+  Outcome o = parse_reading_data_straight(wire, 64, 64, &skipped, limits);
+  EXPECT_GT(skipped, 800u);  // the first read took a few bytes of data with the head
+  EXPECT_EQ(o.error, ResponseError::TooLarge);
+  EXPECT_EQ(o.message, "chunked framing over 3024 bytes");
+  EXPECT_EQ(parse_whole(wire, false, limits).message, "chunked framing over 3024 bytes");
+
+  // A chunk past max_body is refused at its size line, before any of its data is due.
+  std::string big;
+  wire = chunked_answer({600, 600}, &big);
+  o = parse_reading_data_straight(wire, 64, 64, &skipped, limits);
+  EXPECT_EQ(o.error, ResponseError::TooLarge);
+  EXPECT_EQ(o.message, parse_whole(wire, false, limits).message);
+  EXPECT_LT(skipped, 600u);
+
+  // Cut short inside data read straight: truncated, counting the data that came.
+  std::string body;
+  wire = chunked_answer({5000}, &body);
+  const std::string cut = wire.substr(0, wire.size() - 3000);
+  o = parse_reading_data_straight(cut, 100, 1000, &skipped);
+  EXPECT_GT(skipped, 0u);
+  EXPECT_EQ(o.error, ResponseError::Truncated);
+  EXPECT_EQ(o.message, parse_whole(cut, true).message);
 }
 
 // ---- what our writer produces, we read

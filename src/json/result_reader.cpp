@@ -6,6 +6,8 @@
 // the document; a number no Value holds, or a repeated member name, is a `soft` error of the
 // response (and the sink's read of it fails).
 #include <algorithm>
+#include <new>
+#include <type_traits>
 
 #include "base/assign_text.hpp"
 #include "json/reader_impl.hpp"
@@ -16,7 +18,7 @@ namespace {
 
 class ResultReader final : public ValueReader {
  public:
-  ResultReader(ReaderImpl& walk, od::value value) : walk_(walk), current_(value) {}
+  ResultReader(ReaderImpl& walk, od::value& value) : walk_(walk), current_(&value) {}
 
   bool strings_stand_for_bytes_and_times() const noexcept override { return true; }
 
@@ -46,7 +48,7 @@ class ResultReader final : public ValueReader {
     od::json_type type;
     if (!current_type(type)) return walk_.hard;
     has_current_ = false;
-    if (!walk_.value(current_, type, out)) return walk_.hard;
+    if (!walk_.value(*current_, type, out)) return walk_.hard;
     if (walk_.soft.code != Errc::Ok) {  // kept: it is also the response's error
       out = Value();
       return walk_.soft;
@@ -70,7 +72,7 @@ class ResultReader final : public ValueReader {
   Status enter_array() override {
     if (Status s = enter(od::json_type::array, "enter_array() needs an array"); !s) return s;
     Frame& f = frames_.back();
-    if (auto e = current_.get_array().get(f.array)) return syntax(e);
+    if (auto e = current_->get_array().get(f.array)) return syntax(e);
     if (auto e = f.array.begin().get(f.elements)) return syntax(e);
     if (auto e = f.array.end().get(f.elements_end)) return syntax(e);
     return {};
@@ -85,7 +87,8 @@ class ResultReader final : public ValueReader {
     if (f.started) ++f.elements;
     f.started = true;
     if (!(f.elements != f.elements_end)) return close();
-    if (auto e = (*f.elements).get(current_)) return syntax(e).error();
+    current_ = arrived_from(element_, f.elements);
+    if (!current_) return syntax(element_.error()).error();
     type_known_ = false;
     if (!walk_.count_element()) return walk_.hard;
     has_current_ = true;
@@ -95,7 +98,7 @@ class ResultReader final : public ValueReader {
   Status enter_struct() override {
     if (Status s = enter(od::json_type::object, "enter_struct() needs a struct"); !s) return s;
     Frame& f = frames_.back();
-    if (auto e = current_.get_object().get(f.object)) return syntax(e);
+    if (auto e = current_->get_object().get(f.object)) return syntax(e);
     if (auto e = f.object.begin().get(f.members)) return syntax(e);
     if (auto e = f.object.end().get(f.members_end)) return syntax(e);
     return {};
@@ -117,12 +120,14 @@ class ResultReader final : public ValueReader {
       }
       return close();
     }
-    od::field field;
-    if (auto e = (*f.members).get(field)) return syntax(e).error();
-    if (!walk_.key(field, name) || !walk_.count_element() || !walk_.check_string(name))
+    od::field* field = arrived_from(member_, f.members);
+    if (!field) return syntax(member_.error()).error();
+    std::string_view key;  // a local: `name` would be stored and loaded back whole
+    if (!walk_.key(*field, key) || !walk_.count_element() || !walk_.check_string(key))
       return walk_.hard;
-    names_.push_back(name);  // in the document or simdjson's string buffer: lives as long
-    current_ = field.value();
+    names_.push_back(key);  // in the document or simdjson's string buffer: lives as long
+    name = key;
+    current_ = &field->value();
     type_known_ = false;
     has_current_ = true;
     return true;
@@ -152,11 +157,22 @@ class ResultReader final : public ValueReader {
 
   bool failed() const noexcept { return walk_.hard.code != Errc::Ok; }
 
+  // The element or member an iterator gives, constructed where it is kept (the result of `*it`
+  // initialises `slot` itself), or null on an error. Not copied: a copy of a value simdjson has
+  // just written field by field is loaded whole, and the load waits for the stores (a third of
+  // next_member's time went to three such copies).
+  template <class T, class Iterator>
+  static T* arrived_from(simdjson::simdjson_result<T>& slot, Iterator& it) {
+    static_assert(std::is_trivially_destructible_v<simdjson::simdjson_result<T>>);
+    ::new (static_cast<void*>(&slot)) simdjson::simdjson_result<T>(*it);
+    return slot.error() ? nullptr : &slot.value_unsafe();
+  }
+
   // The JSON type of the value before the reader, asked of simdjson once per value (a typed
   // read peeks, then reads: two asks otherwise).
   bool current_type(od::json_type& type) {
     if (!type_known_) {
-      if (auto e = current_.type().get(current_type_)) return walk_.syntax(e);
+      if (auto e = current_->type().get(current_type_)) return walk_.syntax(e);
       type_known_ = true;
     }
     type = current_type_;
@@ -183,7 +199,7 @@ class ResultReader final : public ValueReader {
   Result<Type> number_type() {
     int64_t n = 0;
     bool fits = false;
-    std::string_view text = ReaderImpl::raw_token(current_);
+    std::string_view text = ReaderImpl::raw_token(*current_);
     switch (scan_number(text, n, fits)) {
       case Number::Invalid:
         break;
@@ -203,7 +219,7 @@ class ResultReader final : public ValueReader {
     if (!current_type(type)) return walk_.hard;
     if (type != od::json_type::string) return Error(Errc::InvalidArgument, misuse);
     has_current_ = false;
-    if (!walk_.string_text(current_, text)) return walk_.hard;
+    if (!walk_.string_text(*current_, text)) return walk_.hard;
     return {};
   }
 
@@ -230,7 +246,7 @@ class ResultReader final : public ValueReader {
   bool leave_current() {
     if (!has_current_) return true;
     has_current_ = false;
-    return walk_.skip(current_);
+    return walk_.skip(*current_);
   }
 
   bool close() {
@@ -254,7 +270,9 @@ class ResultReader final : public ValueReader {
   }
 
   ReaderImpl& walk_;
-  od::value current_;
+  od::value* current_;  // the value before the reader: the result's, or in element_ or member_
+  simdjson::simdjson_result<od::value> element_;  // the array element given out last
+  simdjson::simdjson_result<od::field> member_;   // the struct member given out last
   bool has_current_ = true;
   bool type_known_ = false;  // current_type_ is current_'s
   od::json_type current_type_{};

@@ -158,14 +158,13 @@ class ResultReader final : public ValueReader {
   bool failed() const noexcept { return walk_.hard.code != Errc::Ok; }
 
   // The element or member an iterator gives, constructed where it is kept (the result of `*it`
-  // initialises `slot` itself), or null on an error. Not copied: a copy of a value simdjson has
-  // just written field by field is loaded whole, and the load waits for the stores (a third of
-  // next_member's time went to three such copies).
+  // initialises `slot` itself), or null on an error: ReaderImpl::in_place's reason (a third of
+  // next_member's time went to three copies).
   template <class T, class Iterator>
   static T* arrived_from(simdjson::simdjson_result<T>& slot, Iterator& it) {
     static_assert(std::is_trivially_destructible_v<simdjson::simdjson_result<T>>);
     ::new (static_cast<void*>(&slot)) simdjson::simdjson_result<T>(*it);
-    return slot.error() ? nullptr : &slot.value_unsafe();
+    return ReaderImpl::in_place(slot);
   }
 
   // The JSON type of the value before the reader, asked of simdjson once per value (a typed

@@ -174,6 +174,16 @@ void timed(benchmark::State& state, size_t bytes_per_doc, Body&& body) {
       benchmark::Counter(static_cast<double>(allocations), benchmark::Counter::kAvgIterations);
 }
 
+// Registers a benchmark of `fn(state, arg)`. With CALLWIRE_BENCH_ITERATIONS=n in the
+// environment each runs exactly n iterations, once: bench/instructions_per_document.py counts
+// a benchmark's instructions under callgrind at two n, and the difference is per document.
+template <class Fn, class Arg>
+void register_benchmark(const std::string& name, Fn fn, Arg arg) {
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), fn, arg)->Unit(benchmark::kMicrosecond);
+  if (const char* n = std::getenv("CALLWIRE_BENCH_ITERATIONS"))
+    b->Iterations(static_cast<benchmark::IterationCount>(std::strtoll(n, nullptr, 10)));
+}
+
 // The floor for both directions: moving the same bytes once.
 inline void copy_memcpy(benchmark::State& state, const std::string* bytes) {
   std::vector<char> to(bytes->size());

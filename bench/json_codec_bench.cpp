@@ -547,9 +547,7 @@ void write_callwire(benchmark::State& state, const Document* d) {
 }
 
 void register_benchmarks(const std::deque<Document>& docs) {
-  auto add = [](const std::string& name, auto fn, auto arg) {
-    benchmark::RegisterBenchmark(name.c_str(), fn, arg)->Unit(benchmark::kMicrosecond);
-  };
+  auto add = [](const std::string& name, auto fn, auto arg) { register_benchmark(name, fn, arg); };
   for (const Document& d : docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
     if (has_typed_read(d)) {

@@ -9,10 +9,12 @@
 // nothing; NoResponse only for no bytes at all; a Complete response has 0 < consumed <= size
 // and every view inside the input (a chunked body inside the caller's Buffer), a body within
 // max_body and matching Content-Length; the same input fed in two parts (split at the chosen
-// offset), and one byte at a time, gives the same outcome with bounded work; the first
-// `consumed` bytes alone parse to the same response. A gzip body inflates to at most the cap,
-// and to nothing unless Ok. Any violation prints what differs and traps.
+// offset), one byte at a time, and with chunk data read straight past the input, gives the
+// same outcome with bounded work; the first `consumed` bytes alone parse to the same response.
+// A gzip body inflates to at most the cap, and to nothing unless Ok. Any violation prints what
+// differs and traps.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -191,6 +193,39 @@ void check(std::string_view input, const ResponseLimits& limits, bool eof, size_
     }
     Outcome o = capture(parser, r, grown, body, limits);
     if (!(o == whole)) fail("byte-at-a-time changed the outcome");
+  }
+
+  // A chunk's data read straight into the body whenever the parser says some is due (as the
+  // client reads a long chunked answer), the rest in steps: the same outcome, with the bytes
+  // read straight missing from the input and from `consumed`.
+  if constexpr (std::is_same_v<Parser, ResponseParser>) {
+    const size_t step = split % 61 + 1;
+    Parser parser(limits);
+    Buffer body;
+    std::string in;
+    size_t at = 0, straight = 0;
+    ResponseParseResult r;
+    while (r.status == ParseStatus::Incomplete && at < input.size()) {
+      const uint64_t due = parser.chunk_data_due(in);
+      const size_t n =
+          std::min(due != 0 ? size_t(std::min<uint64_t>(due, step)) : step, input.size() - at);
+      if (due != 0) {
+        body.append(input.data() + at, n);
+        parser.chunk_data_read(n);
+        straight += n;
+      } else {
+        in.append(input.substr(at, n));
+      }
+      at += n;
+      r = parser.parse(in, body);
+    }
+    if (eof && r.status == ParseStatus::Incomplete) r = parser.parse_eof(in, body);
+    if (parser.bytes_scanned() > 2 * input.size() + 4) fail("straight reads: scanning not linear");
+    Outcome o = capture(parser, r, in, body, limits);
+    if (o.status != whole.status || o.error != whole.error || o.flat != whole.flat)
+      fail("reading chunk data straight changed the outcome");
+    if (o.status == ParseStatus::Complete && o.consumed + straight != whole.consumed)
+      fail("reading chunk data straight changed what was consumed");
   }
 
   // The consumed prefix is a response on its own.

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+import instructions_per_call
+
 SHORT, LONG = 2, 12
 
 # The benchmarks counted, per program, in the order the program registers them.
@@ -35,14 +37,6 @@ READS = {
         "read/structs-pretty/simdjson-walk",
     ],
 }
-
-
-def totals(out_file):
-    text = pathlib.Path(out_file).read_text()
-    m = re.search(r"^summary:\s+(\d+)", text, re.M) or re.search(r"^totals:\s+(\d+)", text, re.M)
-    if not m:
-        raise SystemExit(f"no totals in {out_file}")
-    return int(m.group(1))
 
 
 def counted(program, names, iterations, tmp):
@@ -64,7 +58,7 @@ def counted(program, names, iterations, tmp):
     runs = [d for d in dumps if re.search(r"^desc: Trigger: .*::Run\(", d.read_text(), re.M)]
     if len(runs) != len(names):
         raise SystemExit(f"{program}: {len(runs)} runs dumped for {len(names)} benchmarks")
-    return [totals(d) for d in runs]
+    return [instructions_per_call.total_instructions(d) for d in runs]
 
 
 def per_document(build):

@@ -27,14 +27,13 @@ constexpr size_t kMostReserved = size_t{256} << 20;
 
 // One read for an answer read while it arrives: the deadline is checked as receive() checks
 // it, before each read once time has passed.
-Status ClientConnection::read_on(Buffer& into, size_t most, size_t* got) {
+Status ClientConnection::read_on(Buffer& into, size_t most) {
   if (!timeout_fresh_ && !refresh_socket_timeout())
     return Error(Errc::Timeout, "no answer before the deadline");
   timeout_fresh_ = false;
   net::IoResult r = stream_.read(into.prepare(most), most);
   if (r.status == net::IoStatus::Ok) {
     into.commit(r.n);
-    if (got) *got = r.n;
   } else if (r.status == net::IoStatus::Eof) {
     parser_->parse_eof(in_.view(), chunked_body_);
     return Error(Errc::ConnectionClosed, std::string(parser_->error()));
@@ -117,12 +116,10 @@ class ClientConnection::ArrivingChunks final : public xml::DocumentSource {
     }
     // Within the room reserved (the decoder took the chunk's size against max_body, which
     // the room covers), so chunked_body_ does not move under the reader.
-    size_t got = 0;
-    if (Status s =
-            c_.read_on(c_.chunked_body_, size_t(std::min<uint64_t>(due, kStraightRead)), &got);
-        !s)
+    const size_t before = c_.chunked_body_.size();
+    if (Status s = c_.read_on(c_.chunked_body_, size_t(std::min<uint64_t>(due, kStraightRead))); !s)
       return s;
-    c_.parser_->chunk_data_read(got);
+    c_.parser_->chunk_data_read(c_.chunked_body_.size() - before);
     straight_before_ = true;
     return {};
   }

@@ -214,9 +214,9 @@ class ClientConnection {
   bool read_arriving(std::string_view storage, xml::DocumentSource& source);
   // One read of at most `most` bytes onto the end of `into` (in_, or chunked_body_ for a
   // chunk's data read straight) for an answer read while it arrives, under the call's
-  // deadline: Ok when bytes came (`*got` says how many) or the socket's wait ran out with time
-  // left; the error that ends the call else.
-  Status read_on(Buffer& into, size_t most, size_t* got = nullptr);
+  // deadline: Ok when bytes came or the socket's wait ran out with time left; the error that
+  // ends the call else.
+  Status read_on(Buffer& into, size_t most);
   // What a parse's Error means for the call.
   Error parse_error(const http::ResponseParseResult& p) const;
   // `trailing_bytes`: the server sent more than this answer; the connection is not reused.

@@ -79,7 +79,7 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view input, Cursor& c,
           if (Error e = parse_size_line(line, limits); e != Error::None) return fail(e);
           // Bound the wire size of the chunked section, framing included (and the data read
           // past the input, straight into the output).
-          uint64_t wire = next - body_start_ + direct_ + remaining_ + 2;
+          uint64_t wire = next - body_start_ + straight_ + remaining_ + 2;
           if (wire > 2 * uint64_t(limits.max_body) + limits.max_line)
             return fail(Error::FramingTooLarge);
           c.pos = next;

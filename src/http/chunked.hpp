@@ -61,15 +61,15 @@ class ChunkedDecoder {
   Status decode(std::string_view input, Cursor& cursor, Buffer& out, const ChunkedLimits& limits);
   /// How many bytes of the current chunk's data are still to come, when every byte of `input`
   /// is decoded and the next byte on the wire is data: that many may be read straight to the
-  /// end of `out` (then told to data_read_directly) instead of through the input. 0 otherwise.
+  /// end of `out` (then told to data_read_straight) instead of through the input. 0 otherwise.
   uint64_t data_due(std::string_view input, const Cursor& cursor) const noexcept {
     return state_ == State::Data && cursor.pos == input.size() ? remaining_ : 0;
   }
   /// `n` (at most data_due()) bytes of data were appended to `out` by the caller, straight from
   /// the wire: they are not in the input, and count as decoded and as scanned.
-  void data_read_directly(size_t n, Cursor& cursor) noexcept {
+  void data_read_straight(size_t n, Cursor& cursor) noexcept {
     remaining_ -= n;
-    direct_ += n;
+    straight_ += n;
     cursor.scanned += n;
   }
 
@@ -100,7 +100,7 @@ class ChunkedDecoder {
   size_t trailer_count_ = 0;
   uint64_t total_ = 0;      // the sizes declared so far
   uint64_t remaining_ = 0;  // of the current chunk
-  uint64_t direct_ = 0;     // data read straight into the output, not in the input
+  uint64_t straight_ = 0;   // data read straight into the output, not in the input
 };
 
 /// Writes a body as chunks while it grows in one Buffer (a server sending a long answer as it

@@ -162,7 +162,7 @@ class ResponseParser {
     return state_ == State::Chunked ? chunked_.data_due(input, cur_) : 0;
   }
   /// `n` bytes (at most chunk_data_due) appended to `chunked_body` by the caller, from the wire.
-  void chunk_data_read(size_t n) noexcept { chunked_.data_read_directly(n, cur_); }
+  void chunk_data_read(size_t n) noexcept { chunked_.data_read_straight(n, cur_); }
   /// After an Error: what went wrong, for the user ("truncated body: 10 of 200 bytes").
   /// Empty otherwise. Points into the parser: valid until the next call or reset.
   std::string_view error() const noexcept { return {error_, error_len_}; }

@@ -300,8 +300,7 @@ struct ReaderImpl {
 
   // `s` into `out`, a nil Value.
   static void set_string(Value& out, std::string_view s) {
-    char* text = ValueAccess::make_text(out, Type::String, s.size());
-    if (!s.empty()) std::memcpy(text, s.data(), s.size());
+    ValueAccess::set_text(out, Type::String, s);
   }
 
   // A member name: straight from the input when it has no escapes, as strings are.

@@ -111,6 +111,12 @@ struct ValueAccess {
   /// 2i+1), moved out as for make_array. A repeated name keeps its first position, last value.
   static void make_struct(Value& out, Value* pairs, size_t count);
 
+  /// A string or bytes Value holding a copy of `text`, written into `out` (nil): the usual
+  /// short texts without a call beyond this one.
+  static void set_text(Value& out, Type type, std::string_view text) {
+    out.set_text(type, text.data(), text.size());
+  }
+
   static std::string_view text(const Value& v) noexcept { return v.text_view(); }
   /// A member's name as the string Value it is stored as.
   static const Value& member_name(const Member& m) noexcept { return m.name_; }

@@ -2,11 +2,21 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "callwire/json.hpp"
 #include "callwire/xml.hpp"
+#include "value/value_build.hpp"
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace callwire {
 namespace {
@@ -83,6 +93,68 @@ TEST(Value, StringsInlineAndOnTheHeap) {
     Value moved = std::move(copy);
     EXPECT_EQ(moved.as_string(), s);
     EXPECT_TRUE(copy.is_nil());  // NOLINT: moved-from is nil by contract
+  }
+}
+
+// One writable page followed by one that may not be touched: bytes placed at the end of the
+// first are the last readable ones, so a read past them faults.
+class GuardedPage {
+ public:
+  GuardedPage() {
+#if defined(_WIN32)
+    SYSTEM_INFO info;
+    GetSystemInfo(&info);
+    size_ = info.dwPageSize;
+    base_ = static_cast<char*>(
+        VirtualAlloc(nullptr, 2 * size_, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE));
+    DWORD old;
+    if (base_) VirtualProtect(base_ + size_, size_, PAGE_NOACCESS, &old);
+#else
+    size_ = size_t(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, 2 * size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    base_ = p == MAP_FAILED ? nullptr : static_cast<char*>(p);
+    if (base_) mprotect(base_ + size_, size_, PROT_NONE);
+#endif
+  }
+  ~GuardedPage() {
+#if defined(_WIN32)
+    if (base_) VirtualFree(base_, 0, MEM_RELEASE);
+#else
+    if (base_) munmap(base_, 2 * size_);
+#endif
+  }
+  GuardedPage(const GuardedPage&) = delete;
+  GuardedPage& operator=(const GuardedPage&) = delete;
+  bool ok() const { return base_ != nullptr; }
+  char* end() const { return base_ + size_; }
+
+ private:
+  char* base_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Short texts are copied with word loads (Value::set_text): each length is read within its own
+// bytes, comes out whole, and is laid out as make_text lays it out (unused bytes zero, which
+// make_struct's comparison of short names relies on).
+TEST(Value, ShortTextsAreCopiedExactlyFromTheirOwnBytes) {
+  GuardedPage page;
+  ASSERT_TRUE(page.ok());
+  for (size_t n = 0; n <= 40; ++n) {
+    SCOPED_TRACE(n);
+    char* text = page.end() - n;  // its last byte is the last readable one
+    for (size_t i = 0; i < n; ++i) text[i] = char(0x21 + (i * 7 + n) % 90);
+    const std::string_view view(text, n);
+    Value s(view);
+    EXPECT_EQ(s.as_string(), view);
+    Value b = Value::bytes(text, n);
+    std::span<const uint8_t> got = b.as_bytes();
+    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(got.data()), got.size()), view);
+    Value made;
+    if (char* into = ValueAccess::make_text(made, Type::String, n); n) std::memcpy(into, text, n);
+    if (n <= 13) {
+      EXPECT_EQ(std::memcmp(ValueAccess::raw(s), ValueAccess::raw(made), 16), 0);
+    }
+    EXPECT_EQ(s, made);
   }
 }
 

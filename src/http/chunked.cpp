@@ -7,14 +7,14 @@ namespace callwire::http {
 bool Cursor::next_line(std::string_view input, size_t& line_end, size_t& next) noexcept {
   if (scan < pos) scan = pos;
   const char* base = input.data();
-  const void* lf =
-      scan < input.size() ? std::memchr(base + scan, '\n', input.size() - scan) : nullptr;
+  const char* lf =
+      scan < input.size() ? syntax::find_lf(base + scan, base + input.size()) : nullptr;
   if (!lf) {
     scanned += input.size() - scan;
     scan = input.size();
     return false;
   }
-  size_t at = static_cast<const char*>(lf) - base;
+  size_t at = size_t(lf - base);
   scanned += at + 1 - scan;
   next = at + 1;
   scan = next;

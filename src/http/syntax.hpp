@@ -112,6 +112,22 @@ inline size_t name_letters_prefix(const unsigned char* p, size_t n) noexcept {
   return i;
 }
 
+/// The first LF in [p, end), or null. Sixteen bytes a step, inline: head lines are short (a
+/// request's are 20 to 40 bytes), and a call to memchr for each cost more than the search.
+inline const char* find_lf(const char* p, const char* end) noexcept {
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n');
+  for (; end - p >= 16; p += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (unsigned hit = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf))))
+      return p + __builtin_ctz(hit);
+  }
+#endif
+  for (; p < end; ++p)
+    if (*p == '\n') return p;
+  return nullptr;
+}
+
 enum class FieldLineError { None, NoColon, BadName, BadValue };
 
 /// Checks a header or trailer field line ("name: value", without its line ending) in one

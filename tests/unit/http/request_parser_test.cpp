@@ -739,6 +739,31 @@ TEST(FieldLine, NameScanAgreesWithTheByteTable) {
   }
 }
 
+// The sixteen-at-a-time LF search finds the first LF wherever it is (in the vector steps or
+// the byte tail, with bytes of every value around it), and reads nothing past the end it is
+// given: the bytes after `end` hold an LF it must not report.
+TEST(FindLf, FirstLfAtEveryPositionAndLength) {
+  namespace syntax = callwire::http::syntax;
+  std::mt19937 rng(12);
+  for (size_t length = 0; length <= 70; ++length) {
+    for (size_t lf = 0; lf <= length; ++lf) {  // lf == length: none in range
+      std::string bytes(length + 16, '\n');
+      for (size_t i = 0; i < length; ++i) {
+        char c = char(rng());
+        bytes[i] = c == '\n' ? 'x' : c;
+      }
+      if (lf < length) bytes[lf] = '\n';
+      if (lf + 1 < length) bytes[length - 1] = '\n';  // a later LF: the first must win
+      const char* found = syntax::find_lf(bytes.data(), bytes.data() + length);
+      if (lf < length) {
+        ASSERT_EQ(found, bytes.data() + lf) << length << " " << lf;
+      } else {
+        ASSERT_EQ(found, nullptr) << length;
+      }
+    }
+  }
+}
+
 // The word-at-a-time value check agrees with the byte table for every byte value at every
 // position and length.
 TEST(FieldValue, WordCheckAgreesWithTheByteTable) {

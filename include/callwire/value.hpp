@@ -239,8 +239,17 @@ class CALLWIRE_API Value {
     std::memcpy(&size, block, sizeof size);
     return {block + sizeof(size_t), size};
   }
+  // Frees what the Value holds, if anything; the bytes are dropped or overwritten after.
   void release() noexcept {
-    if (raw_[0] >= static_cast<unsigned char>(Type::String)) release_slow();
+    if (holds_storage()) release_slow();
+  }
+  // A container, or a text in a block. Most Values (numbers, dateTimes, member names, short
+  // strings) hold none, and a call out for each of them cost a third of freeing a tree.
+  bool holds_storage() const noexcept {
+    const unsigned type = raw_[0];
+    if (type < static_cast<unsigned>(Type::String)) return false;  // one test for the most
+    if (type >= static_cast<unsigned>(Type::Array)) return true;
+    return type != static_cast<unsigned>(Type::DateTime) && raw_[1] == 0;
   }
   void release_slow() noexcept;
   [[noreturn]] static void throw_unrepresentable_integer();

@@ -134,24 +134,26 @@ void Value::throw_unrepresentable_integer() {
 }
 
 namespace {
-// The first `n` bytes at `p` (n <= 8) as the low bytes of a word, the rest zero: two
-// overlapping loads within the n bytes, no call and no byte loop.
+template <class Word>
+[[gnu::always_inline]] inline uint64_t load_at(const char* p) noexcept {
+  Word w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// The first `n` bytes at `p` (n <= 8) as the low bytes of a word, the rest zero: overlapping
+// loads within the n bytes, no call and no byte loop.
 [[gnu::always_inline]] inline uint64_t load_short(const char* p, size_t n) noexcept {
-  auto load = [p]<class T>(T, size_t at) {
-    T v;
-    std::memcpy(&v, p + at, sizeof v);
-    return uint64_t(v);
-  };
-  if (n >= 8) return load(uint64_t(), 0);
-  if (n >= 4) return load(uint32_t(), 0) | load(uint32_t(), n - 4) << (8 * (n - 4));
+  if (n >= 8) return load_at<uint64_t>(p);
+  if (n >= 4) return load_at<uint32_t>(p) | load_at<uint32_t>(p + n - 4) << (8 * (n - 4));
   if (n == 0) return 0;
-  return load(uint8_t(), 0) | load(uint8_t(), n / 2) << (8 * (n / 2)) |
-         load(uint8_t(), n - 1) << (8 * (n - 1));
+  return load_at<uint8_t>(p) | load_at<uint8_t>(p + n / 2) << (8 * (n / 2)) |
+         load_at<uint8_t>(p + n - 1) << (8 * (n - 1));
 }
 
 // A text too long for the Value itself, in a block.
 [[gnu::noinline]] void set_block_text(Value& out, Type type, const char* data, size_t size) {
-  char* dst = ValueAccess::make_text(out, type, size);
+  char* dst = ValueAccess::make_block_text(out, type, size);
   std::memcpy(dst, data, size);
 }
 }  // namespace
@@ -186,6 +188,10 @@ char* ValueAccess::make_text(Value& out, Type type, size_t size) {
     out.raw_[1] = static_cast<unsigned char>(size + 1);
     return reinterpret_cast<char*>(out.raw_ + 2);
   }
+  return make_block_text(out, type, size);
+}
+
+char* ValueAccess::make_block_text(Value& out, Type type, size_t size) {
   out.raw_[0] = static_cast<unsigned char>(Type::Nil);  // stays nil if the allocation throws
   const size_t block_size = sizeof(size_t) + size + 1;  // + 1: the NUL after the text
   const bool mapped = detail::value_text_mapped(block_size);
@@ -361,25 +367,6 @@ Value& Value::operator=(const Value& other) {
   return *this;
 }
 
-namespace {
-// Whether a Value holds storage of its own: a container, or a text in a block. Most of a
-// decoded tree's leaves (numbers, member names, short strings) hold none, so freeing a
-// container tests each child here and calls out only for those that do: a call per leaf cost a
-// third of freeing a tree.
-[[gnu::always_inline]] inline bool holds_storage(const unsigned char* raw) noexcept {
-  switch (static_cast<Type>(raw[0])) {
-    case Type::String:
-    case Type::Bytes:
-      return raw[1] == 0;
-    case Type::Array:
-    case Type::Struct:
-      return true;
-    default:
-      return false;
-  }
-}
-}  // namespace
-
 void Value::release_slow() noexcept {
   void* p = ValueAccess::pointer(*this);
   switch (type()) {
@@ -395,8 +382,7 @@ void Value::release_slow() noexcept {
     case Type::Array:
       if (auto* h = static_cast<ArrayHeader*>(p)) {
         Value* items = array_items(h);
-        for (uint32_t i = 0; i < h->size; ++i)
-          if (holds_storage(items[i].raw_)) items[i].release_slow();
+        for (uint32_t i = 0; i < h->size; ++i) items[i].release();
         detail::value_free(h);
       }
       break;
@@ -404,8 +390,8 @@ void Value::release_slow() noexcept {
       if (auto* h = static_cast<StructHeader*>(p)) {
         Member* members = struct_members(h);
         for (uint32_t i = 0; i < h->size; ++i) {
-          if (holds_storage(members[i].name_.raw_)) members[i].name_.release_slow();
-          if (holds_storage(members[i].value_.raw_)) members[i].value_.release_slow();
+          members[i].name_.release();
+          members[i].value_.release();
         }
         detail::value_free(h);
       }

@@ -102,6 +102,8 @@ struct ValueAccess {
   /// A string or bytes Value whose `size` bytes the caller fills in through the returned
   /// pointer (a NUL follows them already). `out` must be nil.
   static char* make_text(Value& out, Type type, size_t size);
+  /// make_text for a size known to be above the inline limit: the text in a block.
+  static char* make_block_text(Value& out, Type type, size_t size);
 
   /// An array made by moving `count` values out of `items` (left as nil, not destroyed: the
   /// caller may drop them without running destructors).

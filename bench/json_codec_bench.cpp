@@ -294,7 +294,8 @@ void check_typed_read(const Document& d) {
           where + "different bytes");
     return;
   }
-  check(callwire::Convert<std::vector<Person>>::to_value(typed.people) == d.result,
+  check(callwire::Convert<std::vector<Person>>::to_value(typed.people) ==
+            expected_people<Person>(d.result),
         where + "different people");
 }
 
@@ -385,6 +386,7 @@ void verify(Document& d) {
   if (has_typed_read(d)) {
     check_typed_read<HandPerson>(d);
     check_typed_read<DeclaredPerson>(d);
+    if (d.id != "base64") check_typed_read<PersonId>(d);
   }
   if (has_typed_write(d)) check_typed_write(d);
 
@@ -552,8 +554,10 @@ void register_benchmarks(const std::deque<Document>& docs) {
     add("read/" + d.id + "/callwire", read_callwire, &d);
     if (has_typed_read(d)) {
       add("read/" + d.id + "/callwire-typed", read_callwire_typed<HandPerson>, &d);
-      if (d.id != "base64")  // the blob is bytes either way
+      if (d.id != "base64") {  // the blob is bytes either way
         add("read/" + d.id + "/callwire-struct", read_callwire_typed<DeclaredPerson>, &d);
+        add("read/" + d.id + "/callwire-ids", read_callwire_typed<PersonId>, &d);
+      }
     }
     add("read/" + d.id + "/simdjson", read_simdjson, &d);
     if (!d.is_call) add("read/" + d.id + "/simdjson-walk", read_simdjson_walk, &d);

@@ -411,16 +411,66 @@ struct ReaderImpl {
     return scalar(v, type, stack.push());
   }
 
-  // A member the protocol ignores: walked, so that bad JSON in it is still a parse error and
-  // the limits count it, but what no Value holds in it (a number, a repeated name) spoils
-  // nothing: it becomes no Value.
+  // A value nobody reads (a member the protocol ignores, what a typed read leaves): walked
+  // with every check the building walk makes, in the same order (syntax, depth, element
+  // count, string sizes), so bad JSON in it is still a parse error and the limits count it;
+  // but nothing is built, so what no Value could hold (a number beyond 64 bits, a repeated
+  // name) spoils nothing.
   bool skip(od::value& v) {
-    Error kept = std::move(soft);
-    soft = Error();
-    Value ignored;
-    bool ok = value(v, ignored);
-    soft = std::move(kept);
-    return ok;
+    od::json_type type;
+    if (auto e = v.type().get(type)) return syntax(e);
+    switch (type) {
+      case od::json_type::array:
+      case od::json_type::object: {
+        if (depth == limits.max_depth)
+          return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth) +
+                       " (max_depth)");
+        ++depth;
+        bool ok = skip_container(v, type);
+        --depth;
+        return ok;
+      }
+      case od::json_type::null:
+      case od::json_type::boolean: {
+        std::string_view atom = raw_token(v);
+        if (atom == "null" || atom == "true" || atom == "false") return true;
+        return syntax(simdjson::T_ATOM_ERROR);
+      }
+      case od::json_type::number: {
+        int64_t n = 0;
+        bool fits = false;
+        if (scan_number(raw_token(v), n, fits) == Number::Invalid)
+          return syntax(simdjson::NUMBER_ERROR);
+        return true;
+      }
+      case od::json_type::string: {
+        std::string_view text;
+        return string_text(v, text);
+      }
+    }
+    return syntax(simdjson::INCORRECT_TYPE);
+  }
+  bool skip_container(od::value& v, od::json_type type) {
+    if (type == od::json_type::object) {
+      od::object obj;
+      if (auto e = v.get_object().get(obj)) return syntax(e);
+      for (auto field_result : obj) {
+        od::field* field = in_place(field_result);
+        if (!field) return syntax(field_result.error());
+        std::string_view name;
+        if (!key(*field, name) || !check_string(name)) return false;
+        if (!count_element() || !skip(field->value())) return false;
+      }
+      return true;
+    }
+    od::array arr;
+    if (auto e = v.get_array().get(arr)) return syntax(e);
+    for (auto item_result : arr) {
+      od::value* item = in_place(item_result);
+      if (!item) return syntax(item_result.error());
+      if (!count_element() || !skip(*item)) return false;
+    }
+    return true;
   }
 
   // Walks an object's members: `on_member(key, value, type)`, each counted and its name

@@ -12,6 +12,7 @@
 #include "callwire/convert.hpp"
 #include "callwire/json.hpp"
 #include "callwire/value_reader.hpp"
+#include "value/value_build.hpp"
 
 namespace callwire::json {
 namespace {
@@ -184,6 +185,54 @@ TEST(JsonResultReader, WhatTheSinkLeavesIsStillChecked) {
   // After the result too.
   Into<int> n;
   EXPECT_FALSE(read_into(n, R"({"jsonrpc":"2.0","result":1,"id":7,"x":[})").document);
+}
+
+// What a sink leaves is walked, not built: a typed read of a few members of a large answer
+// pays for checking the rest, not for a tree of it. The checks are the Value path's, with its
+// messages: the limits count the unread parts too.
+int value_allocations = 0;
+bool count_value_allocation() {
+  ++value_allocations;
+  return true;
+}
+
+TEST(JsonResultReader, WhatTheSinkLeavesIsWalkedNotBuilt) {
+  const std::string unread =
+      R"({"a":1,"b":[["a string longer than a Value holds",{"k":"and another one, as long"}],)"
+      R"({"x":[1,2.5,true,null,"\u00e9\n"],"y":{}}],"c":123456789012345678901234567890})";
+  value_allocations = 0;
+  detail::set_value_alloc_hook(&count_value_allocation);
+  FirstOnly first;
+  Read r = read_into(first, answer(unread));
+  detail::set_value_alloc_hook(nullptr);
+  ASSERT_TRUE(r.document) << r.document.error().message;
+  EXPECT_TRUE(r.sink && r.response.ok());
+  EXPECT_EQ(first.first, Value(1));
+  EXPECT_EQ(value_allocations, 0);
+
+  // Each limit, met only in the part left unread, refuses the document as the Value path does.
+  JsonLimits depth;
+  depth.max_depth = 2;
+  JsonLimits string_size;
+  string_size.max_string_size = 3;
+  JsonLimits elements;
+  elements.max_elements = 4;
+  const std::pair<std::string_view, JsonLimits> cases[] = {
+      {R"({"a":1,"b":[[[1]]]})", depth},
+      {R"({"a":1,"b":["abcd"]})", string_size},
+      {R"({"a":1,"b":{"abcd":1}})", string_size},
+      {R"({"a":1,"b":[1,2,3]})", elements},
+  };
+  for (const auto& [text, limits] : cases) {
+    SCOPED_TRACE(text);
+    Into<Value> whole;
+    Status built = read_into(whole, answer(text), limits).document;
+    ASSERT_EQ(built.error().code, Errc::LimitExceeded);
+    FirstOnly part;
+    Status walked = read_into(part, answer(text), limits).document;
+    EXPECT_EQ(walked.error().code, Errc::LimitExceeded);
+    EXPECT_EQ(walked.error().message, built.error().message);
+  }
 }
 
 TEST(JsonResultReader, NumbersNoValueHoldsAndRepeatedNamesFailTheResponse) {

@@ -212,7 +212,7 @@ class ResultReader final : public ValueReader {
     return syntax(simdjson::NUMBER_ERROR).error();
   }
 
-  Status string_text(const char* misuse, std::string_view& text) {
+  [[gnu::always_inline]] Status string_text(const char* misuse, std::string_view& text) {
     if (Status s = before_value(misuse); !s) return s;
     od::json_type type;
     if (!current_type(type)) return walk_.hard;

@@ -489,10 +489,12 @@ struct ReaderImpl {
       return OnePass::Failed;
     return OnePass::Read;
   }
-  // plain_scalar onto `stack`.
+  // plain_scalar onto `stack` (kBuild), or only read and checked.
+  template <bool kBuild = true>
   OnePass plain_scalar_onto_stack() {
-    return plain_scalar(
-        [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+    return plain_scalar([this](auto&&... v) {
+      if constexpr (kBuild) stack.emplace_back(std::forward<decltype(v)>(v)...);
+    });
   }
 
   // Just after a <value> start tag: reads the head of the value: the type element's start
@@ -532,30 +534,32 @@ struct ReaderImpl {
 
   // Reads the rest of the value whose head value_head read; pushes it on `stack`. Iterative:
   // arrays and structs push a frame and continue with their first child. `depth_offset`: the
-  // containers the value is already inside, for the depth limit.
+  // containers the value is already inside, for the depth limit. Without kBuild the value is
+  // read with every check and message, and nothing is built (what a typed read leaves).
+  template <bool kBuild = true>
   bool value_from(Token t, Kind kind, std::string_view text, size_t depth_offset = 0) {
     const size_t frame_base = frames.size();
     for (;;) {
       if (t.kind == TokenKind::EndTag) {  // <value>text</value>: an untyped string
         if (text.size() > limits.max_string_size)
           return over_string_limit(t, "a string", text.size());
-        stack.emplace_back(text);
+        if constexpr (kBuild) stack.emplace_back(text);
       } else {
         if (kind == Kind::Array || kind == Kind::Struct) {
           if (frames.size() - frame_base + depth_offset >= limits.max_depth)
             return limit(
                 t, "nesting depth exceeds max_depth (" + std::to_string(limits.max_depth) + ")");
-          if (!container_start(t, kind)) return false;
+          if (!container_start<kBuild>(t, kind)) return false;
         } else {
-          if (!scalar(t, kind) || !expect_end("value")) return false;
+          if (!scalar<kBuild>(t, kind) || !expect_end("value")) return false;
         }
       }
       // A value is complete, or a container has opened: close containers as far as they end,
       // or go on with the next child (the usual scalars in one pass, the rest by their head).
       for (;;) {
-        if (!container_next(frame_base, t)) return false;
+        if (!container_next<kBuild>(frame_base, t)) return false;
         if (frames.size() == frame_base) return true;
-        OnePass one = plain_scalar_onto_stack();
+        OnePass one = plain_scalar_onto_stack<kBuild>();
         if (one == OnePass::Failed) return false;
         if (one == OnePass::No) break;
       }
@@ -603,8 +607,10 @@ struct ReaderImpl {
 
   // After <array> or <struct>: an empty one is finished here (pushed, </value> consumed);
   // otherwise a frame is pushed for its children.
+  template <bool kBuild = true>
   bool container_start(const Token& start, Kind kind) {
     auto push_empty = [&]() {
+      if constexpr (!kBuild) return expect_end("value");
       Value v;
       if (kind == Kind::Array)
         ValueAccess::make_array(v, nullptr, 0);
@@ -634,6 +640,7 @@ struct ReaderImpl {
   // With the innermost frame's last child complete (or none yet): consumes closing tags of
   // finished containers until a new child <value> starts (left in `t`, frames above
   // frame_base) or the outermost container is done (frames back at frame_base).
+  template <bool kBuild = true>
   bool container_next(size_t frame_base, Token& t) {
     while (frames.size() > frame_base) {
       Frame& f = frames.back();
@@ -643,14 +650,14 @@ struct ReaderImpl {
           if (!next_element(t, "data")) return false;
           if (t.kind == TokenKind::StartTag && t.name == "value") {
             if (!t.self_closing) return true;
-            stack.emplace_back(std::string_view());
+            if constexpr (kBuild) stack.emplace_back(std::string_view());
             continue;
           }
           if (t.kind != TokenKind::EndTag) return unexpected(t, "<value> or </data>");
         }
         // </data> is consumed.
         if (!expect_end("array")) return false;
-        close_container(f);
+        close_container<kBuild>(f);
         if (!expect_end("value")) return false;
         continue;
       }
@@ -669,23 +676,28 @@ struct ReaderImpl {
         }
       }
       if (!member) {  // </struct> is consumed
-        close_container(f);
+        close_container<kBuild>(f);
         if (!expect_end("value")) return false;
         continue;
       }
       std::string_view name;
       if (!member_name(name)) return false;
-      stack.emplace_back(name);
+      if constexpr (kBuild) stack.emplace_back(name);
       f.in_member = true;
       if (!expect_start(t, "<value>", "member")) return false;
       if (!t.self_closing) return true;
-      stack.emplace_back(std::string_view());
+      if constexpr (kBuild) stack.emplace_back(std::string_view());
     }
     return true;
   }
 
   // Moves the innermost frame's children into one array or struct value.
+  template <bool kBuild = true>
   [[gnu::always_inline]] void close_container(const Frame& f) {
+    if constexpr (!kBuild) {
+      frames.pop_back();
+      return;
+    }
     size_t count = stack.size() - f.base;
     Value v;
     if (f.is_struct)
@@ -697,11 +709,18 @@ struct ReaderImpl {
     frames.pop_back();
   }
 
-  // A scalar element (start tag `t`): converts its text and pushes the value.
+  // A scalar element (start tag `t`): converts its text and pushes the value (kBuild), or only
+  // checks it. Base64 is checked by decoding it, into a Value dropped at once.
+  template <bool kBuild = true>
   bool scalar(const Token& t, Kind kind) {
-    if (kind == Kind::Base64) return base64_value(t);
-    return scalar_into(
-        t, kind, [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+    if (kind == Kind::Base64) {
+      if (!base64_value(t)) return false;
+      if constexpr (!kBuild) stack.pop_back();
+      return true;
+    }
+    return scalar_into(t, kind, [this](auto&&... v) {
+      if constexpr (kBuild) stack.emplace_back(std::forward<decltype(v)>(v)...);
+    });
   }
   // A scalar other than base64: its text read and checked, and the Value's constructor
   // arguments handed to `put` (onto the stack, or straight into a typed read's Value).
@@ -1196,10 +1215,29 @@ class PullReader final : public ValueReader {
     empty_ = empty;
     return true;
   }
+  // The value before the reader, left unread: read to its end with every check the tree path
+  // makes, and nothing built.
   Status skip_unread() {
     if (at_ == At::Nothing) return {};
-    Value dropped;
-    return read(dropped);
+    return skip_value();
+  }
+  // Out of line: the calls that pass through skip_unread() with nothing to skip stay small.
+  [[gnu::noinline]] Status skip_value() {
+    if (untouched()) {
+      switch (r_.plain_scalar_onto_stack<false>()) {
+        case ReaderImpl::OnePass::Read:
+          at_ = At::Nothing;
+          return {};
+        case ReaderImpl::OnePass::Failed:
+          return stop();
+        case ReaderImpl::OnePass::No:
+          break;
+      }
+    }
+    if (!head()) return failure();
+    if (!r_.value_from<false>(head_.t, head_.kind, head_.text, frames_.size())) return stop();
+    at_ = At::Nothing;
+    return {};
   }
 
   ReaderImpl& r_;

@@ -6,6 +6,7 @@
 
 #include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
+#include "value/value_build.hpp"
 
 namespace callwire::xml {
 namespace {
@@ -907,6 +908,59 @@ TEST(Reader, ReadCallIntoReusesTheCall) {
   Status response = reader.read_call(response_with("1"), call);
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().fault_code, -32600);
+}
+
+// What a typed read leaves is read with every check and built into nothing: reading one member
+// of a large answer pays for checking the rest, not for a tree of it. (The corpus test and
+// reader_fuzz compare the refusals of such reads with the tree path's, document by document.)
+int value_allocations = 0;
+bool count_value_allocation() {
+  ++value_allocations;
+  return true;
+}
+
+TEST(Reader, WhatATypedReadLeavesIsCheckedNotBuilt) {
+  const std::string doc = response_with(
+      "<struct><member><name>a</name><value><int>1</int></value></member>"
+      "<member><name>a name longer than a Value holds</name><value><array><data>"
+      "<value><string>a string longer than a Value holds</string></value>"
+      "<value>untyped text, as long</value><value/><value><i8>-9</i8></value>"
+      "<value><struct><member><name>k</name><value><double>2.5</double></value></member>"
+      "<member><name>t</name><value><dateTime.iso8601>20261129T05:00:00</dateTime.iso8601>"
+      "</value></member><member><name>e</name><value><struct/></value></member></struct>"
+      "</value><value><array><data/></array></value><value><boolean>1</boolean></value>"
+      "<value><string>r&amp;d, decoded: longer than a Value holds</string></value>"
+      "</data></array></value></member></struct>");
+  struct OnlyA final : ValueSink {
+    int32_t a = 0;
+    Status read(ValueReader& r) override { return read_struct(r, field("a", a)); }
+  } sink;
+  Reader reader;
+  ASSERT_TRUE(reader.read_response(doc));  // the tree path accepts it
+  value_allocations = 0;
+  detail::set_value_alloc_hook(&count_value_allocation);
+  MethodResponse response;
+  Status sunk;
+  Status read = reader.read_response(doc, response, sink, sunk);
+  detail::set_value_alloc_hook(nullptr);
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_TRUE(sunk) << sunk.error().message;
+  EXPECT_EQ(sink.a, 1);
+  EXPECT_EQ(value_allocations, 0);
+
+  // Something wrong deep in the part left unread still fails the document, as in the tree.
+  for (std::string_view bad : {"<int>1x</int>", "<struct><member><name>k</name></member></struct>",
+                               "<array><data><value><i8>1</i8></data></array>"}) {
+    const std::string broken = response_with(
+        "<struct><member><name>a</name><value><int>1</int></value></member>"
+        "<member><name>b</name><value>" +
+        std::string(bad) + "</value></member></struct>");
+    Result<MethodResponse> tree = reader.read_response(broken);
+    ASSERT_FALSE(tree) << bad;
+    Status typed = reader.read_response(broken, response, sink, sunk);
+    ASSERT_FALSE(typed) << bad;
+    EXPECT_EQ(typed.error().message, tree.error().message) << bad;
+  }
 }
 
 }  // namespace

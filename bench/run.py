@@ -36,7 +36,8 @@ DOCUMENTS = [
     ("base64", "(c) one 16 MiB base64 blob"),
     ("markup", "(d) a 1 MiB HTML page as one string (a quarter of it <, & and >)"),
 ]
-READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2", "callwire-typed", "callwire-struct"]
+READERS = ["callwire", "xmlrpc-c", "memcpy", "expat", "libxml2", "callwire-typed", "callwire-struct",
+           "callwire-ids"]
 
 JSON_DOCUMENTS = [
     ("call", "(a) sample.add call"),
@@ -45,7 +46,7 @@ JSON_DOCUMENTS = [
     ("base64", "(c) one 16 MiB blob as a base64 string"),
 ]
 JSON_READERS = ["callwire", "jsoncpp", "simdjson", "memcpy", "simdjson-walk", "callwire-typed",
-                "callwire-struct"]
+                "callwire-struct", "callwire-ids"]
 JSON_GOAL_READ_GBPS = 1.5  # issue 12: reading document (b) at 1.5 GB/s or more
 
 
@@ -291,7 +292,8 @@ def json_section(runs, context):
         "is simdjson's On Demand API walking every value as callwire's reader walks it "
         "(numbers and atoms as their text, strings without escapes as their bytes) and "
         "building nothing: the floor of any reader on On Demand, callwire's included. "
-        "callwire-typed and callwire-struct are the typed paths as for XML-RPC above; (c)'s "
+        "callwire-typed, callwire-struct and callwire-ids are the typed paths as for XML-RPC "
+        "above; (c)'s "
         "base64 string is decoded into the `std::vector<uint8_t>`.",
         "- Write: `json::write_call` for (a), `json::write_result` for the others, into one "
         "reused Buffer; the byte count is what callwire writes for the values. jsoncpp writes "
@@ -356,7 +358,9 @@ def codec_section(runs, context, json_runs, json_context, when, instructions=Non
         "and answered by the dispatcher, as a server answers get_structs (the bytes are that "
         "answer's). callwire-typed converts with a hand-written `Convert` (`read_struct`, "
         "member-by-member `write`); callwire-struct declares the struct with "
-        "`CALLWIRE_STRUCT` (bench/typed_people.hpp): the two should be level.",
+        "`CALLWIRE_STRUCT` (bench/typed_people.hpp): the two should be level. callwire-ids "
+        "reads (b) into a struct declaring only the id: the other members are checked, not "
+        "built, so it should be faster than reading (b) as Values.",
         "- Documents: (a) the sample.add call with two ints; (b) a methodResponse with an array "
         "of 1000 structs {int id, string name (10-19 chars, some UTF-8), string email "
         "(23-38 chars), double score (e.g. 38957.531), array of 5 tags (5-9 chars, one of them "

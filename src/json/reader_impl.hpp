@@ -231,13 +231,19 @@ struct ReaderImpl {
     return true;
   }
 
-  // An array or object below the current depth, onto the stack.
-  template <class V>
-  bool nested(V& v, od::json_type type) {
+  // One array or object deeper, within max_depth: every walk's way in (--depth on the way out).
+  bool go_deeper() {
     if (depth == limits.max_depth)
       return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth) +
                    " (max_depth)");
     ++depth;
+    return true;
+  }
+
+  // An array or object below the current depth, onto the stack.
+  template <class V>
+  bool nested(V& v, od::json_type type) {
+    if (!go_deeper()) return false;
     bool ok = container(v, type);
     --depth;
     return ok;
@@ -369,26 +375,12 @@ struct ReaderImpl {
     size_t at = stack.size();
     stack.push();
     bool is_struct = type == od::json_type::object;
-    if (is_struct) {
-      od::object obj;
-      if (auto e = v.get_object().get(obj)) return syntax(e);
-      for (auto field_result : obj) {
-        od::field* field = in_place(field_result);
-        if (!field) return syntax(field_result.error());
-        std::string_view name;
-        if (!key(*field, name) || !check_string(name)) return false;
-        set_string(stack.push(), name);
-        if (!element(field->value())) return false;
-      }
-    } else {
-      od::array arr;
-      if (auto e = v.get_array().get(arr)) return syntax(e);
-      for (auto item_result : arr) {
-        od::value* item = in_place(item_result);
-        if (!item) return syntax(item_result.error());
-        if (!element(*item)) return false;
-      }
-    }
+    auto on_member = [this](std::string_view name, od::value& value) {
+      set_string(stack.push(), name);
+      return element(value);
+    };
+    auto on_element = [this](od::value& item) { return element(item); };
+    if (!children(v, is_struct, on_member, on_element)) return false;
     Value* items = stack.at(at + 1);
     size_t count = stack.size() - at - 1;
     Value& out = *stack.at(at);
@@ -423,10 +415,7 @@ struct ReaderImpl {
     switch (type) {
       case od::json_type::array:
       case od::json_type::object: {
-        if (depth == limits.max_depth)
-          return limit("arrays and objects nested deeper than " + std::to_string(limits.max_depth) +
-                       " (max_depth)");
-        ++depth;
+        if (!go_deeper()) return false;
         bool ok = skip_container(v, type);
         --depth;
         return ok;
@@ -452,7 +441,17 @@ struct ReaderImpl {
     return syntax(simdjson::INCORRECT_TYPE);
   }
   bool skip_container(od::value& v, od::json_type type) {
-    if (type == od::json_type::object) {
+    auto on_element = [this](od::value& item) { return count_element() && skip(item); };
+    auto on_member = [&](std::string_view, od::value& value) { return on_element(value); };
+    return children(v, type == od::json_type::object, on_member, on_element);
+  }
+
+  // The members of an object (`on_member(name, value)`, the name checked first) or the
+  // elements of an array (`on_element(value)`), in order; false at the first that fails.
+  template <class V, class OnMember, class OnElement>
+  [[gnu::always_inline]] bool children(V& v, bool is_object, OnMember&& on_member,
+                                       OnElement&& on_element) {
+    if (is_object) {
       od::object obj;
       if (auto e = v.get_object().get(obj)) return syntax(e);
       for (auto field_result : obj) {
@@ -460,7 +459,7 @@ struct ReaderImpl {
         if (!field) return syntax(field_result.error());
         std::string_view name;
         if (!key(*field, name) || !check_string(name)) return false;
-        if (!count_element() || !skip(field->value())) return false;
+        if (!on_member(name, field->value())) return false;
       }
       return true;
     }
@@ -469,7 +468,7 @@ struct ReaderImpl {
     for (auto item_result : arr) {
       od::value* item = in_place(item_result);
       if (!item) return syntax(item_result.error());
-      if (!count_element() || !skip(*item)) return false;
+      if (!on_element(*item)) return false;
     }
     return true;
   }

@@ -228,12 +228,7 @@ class ResultReader final : public ValueReader {
     od::json_type type;
     if (!current_type(type)) return walk_.hard;
     if (type != wanted) return Error(Errc::InvalidArgument, misuse);
-    if (walk_.depth == walk_.limits.max_depth) {
-      walk_.limit("arrays and objects nested deeper than " +
-                  std::to_string(walk_.limits.max_depth));
-      return walk_.hard;
-    }
-    ++walk_.depth;
+    if (!walk_.go_deeper()) return walk_.hard;
     has_current_ = false;
     Frame& f = frames_.emplace_back();
     f.is_struct = wanted == od::json_type::object;

@@ -233,6 +233,13 @@ TEST(JsonResultReader, WhatTheSinkLeavesIsWalkedNotBuilt) {
     EXPECT_EQ(walked.error().code, Errc::LimitExceeded);
     EXPECT_EQ(walked.error().message, built.error().message);
   }
+  // The depth limit met by the typed read itself says the same.
+  Into<std::vector<std::vector<std::vector<int>>>> nested;
+  Into<Value> whole;
+  const std::string deep = answer("[[[1]]]");
+  Status typed = read_into(nested, deep, depth).document;
+  ASSERT_EQ(typed.error().code, Errc::LimitExceeded);
+  EXPECT_EQ(typed.error().message, read_into(whole, deep, depth).document.error().message);
 }
 
 TEST(JsonResultReader, NumbersNoValueHoldsAndRepeatedNamesFailTheResponse) {

@@ -492,9 +492,11 @@ struct ReaderImpl {
   // plain_scalar onto `stack` (kBuild), or only read and checked.
   template <bool kBuild = true>
   OnePass plain_scalar_onto_stack() {
-    return plain_scalar([this](auto&&... v) {
-      if constexpr (kBuild) stack.emplace_back(std::forward<decltype(v)>(v)...);
-    });
+    if constexpr (kBuild)
+      return plain_scalar(
+          [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+    else
+      return plain_scalar([](auto&&...) {});
   }
 
   // Just after a <value> start tag: reads the head of the value: the type element's start
@@ -718,9 +720,11 @@ struct ReaderImpl {
       if constexpr (!kBuild) stack.pop_back();
       return true;
     }
-    return scalar_into(t, kind, [this](auto&&... v) {
-      if constexpr (kBuild) stack.emplace_back(std::forward<decltype(v)>(v)...);
-    });
+    if constexpr (kBuild)
+      return scalar_into(
+          t, kind, [this](auto&&... v) { stack.emplace_back(std::forward<decltype(v)>(v)...); });
+    else
+      return scalar_into(t, kind, [](auto&&...) {});
   }
   // A scalar other than base64: its text read and checked, and the Value's constructor
   // arguments handed to `put` (onto the stack, or straight into a typed read's Value).

@@ -612,13 +612,14 @@ struct ReaderImpl {
   template <bool kBuild = true>
   bool container_start(const Token& start, Kind kind) {
     auto push_empty = [&]() {
-      if constexpr (!kBuild) return expect_end("value");
-      Value v;
-      if (kind == Kind::Array)
-        ValueAccess::make_array(v, nullptr, 0);
-      else
-        ValueAccess::make_struct(v, nullptr, 0);
-      stack.push_back(std::move(v));
+      if constexpr (kBuild) {
+        Value v;
+        if (kind == Kind::Array)
+          ValueAccess::make_array(v, nullptr, 0);
+        else
+          ValueAccess::make_struct(v, nullptr, 0);
+        stack.push_back(std::move(v));
+      }
       return expect_end("value");
     };
     if (start.self_closing) return push_empty();
@@ -696,18 +697,16 @@ struct ReaderImpl {
   // Moves the innermost frame's children into one array or struct value.
   template <bool kBuild = true>
   [[gnu::always_inline]] void close_container(const Frame& f) {
-    if constexpr (!kBuild) {
-      frames.pop_back();
-      return;
+    if constexpr (kBuild) {
+      size_t count = stack.size() - f.base;
+      Value v;
+      if (f.is_struct)
+        ValueAccess::make_struct(v, stack.data() + f.base, count / 2);
+      else
+        ValueAccess::make_array(v, stack.data() + f.base, count);
+      stack.resize(f.base);
+      stack.push_back(std::move(v));
     }
-    size_t count = stack.size() - f.base;
-    Value v;
-    if (f.is_struct)
-      ValueAccess::make_struct(v, stack.data() + f.base, count / 2);
-    else
-      ValueAccess::make_array(v, stack.data() + f.base, count);
-    stack.resize(f.base);
-    stack.push_back(std::move(v));
     frames.pop_back();
   }
 
@@ -1139,9 +1138,13 @@ class PullReader final : public ValueReader {
   // The usual scalars read in one pass into `out` (ReaderImpl::plain_scalar): true when the
   // value was one (`status` says how it went), false with nothing read otherwise.
   bool plain_scalar(Value& out, Status& status) {
+    return one_pass([&out](auto&&... v) { out = Value(std::forward<decltype(v)>(v)...); }, status);
+  }
+  // plain_scalar, the value handed to `put` (a Value's constructor arguments).
+  template <class Put>
+  bool one_pass(Put put, Status& status) {
     if (!untouched()) return false;
-    auto into_out = [&out](auto&&... v) { out = Value(std::forward<decltype(v)>(v)...); };
-    switch (r_.plain_scalar(into_out)) {
+    switch (r_.plain_scalar(put)) {
       case ReaderImpl::OnePass::No:
         return false;
       case ReaderImpl::OnePass::Read:
@@ -1227,17 +1230,7 @@ class PullReader final : public ValueReader {
   }
   // Out of line: the calls that pass through skip_unread() with nothing to skip stay small.
   [[gnu::noinline]] Status skip_value() {
-    if (untouched()) {
-      switch (r_.plain_scalar_onto_stack<false>()) {
-        case ReaderImpl::OnePass::Read:
-          at_ = At::Nothing;
-          return {};
-        case ReaderImpl::OnePass::Failed:
-          return stop();
-        case ReaderImpl::OnePass::No:
-          break;
-      }
-    }
+    if (Status status; one_pass([](auto&&...) {}, status)) return status;
     if (!head()) return failure();
     if (!r_.value_from<false>(head_.t, head_.kind, head_.text, frames_.size())) return stop();
     at_ = At::Nothing;

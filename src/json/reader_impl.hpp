@@ -249,21 +249,27 @@ struct ReaderImpl {
     return ok;
   }
 
+  // `null`, `true` or `false`, read from the text as numbers are: `nul` or `truex` are not
+  // JSON. Both walks (building and skipping) take it from here.
+  enum class Atom : uint8_t { Null, True, False, Bad };
+  template <class V>
+  static Atom atom(V& v) {
+    std::string_view text = raw_token(v);
+    if (text == "null") return Atom::Null;
+    if (text == "true") return Atom::True;
+    if (text == "false") return Atom::False;
+    return Atom::Bad;
+  }
+
   // Anything but an array or object, written straight into `out` (nil, or a scalar).
   template <class V>
   bool scalar(V& v, od::json_type type, Value& out) {
     switch (type) {
       case od::json_type::null:
       case od::json_type::boolean: {
-        // Read from the text, as numbers are: `nul` or `truex` are not JSON.
-        std::string_view atom = raw_token(v);
-        if (atom == "null") {
-          // `out` is nil already
-        } else if (atom == "true" || atom == "false") {
-          ValueAccess::set_bool(out, atom[0] == 't');
-        } else {
-          return syntax(simdjson::T_ATOM_ERROR);
-        }
+        Atom a = atom(v);
+        if (a == Atom::Bad) return syntax(simdjson::T_ATOM_ERROR);
+        if (a != Atom::Null) ValueAccess::set_bool(out, a == Atom::True);  // else nil already
         return true;
       }
       case od::json_type::number:
@@ -421,11 +427,8 @@ struct ReaderImpl {
         return ok;
       }
       case od::json_type::null:
-      case od::json_type::boolean: {
-        std::string_view atom = raw_token(v);
-        if (atom == "null" || atom == "true" || atom == "false") return true;
-        return syntax(simdjson::T_ATOM_ERROR);
-      }
+      case od::json_type::boolean:
+        return atom(v) != Atom::Bad || syntax(simdjson::T_ATOM_ERROR);
       case od::json_type::number: {
         int64_t n = 0;
         bool fits = false;

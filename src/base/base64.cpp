@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -243,19 +244,36 @@ void encode(const unsigned char* in, size_t n, char* out) noexcept {
   }
 }
 
-long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcept {
+namespace {
+
+// Characters check() decodes at a time into its buffer: the bytes of a piece, and of the few
+// characters the slow path takes before the next piece, fit kCheckRoom.
+constexpr size_t kCheckPiece = 4096;
+constexpr size_t kCheckRoom = max_decoded_size(kCheckPiece) + 8;
+
+// decode, and check: with kKeep false, `out` is a buffer of kCheckRoom bytes that every stretch
+// of whole quanta starts again at the beginning of, the bytes counted and dropped.
+template <bool kKeep>
+long decode_text(std::string_view text, unsigned char* out, size_t& error_at) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   unsigned char* o = out;
+  long dropped = 0;  // check: bytes decoded and written over
   size_t i = 0;
   uint32_t quantum = 0;  // sextets gathered so far in the slow path
   int have = 0;
   while (i < n) {
     // Fast path: whole quanta of four alphabet characters.
     if (have == 0) {
-      if (n - i >= 64 && has_avx512()) i += decode_avx512(p + i, n - i, o);
-      if (n - i >= 32 && has_avx2()) i += decode_avx2(p + i, n - i, o);
-      while (i + 4 <= n) {
+      size_t stop = n;
+      if constexpr (!kKeep) {
+        dropped += long(o - out);
+        o = out;
+        stop = std::min(n, i + kCheckPiece);
+      }
+      if (stop - i >= 64 && has_avx512()) i += decode_avx512(p + i, stop - i, o);
+      if (stop - i >= 32 && has_avx2()) i += decode_avx2(p + i, stop - i, o);
+      while (i + 4 <= stop) {
         uint32_t x = kTables.t[0][p[i]] | kTables.t[1][p[i + 1]] | kTables.t[2][p[i + 2]] |
                      kTables.t[3][p[i + 3]];
         if (x & kBad) break;
@@ -266,6 +284,7 @@ long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcep
         i += 4;
       }
       if (i >= n) break;
+      if (!kKeep && i == stop) continue;  // the piece is done: the next one
     }
     // Slow path: one character at a time (whitespace, padding, errors, a split quantum).
     unsigned char c = p[i];
@@ -325,7 +344,18 @@ long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcep
     *o++ = uint8_t(quantum >> 10);
     *o++ = uint8_t(quantum >> 2);
   }
-  return long(o - out);
+  return long(o - out) + dropped;
+}
+
+}  // namespace
+
+long decode(std::string_view text, unsigned char* out, size_t& error_at) noexcept {
+  return decode_text<true>(text, out, error_at);
+}
+
+long check(std::string_view text, size_t& error_at) noexcept {
+  unsigned char scratch[kCheckRoom];
+  return decode_text<false>(text, scratch, error_at);
 }
 
 }  // namespace callwire::base64

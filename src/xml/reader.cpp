@@ -711,13 +711,14 @@ struct ReaderImpl {
   }
 
   // A scalar element (start tag `t`): converts its text and pushes the value (kBuild), or only
-  // checks it. Base64 is checked by decoding it, into a Value dropped at once.
+  // checks it.
   template <bool kBuild = true>
   bool scalar(const Token& t, Kind kind) {
     if (kind == Kind::Base64) {
-      if (!base64_value(t)) return false;
-      if constexpr (!kBuild) stack.pop_back();
-      return true;
+      if constexpr (kBuild)
+        return base64_value(t);
+      else
+        return base64_skipped(t);
     }
     if constexpr (kBuild)
       return scalar_into(
@@ -863,6 +864,13 @@ struct ReaderImpl {
     if (!base64_element(t, into_value)) return false;
     stack.push_back(std::move(v));
     return true;
+  }
+
+  // A <base64> nobody reads: decoded with every check, its bytes kept nowhere (a skipped
+  // 16 MiB blob costs no 12 MiB).
+  bool base64_skipped(const Token& t) {
+    return base64_element(
+        t, [](std::string_view text, size_t& error_at) { return base64::check(text, error_at); });
   }
 
   // Base64 text that cannot decode to max_string_size bytes or fewer (even with white space).

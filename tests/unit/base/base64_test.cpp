@@ -160,6 +160,50 @@ TEST(Base64, EveryBadByteAtEveryPositionOfAWideBlock) {
   });
 }
 
+// check() is decode without the bytes: the same length, or the same error at the same offset.
+// Texts longer than its pieces (4096 characters), with white space where pieces end, padding
+// and bad bytes at every kind of place, and long runs of white space.
+TEST(Base64, CheckAgreesWithDecode) {
+  on_every_path([] {
+    std::mt19937 rng(29);
+    auto expect_agreement = [](const std::string& text) {
+      size_t error_at = 0;
+      long n = base64::check(text, error_at);
+      std::string decoded = decode(text);
+      if (decoded.starts_with("ERR@"))
+        ASSERT_EQ("ERR@" + std::to_string(error_at), decoded) << n << " of " << text.size();
+      else
+        ASSERT_EQ(n, long(decoded.size())) << text.size();
+    };
+    for (int round = 0; round < 60; ++round) {
+      std::string data(rng() % 20000, '\0');
+      for (char& c : data) c = char(rng());
+      std::string coded = encode(data);
+      expect_agreement(coded);
+      std::string wrapped;  // Python's lines of 76, or a random width
+      const size_t width = round % 2 ? 76 : 1 + rng() % 300;
+      for (size_t i = 0; i < coded.size(); i += width) wrapped += coded.substr(i, width) + "\r\n";
+      expect_agreement(wrapped);
+      if (coded.empty()) continue;
+      const char kinds[] = {'!', '=', '-', '\0', ' ', '\x80'};
+      for (int k = 0; k < 4; ++k) {  // a bad byte, padding or white space anywhere
+        std::string bad = k % 2 ? wrapped : coded;
+        bad[rng() % bad.size()] = kinds[rng() % sizeof kinds];
+        expect_agreement(bad);
+      }
+      expect_agreement(coded.substr(0, coded.size() - 1 - rng() % 3));  // ends mid-quantum
+      expect_agreement(coded + std::string(5000 + rng() % 5000, '\n'));
+      expect_agreement(std::string(rng() % 9000, ' ') + coded);
+    }
+    size_t error_at = 0;
+    EXPECT_EQ(base64::check(encode(std::string(9000, 'x')), error_at), 9000);
+    EXPECT_EQ(base64::check("Zm9v" + std::string(5000, '\n') + "Zm9v", error_at), 6);
+    EXPECT_EQ(base64::check(encode(std::string(9000, 'x')) + "Zg", error_at), 9001);
+    EXPECT_EQ(base64::check(std::string(12000, 'A') + "!", error_at), -1);
+    EXPECT_EQ(error_at, 12000u);
+  });
+}
+
 // The public API (callwire/base64.hpp) over the same code.
 TEST(Base64, PublicEncodeAndDecode) {
   std::vector<uint8_t> bytes;

@@ -2,8 +2,10 @@
 // (the table in shared/PROTOCOL.md), limits and error reporting.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
+#include "callwire/base64.hpp"
 #include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
 #include "value/value_build.hpp"
@@ -960,6 +962,57 @@ TEST(Reader, WhatATypedReadLeavesIsCheckedNotBuilt) {
     Status typed = reader.read_response(broken, response, sink, sunk);
     ASSERT_FALSE(typed) << bad;
     EXPECT_EQ(typed.error().message, tree.error().message) << bad;
+  }
+}
+
+// A <base64> a typed read skips is checked without room for its bytes: no Value for them (the
+// tree path's 300 KB), compact or in Python's lines of 76; and a bad one deep in it still fails
+// the document with the tree path's message.
+TEST(Reader, ASkippedBlobIsCheckedWithoutRoomForItsBytes) {
+  std::vector<uint8_t> bytes(300000);
+  std::mt19937 rng(5);
+  for (uint8_t& b : bytes) b = uint8_t(rng());
+  const std::string coded = base64_encode(bytes);
+  std::string wrapped;
+  for (size_t i = 0; i < coded.size(); i += 76) wrapped += coded.substr(i, 76) + "\n";
+  auto answer = [](std::string_view blob) {
+    return response_with(
+        "<struct><member><name>a</name><value><int>1</int></value></member>"
+        "<member><name>blob</name><value><base64>" +
+        std::string(blob) + "</base64></value></member></struct>");
+  };
+  struct OnlyA final : ValueSink {
+    int32_t a = 0;
+    Status read(ValueReader& r) override { return read_struct(r, field("a", a)); }
+  };
+  Reader reader;
+  MethodResponse response;
+  Status sunk;
+  for (const std::string& blob : {coded, wrapped}) {
+    const std::string doc = answer(blob);
+    Result<MethodResponse> tree = reader.read_response(doc);
+    ASSERT_TRUE(tree) << tree.error().message;
+    EXPECT_EQ(tree->result["blob"].as_bytes().size(), bytes.size());
+    OnlyA sink;
+    value_allocations = 0;
+    detail::set_value_alloc_hook(&count_value_allocation);
+    Status read = reader.read_response(doc, response, sink, sunk);
+    detail::set_value_alloc_hook(nullptr);
+    ASSERT_TRUE(read) << read.error().message;
+    ASSERT_TRUE(sunk) << sunk.error().message;
+    EXPECT_EQ(sink.a, 1);
+    EXPECT_EQ(value_allocations, 0);
+  }
+  std::string bad_byte = wrapped, cut = coded.substr(0, coded.size() - 3);
+  bad_byte[200001] = '!';
+  for (const std::string& blob : {bad_byte, cut, coded + "Zg==Zg==", coded + "\n==\nZg"}) {
+    const std::string doc = answer(blob);
+    Result<MethodResponse> tree = reader.read_response(doc);
+    ASSERT_FALSE(tree) << blob.size();
+    OnlyA sink;
+    Status typed = reader.read_response(doc, response, sink, sunk);
+    ASSERT_FALSE(typed) << blob.size();
+    EXPECT_EQ(typed.error().message, tree.error().message);
   }
 }
 

@@ -249,23 +249,35 @@ class Lexer {
   bool check_char(const unsigned char* p, size_t& len);  // one char at p: validity, length
   bool bytes_left(size_t n) const { return size_t(end_ - pos_) >= n; }
   bool at(std::string_view literal) const;
-  // The first test inline (compact documents: markup follows at once), the scan out of line.
+  // Inline: the first test (compact documents: markup follows at once), and the first sixteen
+  // bytes (a line's indentation, most often); longer runs out of line.
   [[gnu::always_inline]] const unsigned char* skip_space_from(const unsigned char* p) const {
     if (p<end_&& * p> ' ') [[likely]]
       return p;
+#if defined(__SSE2__)
+    if (end_ - p >= 16) {
+      if (unsigned others = not_space_mask(p)) return p + __builtin_ctz(others);
+      p += 16;
+    }
+#endif
     return skip_space_scan(p);
   }
+#if defined(__SSE2__)
+  // Which of the sixteen bytes at p are not white space, a bit each.
+  [[gnu::always_inline]] static unsigned not_space_mask(const unsigned char* p) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i space = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+    return ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xFFFF;
+  }
+#endif
   [[gnu::noinline]] const unsigned char* skip_space_scan(const unsigned char* p) const {
 #if defined(__SSE2__)
-    // Indentation: sixteen bytes a step.
+    // Long runs: sixteen bytes a step.
     while (end_ - p >= 16) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      __m128i space = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
-                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
-      unsigned others = ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xFFFF;
-      if (others) return p + __builtin_ctz(others);
+      if (unsigned others = not_space_mask(p)) return p + __builtin_ctz(others);
       p += 16;
     }
 #endif

@@ -920,6 +920,38 @@ bool count_value_allocation() {
   ++value_allocations;
   return true;
 }
+// A typed read of member `a` of a struct, leaving the rest.
+struct OnlyA final : ValueSink {
+  int32_t a = 0;
+  Status read(ValueReader& r) override { return read_struct(r, field("a", a)); }
+};
+// The Values allocated while OnlyA reads `doc`, which must succeed with a == 1.
+int values_allocated_reading_only_a(const std::string& doc) {
+  Reader reader;
+  OnlyA sink;
+  MethodResponse response;
+  Status sunk;
+  value_allocations = 0;
+  detail::set_value_alloc_hook(&count_value_allocation);
+  Status read = reader.read_response(doc, response, sink, sunk);
+  detail::set_value_alloc_hook(nullptr);
+  EXPECT_TRUE(read) << read.error().message;
+  EXPECT_TRUE(sunk) << sunk.error().message;
+  EXPECT_EQ(sink.a, 1);
+  return value_allocations;
+}
+// `doc` is refused by the tree path, and by OnlyA's read with the same message.
+void expect_refused_alike(const std::string& doc) {
+  Reader reader;
+  Result<MethodResponse> tree = reader.read_response(doc);
+  ASSERT_FALSE(tree);
+  OnlyA sink;
+  MethodResponse response;
+  Status sunk;
+  Status typed = reader.read_response(doc, response, sink, sunk);
+  ASSERT_FALSE(typed);
+  EXPECT_EQ(typed.error().message, tree.error().message);
+}
 
 TEST(Reader, WhatATypedReadLeavesIsCheckedNotBuilt) {
   const std::string doc = response_with(
@@ -933,35 +965,17 @@ TEST(Reader, WhatATypedReadLeavesIsCheckedNotBuilt) {
       "</value><value><array><data/></array></value><value><boolean>1</boolean></value>"
       "<value><string>r&amp;d, decoded: longer than a Value holds</string></value>"
       "</data></array></value></member></struct>");
-  struct OnlyA final : ValueSink {
-    int32_t a = 0;
-    Status read(ValueReader& r) override { return read_struct(r, field("a", a)); }
-  } sink;
-  Reader reader;
-  ASSERT_TRUE(reader.read_response(doc));  // the tree path accepts it
-  value_allocations = 0;
-  detail::set_value_alloc_hook(&count_value_allocation);
-  MethodResponse response;
-  Status sunk;
-  Status read = reader.read_response(doc, response, sink, sunk);
-  detail::set_value_alloc_hook(nullptr);
-  ASSERT_TRUE(read) << read.error().message;
-  ASSERT_TRUE(sunk) << sunk.error().message;
-  EXPECT_EQ(sink.a, 1);
-  EXPECT_EQ(value_allocations, 0);
+  ASSERT_TRUE(Reader().read_response(doc));  // the tree path accepts it
+  EXPECT_EQ(values_allocated_reading_only_a(doc), 0);
 
   // Something wrong deep in the part left unread still fails the document, as in the tree.
   for (std::string_view bad : {"<int>1x</int>", "<struct><member><name>k</name></member></struct>",
                                "<array><data><value><i8>1</i8></data></array>"}) {
-    const std::string broken = response_with(
-        "<struct><member><name>a</name><value><int>1</int></value></member>"
-        "<member><name>b</name><value>" +
-        std::string(bad) + "</value></member></struct>");
-    Result<MethodResponse> tree = reader.read_response(broken);
-    ASSERT_FALSE(tree) << bad;
-    Status typed = reader.read_response(broken, response, sink, sunk);
-    ASSERT_FALSE(typed) << bad;
-    EXPECT_EQ(typed.error().message, tree.error().message) << bad;
+    SCOPED_TRACE(bad);
+    expect_refused_alike(
+        response_with("<struct><member><name>a</name><value><int>1</int></value></member>"
+                      "<member><name>b</name><value>" +
+                      std::string(bad) + "</value></member></struct>"));
   }
 }
 
@@ -981,38 +995,18 @@ TEST(Reader, ASkippedBlobIsCheckedWithoutRoomForItsBytes) {
         "<member><name>blob</name><value><base64>" +
         std::string(blob) + "</base64></value></member></struct>");
   };
-  struct OnlyA final : ValueSink {
-    int32_t a = 0;
-    Status read(ValueReader& r) override { return read_struct(r, field("a", a)); }
-  };
-  Reader reader;
-  MethodResponse response;
-  Status sunk;
   for (const std::string& blob : {coded, wrapped}) {
     const std::string doc = answer(blob);
-    Result<MethodResponse> tree = reader.read_response(doc);
+    Result<MethodResponse> tree = Reader().read_response(doc);
     ASSERT_TRUE(tree) << tree.error().message;
     EXPECT_EQ(tree->result["blob"].as_bytes().size(), bytes.size());
-    OnlyA sink;
-    value_allocations = 0;
-    detail::set_value_alloc_hook(&count_value_allocation);
-    Status read = reader.read_response(doc, response, sink, sunk);
-    detail::set_value_alloc_hook(nullptr);
-    ASSERT_TRUE(read) << read.error().message;
-    ASSERT_TRUE(sunk) << sunk.error().message;
-    EXPECT_EQ(sink.a, 1);
-    EXPECT_EQ(value_allocations, 0);
+    EXPECT_EQ(values_allocated_reading_only_a(doc), 0);
   }
   std::string bad_byte = wrapped, cut = coded.substr(0, coded.size() - 3);
   bad_byte[200001] = '!';
   for (const std::string& blob : {bad_byte, cut, coded + "Zg==Zg==", coded + "\n==\nZg"}) {
-    const std::string doc = answer(blob);
-    Result<MethodResponse> tree = reader.read_response(doc);
-    ASSERT_FALSE(tree) << blob.size();
-    OnlyA sink;
-    Status typed = reader.read_response(doc, response, sink, sunk);
-    ASSERT_FALSE(typed) << blob.size();
-    EXPECT_EQ(typed.error().message, tree.error().message);
+    SCOPED_TRACE(blob.size());
+    expect_refused_alike(answer(blob));
   }
 }
 

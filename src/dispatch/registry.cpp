@@ -58,6 +58,24 @@ Status check_parameter_names(const std::string& method, const MethodInfo& info) 
 
 }  // namespace
 
+void Registry::Impl::index_last() {
+  const size_t count = methods.size();
+  auto place = [](std::vector<uint32_t>& table, std::string_view name, size_t index) {
+    const size_t mask = table.size() - 1;
+    size_t i = name_hash(name) & mask;
+    while (table[i] != 0) i = (i + 1) & mask;
+    table[i] = static_cast<uint32_t>(index + 1);
+  };
+  if (count * 2 <= slots.size()) {
+    place(slots, methods.back().name, count - 1);
+    return;
+  }
+  // Twice as many slots, filled anew (into a new table: on bad_alloc nothing has changed).
+  std::vector<uint32_t> grown(std::max<size_t>(16, slots.size() * 2), 0);
+  for (size_t i = 0; i < count; ++i) place(grown, methods[i].name, i);
+  slots.swap(grown);
+}
+
 Registry::Registry() : impl_(std::make_unique<Impl>()) {}
 Registry::~Registry() = default;
 
@@ -94,11 +112,10 @@ Status Registry::add(std::string name, Handler handler, MethodInfo info) {
   if (impl.methods.size() >= Impl::kNotFound - 1)
     return Error(Errc::InvalidArgument, "too many methods");
 
-  auto index = static_cast<uint32_t>(impl.methods.size());
   impl.methods.push_back(
-      Impl::Method{name, std::move(handler), std::move(info), std::move(*signatures)});
+      Impl::Method{std::move(name), std::move(handler), std::move(info), std::move(*signatures)});
   try {
-    impl.index.emplace(std::move(name), index);
+    impl.index_last();
   } catch (...) {
     impl.methods.pop_back();  // all or nothing
     throw;

@@ -87,6 +87,33 @@ TEST(CallCore, RunsAMethodOnValues) {
   EXPECT_EQ(calls_of(core, "sample.add"), 1u);
 }
 
+// The lookup table grows as methods are added (16 slots, then twice as many, at most half
+// full): every method is found as itself across the growths, and near misses are not found.
+TEST(CallCore, EveryMethodOfALargeRegistryIsFoundAsItself) {
+  Registry registry;
+  constexpr int kMethods = 300;
+  auto name_of = [](int i) { return "m." + std::to_string(i * 7919 % 1000) + ".call"; };
+  for (int i = 0; i < kMethods; ++i) {
+    ASSERT_TRUE(registry.add(name_of(i), [i](Params, CallContext&) { return Value(i); }));
+    // Every method added so far still answers as itself after this add (and its growth).
+    for (int j = 0; j <= i; j += (i < 40 ? 1 : 37)) ASSERT_TRUE(registry.contains(name_of(j)));
+  }
+  EXPECT_FALSE(registry.add(name_of(123), [](Params, CallContext&) { return Value(); }));
+  registry.freeze();
+  CallCore core(registry, {});
+  for (int i = 0; i < kMethods; ++i) {
+    Call c = run(core, name_of(i), {});
+    ASSERT_TRUE(c.outcome.ok) << name_of(i);
+    EXPECT_EQ(c.result.as_int(), i) << name_of(i);
+  }
+  for (std::string miss :
+       {std::string("m.0.cal"), std::string("m.0.calls"), std::string("M.0.call"),
+        std::string("m.1.call"), std::string(""), std::string("m.")}) {
+    Call c = run(core, miss, {});
+    EXPECT_EQ(c.fault.code, fault_code::kMethodNotFound) << miss;
+  }
+}
+
 TEST(CallCore, FaultsAreValuesNotDocuments) {
   Fixture f;
   CallCore core(f.registry, {});

@@ -10,7 +10,8 @@ namespace callwire::http {
 namespace {
 
 // Two sinks for one emitter: the first counts, the second writes; the size reported and the
-// bytes written cannot disagree.
+// bytes written cannot disagree. A literal's copy has its size known when compiled, so it is
+// a few moves, not a call to memcpy: a response head is mostly literals, written per answer.
 struct CountSink {
   size_t n = 0;
   void put(std::string_view s) noexcept { n += s.size(); }
@@ -20,6 +21,11 @@ struct WriteSink {
   void put(std::string_view s) noexcept {
     if (!s.empty()) std::memcpy(p, s.data(), s.size());
     p += s.size();
+  }
+  template <size_t N>
+  void put(const char (&literal)[N]) noexcept {
+    std::memcpy(p, literal, N - 1);
+    p += N - 1;
   }
 };
 // Writes what fits before `end`, counts everything.
@@ -35,6 +41,16 @@ struct BoundedSink {
     }
     if (!s.empty()) std::memcpy(p, s.data(), s.size());
     p += s.size();
+  }
+  template <size_t N>
+  void put(const char (&literal)[N]) noexcept {
+    n += N - 1;
+    if (N - 1 > size_t(end - p)) {
+      p = end;
+      return;
+    }
+    std::memcpy(p, literal, N - 1);
+    p += N - 1;
   }
 };
 
@@ -97,11 +113,15 @@ bool valid_response_head(const ResponseHead& head) noexcept {
 template <typename Sink>
 void emit_response_head(Sink& out, const ResponseHead& head) noexcept {
   char digits[20];
-  out.put("HTTP/1.1 ");
-  out.put(decimal(uint64_t(head.status), digits));
-  out.put(" ");
-  out.put(reason_phrase(head.status));
-  out.put("\r\n");
+  if (head.status == 200) {
+    out.put("HTTP/1.1 200 OK\r\n");  // nearly every answer
+  } else {
+    out.put("HTTP/1.1 ");
+    out.put(decimal(uint64_t(head.status), digits));
+    out.put(" ");
+    out.put(reason_phrase(head.status));
+    out.put("\r\n");
+  }
   if (!head.content_type.empty()) {
     out.put("Content-Type: ");
     out.put(head.content_type);

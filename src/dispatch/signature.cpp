@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "base/base64.hpp"
@@ -75,6 +76,17 @@ bool fits(Slot slot, Value& v, bool convert, bool text_types) {
       return v.is_nil();
   }
   return false;
+}
+
+// True when `v` is what the slot names as it is, with nothing to convert: the usual call, which
+// then needs no second pass over its parameters to convert them.
+bool fits_as_it_is(Slot slot, const Value& v) noexcept {
+  static constexpr Type kSlotType[] = {Type::Int,    Type::I8,       Type::Boolean, Type::Double,
+                                       Type::String, Type::DateTime, Type::Bytes,   Type::Array,
+                                       Type::Struct, Type::Nil};
+  static_assert(std::size(kSlotType) == size_t(Slot::Any));
+  if (slot == Slot::Any) return true;
+  return v.type() == kSlotType[size_t(slot)] || (slot == Slot::I8 && v.is_int());
 }
 
 // "string", or "i8 out of the int range" when the type is right but the value is not.
@@ -178,6 +190,8 @@ bool check_params(std::string_view method, const std::vector<Signature>& signatu
   for (const Signature& sig : signatures) {
     if (sig.size() != params.size()) continue;
     size_t i = 0;
+    while (i < sig.size() && fits_as_it_is(sig[i], params[i])) ++i;
+    if (i == sig.size()) return true;
     while (i < sig.size() && fits(sig[i], params[i], false)) ++i;
     if (i < sig.size()) continue;
     for (size_t k = 0; k < sig.size(); ++k) fits(sig[k], params[k], true);

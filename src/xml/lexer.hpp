@@ -128,6 +128,39 @@ class Lexer {
     pos_ = stop + n + 1;
     return true;
   }
+  /// The way into a struct's next member, written the usual way: `</member>` closing the
+  /// member before (kAfterMember), then `<member>`, `<name>`plain text`</name>` and `<value>`,
+  /// each after optional white space. One pass with one bounds test per tag, where the tag by
+  /// tag path pays each tag's white space, bounds, element count and open-element bookkeeping
+  /// on its own: it is most of the markup of a struct-heavy document. All or nothing, as the
+  /// other fast paths; the caller checks the name's size.
+  template <bool kAfterMember>
+  [[gnu::always_inline]] bool try_member_head(std::string_view& name) {
+    const unsigned char* p = pos_;
+    if constexpr (kAfterMember) {
+      p = skip_space_from(p);
+      if (size_t(end_ - p) < 9 || !same_as_literal<9>(p, "</member>")) return false;
+      p += 9;
+    }
+    p = skip_space_from(p);
+    if (size_t(end_ - p) < 8 + 6 || !same_as_literal<8>(p, "<member>")) return false;
+    p = skip_space_from(p + 8);
+    if (size_t(end_ - p) < 6 + 7 || !same_as_literal<6>(p, "<name>")) return false;
+    const unsigned char* text = p + 6;
+    const unsigned char* stop = plain_text_stop(text);
+    if (stop == nullptr || size_t(end_ - stop) < 7 || !same_as_literal<7>(stop, "</name>"))
+      return false;
+    p = skip_space_from(stop + 7);
+    if (size_t(end_ - p) < 7 || !same_as_literal<7>(p, "<value>") || elements_left_ < 3)
+      return false;
+    elements_left_ -= 3;  // member, name, value
+    // The member before closed and this one opened: `member` stays the innermost but one.
+    if constexpr (!kAfterMember) open_.push_back("member");
+    open_.push_back("value");
+    name = std::string_view(reinterpret_cast<const char*>(text), size_t(stop - text));
+    pos_ = p + 7;
+    return true;
+  }
   /// Any start tag with an ASCII name and no attributes, right here (no white space skipped).
   bool try_start_any(Token& t) {
     const unsigned char* p = pos_;

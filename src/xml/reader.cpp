@@ -224,6 +224,21 @@ struct ReaderImpl {
       return over_string_limit(t, "a member name", name.size());
     return true;
   }
+  // Into a struct's next member the usual way (lexer.try_member_head): true with `name` read
+  // and its <value> open; false when the tag by tag path must look, with `ok` false after an
+  // error (a name over the limit).
+  [[gnu::always_inline]] bool fast_member_head(bool after_member, std::string_view& name,
+                                               bool& ok) {
+    if (!(after_member ? lexer.try_member_head<true>(name) : lexer.try_member_head<false>(name)))
+      return false;
+    ok = name.size() <= limits.max_string_size;
+    if (!ok) {
+      Token t;
+      t.offset = lexer.offset_of(name.data()) - (std::size("<name>") - 1);
+      over_string_limit(t, "a member name", name.size());
+    }
+    return true;
+  }
   // The text content of an element with no children, e.g. <int>, <name>; empty when
   // self-closing.
   bool element_text(const Token& start, std::string_view& text) {
@@ -664,6 +679,13 @@ struct ReaderImpl {
         if (!expect_end("value")) return false;
         continue;
       }
+      std::string_view name;
+      if (bool ok; fast_member_head(f.in_member, name, ok)) {
+        if (!ok) return false;
+        if constexpr (kBuild) stack.emplace_back(name);
+        f.in_member = true;
+        return true;
+      }
       if (f.in_member) {
         if (!expect_end("member")) return false;
         f.in_member = false;
@@ -683,7 +705,6 @@ struct ReaderImpl {
         if (!expect_end("value")) return false;
         continue;
       }
-      std::string_view name;
       if (!member_name(name)) return false;
       if constexpr (kBuild) stack.emplace_back(name);
       f.in_member = true;
@@ -1081,6 +1102,13 @@ class PullReader final : public ValueReader {
     if (Status skipped = skip_unread(); !skipped) return skipped.error();
     Frame& f = frames_.back();
     if (!f.ended) {
+      if (bool ok; r_.fast_member_head(f.in_member, name, ok)) {
+        if (!ok) return stop().error();
+        f.in_member = true;
+        at_ = At::Value;
+        empty_ = false;
+        return true;
+      }
       if (f.in_member) {
         if (!r_.expect_end("member")) return stop().error();
         f.in_member = false;

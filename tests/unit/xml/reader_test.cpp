@@ -725,30 +725,90 @@ TEST(Reader, StringLimit) {
 TEST(Reader, MemberNameLimit) {
   ReaderLimits limits;
   limits.max_string_size = 10;
-  for (std::string_view name : {"12345678901", "1234567890&amp;"}) {
-    std::string doc = response_with("<struct><member><name>" + std::string(name) +
-                                    "</name><value>1</value></member></struct>");
-    const std::string where = "1:" + std::to_string(doc.find("<name>") + 1) + ": ";
-    const std::string message =
-        where + "a member name of 11 bytes exceeds max_string_size (10 bytes)";
-    Error tree = error_of(doc, limits);
-    EXPECT_EQ(tree.code, Errc::LimitExceeded) << name;
-    EXPECT_EQ(tree.message, message) << name;
+  // The long name first, and second (after a member: the one-pass path's other case).
+  for (std::string_view name : {"12345678901", "1234567890&amp;"})
+    for (std::string_view before :
+         {"", "<member><name>x</name><value><i4>1</i4></value></member>  "}) {
+      std::string doc =
+          response_with("<struct>" + std::string(before) + "<member><name>" + std::string(name) +
+                        "</name><value>1</value></member></struct>");
+      const std::string where =
+          "1:" + std::to_string(doc.find("<name>" + std::string(name)) + 1) + ": ";
+      const std::string message =
+          where + "a member name of 11 bytes exceeds max_string_size (10 bytes)";
+      Error tree = error_of(doc, limits);
+      EXPECT_EQ(tree.code, Errc::LimitExceeded) << name;
+      EXPECT_EQ(tree.message, message) << name;
 
-    struct Typed final : ValueSink {
-      int32_t x = 0;
-      Status read(ValueReader& r) override { return read_struct(r, field("x", x)); }
-    } sink;
-    Reader reader(limits);
-    MethodResponse response;
-    Status sunk;
-    Status read = reader.read_response(doc, response, sink, sunk);
-    ASSERT_FALSE(read) << name;
-    EXPECT_EQ(read.error().code, Errc::LimitExceeded) << name;
-    EXPECT_EQ(read.error().message, message) << name;
-  }
+      struct Typed final : ValueSink {
+        int32_t x = 0;
+        Status read(ValueReader& r) override { return read_struct(r, field("x", x)); }
+      } sink;
+      Reader reader(limits);
+      MethodResponse response;
+      Status sunk;
+      Status read = reader.read_response(doc, response, sink, sunk);
+      ASSERT_FALSE(read) << name;
+      EXPECT_EQ(read.error().code, Errc::LimitExceeded) << name;
+      EXPECT_EQ(read.error().message, message) << name;
+    }
   EXPECT_TRUE(Reader(limits).read(
       response_with("<struct><member><name>1234567890</name><value>1</value></member></struct>")));
+}
+
+// The usual member head (`</member> <member> <name>text</name> <value>`) is read in one pass;
+// every other way of writing it goes tag by tag. Both read the same struct, as a tree and by a
+// typed read, and a head that would pass max_elements is refused as the tag by tag path does.
+TEST(Reader, MemberHeadsReadAlikeWrittenAnyWay) {
+  const std::vector<std::string> heads = {
+      "<member><name>b</name><value>",
+      "\n  <member>\n    <name>b</name>\n    <value>",
+      "<member ><name>b</name><value>",
+      "<member><name >b</name><value>",
+      "<member><name>b</name ><value>",
+      "<member><!-- c --><name>b</name><value>",
+      "<member><name><![CDATA[b]]></name><value>",
+      "<member><name>&#98;</name><value>",
+      "<member><name>b</name><value >",
+  };
+  for (const std::string& head : heads) {
+    for (std::string_view close : {"</member>", "</member >", "</member>\n"}) {
+      std::string inner = "<struct><member><name>a</name><value><int>1</int></value>" +
+                          std::string(close) + head + "<int>2</int></value></member></struct>";
+      Value v = value_of(inner);
+      ASSERT_TRUE(v.is_struct()) << inner;
+      EXPECT_EQ(v, Value::structure({{"a", 1}, {"b", 2}})) << inner;
+
+      struct Typed final : ValueSink {
+        int32_t a = 0, b = 0;
+        Status read(ValueReader& r) override {
+          return read_struct(r, field("a", a), field("b", b));
+        }
+      } sink;
+      Reader reader;
+      MethodResponse response;
+      Status sunk;
+      ASSERT_TRUE(reader.read_response(response_with(inner), response, sink, sunk)) << inner;
+      ASSERT_TRUE(sunk) << inner;
+      EXPECT_EQ(sink.a, 1) << inner;
+      EXPECT_EQ(sink.b, 2) << inner;
+    }
+  }
+  // Thirteen elements: methodResponse, params, param, value, struct, the first member's four
+  // (member, name, value, int), then the second's; its head opens the 10th to the 12th.
+  const std::string doc = response_with(
+      "<struct><member><name>a</name><value><int>1</int></value></member>"
+      "<member><name>b</name><value><int>2</int></value></member></struct>");
+  for (size_t max = 9; max <= 12; ++max) {
+    ReaderLimits limits;
+    limits.max_elements = max;
+    Error e = error_of(doc, limits);
+    EXPECT_EQ(e.code, Errc::LimitExceeded) << max;
+    EXPECT_TRUE(fails_with(e, -32600, "more elements than max_elements")) << max;
+  }
+  ReaderLimits enough;
+  enough.max_elements = 13;
+  EXPECT_TRUE(Reader(enough).read(doc));
 }
 
 // A typed read asks for a string or a number straight away (no peek first): the reader then

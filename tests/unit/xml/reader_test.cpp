@@ -756,6 +756,44 @@ TEST(Reader, MemberNameLimit) {
       response_with("<struct><member><name>1234567890</name><value>1</value></member></struct>")));
 }
 
+// A name given twice keeps its first place and takes its last value (Value::set's rule), for
+// short names and long, in structs small enough to search and large enough to index.
+TEST(Reader, RepeatedMemberNamesKeepTheFirstPlaceAndTheLastValue) {
+  const std::vector<std::string> pool = {"a",
+                                         "b",
+                                         "id",
+                                         "name",
+                                         "email",
+                                         "score",
+                                         "tags",
+                                         "x1",
+                                         "abcdefghijklm",
+                                         "abcdefghijklmn",
+                                         "a_long_member_name_1",
+                                         "a_long_member_name_2"};
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const size_t n = 1 + rng() % 12;
+    std::string inner = "<struct>";
+    Value expected = Value::structure();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& name = pool[rng() % (trial % 2 ? 4 : pool.size())];
+      const int v = int(rng() % 100);
+      inner += "<member><name>" + name + "</name><value><int>" + std::to_string(v) +
+               "</int></value></member>";
+      expected.set(name, v);
+    }
+    inner += "</struct>";
+    Value got = value_of(inner);
+    ASSERT_EQ(got.size(), expected.size()) << inner;
+    for (size_t k = 0; k < got.size(); ++k) {
+      ASSERT_EQ(got.members()[k].name(), expected.members()[k].name()) << inner;
+      ASSERT_EQ(got.members()[k].value(), expected.members()[k].value()) << inner;
+    }
+    for (const Member& m : expected.members()) ASSERT_EQ(*got.find(m.name()), m.value()) << inner;
+  }
+}
+
 // The usual member head (`</member> <member> <name>text</name> <value>`) is read in one pass;
 // every other way of writing it goes tag by tag. Both read the same struct, as a tree and by a
 // typed read, and a head that would pass max_elements is refused as the tag by tag path does.

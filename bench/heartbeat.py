@@ -1,5 +1,5 @@
 """Experiment 4 of `make bench-peers` (bench/peers_run.py): the heartbeat of
-../shared/seeds/xml-over-socket-fast.txt.
+the article "Send XML over a Socket fast" (DZone).
 
 Latency percentiles (1, 50, 99, 99.9) and messages per second on one connection: one call at
 a time, and with K calls in flight (a finished one replaced at once). Every client prints
@@ -179,7 +179,7 @@ def section(data):
     lines = [
         "## 4. The heartbeat: latency percentiles and messages per second on one connection",
         "",
-        "From ../shared/seeds/xml-over-socket-fast.txt, which sends a small XML heartbeat and "
+        "From the article \"Send XML over a Socket fast\" (DZone), which sends a small XML heartbeat and "
         "reports the 1st/50th/99th percentile round trip and messages per second. Here the "
         "message is sample.add(2, 3) → 5 (callwire's request is "
         f"{data['request']} bytes and its answer {data['response']}, HTTP head included), on "

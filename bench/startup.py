@@ -1,5 +1,5 @@
 """Experiment 3 of `make bench-peers` (bench/peers_run.py): xmlrpc-c's performance page
-(../shared/seeds/xmlrpc-c-performance.txt).
+(its documentation's "Performance" chapter).
 
 A client program starts, makes N sample.add calls on one client object and exits; the whole
 process is timed from exec to exit. From runs of 1 and of many calls: the marginal time per
@@ -358,7 +358,7 @@ def section(data):
     lines = [
         "## 3. xmlrpc-c's performance page: start, N calls, exit",
         "",
-        "From ../shared/seeds/xmlrpc-c-performance.txt. A client program starts, makes N "
+        "From xmlrpc-c's documentation, its \"Performance\" chapter. A client program starts, makes N "
         "sample.add calls one after the other on one client object, checks every sum and "
         "exits (a wrong one fails the run); bench/startup.py times the whole process, from "
         "exec to exit. *Marginal per call* is (T_N − T_1) / (N − 1) of the medians of "

@@ -1,5 +1,5 @@
 // The reader, rule by rule: the XML 1.0 subset, the XML-RPC grammar, what real peers send
-// (the table in shared/PROTOCOL.md), limits and error reporting.
+// (docs/xml-reader.md), limits and error reporting.
 #include <gtest/gtest.h>
 
 #include <random>

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/ascii.hpp"
 #include "callwire/registry.hpp"
 #include "dispatch/signature.hpp"
 
@@ -54,19 +55,14 @@ struct CALLWIRE_LOCAL Registry::Impl {
       h ^= h >> 31;
     };
     if (n >= 8) {
-      for (size_t i = 0; i + 8 < n; i += 8) step(load8(p + i));
-      step(load8(p + n - 8));
+      for (size_t i = 0; i + 8 < n; i += 8) step(base::detail::load8(p + i));
+      step(base::detail::load8(p + n - 8));
     } else {
       uint64_t w = 0;
       if (n != 0) std::memcpy(&w, p, n);  // an empty name's data may be null
       step(w);
     }
     return size_t(h);
-  }
-  static uint64_t load8(const char* p) noexcept {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    return w;
   }
 
   std::vector<Method> methods;  // registration order; an index never changes

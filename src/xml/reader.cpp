@@ -224,20 +224,20 @@ struct ReaderImpl {
       return over_string_limit(t, "a member name", name.size());
     return true;
   }
-  // Into a struct's next member the usual way (lexer.try_member_head): true with `name` read
-  // and its <value> open; false when the tag by tag path must look, with `ok` false after an
-  // error (a name over the limit).
-  [[gnu::always_inline]] bool fast_member_head(bool after_member, std::string_view& name,
-                                               bool& ok) {
+  // What a one-pass fast path did: nothing (the general path must look), read, or failed
+  // with the error set.
+  enum class OnePass : uint8_t { No, Read, Failed };
+
+  // Into a struct's next member the usual way (lexer.try_member_head), `name` read and its
+  // <value> open; Failed for a name over the limit.
+  [[gnu::always_inline]] OnePass fast_member_head(bool after_member, std::string_view& name) {
     if (!(after_member ? lexer.try_member_head<true>(name) : lexer.try_member_head<false>(name)))
-      return false;
-    ok = name.size() <= limits.max_string_size;
-    if (!ok) {
-      Token t;
-      t.offset = lexer.offset_of(name.data()) - (std::size("<name>") - 1);
-      over_string_limit(t, "a member name", name.size());
-    }
-    return true;
+      return OnePass::No;
+    if (name.size() <= limits.max_string_size) return OnePass::Read;
+    Token t;
+    t.offset = lexer.offset_of(name.data()) - (std::size("<name>") - 1);
+    over_string_limit(t, "a member name", name.size());
+    return OnePass::Failed;
   }
   // The text content of an element with no children, e.g. <int>, <name>; empty when
   // self-closing.
@@ -479,7 +479,6 @@ struct ReaderImpl {
     return t;
   }
 
-  enum class OnePass : uint8_t { No, Read, Failed };
   // Just after a <value> start tag: the usual scalars, <string>, <int>, <i4> and <double> of
   // text that needs no decoding, each read in one pass with its </value>, handed to `put` with
   // the general path's checks and messages. No: the value is none of those, nothing was read.
@@ -680,8 +679,8 @@ struct ReaderImpl {
         continue;
       }
       std::string_view name;
-      if (bool ok; fast_member_head(f.in_member, name, ok)) {
-        if (!ok) return false;
+      if (OnePass head = fast_member_head(f.in_member, name); head != OnePass::No) {
+        if (head == OnePass::Failed) return false;
         if constexpr (kBuild) stack.emplace_back(name);
         f.in_member = true;
         return true;
@@ -1102,8 +1101,8 @@ class PullReader final : public ValueReader {
     if (Status skipped = skip_unread(); !skipped) return skipped.error();
     Frame& f = frames_.back();
     if (!f.ended) {
-      if (bool ok; r_.fast_member_head(f.in_member, name, ok)) {
-        if (!ok) return stop().error();
+      if (auto head = r_.fast_member_head(f.in_member, name); head != ReaderImpl::OnePass::No) {
+        if (head == ReaderImpl::OnePass::Failed) return stop().error();
         f.in_member = true;
         at_ = At::Value;
         empty_ = false;

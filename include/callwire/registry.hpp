@@ -49,6 +49,7 @@ struct CallContextAccess;   // the dispatcher sets the method and clears the lat
                             // transport sets the deadline
 struct ResultWriterAccess;  // a typed handler writes its result straight into the response
 class NotifyChannel;        // a connection that carries notifications to its peer
+class DropAfterSend;        // a result destroyed once its answer is sent
 }  // namespace detail
 
 /// Sends JSON-RPC notifications to the peer of a call, from any thread, for as long as its
@@ -163,6 +164,9 @@ class CALLWIRE_API CallContext {
   // The connection's, when it carries notifications (shared only when a notifier is asked for:
   // the usual call pays no reference count).
   detail::NotifyChannel* notify_ = nullptr;
+  // The transport's, when it sends the answer after the dispatch returns: a result written
+  // into the answer is destroyed there, after the send (detail/drop_after_send.hpp).
+  detail::DropAfterSend* after_send_ = nullptr;
 };
 
 /// A method's parameters, in order. Mutable so a handler may move values out.

@@ -54,6 +54,15 @@ struct CallContextAccess {
   static void set_notify_channel(CallContext& c, NotifyChannel* channel) noexcept {
     c.notify_ = channel;
   }
+  // Where a result written into the answer waits to be destroyed until the transport has sent
+  // it (null: destroyed when the dispatch returns).
+  static void set_after_send(CallContext& c, DropAfterSend* keeper) noexcept {
+    c.after_send_ = keeper;
+  }
+  // A result the adapter wrote into the answer, moved there (left nil) when it holds storage.
+  static void drop_after_send(CallContext& c, Value& result) noexcept {
+    if (c.after_send_ && result.type() >= Type::String) c.after_send_->keep(result);
+  }
 };
 
 /// How a call's parameters came, when not as XML-RPC's: by name, or from a protocol whose

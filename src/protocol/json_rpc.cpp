@@ -120,7 +120,10 @@ void JsonRpcDispatcher::answer(json::Call& call, CallContext& ctx, json::BatchWr
   outcome.no_answer = false;
   if (done.ok) {
     Status written = done.written ? direct.finish() : write_result(batch, out, call.id, result);
-    if (written) return;
+    if (written) {
+      CallContextAccess::drop_after_send(ctx, result);
+      return;
+    }
     // A result JSON cannot carry (NaN, a string that is not UTF-8), or a typed result written
     // as pieces that are not one value.
     core_.count_unsent(done.counter);

@@ -117,6 +117,7 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
         core_.count_unsent(outcome.counter);
       }
     }
+    if (ok) CallContextAccess::drop_after_send(ctx, result);
     if (!ok) write_fault_safely(out, fault, options);
     return DispatchOutcome{call_.method_name, !ok, ok ? 0 : fault.code};
   } catch (...) {  // std::bad_alloc: nothing else escapes the core

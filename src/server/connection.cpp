@@ -184,6 +184,7 @@ void Connection::on_event(uint32_t events) {
     // keep serving the others (close() allocates nothing).
     close();
   }
+  after_send_.drop();  // the answers this event made have been written (or queued: stalled)
   account_buffers();
 }
 
@@ -415,12 +416,15 @@ void Connection::handle_request() {
     set_interest(0);
     job_out_.clear();
     pool->submit([this](Dispatcher& dispatcher) noexcept {
+      // The result is destroyed on this thread once the loop has the answer to send (after
+      // job_finished, when this connection is the loop's again and not to be touched).
+      DropAfterSend after_send;
       // Nothing may escape a worker thread: out of memory here drops this connection (on the
       // loop), as it would inline.
       call_.failed = false;
       call_.answer_gzipped = false;
       try {
-        run_call(dispatcher, job_out_);
+        run_call(dispatcher, job_out_, after_send);
         call_.method_copy.assign(call_.method);  // the dispatcher's view ends with this job
         call_.method = call_.method_copy;
         // Compressing is work of the same order as the call: the worker does it too.
@@ -440,7 +444,7 @@ void Connection::handle_request() {
   size_t body_start = out_.size();
   const bool stream = may_stream(request, start);
   if (stream) stream_answer_.arm(start, body_start);
-  run_call(loop_.dispatcher(), out_, stream ? &stream_answer_ : nullptr);
+  run_call(loop_.dispatcher(), out_, after_send_, stream ? &stream_answer_ : nullptr);
   if (stream_answer_.started()) {
     stream_answer_.finish();
     return;
@@ -455,6 +459,7 @@ void Connection::handle_request() {
 }
 
 [[gnu::always_inline]] inline void Connection::run_call(Dispatcher& dispatcher, Buffer& out,
+                                                        DropAfterSend& after_send,
                                                         AnswerProgress* progress) {
   call_.refusal = 0;
   if (call_.gzipped) {
@@ -466,6 +471,7 @@ void Connection::handle_request() {
   CallContextAccess::set_tls_subject(context, tls_subject_);
   CallContextAccess::set_deadline(context, call_.deadline);
   CallContextAccess::set_notify_channel(context, channel_.get());
+  CallContextAccess::set_after_send(context, &after_send);
   const size_t body_start = out.size();
   DispatchOutcome outcome = dispatcher.handle(call_.protocol, call_.body, context, out,
                                               room_after_body(call_.body), progress);
@@ -592,6 +598,7 @@ void Connection::resume_after_job() noexcept {
   } catch (const std::bad_alloc&) {
     close();  // not busy any more: close() destroys
   }
+  after_send_.drop();  // as after an event: what an inline call kept (none with workers)
   // Also after a close: a closed connection is deleted only when the loop reaps, after this
   // batch, and its destructor gives back what this accounts.
   account_buffers();

@@ -81,8 +81,10 @@ class Connection final : public net::Watcher {
   void job_done();
   // Runs call_ (inflating its body first if gzipped: call_.refusal when that fails) and
   // writes its answer's body to `out`. On the loop (out_) or a worker (job_out_). `progress`:
-  // the answer may be sent while it is written (on the loop only).
-  void run_call(Dispatcher& dispatcher, Buffer& out, AnswerProgress* progress = nullptr);
+  // the answer may be sent while it is written (on the loop only). `after_send` keeps the
+  // handler's result until the answer is sent: after_send_ on the loop, the worker's own there.
+  void run_call(Dispatcher& dispatcher, Buffer& out, DropAfterSend& after_send,
+                AnswerProgress* progress = nullptr);
 
   // A long answer sent while it is written (streamed_answer.cpp): to an HTTP/1.1 client whose
   // TE lists trailers, an XML-RPC answer that passes kStreamFrom bytes goes out as chunks, the
@@ -264,6 +266,9 @@ class Connection final : public net::Watcher {
   Call call_;
   bool busy_ = false;  // a worker is running call_
   Buffer job_out_;     // the worker's answer body
+  // The last inline call's result, destroyed once its answer has gone to the socket: at the
+  // end of the event that sent it (on_event), not before the send.
+  DropAfterSend after_send_;
   // When the current request was whole (set only with an access log; zero when none was).
   Clock::time_point request_complete_{};
   std::vector<HeaderField> headers_;

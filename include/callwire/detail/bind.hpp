@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "callwire/convert.hpp"
+#include "callwire/detail/drop_after_send.hpp"
 #include "callwire/detail/shape.hpp"
 #include "callwire/registry.hpp"
 #include "callwire/struct.hpp"
@@ -221,7 +222,19 @@ struct ResultWriterAccess {
     return c.result_written_ ? nullptr : c.result_writer_;
   }
   static void mark_written(CallContext& c) noexcept { c.result_written_ = true; }
+  static bool written(const CallContext& c) noexcept { return c.result_written_; }
+  static DropAfterSend* after_send(const CallContext& c) noexcept { return c.after_send_; }
 };
+
+// A result the handler returned by value and the call wrote into the answer: destroyed after
+// the answer is sent when the transport says when that is, else here and now.
+template <class T>
+void drop_after_send(CallContext& context, T& t) noexcept {
+  if constexpr (DropAfterSend::can_keep<T>) {
+    if (!ResultWriterAccess::written(context)) return;  // converted to a Value: done with it
+    if (DropAfterSend* keeper = ResultWriterAccess::after_send(context)) keeper->keep(t);
+  }
+}
 
 // The answer `t` of a handler: written into the response when the dispatcher offers a writer
 // and T has the fast path (the Value returned is then a nil placeholder), else converted.
@@ -266,16 +279,24 @@ struct BoundHandler {
       invoke(context, std::move(*std::get<I>(args))...);
       return Value();
     } else if constexpr (Answer<std::remove_cvref_t<R>>::can_fail) {
-      const auto& answer = invoke(context, std::move(*std::get<I>(args))...);
+      auto&& answer = invoke(context, std::move(*std::get<I>(args))...);
       if (!answer) throw returned_fault(answer.error());
       if constexpr (std::is_void_v<AnswerType<R>>) {
         return Value();
       } else {
-        return answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *answer);
+        Value v = answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *answer);
+        if constexpr (!std::is_reference_v<R> && !std::is_reference_v<AnswerType<R>>)
+          drop_after_send(context, *answer);
+        return v;
       }
-    } else {
+    } else if constexpr (std::is_reference_v<R>) {  // the handler's object: nothing to drop
       return answer_with<std::remove_cvref_t<R>>(context,
                                                  invoke(context, std::move(*std::get<I>(args))...));
+    } else {
+      R answer = invoke(context, std::move(*std::get<I>(args))...);
+      Value v = answer_with<R>(context, answer);
+      drop_after_send(context, answer);
+      return v;
     }
   }
 

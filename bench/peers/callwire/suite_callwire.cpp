@@ -5,13 +5,15 @@
 // into the answer and call<R> reads them straight out of it. Date alone has a hand-written
 // Convert: its month and day are `char`, which XML-RPC has no type for.
 //
-// Three peers: "callwire" with the defaults (no gzip on either side); "callwire-gzip", with
+// Five peers: "callwire" with the defaults (no gzip on either side); "callwire-gzip", with
 // gzip turned on at both ends (the server gzips answers from 4 KiB, the client asks for it),
-// to show what opting in costs on loopback; and "callwire-copies", the defaults with the
+// to show what opting in costs on loopback; "callwire-copies", the defaults with the
 // handlers a newcomer writes first: each returns its answer by value, a fresh
 // std::vector<uint8_t> or std::vector<Student> copied from the source on every call, where
 // "callwire" returns a view of the blob and a reference to the students. The gap between the
-// two is what that copy costs.
+// two is what that copy costs. "callwire-json" and "callwire-json-copies" are the same two
+// over JSON-RPC (a jsonrpc+http:// URL, the same server and handlers): the blob as base64
+// text, the students as JSON objects.
 #include <callwire/client.hpp>
 #include <callwire/server.hpp>
 #include <memory>
@@ -83,7 +85,7 @@ T value_or_die(callwire::Result<T> r, const char* method) {
   return std::move(*r);
 }
 
-enum class Variant { Defaults, Gzip, Copies };
+enum class Variant { Defaults, Gzip, Copies, Json, JsonCopies };
 
 callwire::Result<std::span<const uint8_t>> blob_view(int64_t size) {
   const auto& source = peers::blob_source();
@@ -96,10 +98,12 @@ template <Variant kVariant>
 class CallwirePeer {
  public:
   static constexpr bool kGzip = kVariant == Variant::Gzip;
+  static constexpr bool kCopies = kVariant == Variant::Copies || kVariant == Variant::JsonCopies;
+  static constexpr bool kJson = kVariant == Variant::Json || kVariant == Variant::JsonCopies;
 
   CallwirePeer() : server_(server_options()) {
     peers::must(server_.bind("get_answer", [](int n) { return peers::get_answer_direct(n); }));
-    if constexpr (kVariant == Variant::Copies) {
+    if constexpr (kCopies) {
       // What a handler that builds its answer looks like: a fresh vector, returned by value.
       peers::must(
           server_.bind("get_blob", [](int64_t size) -> callwire::Result<std::vector<uint8_t>> {
@@ -122,7 +126,8 @@ class CallwirePeer {
     options.max_response_size = peers::kMessageLimit;
     options.reader_limits = raised_limits();
     if (kGzip) options.accept_gzip = true;
-    client_ = std::make_unique<callwire::Client>(server_.url(), options);
+    client_ = std::make_unique<callwire::Client>((kJson ? "jsonrpc+" : "") + server_.url(),
+                                                 options);
   }
   ~CallwirePeer() {
     client_.reset();
@@ -165,9 +170,13 @@ int main(int argc, char** argv) {
     CallwirePeer<Variant::Defaults> defaults;
     CallwirePeer<Variant::Gzip> with_gzip;
     CallwirePeer<Variant::Copies> copies;
+    CallwirePeer<Variant::Json> json;
+    CallwirePeer<Variant::JsonCopies> json_copies;
     peers::register_suite("callwire", defaults);
     peers::register_suite("callwire-gzip", with_gzip);
     peers::register_suite("callwire-copies", copies);
+    peers::register_suite("callwire-json", json);
+    peers::register_suite("callwire-json-copies", json_copies);
     if (benchmark::RunSpecifiedBenchmarks() == 0) status = 1;
   }
   benchmark::Shutdown();

@@ -32,6 +32,7 @@ OWNERS = {
     "callwire/json.hpp": "json",
     "callwire/registry.hpp": "dispatch",
     "callwire/detail/bind.hpp": "dispatch",
+    "callwire/detail/drop_after_send.hpp": "dispatch",
     "callwire/trace.hpp": "trace",
     "callwire/dispatch.hpp": "server",
     "callwire/cgi.hpp": "server",

@@ -126,8 +126,8 @@ class CallwirePeer {
     options.max_response_size = peers::kMessageLimit;
     options.reader_limits = raised_limits();
     if (kGzip) options.accept_gzip = true;
-    client_ = std::make_unique<callwire::Client>((kJson ? "jsonrpc+" : "") + server_.url(),
-                                                 options);
+    client_ =
+        std::make_unique<callwire::Client>((kJson ? "jsonrpc+" : "") + server_.url(), options);
   }
   ~CallwirePeer() {
     client_.reset();

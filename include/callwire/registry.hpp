@@ -15,6 +15,7 @@
 
 #include "callwire/error.hpp"
 #include "callwire/export.hpp"
+#include "callwire/header_field.hpp"
 #include "callwire/message.hpp"
 #include "callwire/value.hpp"
 
@@ -34,12 +35,6 @@ class CALLWIRE_API FaultError : public std::exception {
 
  private:
   Fault fault_;
-};
-
-/// One HTTP header field of the request, as sent.
-struct HeaderField {
-  std::string_view name;
-  std::string_view value;
 };
 
 class ValueWriter;

@@ -45,6 +45,7 @@
 
 #include "base/ascii.hpp"
 #include "callwire/buffer.hpp"
+#include "callwire/header_field.hpp"
 #include "http/body_rules.hpp"
 #include "http/chunked.hpp"
 
@@ -70,10 +71,9 @@ struct ParseResult {
 
 enum class HttpVersion { Http10, Http11 };
 
-struct Header {
-  std::string_view name;   ///< as sent (compare case-insensitively)
-  std::string_view value;  ///< without the white space around it
-};
+/// A header field: the type a handler sees them as (CallContext::headers), so that a request's
+/// fields reach the call without a copy.
+using Header = callwire::HeaderField;
 
 /// What the server needs from one request. Once `RequestParser::headers_complete()`, the
 /// facts (version, content_length, chunked, keep_alive, expect_continue,

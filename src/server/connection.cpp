@@ -398,7 +398,8 @@ void Connection::handle_request() {
   // Inflating a gzip body is the most work a small request can cause (a bomb of 256 KB
   // inflates max_body): a worker does it when there are workers, else the loop (run_call).
   HttpSession::CallSetup setup =
-      http_.setup_call(request, framing_->fixed_protocol(), loop_.stopping(), headers_);
+      http_.setup_call(request, framing_->fixed_protocol(), loop_.stopping());
+  headers_ = request.headers;
   if (!setup.keep_alive) close_after_write_ = true;
   answer_protocol_ = setup.protocol;
   call_.body = request.body;

@@ -271,7 +271,8 @@ class Connection final : public net::Watcher {
   DropAfterSend after_send_;
   // When the current request was whole (set only with an access log; zero when none was).
   Clock::time_point request_complete_{};
-  std::vector<HeaderField> headers_;
+  // The current request's fields, as its framing holds them (valid until the next request).
+  std::span<const HeaderField> headers_;
 
   Clock::time_point idle_since_;
   Clock::time_point request_started_;

@@ -226,18 +226,13 @@ bool HttpSession::authorized(const http::Request& request) {
 }
 
 HttpSession::CallSetup HttpSession::setup_call(const http::Request& request,
-                                               std::optional<Protocol> fixed, bool stopping,
-                                               std::vector<HeaderField>& headers) {
+                                               std::optional<Protocol> fixed, bool stopping) {
   CallSetup setup;
-  headers.clear();
   std::optional<int64_t> sent_timeout;
-  bool timeout_seen = false;
   for (const http::Header& h : request.headers) {
-    headers.push_back({h.name, h.value});
-    if (!timeout_seen && h.name.size() == kTimeoutHeader.size() &&
-        http::iequals(h.name, kTimeoutHeader)) {
-      timeout_seen = true;  // the first one counts, as CallContext::header reads it
-      sent_timeout = timeout_millis(h.value);
+    if (h.name.size() == kTimeoutHeader.size() && http::iequals(h.name, kTimeoutHeader)) {
+      sent_timeout = timeout_millis(h.value);  // the first one counts, as CallContext::header
+      break;
     }
   }
   // The clock is read only when there is a deadline.

@@ -102,14 +102,13 @@ class HttpSession {
     Protocol protocol = Protocol::XmlRpc;
     bool keep_alive = true;  ///< the connection stays open after the answer
   };
-  /// Copies the request's fields into `headers` (for CallContext) and reads from them and the
-  /// options the call's setup: the deadline, from now, is the earlier of call_timeout and the
+  /// Reads from the request's fields and the options the call's setup: the deadline, from
+  /// now, is the earlier of call_timeout and the
   /// first X-Callwire-Timeout (1 to 9 digits; anything else is ignored); the protocol is
   /// `fixed` when the framing fixes it, else the one the Content-Type names; the connection
   /// closes after the answer when the client asked to, the server is `stopping`, or this is
   /// the connection's max_requests_per_connection-th request (each call counts one).
-  CallSetup setup_call(const http::Request& request, std::optional<Protocol> fixed, bool stopping,
-                       std::vector<HeaderField>& headers);
+  CallSetup setup_call(const http::Request& request, std::optional<Protocol> fixed, bool stopping);
 
   /// Gzips `body` into `z` when the client accepts gzip, the answer is at least
   /// gzip_min_size (0: never) and it comes out smaller: true when `z` is the answer.

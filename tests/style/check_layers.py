@@ -17,6 +17,7 @@ OWNERS = {
     "callwire/export.hpp": "base",
     "callwire/error.hpp": "base",
     "callwire/buffer.hpp": "base",
+    "callwire/header_field.hpp": "base",
     "callwire/base64.hpp": "base",
     "callwire/framing.hpp": "base",
     "callwire/version.h": "base",

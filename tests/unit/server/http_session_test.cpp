@@ -110,24 +110,24 @@ TEST(HttpSession, AsksForCredentialsOnceAndKnowsTheUser) {
 TEST(HttpSession, SetsUpTheCall) {
   ServerOptions o;
   HttpSession s(o, kNoChallenge);
-  std::vector<HeaderField> headers;
   Parsed plain(post("/RPC2", "X-Trace: 7\r\n"));
-  HttpSession::CallSetup setup = s.setup_call(plain.request(), std::nullopt, false, headers);
+  HttpSession::CallSetup setup = s.setup_call(plain.request(), std::nullopt, false);
   EXPECT_EQ(setup.deadline, HttpSession::Clock::time_point::max());  // no timeout anywhere
   EXPECT_EQ(setup.protocol, Protocol::XmlRpc);
   EXPECT_TRUE(setup.keep_alive);
+  // The request's fields are what the call's CallContext sees, as they are: no copy.
+  std::span<const HeaderField> headers = plain.request().headers;
   ASSERT_EQ(headers.size(), 4u);  // Host, Content-Type, X-Trace, Content-Length
   EXPECT_EQ(headers[2].name, "X-Trace");
   EXPECT_EQ(headers[2].value, "7");
 
-  EXPECT_FALSE(s.setup_call(plain.request(), std::nullopt, /*stopping=*/true, headers).keep_alive);
+  EXPECT_FALSE(s.setup_call(plain.request(), std::nullopt, /*stopping=*/true).keep_alive);
   Parsed closing(post("/RPC2", "Connection: close\r\n"));
-  EXPECT_FALSE(s.setup_call(closing.request(), std::nullopt, false, headers).keep_alive);
+  EXPECT_FALSE(s.setup_call(closing.request(), std::nullopt, false).keep_alive);
 
   Parsed json("POST / HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n");
-  EXPECT_EQ(s.setup_call(json.request(), std::nullopt, false, headers).protocol, Protocol::JsonRpc);
-  EXPECT_EQ(s.setup_call(plain.request(), Protocol::JsonRpc, false, headers).protocol,
-            Protocol::JsonRpc);
+  EXPECT_EQ(s.setup_call(json.request(), std::nullopt, false).protocol, Protocol::JsonRpc);
+  EXPECT_EQ(s.setup_call(plain.request(), Protocol::JsonRpc, false).protocol, Protocol::JsonRpc);
 
   // How far the deadline lies from the moment setup_call began, in whole milliseconds, or
   // max(); `slack` gets how long setup_call took (a loaded machine may pause it).
@@ -135,7 +135,7 @@ TEST(HttpSession, SetsUpTheCall) {
   auto deadline_in = [&](std::string_view extra) {
     Parsed p(post("/RPC2", extra));
     auto before = HttpSession::Clock::now();
-    HttpSession::CallSetup c = s.setup_call(p.request(), std::nullopt, false, headers);
+    HttpSession::CallSetup c = s.setup_call(p.request(), std::nullopt, false);
     slack = std::chrono::ceil<std::chrono::milliseconds>(HttpSession::Clock::now() - before);
     return c.deadline == HttpSession::Clock::time_point::max()
                ? std::chrono::milliseconds::max()
@@ -328,19 +328,18 @@ TEST(HttpSession, AnswersTheHealthPath) {
 TEST(HttpSession, CapsTheRequestsOfAConnection) {
   ServerOptions o;
   o.max_requests_per_connection = 3;
-  std::vector<HeaderField> headers;
   Parsed p(post());
   HttpSession http(o, kNoChallenge);
-  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
-  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
-  EXPECT_FALSE(http.setup_call(p.request(), std::nullopt, false, headers).keep_alive);  // the third
+  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false).keep_alive);
+  EXPECT_TRUE(http.setup_call(p.request(), std::nullopt, false).keep_alive);
+  EXPECT_FALSE(http.setup_call(p.request(), std::nullopt, false).keep_alive);  // the third
   HttpSession packets(o, kNoChallenge, /*http=*/false);
   for (int i = 0; i < 5; ++i)
-    EXPECT_TRUE(packets.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
+    EXPECT_TRUE(packets.setup_call(p.request(), std::nullopt, false).keep_alive);
   o.max_requests_per_connection = 0;
   HttpSession uncapped(o, kNoChallenge);
   for (int i = 0; i < 100; ++i)
-    EXPECT_TRUE(uncapped.setup_call(p.request(), std::nullopt, false, headers).keep_alive);
+    EXPECT_TRUE(uncapped.setup_call(p.request(), std::nullopt, false).keep_alive);
 }
 
 TEST(HttpSession, GzipsAnswersOnlyWhenAskedAndWorthIt) {

@@ -809,7 +809,7 @@ def make_plots(suite, paper, directory):
 
 def suite_plots(plt, suite, directory):
     made = []
-    markers = dict(zip(SUITE_PEERS, "osDv^<>xPh"))
+    markers = dict(zip(SUITE_PEERS, "osDv^<>xPh*dp+"))  # one for each peer
     for key, title, name in (("wall", "get_blob: wall time per call", "peers_blob_wall.png"),
                              ("cpu", "get_blob: process CPU per call", "peers_blob_cpu.png")):
         fig, ax = plt.subplots(figsize=(8, 5.5))

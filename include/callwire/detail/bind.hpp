@@ -293,8 +293,9 @@ struct BoundHandler {
       return answer_with<std::remove_cvref_t<R>>(context,
                                                  invoke(context, std::move(*std::get<I>(args))...));
     } else {
-      R answer = invoke(context, std::move(*std::get<I>(args))...);
-      Value v = answer_with<R>(context, answer);
+      // Not const even when R is (`-> const T`), so that it can be moved into the keeper.
+      std::remove_cv_t<R> answer = invoke(context, std::move(*std::get<I>(args))...);
+      Value v = answer_with<std::remove_cv_t<R>>(context, answer);
       drop_after_send(context, answer);
       return v;
     }

@@ -54,6 +54,12 @@ struct Fixture {
     EXPECT_TRUE(registry.bind("ledger.refused",
                               []() -> Result<Ledger> { return Error(Errc::NotFound, "none"); }));
     EXPECT_TRUE(registry.bind("kept", [this]() -> const std::vector<int>& { return kept; }));
+    // Returned const, by value: bound as before, and still dropped after the send.
+    EXPECT_TRUE(registry.bind("const.ledger", []() -> const Ledger { return Ledger({9}); }));
+    EXPECT_TRUE(
+        registry.bind("const.string", []() -> const std::string { return std::string(40, 'c'); }));
+    EXPECT_TRUE(
+        registry.bind("const.result", []() -> const Result<Ledger> { return Ledger({10}); }));
     EXPECT_TRUE(registry.add("value", [](Params, CallContext&) {
       return Value::array({Value(std::string(100, 'v')), Value(1)});
     }));
@@ -104,6 +110,26 @@ TEST_P(AfterSend, TypedResultWrittenIsKeptUntilDropped) {
     keeper.drop();
     EXPECT_EQ(g_live.load(), 0) << method;
   }
+  EXPECT_EQ(g_live.load(), 0);
+}
+
+TEST_P(AfterSend, ResultsReturnedConstAreKeptToo) {
+  Fixture f;
+  Dispatcher d(f.registry, {});
+  {
+    DropAfterSend keeper;
+    Answered a = dispatch(d, GetParam(), "const.ledger", &keeper);
+    EXPECT_NE(a.answer.find("9"), std::string::npos) << a.answer;
+    EXPECT_TRUE(a.holding);
+    EXPECT_EQ(a.live_after_handle, 1);
+  }
+  DropAfterSend keeper;
+  Answered s = dispatch(d, GetParam(), "const.string", &keeper);
+  EXPECT_NE(s.answer.find(std::string(40, 'c')), std::string::npos) << s.answer;
+  // A const Result<T> cannot be moved from: answered, and destroyed when handle returns.
+  Answered r = dispatch(d, GetParam(), "const.result", &keeper);
+  EXPECT_NE(r.answer.find("10"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.live_after_handle, 0);
   EXPECT_EQ(g_live.load(), 0);
 }
 

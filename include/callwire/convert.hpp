@@ -668,6 +668,19 @@ struct Convert<std::vector<T, A>> {
                      std::vector<T, A>& out) requires std::default_initializable<T> {
     if (Status s = detail::explain_refusal(r, r.enter_array(), Type::Array, type_name); !s)
       return s;
+    if constexpr (std::is_same_v<std::vector<T, A>, std::vector<std::string>>) {
+      // Strings in one call to the reader; an element it left (an escaped text, not a string)
+      // read on its own, then on in one call again.
+      out.clear();
+      for (;;) {
+        Result<bool> ended = r.read_string_elements(out);
+        if (!ended) return ended.error();
+        if (*ended) return {};
+        const size_t i = out.size();
+        if (Status s = read_value(r, out.emplace_back()); !s)
+          return detail::prefix_error(detail::index_path(i), s.error());
+      }
+    }
     // The document does not say how many elements come. Growing `out` as they come would
     // allocate log2(n) + 1 blocks and move every element each time; the elements go into a
     // scratch vector this thread keeps instead, and `out` is allocated once, to size.

@@ -47,6 +47,16 @@ class CALLWIRE_API ValueReader {
   /// Inside an array: true when an element is before the reader, false when the array ended
   /// (the reader is then after it).
   virtual Result<bool> next_element() = 0;
+  /// Inside an array with no element before the reader (just entered, or an element read):
+  /// reads on the elements that are strings, each appended to `out` as read_string() reads it,
+  /// and stops at the array's end (true: the reader is after the array, as when next_element()
+  /// says false) or at an element it did not read (false: that element is before the reader,
+  /// as when next_element() says true). One call for an array of strings, where element by
+  /// element costs two calls and a Result each. A reader may read fewer this way than it could
+  /// (this default reads none: it steps to the next element with next_element()). Errors: the
+  /// document's, as next_element()'s; InvalidArgument outside an array.
+  virtual Result<bool> read_string_elements(std::vector<std::string>& out);
+
   /// When peek() is Struct: goes inside it.
   virtual Status enter_struct() = 0;
   /// Inside a struct: true with the next member's `name` (valid until the next call on this
@@ -95,6 +105,7 @@ class CALLWIRE_API TreeReader final : public ValueReader {
   Status read_bytes(std::vector<uint8_t>& out) override;
   Status enter_array() override;
   Result<bool> next_element() override;
+  Result<bool> read_string_elements(std::vector<std::string>& out) override;
   Status enter_struct() override;
   Result<bool> next_member(std::string_view& name) override;
   bool strings_stand_for_bytes_and_times() const noexcept override { return text_types_; }

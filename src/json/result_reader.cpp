@@ -95,6 +95,41 @@ class ResultReader final : public ValueReader {
     return true;
   }
 
+  // next_element()'s steps and read_string()'s in one loop; the texts (valid while the
+  // document is read) gathered first so `out` grows once.
+  Result<bool> read_string_elements(std::vector<std::string>& out) override {
+    if (failed()) return walk_.hard;
+    if (frames_.empty() || frames_.back().is_struct)
+      return Error(Errc::InvalidArgument, "read_string_elements() outside an array");
+    if (!leave_current()) return walk_.hard;
+    Frame& f = frames_.back();
+    texts_.clear();
+    bool ended = false;
+    for (;;) {
+      if (f.started) ++f.elements;
+      f.started = true;
+      if (!(f.elements != f.elements_end)) {
+        ended = true;
+        break;
+      }
+      current_ = arrived_from(element_, f.elements);
+      if (!current_) return syntax(element_.error()).error();
+      type_known_ = false;
+      if (!walk_.count_element()) return walk_.hard;
+      has_current_ = true;
+      od::json_type type;
+      if (!current_type(type)) return walk_.hard;
+      if (type != od::json_type::string) break;  // before the reader, for the caller
+      has_current_ = false;
+      std::string_view text;
+      if (!walk_.string_text(*current_, text)) return walk_.hard;
+      texts_.push_back(text);
+    }
+    append_texts(out, texts_);
+    if (ended) close();
+    return ended;
+  }
+
   Status enter_struct() override {
     if (Status s = enter(od::json_type::object, "enter_struct() needs a struct"); !s) return s;
     Frame& f = frames_.back();
@@ -272,6 +307,7 @@ class ResultReader final : public ValueReader {
   od::json_type current_type_{};
   std::vector<Frame> frames_;
   std::vector<std::string_view> names_;  // the member names of the structs open
+  std::vector<std::string_view> texts_;  // read_string_elements' texts, kept for its capacity
 };
 
 }  // namespace

@@ -1,12 +1,19 @@
 // ValueReader over a Value tree (TreeReader), and the destructors of the reader interfaces.
 #include "callwire/value_reader.hpp"
 
+#include "base/assign_text.hpp"
 #include "base/base64.hpp"
 
 namespace callwire {
 
 ValueReader::~ValueReader() = default;
 ValueSink::~ValueSink() = default;
+
+Result<bool> ValueReader::read_string_elements(std::vector<std::string>&) {
+  Result<bool> more = next_element();
+  if (!more) return more.error();
+  return !*more;
+}
 
 Status bytes_from_text(std::string_view text, std::vector<uint8_t>& out) {
   out.resize(base64::max_decoded_size(text.size()));
@@ -87,6 +94,20 @@ Result<bool> TreeReader::next_element() {
   }
   current_ = &items[f.next++];
   return true;
+}
+
+Result<bool> TreeReader::read_string_elements(std::vector<std::string>& out) {
+  if (frames_.empty() || !frames_.back().container->is_array())
+    return Error(Errc::InvalidArgument, "read_string_elements() outside an array");
+  Frame& f = frames_.back();
+  std::span<const Value> items = f.container->as_array();
+  size_t strings = f.next;
+  while (strings < items.size() && items[strings].is_string()) ++strings;
+  reserve_more(out, strings - f.next);
+  for (; f.next < strings; ++f.next) out.emplace_back(items[f.next].as_string());
+  Result<bool> more = next_element();
+  if (!more) return more.error();
+  return !*more;
 }
 
 Status TreeReader::enter_struct() {

@@ -1082,6 +1082,38 @@ class PullReader final : public ValueReader {
     return false;
   }
 
+  // The usual element, <value><string>text</string></value>, read in one pass each; the
+  // texts (plain, so in the document) gathered first so `out` grows once.
+  Result<bool> read_string_elements(std::vector<std::string>& out) override {
+    if (broken_) return failure().error();
+    if (frames_.empty() || frames_.back().is_struct)
+      return Error(Errc::InvalidArgument, "read_string_elements() outside an array");
+    if (Status skipped = skip_unread(); !skipped) return skipped.error();
+    texts_.clear();
+    bool stopped_at_element = false;
+    if (!frames_.back().ended) {
+      while (r_.lexer.try_start("<value>")) {
+        std::string_view text;
+        if (!r_.lexer.try_text_element("<string>", text)) {
+          (void)element(false);  // some other value, left for the caller
+          stopped_at_element = true;
+          break;
+        }
+        if (text.size() > r_.limits.max_string_size) {
+          r_.over_string_limit(r_.start_tag_before(text, "string"), "a string", text.size());
+          return stop().error();
+        }
+        texts_.push_back(text);
+        if (!r_.expect_end("value")) return stop().error();
+      }
+    }
+    append_texts(out, texts_);
+    if (stopped_at_element) return false;
+    Result<bool> more = next_element();
+    if (!more) return more.error();
+    return !*more;
+  }
+
   Status enter_struct() override {
     Type type;
     if (!head_type(type)) return failure();
@@ -1278,6 +1310,7 @@ class PullReader final : public ValueReader {
   bool broken_ = false;
   ReaderImpl::ValueHead head_;
   std::vector<Frame> frames_;
+  std::vector<std::string_view> texts_;  // read_string_elements' texts, kept for its capacity
 };
 
 }  // namespace

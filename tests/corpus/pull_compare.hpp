@@ -4,13 +4,15 @@
 // one reads nothing (the reader skips it all), one reads only the first element or member of
 // each container, and one rebuilds it asking as typed reads ask, without a peek first
 // (read_string() straight away, or read() of the value whole: the reader's one-pass paths for
-// the usual strings and numbers). Every one must accept exactly what the tree path accepts,
-// refuse with the same error, and the rebuilt values must equal the tree's.
+// the usual strings and numbers; arrays by runs of strings, read_string_elements). Every one must
+// accept exactly what the tree path accepts, refuse with the same error, and the rebuilt values
+// must equal the tree's.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "callwire/value_reader.hpp"
 #include "callwire/xml.hpp"
@@ -67,6 +69,7 @@ class PullSink final : public ValueSink {
       case Type::Array: {
         if (Status st = r.enter_array(); !st) return st;
         out = Value::array();
+        if (mode_ == PullMode::Unpeeked) return read_elements_in_runs(r, out);
         for (bool first = true;; first = false) {
           Result<bool> more = r.next_element();
           if (!more) return more.error();
@@ -94,6 +97,22 @@ class PullSink final : public ValueSink {
       }
       default:
         return r.read(out);
+    }
+  }
+
+  // Unpeeked arrays as Convert reads a vector of strings: the runs of strings in one call
+  // (read_string_elements), each element that stops one read on its own.
+  Status read_elements_in_runs(ValueReader& r, Value& out) {
+    std::vector<std::string> texts;
+    for (;;) {
+      texts.clear();
+      Result<bool> ended = r.read_string_elements(texts);
+      if (!ended) return ended.error();
+      for (const std::string& text : texts) out.push_back(Value(text));
+      if (*ended) return {};
+      Value item;
+      if (Status st = read_into(r, item); !st) return st;
+      out.push_back(std::move(item));
     }
   }
 

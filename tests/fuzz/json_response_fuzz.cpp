@@ -33,6 +33,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "callwire/buffer.hpp"
 #include "callwire/json.hpp"
@@ -191,16 +192,35 @@ void check_written(json::Reader& rereader, const json::Responses& in) {
 
 // ---- The sink path (Reader::read_response with a ValueSink).
 
-enum class Reading { Whole, Pieces, FirstOnly, Nothing };
+enum class Reading { Whole, Pieces, Runs, FirstOnly, Nothing };
 
-// A value read piece by piece through the ValueReader into `out`.
-Status read_pieces(callwire::ValueReader& r, Value& out) {
+Status read_pieces(callwire::ValueReader& r, Value& out, bool runs);
+
+// Runs: an array's elements as Convert reads a vector of strings, the runs of strings in one
+// call (read_string_elements), each element that stops one read on its own.
+Status read_runs(callwire::ValueReader& r, Value& out) {
+  std::vector<std::string> texts;
+  for (;;) {
+    texts.clear();
+    callwire::Result<bool> ended = r.read_string_elements(texts);
+    if (!ended) return ended.error();
+    for (const std::string& text : texts) out.push_back(Value(text));
+    if (*ended) return {};
+    Value item;
+    if (Status s = read_pieces(r, item, true); !s) return s;
+    out.push_back(std::move(item));
+  }
+}
+
+// A value read piece by piece through the ValueReader into `out` (`runs`: arrays by read_runs).
+Status read_pieces(callwire::ValueReader& r, Value& out, bool runs) {
   callwire::Result<callwire::Type> type = r.peek();
   if (!type) return type.error();
   if (*type == callwire::Type::Array || *type == callwire::Type::Struct) {
     const bool is_struct = *type == callwire::Type::Struct;
     if (Status s = is_struct ? r.enter_struct() : r.enter_array(); !s) return s;
     out = is_struct ? Value::structure() : Value::array();
+    if (runs && !is_struct) return read_runs(r, out);
     for (;;) {
       std::string_view name;
       callwire::Result<bool> more = is_struct ? r.next_member(name) : r.next_element();
@@ -208,7 +228,7 @@ Status read_pieces(callwire::ValueReader& r, Value& out) {
       if (!*more) return {};
       std::string key(name);  // valid only until the next call on the reader
       Value item;
-      if (Status s = read_pieces(r, item); !s) return s;
+      if (Status s = read_pieces(r, item, runs); !s) return s;
       if (is_struct) {
         out.set(key, std::move(item));
       } else {
@@ -233,7 +253,8 @@ struct CheckingSink final : callwire::ValueSink {
       case Reading::Whole:
         return r.read(got);
       case Reading::Pieces:
-        return read_pieces(r, got);
+      case Reading::Runs:
+        return read_pieces(r, got, how == Reading::Runs);
       case Reading::FirstOnly: {
         callwire::Result<callwire::Type> type = r.peek();
         if (!type) return type.error();
@@ -256,7 +277,8 @@ struct CheckingSink final : callwire::ValueSink {
 
 void check_sink_path(json::Reader& reader, std::string_view doc, Status s,
                      const json::Responses& out) {
-  for (Reading how : {Reading::Whole, Reading::Pieces, Reading::FirstOnly, Reading::Nothing}) {
+  for (Reading how :
+       {Reading::Whole, Reading::Pieces, Reading::Runs, Reading::FirstOnly, Reading::Nothing}) {
     CheckingSink sink;
     sink.how = how;
     json::Response r;
@@ -281,7 +303,7 @@ void check_sink_path(json::Reader& reader, std::string_view doc, Status s,
       fail("the sink path refuses what the Value path accepts", which + describe(read.error()));
     const json::Response& want = out.responses[0];
     if (r.id != want.id) fail("the sink path reads another id", which + r.id + " " + want.id);
-    const bool reads_all = how == Reading::Whole || how == Reading::Pieces;
+    const bool reads_all = how == Reading::Whole || how == Reading::Pieces || how == Reading::Runs;
     if (reads_all || want.ok() || want.is_fault()) {
       // What no Value holds in a part a sink skips spoils nothing: only full readers must see it.
       if (!same_error(r.error, want.error) || r.data.has_value() != want.data.has_value() ||

@@ -12,6 +12,7 @@
 #include "callwire/convert.hpp"
 #include "callwire/json.hpp"
 #include "callwire/value_reader.hpp"
+#include "counting_reader.hpp"
 #include "value/value_build.hpp"
 
 namespace callwire::json {
@@ -317,6 +318,80 @@ TEST(JsonResultReader, LimitsHold) {
             Errc::LimitExceeded);
 }
 
+// An array of strings is read in one call to the reader (read_string_elements); what it gives
+// or refuses with is the Value path's, at and over the limits.
+TEST(JsonResultReader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
+  JsonLimits limits;
+  limits.max_string_size = 10;
+  for (std::string_view result :
+       {R"([])", R"(["a","bc"])", R"(["a\"b","\u00e9",""])", R"(["a",1])", R"(["a",null,"b"])",
+        R"(["ab","12345678901"])", R"(["1234567890"])", R"(["a","b",])", R"(["a" "b"])",
+        R"([1,"a"])", R"(["a",["b"]])"}) {
+    const std::string doc = answer(result);
+    Reader tree_reader(limits);
+    Responses tree;
+    const bool tree_read = bool(tree_reader.read_response(doc, tree));
+    test_support::CountedInto<std::vector<std::string>> sink;
+    Read got = read_into(sink, doc, limits);
+    if (!tree_read) {
+      ASSERT_FALSE(got.document) << result;
+      continue;
+    }
+    ASSERT_TRUE(got.document) << result << ": " << got.document.error().message;
+    Result<std::vector<std::string>> want =
+        Convert<std::vector<std::string>>::from_value(tree.responses[0].result);
+    if (!want) {
+      ASSERT_FALSE(got.sink) << result;
+      EXPECT_EQ(got.sink.error().message, want.error().message) << result;
+      continue;
+    }
+    ASSERT_TRUE(got.sink) << result << ": " << got.sink.error().message;
+    EXPECT_EQ(sink.value, *want) << result;
+  }
+
+  // The usual array: one call, no element read on its own.
+  std::string items = "[";
+  for (int i = 0; i < 40; ++i) items += (i ? ",\"s" : "\"s") + std::to_string(i) + "\"";
+  items += "]";
+  test_support::CountedInto<std::vector<std::string>> sink;
+  Read got = read_into(sink, answer(items));
+  ASSERT_TRUE(got.document && got.sink);
+  ASSERT_EQ(sink.value.size(), 40u);
+  EXPECT_EQ(sink.value[39], "s39");
+  EXPECT_EQ(sink.calls.read_string_elements, 1);
+  EXPECT_EQ(sink.calls.next_element, 0);
+  EXPECT_EQ(sink.calls.read_string, 0);
+
+  // max_elements counts the elements read in one call as it counts the others.
+  JsonLimits few;
+  few.max_elements = 42;  // the response's three members, then the elements
+  EXPECT_EQ(read_into(sink, answer(items), few).document.error().code, Errc::LimitExceeded);
+  few.max_elements = 43;
+  EXPECT_TRUE(read_into(sink, answer(items), few).document);
+
+  // Called in rounds: it stops before what is not a string, and reads on after it.
+  struct Rounds final : ValueSink {
+    std::vector<std::string> texts;
+    Value other;
+    std::vector<bool> ended;
+    Status read(ValueReader& r) override {
+      if (Status s = r.enter_array(); !s) return s;
+      for (;;) {
+        Result<bool> end = r.read_string_elements(texts);
+        if (!end) return end.error();
+        ended.push_back(*end);
+        if (*end) return {};
+        if (Status s = r.read(other); !s) return s;
+      }
+    }
+  } rounds;
+  got = read_into(rounds, answer(R"(["a","b",7,"c"])"));
+  ASSERT_TRUE(got.document && got.sink);
+  EXPECT_EQ(rounds.texts, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(rounds.other, Value(7));
+  EXPECT_EQ(rounds.ended, (std::vector<bool>{false, true}));
+}
+
 TEST(JsonResultReader, MisuseIsInvalidArgument) {
   struct Misuse final : ValueSink {
     std::vector<Errc> codes;
@@ -325,6 +400,8 @@ TEST(JsonResultReader, MisuseIsInvalidArgument) {
       std::string_view name;
       codes.push_back(r.read_string(s).error().code);  // an array
       codes.push_back(r.next_element().error().code);  // not inside one yet
+      std::vector<std::string> texts;
+      codes.push_back(r.read_string_elements(texts).error().code);  // nor here
       if (Status st = r.enter_array(); !st) return st;
       codes.push_back(r.next_member(name).error().code);  // an array, not a struct
       codes.push_back(r.peek().error().code);             // nothing before the reader yet
@@ -333,7 +410,7 @@ TEST(JsonResultReader, MisuseIsInvalidArgument) {
   } misuse;
   Read r = read_into(misuse, answer("[1,2]"));
   EXPECT_TRUE(r.document);
-  EXPECT_EQ(misuse.codes, std::vector<Errc>(4, Errc::InvalidArgument));
+  EXPECT_EQ(misuse.codes, std::vector<Errc>(5, Errc::InvalidArgument));
 }
 
 }  // namespace

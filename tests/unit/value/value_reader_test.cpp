@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "callwire/convert.hpp"
+#include "counting_reader.hpp"
 
 namespace callwire {
 namespace {
@@ -178,6 +179,40 @@ TEST(ConvertRead, AVectorReadKeepsNoElementAndAFailureLeavesNothingBehind) {
     EXPECT_EQ(again[0].s, "a");
   }
   EXPECT_EQ(Counted::alive, 0);
+}
+
+// An array of strings in one call to the reader, from the tree as from a document: the runs
+// of strings, what stops them left before the reader, and the same refusal as from_value.
+TEST(ConvertRead, StringsOfAnArrayInOneCall) {
+  Value v = Value::array({"a", "bc", Value::bytes("\x01", 1), "d"});
+  TreeReader r(v);
+  ASSERT_TRUE(r.enter_array());
+  std::vector<std::string> texts = {"kept"};
+  Result<bool> end = r.read_string_elements(texts);
+  ASSERT_TRUE(end);
+  EXPECT_FALSE(*end);
+  EXPECT_EQ(texts, (std::vector<std::string>{"kept", "a", "bc"}));
+  EXPECT_EQ(r.peek().value(), Type::Bytes);  // before the reader, unread
+  end = r.read_string_elements(texts);       // passes it by, as next_element() would
+  ASSERT_TRUE(end);
+  EXPECT_TRUE(*end);
+  EXPECT_EQ(texts.back(), "d");
+  EXPECT_EQ(r.read_string_elements(texts).error().code, Errc::InvalidArgument);  // outside
+
+  std::vector<std::string> got;
+  Value strings = Value::array({"x", "y", "z"});
+  TreeReader rs(strings);
+  test_support::CountingReader counted(rs);
+  ASSERT_TRUE(read_value(counted, got));
+  EXPECT_EQ(got, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(counted.calls().read_string_elements, 1);
+  EXPECT_EQ(counted.calls().next_element + counted.calls().read_string, 0);
+
+  TreeReader rv(v);
+  Status refused = read_value(rv, got);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            Convert<std::vector<std::string>>::from_value(v).error().message);
 }
 
 struct Pair {

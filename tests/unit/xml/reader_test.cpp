@@ -8,6 +8,7 @@
 #include "callwire/base64.hpp"
 #include "callwire/convert.hpp"
 #include "callwire/xml.hpp"
+#include "counting_reader.hpp"
 #include "value/value_build.hpp"
 
 namespace callwire::xml {
@@ -919,6 +920,80 @@ TEST(Reader, TypedReadsInOnePassSayWhatTheTreeSays) {
     const std::string where = "1:" + std::to_string(doc.find(inner) + 1) + ": ";
     EXPECT_EQ(e.message.substr(0, where.size()), where) << e.message;
   }
+}
+
+// An array of strings is read in one call to the reader (read_string_elements), each usual
+// <value><string>text</string></value> in one pass; any other element (a reference to decode,
+// an untyped or empty value, a number) is left to the element-by-element path, and the runs
+// after it are read in one call again. What a typed read gives or refuses with is the tree
+// path's, at and over the limits.
+TEST(Reader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
+  ReaderLimits limits;
+  limits.max_string_size = 10;
+  for (std::string_view items : {
+           "",
+           "<value><string>a</string></value><value><string>bc</string></value>",
+           "\n  <value>\n    <string>a b</string>\n  </value>\n",
+           "<value><string>a</string></value><value><string>r&amp;d</string></value>"
+           "<value><string>z</string></value>",
+           "<value>untyped</value><value><string>x</string></value>",
+           "<value/><value><string/></value><value><string></string></value>",
+           "<value><string>a</string></value><value><int>1</int></value>",
+           "<value><string>a</string></value><value><string>12345678901</string></value>",
+           "<value><string>1234567890</string></value>",
+           "<value><string>Zo\xC3</string></value>",
+           "<value><string>a</string></value><!-- c --><value><string>b</string></value>",
+           "<value><string>a</string></value><value><string>b</string></value><junk/>",
+       }) {
+    const std::string doc = response_with("<array><data>" + std::string(items) + "</data></array>");
+    Reader reader(limits);
+    Result<MethodResponse> tree = reader.read_response(doc);
+    test_support::CountedInto<std::vector<std::string>> sink;
+    MethodResponse response;
+    Status sunk;
+    Status read = reader.read_response(doc, response, sink, sunk);
+    if (!tree) {
+      ASSERT_FALSE(read) << items;
+      EXPECT_EQ(read.error().message, tree.error().message) << items;
+      continue;
+    }
+    ASSERT_TRUE(read) << items << ": " << read.error().message;
+    Result<std::vector<std::string>> want =
+        Convert<std::vector<std::string>>::from_value(tree->result);
+    if (!want) {
+      ASSERT_FALSE(sunk) << items;
+      EXPECT_EQ(sunk.error().message, want.error().message) << items;
+      continue;
+    }
+    ASSERT_TRUE(sunk) << items << ": " << sunk.error().message;
+    EXPECT_EQ(sink.value, *want) << items;
+  }
+
+  // The usual array: one call, no element read on its own.
+  std::string items;
+  for (int i = 0; i < 40; ++i)
+    items += "<value><string>s" + std::to_string(i) + "</string></value>";
+  const std::string doc = response_with("<array><data>" + items + "</data></array>");
+  test_support::CountedInto<std::vector<std::string>> sink;
+  MethodResponse response;
+  Status sunk;
+  ASSERT_TRUE(Reader().read_response(doc, response, sink, sunk));
+  ASSERT_TRUE(sunk);
+  ASSERT_EQ(sink.value.size(), 40u);
+  EXPECT_EQ(sink.value[39], "s39");
+  EXPECT_EQ(sink.calls.read_string_elements, 1);
+  EXPECT_EQ(sink.calls.next_element, 0);
+  EXPECT_EQ(sink.calls.read_string, 0);
+
+  // max_elements counts the elements read in one call as it counts the others.
+  ReaderLimits few;
+  few.max_elements = 45;  // methodResponse, params, param, value, array, data: 6, then 2 each
+  Error e = error_of(doc, few);
+  ASSERT_EQ(e.code, Errc::LimitExceeded);
+  test_support::CountedInto<std::vector<std::string>> limited;
+  Status over = Reader(few).read_response(doc, response, limited, sunk);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().message, e.message);
 }
 
 TEST(Reader, TooManyAttributes) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "base/read_double.hpp"
 #include "callwire/json.hpp"
 #include "callwire/value_reader.hpp"
 #include "value/value_build.hpp"
@@ -52,8 +53,10 @@ template <size_t N>
 enum class Number : uint8_t { Invalid, Integer, Float };
 
 // JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked on `s`. For
-// an integer, `fits` says whether it is within int64 and `n` holds it then.
-inline Number scan_number(std::string_view s, int64_t& n, bool& fits) {
+// an integer, `fits` says whether it is within int64 and `n` holds it then. For a float,
+// `exact` says whether `d` holds its value, read in one exact operation (the usual few digits
+// and decimals: exact_decimal); else the caller reads it the general way.
+inline Number scan_number(std::string_view s, int64_t& n, bool& fits, double& d, bool& exact) {
   const char* p = s.data();
   const char* end = p + s.size();
   bool negative = p < end && *p == '-';
@@ -61,36 +64,56 @@ inline Number scan_number(std::string_view s, int64_t& n, bool& fits) {
   if (p == end || *p < '0' || *p > '9') return Number::Invalid;
   uint64_t magnitude = 0;
   fits = true;
+  const char* first = p;
   if (*p == '0') {
     ++p;
   } else {
     // Up to 19 digits cannot overflow 64 bits: no test per digit; more are beyond int64.
-    const char* first = p;
-    for (unsigned d; p < end && (d = unsigned(static_cast<unsigned char>(*p)) - '0') <= 9; ++p)
-      magnitude = magnitude * 10 + d;
+    for (unsigned digit; p < end && (digit = unsigned(static_cast<unsigned char>(*p)) - '0') <= 9;
+         ++p)
+      magnitude = magnitude * 10 + digit;
     if (p - first > 19) fits = false;
   }
+  size_t digit_count = size_t(p - first);
+  int64_t scale = 0;
   bool fraction = false, exponent = false;
   if (p < end && *p == '.') {
     fraction = true;
     const char* start = ++p;
-    while (p < end && *p >= '0' && *p <= '9') ++p;
+    for (unsigned digit; p < end && (digit = unsigned(static_cast<unsigned char>(*p)) - '0') <= 9;
+         ++p)
+      if (++digit_count <= 19) magnitude = magnitude * 10 + digit;
     if (p == start) return Number::Invalid;
+    scale = -int64_t(p - start);
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
     exponent = true;
     ++p;
-    if (p < end && (*p == '+' || *p == '-')) ++p;
+    bool exponent_negative = false;
+    if (p < end && (*p == '+' || *p == '-')) exponent_negative = *p++ == '-';
     const char* start = p;
-    while (p < end && *p >= '0' && *p <= '9') ++p;
+    int64_t e = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; ++p)
+      if (e < 100000) e = e * 10 + (*p - '0');
     if (p == start) return Number::Invalid;
+    scale += exponent_negative ? -e : e;
   }
   if (p != end) return Number::Invalid;
-  if (fraction || exponent) return Number::Float;
+  if (fraction || exponent) {
+    exact = digit_count <= 19 && exact_decimal(magnitude, scale, d);
+    if (exact && negative) d = -d;
+    return Number::Float;
+  }
   constexpr uint64_t kLimit = uint64_t{1} << 63;
   if (fits && (negative ? magnitude > kLimit : magnitude >= kLimit)) fits = false;
   if (fits) n = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
   return Number::Integer;
+}
+// The same where only the grammar and integers matter.
+inline Number scan_number(std::string_view s, int64_t& n, bool& fits) {
+  double d;
+  bool exact;
+  return scan_number(s, n, fits, d, exact);
 }
 
 // The values waiting for their array or struct. A Value is trivially relocatable
@@ -341,8 +364,9 @@ struct ReaderImpl {
   bool number(V& v, Value& out) {
     std::string_view text = raw_token(v);
     int64_t n = 0;
-    bool fits = false;
-    switch (scan_number(text, n, fits)) {
+    bool fits = false, exact = false;
+    double d = 0;
+    switch (scan_number(text, n, fits, d, exact)) {
       case Number::Invalid:
         return syntax(simdjson::NUMBER_ERROR);
       case Number::Integer:
@@ -357,15 +381,17 @@ struct ReaderImpl {
         }
         return true;
       case Number::Float: {
-        double d;
-        // The grammar is right, so simdjson's only complaint can be the range (1e400); below
-        // it a number reads as zero.
-        if (v.get_double().get(d)) {
+        // The grammar is right, so the only complaint can be the range (1e400); below it a
+        // number reads as zero. Not simdjson's get_double: its On Demand reader (3.0.1) reads
+        // a number of more than 19 digits from their low 64 bits (0.65260029164365297418 as
+        // 0.0992).
+        const bool negative = text[0] == '-';
+        if (exact || read_decimal(text.substr(negative ? 1 : 0), d)) {
+          ValueAccess::set_double(out, exact || !negative ? d : -d);
+        } else {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "number " + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") +
                          " is beyond the range of a double");
-        } else {
-          ValueAccess::set_double(out, d);
         }
         return true;
       }

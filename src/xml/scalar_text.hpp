@@ -45,20 +45,6 @@ inline bool parse_integer(std::string_view s, int64_t min, int64_t max, int64_t&
   return true;
 }
 
-/// Where the first significant digit of a mantissa (`[0-9]*(\.[0-9]*)?`) stands: the power of
-/// ten of the place after it (123.4: 3; 0.05: -1). For telling a value below the smallest
-/// double (zero) from one above the largest (refused) when read_double finds it out of range.
-inline int64_t mantissa_magnitude(std::string_view mantissa) {
-  size_t point = mantissa.find('.');
-  std::string_view int_part = mantissa.substr(0, point);
-  size_t first = int_part.find_first_not_of('0');
-  if (first != std::string_view::npos) return int64_t(int_part.size() - first);
-  if (point == std::string_view::npos) return 0;
-  std::string_view frac = mantissa.substr(point + 1);
-  size_t zeros = frac.find_first_not_of('0');
-  return -int64_t(zeros == std::string_view::npos ? frac.size() : zeros);
-}
-
 /// Decimal with optional exponent (Python writes `1e+100`); no NaN, infinity or hex. A value
 /// too small for a double reads as zero; one too large is refused.
 inline bool parse_double(std::string_view s, double& out) {
@@ -82,7 +68,6 @@ inline bool parse_double(std::string_view s, double& out) {
     frac_digits = take_digits();
   }
   if (digit_count == 0) return false;
-  const size_t mantissa_end = i;
   int64_t exponent = 0;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
@@ -95,33 +80,13 @@ inline bool parse_double(std::string_view s, double& out) {
     if (exp_negative) exponent = -exponent;
   }
   if (i != s.size()) return false;
-  // The usual text (a few digits, a few decimals) in one operation: an integer below 2^53 and
-  // a power of ten up to 10^22 are both exact doubles, so one multiplication or division of
-  // them is the correctly rounded value, as from_chars would find it (Clinger's fast path).
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  // (Only where doubles are computed in double precision: x87's wider registers would round twice.)
-  const int64_t scale = exponent - int64_t(frac_digits);
-  if (FLT_EVAL_METHOD == 0 && digit_count <= 19 && digits <= (uint64_t{1} << 53) && scale >= -22 &&
-      scale <= 22) {
-    double m = static_cast<double>(digits);
-    double v = scale < 0 ? m / kPow10[-scale] : m * kPow10[scale];
+  // The usual text (a few digits, a few decimals) in one exact operation.
+  if (double v; digit_count <= 19 && exact_decimal(digits, exponent - int64_t(frac_digits), v)) {
     out = negative ? -v : v;
     return true;
   }
   double v = 0;
-  auto [ptr, ec] = read_double(s.data() + mantissa_start, s.data() + s.size(), v);
-  if (ptr != s.data() + s.size()) return false;
-  if (ec == std::errc::result_out_of_range) {
-    // Below the smallest double is zero; above the largest is refused.
-    if (mantissa_magnitude(s.substr(mantissa_start, mantissa_end - mantissa_start)) + exponent > 0)
-      return false;
-    v = 0;
-  } else if (ec != std::errc()) {
-    return false;
-  }
-  if (!std::isfinite(v)) return false;
+  if (!read_decimal(s.substr(mantissa_start), v)) return false;
   out = negative ? -v : v;
   return true;
 }

@@ -994,6 +994,18 @@ TEST(Reader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
   Status over = Reader(few).read_response(doc, response, limited, sunk);
   ASSERT_FALSE(over);
   EXPECT_EQ(over.error().message, e.message);
+
+  // Outside an array: a misuse, and the document reads on.
+  struct Outside final : ValueSink {
+    Errc code = Errc::Ok;
+    Status read(ValueReader& r) override {
+      std::vector<std::string> texts;
+      code = r.read_string_elements(texts).error().code;
+      return {};
+    }
+  } outside;
+  ASSERT_TRUE(Reader().read_response(doc, response, outside, sunk));
+  EXPECT_EQ(outside.code, Errc::InvalidArgument);
 }
 
 TEST(Reader, TooManyAttributes) {

@@ -2,6 +2,8 @@
 // a converter walks a document (one call for an array of strings, not two per element).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,5 +63,22 @@ struct CountedInto final : ValueSink {
     return s;
   }
 };
+
+// Whether `sink` holds the strings "s0", "s1", ... up to `count`, read in one call to
+// read_string_elements and none on its own.
+inline ::testing::AssertionResult strings_read_in_one_call(
+    const CountedInto<std::vector<std::string>>& sink, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (i >= sink.value.size() || sink.value[i] != "s" + std::to_string(i))
+      return ::testing::AssertionFailure() << "string " << i << " is missing or wrong";
+  if (sink.value.size() != count)
+    return ::testing::AssertionFailure() << sink.value.size() << " strings, not " << count;
+  const CountingReader::Calls& c = sink.calls;
+  if (c.read_string_elements != 1 || c.next_element != 0 || c.read_string != 0)
+    return ::testing::AssertionFailure()
+           << c.read_string_elements << " calls of read_string_elements, " << c.next_element
+           << " of next_element, " << c.read_string << " of read_string";
+  return ::testing::AssertionSuccess();
+}
 
 }  // namespace callwire::test_support

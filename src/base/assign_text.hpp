@@ -2,7 +2,6 @@
 #pragma once
 
 #include <algorithm>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,10 +29,36 @@ inline void reserve_more(std::vector<std::string>& out, size_t more) {
     out.reserve(out.empty() ? needed : std::max(needed, 2 * out.capacity()));
 }
 
-/// A string for each of `texts` appended to `out`, which grows as reserve_more() says.
-inline void append_texts(std::vector<std::string>& out, std::span<const std::string_view> texts) {
-  reserve_more(out, texts.size());
-  for (std::string_view text : texts) out.emplace_back(text);
-}
+/// Texts on their way into `out`, gathered on the stack and appended a batch at a time: for a
+/// reader's loop over an array's strings, where a push onto a vector per text was a call each.
+/// The texts must stay valid until flush().
+class TextBatch {
+ public:
+  explicit TextBatch(std::vector<std::string>& out) noexcept : out_(out) {}
+  TextBatch(const TextBatch&) = delete;
+  TextBatch& operator=(const TextBatch&) = delete;
+
+  void add(std::string_view text) {
+    if (size_ == kSize) flush();
+    texts_[size_++] = {text.data(), text.size()};
+  }
+  /// Appends what was added since the last flush.
+  void flush() {
+    reserve_more(out_, size_);
+    for (size_t i = 0; i < size_; ++i) out_.emplace_back(texts_[i].data, texts_[i].size);
+    size_ = 0;
+  }
+
+ private:
+  static constexpr size_t kSize = 64;  // most arrays of strings fit: `out` grows once
+  // Not string_view: its constructor would zero the whole batch on every call.
+  struct Text {
+    const char* data;
+    size_t size;
+  };
+  std::vector<std::string>& out_;
+  size_t size_ = 0;
+  Text texts_[kSize];
+};
 
 }  // namespace callwire

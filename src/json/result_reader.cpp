@@ -103,7 +103,7 @@ class ResultReader final : public ValueReader {
       return Error(Errc::InvalidArgument, "read_string_elements() outside an array");
     if (!leave_current()) return walk_.hard;
     Frame& f = frames_.back();
-    texts_.clear();
+    TextBatch texts(out);
     bool ended = false;
     for (;;) {
       if (f.started) ++f.elements;
@@ -123,9 +123,9 @@ class ResultReader final : public ValueReader {
       has_current_ = false;
       std::string_view text;
       if (!walk_.string_text(*current_, text)) return walk_.hard;
-      texts_.push_back(text);
+      texts.add(text);
     }
-    append_texts(out, texts_);
+    texts.flush();
     if (ended) close();
     return ended;
   }
@@ -307,7 +307,6 @@ class ResultReader final : public ValueReader {
   od::json_type current_type_{};
   std::vector<Frame> frames_;
   std::vector<std::string_view> names_;  // the member names of the structs open
-  std::vector<std::string_view> texts_;  // read_string_elements' texts, kept for its capacity
 };
 
 }  // namespace

@@ -1089,7 +1089,7 @@ class PullReader final : public ValueReader {
     if (frames_.empty() || frames_.back().is_struct)
       return Error(Errc::InvalidArgument, "read_string_elements() outside an array");
     if (Status skipped = skip_unread(); !skipped) return skipped.error();
-    texts_.clear();
+    TextBatch texts(out);
     bool stopped_at_element = false;
     if (!frames_.back().ended) {
       while (r_.lexer.try_start("<value>")) {
@@ -1103,11 +1103,11 @@ class PullReader final : public ValueReader {
           r_.over_string_limit(r_.start_tag_before(text, "string"), "a string", text.size());
           return stop().error();
         }
-        texts_.push_back(text);
+        texts.add(text);
         if (!r_.expect_end("value")) return stop().error();
       }
     }
-    append_texts(out, texts_);
+    texts.flush();
     if (stopped_at_element) return false;
     Result<bool> more = next_element();
     if (!more) return more.error();
@@ -1310,7 +1310,6 @@ class PullReader final : public ValueReader {
   bool broken_ = false;
   ReaderImpl::ValueHead head_;
   std::vector<Frame> frames_;
-  std::vector<std::string_view> texts_;  // read_string_elements' texts, kept for its capacity
 };
 
 }  // namespace

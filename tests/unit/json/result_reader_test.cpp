@@ -351,18 +351,18 @@ TEST(JsonResultReader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
 
   // The usual array: one call, no element read on its own.
   std::string items = "[";
-  for (int i = 0; i < 40; ++i) items += (i ? ",\"s" : "\"s") + std::to_string(i) + "\"";
+  for (int i = 0; i < 150; ++i) items += (i ? ",\"s" : "\"s") + std::to_string(i) + "\"";
   items += "]";
   test_support::CountedInto<std::vector<std::string>> sink;
   Read got = read_into(sink, answer(items));
   ASSERT_TRUE(got.document && got.sink);
-  EXPECT_TRUE(test_support::strings_read_in_one_call(sink, 40));
+  EXPECT_TRUE(test_support::strings_read_in_one_call(sink, 150));
 
   // max_elements counts the elements read in one call as it counts the others.
   JsonLimits few;
-  few.max_elements = 42;  // the response's three members, then the elements
+  few.max_elements = 152;  // the response's three members, then the elements
   EXPECT_EQ(read_into(sink, answer(items), few).document.error().code, Errc::LimitExceeded);
-  few.max_elements = 43;
+  few.max_elements = 153;
   EXPECT_TRUE(read_into(sink, answer(items), few).document);
 
   // Called in rounds: it stops before what is not a string, and reads on after it.

@@ -971,7 +971,7 @@ TEST(Reader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
 
   // The usual array: one call, no element read on its own.
   std::string items;
-  for (int i = 0; i < 40; ++i)
+  for (int i = 0; i < 150; ++i)
     items += "<value><string>s" + std::to_string(i) + "</string></value>";
   const std::string doc = response_with("<array><data>" + items + "</data></array>");
   test_support::CountedInto<std::vector<std::string>> sink;
@@ -979,11 +979,11 @@ TEST(Reader, ArraysOfStringsReadInOneCallSayWhatTheTreeSays) {
   Status sunk;
   ASSERT_TRUE(Reader().read_response(doc, response, sink, sunk));
   ASSERT_TRUE(sunk);
-  EXPECT_TRUE(test_support::strings_read_in_one_call(sink, 40));
+  EXPECT_TRUE(test_support::strings_read_in_one_call(sink, 150));
 
   // max_elements counts the elements read in one call as it counts the others.
   ReaderLimits few;
-  few.max_elements = 45;  // methodResponse, params, param, value, array, data: 6, then 2 each
+  few.max_elements = 245;  // methodResponse, params, param, value, array, data: 6, then 2 each
   Error e = error_of(doc, few);
   ASSERT_EQ(e.code, Errc::LimitExceeded);
   test_support::CountedInto<std::vector<std::string>> limited;

@@ -54,8 +54,8 @@ enum class Number : uint8_t { Invalid, Integer, Float };
 
 // JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked on `s`. For
 // an integer, `fits` says whether it is within int64 and `n` holds it then. For a float,
-// `exact` says whether `d` holds its value, read in one exact operation (the usual few digits
-// and decimals: exact_decimal); else the caller reads it the general way.
+// `exact` says whether `d` holds its magnitude, read in one exact operation (the usual few
+// digits and decimals: exact_decimal); else the caller reads it the general way.
 inline Number scan_number(std::string_view s, int64_t& n, bool& fits, double& d, bool& exact) {
   const char* p = s.data();
   const char* end = p + s.size();
@@ -101,7 +101,6 @@ inline Number scan_number(std::string_view s, int64_t& n, bool& fits, double& d,
   if (p != end) return Number::Invalid;
   if (fraction || exponent) {
     exact = digit_count <= 19 && exact_decimal(magnitude, scale, d);
-    if (exact && negative) d = -d;
     return Number::Float;
   }
   constexpr uint64_t kLimit = uint64_t{1} << 63;
@@ -387,7 +386,7 @@ struct ReaderImpl {
         // 0.0992).
         const bool negative = text[0] == '-';
         if (exact || read_decimal(text.substr(negative ? 1 : 0), d)) {
-          ValueAccess::set_double(out, exact || !negative ? d : -d);
+          ValueAccess::set_double(out, negative ? -d : d);
         } else {
           soft_error(Errc::Unrepresentable, fault_code::kInvalidParams,
                      "number " + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") +

@@ -105,9 +105,7 @@ Result<bool> TreeReader::read_string_elements(std::vector<std::string>& out) {
   while (strings < items.size() && items[strings].is_string()) ++strings;
   reserve_more(out, strings - f.next);
   for (; f.next < strings; ++f.next) out.emplace_back(items[f.next].as_string());
-  Result<bool> more = next_element();
-  if (!more) return more.error();
-  return !*more;
+  return ValueReader::read_string_elements(out);  // the step past what stopped the run
 }
 
 Status TreeReader::enter_struct() {

@@ -1109,9 +1109,7 @@ class PullReader final : public ValueReader {
     }
     texts.flush();
     if (stopped_at_element) return false;
-    Result<bool> more = next_element();
-    if (!more) return more.error();
-    return !*more;
+    return ValueReader::read_string_elements(out);  // the step past what stopped the run
   }
 
   Status enter_struct() override {

@@ -6,6 +6,7 @@
 // otherwise. It never allocates on the hot path once its buffers have grown.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -214,10 +215,13 @@ class Lexer {
   /// text whose caller accepts only characters that are valid XML and need no decoding (base64
   /// does; on anything else it calls rewind() and takes the checked path). One memchr, where
   /// try_plain_text tests every byte for five kinds of stop.
-  /// Of a document still arriving, it waits for the `<` and the byte after it.
-  bool try_unchecked_text(std::string_view& text) {
+  /// Of a document still arriving, it waits for the `<` and the byte after it. `known_plain`:
+  /// how many of the first bytes the caller knows hold no `<` (text decoded as it arrived,
+  /// which a second search of megabytes would only read again).
+  bool try_unchecked_text(std::string_view& text, size_t known_plain = 0) {
+    const unsigned char* from = pos_ + std::min(known_plain, size_t(end_ - pos_));
     const auto* stop =
-        static_cast<const unsigned char*>(std::memchr(pos_, '<', size_t(end_ - pos_)));
+        static_cast<const unsigned char*>(std::memchr(from, '<', size_t(end_ - from)));
     if ((stop == nullptr || end_ - stop < 2) && end_ != final_end_) [[unlikely]]
       stop = find_markup_while_arriving(stop ? stop : end_);
     if (stop == nullptr || end_ - stop < 2 || stop[1] != '/') return false;

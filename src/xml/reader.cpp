@@ -835,8 +835,12 @@ struct ReaderImpl {
   template <class Decode>
   bool base64_unchecked(Decode&& decode) {
     const unsigned char* start = lexer.position();
+    // Text decoded ahead is base64 characters only: no `<` to look for in it.
+    size_t plain = 0;
+    if (ahead && reinterpret_cast<const unsigned char*>(ahead->text) == start)
+      plain = ahead->text_length;
     std::string_view text;
-    if (!lexer.try_unchecked_text(text)) return false;
+    if (!lexer.try_unchecked_text(text, plain)) return false;
     if (!base64_too_long(text.size())) {
       size_t error_at = 0;
       long n = decode(text, error_at);

@@ -42,6 +42,24 @@ TEST(Lexer, DecodedTextUsesScratch) {
   EXPECT_EQ(t.text, "x&yz\n");
 }
 
+// The bytes the caller vouches for (a blob's text decoded as it arrived) are not searched
+// again: the `<` that ends the text is looked for after them, and past the end is the end.
+TEST(Lexer, UncheckedTextSearchesOnlyAfterWhatIsKnownPlain) {
+  std::string scratch;
+  Lexer lexer(scratch);
+  std::string doc = "<a>ab<cd</a>";  // a `<` no real caller would vouch for, to see it skipped
+  for (size_t known : {size_t{0}, size_t{2}, size_t{3}, size_t{5}, size_t{6}, size_t{1000}}) {
+    ASSERT_TRUE(lexer.start(doc, 100, false));
+    Token t;
+    ASSERT_TRUE(lexer.next(t));
+    std::string_view text;
+    // From the start or from the `<` of `<cd`: no end tag there. Past `</a>`: no `<` at all.
+    const bool found = known == 3 || known == 5;
+    EXPECT_EQ(lexer.try_unchecked_text(text, known), found) << known;
+    if (found) EXPECT_EQ(text, "ab<cd") << known;
+  }
+}
+
 TEST(Lexer, LongTextAcrossTheVectorPath) {
   std::string body;
   for (int i = 0; i < 1000; ++i) body += "abcdefghijklmnopqrstuvwxyz\t\n0123456789 ";

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <span>
 
+#include "base/base64.hpp"
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 
@@ -21,9 +24,46 @@ class AnswerProgress {
   /// Part of the answer has gone to the peer: it can no longer be taken back and replaced by
   /// a fault, only cut short.
   virtual bool started() const noexcept = 0;
+  /// The answer in `out` will end at `end` bytes, and nothing it does not know yet can change
+  /// that (the rest is one blob and its closing tags): the transport may send it from now on,
+  /// with its length, as it is written, grew() told after each step. False: it is written
+  /// whole (or goes on as it started).
+  virtual bool will_end_at(Buffer& out, size_t end) = 0;
 
   /// The size of the buffer at which grew() is next called.
   size_t next = std::numeric_limits<size_t>::max();
 };
+
+/// Bytes of a long blob encoded between two reports: 256 KiB of text.
+inline constexpr size_t kBase64Slice = 3 * 256 * 1024;
+
+/// Appends the base64 of `bytes` to `out`. When the blob is the last value of an answer that
+/// may leave while it is written (`progress` not null, `tail` the bytes that close the answer
+/// after the blob's text) and `progress` takes the answer's length ahead, a long blob is
+/// encoded a slice at a time with `between()` (the writer's report) after each but the last:
+/// its first part is on its way, with a Content-Length, while the rest is encoded. False when
+/// `between` is (the answer cannot be sent).
+template <class Between>
+bool encode_base64_reporting(Buffer& out, AnswerProgress* progress, std::span<const uint8_t> bytes,
+                             size_t tail, Between between) {
+  const uint8_t* p = bytes.data();
+  size_t left = bytes.size();
+  const size_t text = base64::encoded_size(left);
+  if (progress != nullptr && left > kBase64Slice && !progress->started()) {
+    out.reserve(out.size() + text + tail);  // nothing moves while it is sent
+    if (progress->will_end_at(out, out.size() + text + tail)) {
+      for (; left > kBase64Slice; p += kBase64Slice, left -= kBase64Slice) {
+        constexpr size_t kText = base64::encoded_size(kBase64Slice);
+        base64::encode(p, kBase64Slice, out.prepare(kText));
+        out.commit(kText);
+        if (!between()) return false;
+      }
+    }
+  }
+  const size_t n = base64::encoded_size(left);
+  base64::encode(p, left, out.prepare(n));
+  out.commit(n);
+  return true;
+}
 
 }  // namespace callwire::detail

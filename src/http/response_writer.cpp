@@ -359,7 +359,7 @@ size_t format_response_head(char* dst, size_t cap, const ResponseHead& head) noe
 
 size_t place_response_head(Buffer& buf, size_t body_offset, ResponseHead head) noexcept {
   if (body_offset > buf.size()) return kNoRoom;
-  head.content_length = buf.size() - body_offset;
+  if (!head.length_ahead) head.content_length = buf.size() - body_offset;
   // Validated once and written once, then copied before the body: this runs for every answer,
   // and counting the head first cost as much as writing it. A head too long for the stack
   // (many extra fields) is written where it goes, once its length is known.

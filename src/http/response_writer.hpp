@@ -40,6 +40,10 @@ struct ResponseHead {
   int status = 200;                            ///< 100..999
   std::string_view content_type = "text/xml";  ///< a field value; empty: no Content-Type
   uint64_t content_length = 0;
+  /// content_length is the body's whole length though not all of it is in the buffer yet (an
+  /// answer sent as it is written, whose length was known before); else place_response_head
+  /// counts it.
+  bool length_ahead = false;
   /// Transfer-Encoding: chunked instead of Content-Length (an answer sent as it is written,
   /// http::ChunkedBodyWriter); only for an HTTP/1.1 request.
   bool chunked = false;

@@ -89,7 +89,8 @@ class Connection final : public net::Watcher {
   // A long answer sent while it is written (streamed_answer.cpp): to an HTTP/1.1 client whose
   // TE lists trailers, an XML-RPC answer that passes kStreamFrom bytes goes out as chunks, the
   // head first, each step as far as the socket takes it without waiting; the rest goes with
-  // the usual flush once it is whole. Answers below the mark are sent whole, as before.
+  // the usual flush once it is whole. Answers below the mark are sent whole, as before. An
+  // answer that is one long blob goes with its Content-Length instead (will_end_at).
   class AnswerStream final : public AnswerProgress {
    public:
     static constexpr size_t kStreamFrom = 256 * 1024;
@@ -100,18 +101,23 @@ class Connection final : public net::Watcher {
     void disarm() noexcept {
       next = SIZE_MAX;
       started_ = false;
+      length_end_ = 0;
     }
     Status grew(Buffer& out) override;
     bool started() const noexcept override { return started_; }
+    bool will_end_at(Buffer& out, size_t end) override;
     // After the call: ends the chunked body (or cuts it short when the call failed after it
     // started), logs and counts the answer.
     void finish();
 
    private:
     Connection& c_;
+    // Sends the head (its length `content_length`, or chunked) into the gap before the body.
+    bool start(Buffer& out, const uint64_t* content_length);
     http::ChunkedBodyWriter chunks_;
     size_t body_start_ = 0;
     size_t head_start_ = 0;
+    size_t length_end_ = 0;  // sent with its length: where the answer ends; 0: chunked
     bool started_ = false;
   };
   friend class AnswerStream;

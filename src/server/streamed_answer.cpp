@@ -2,7 +2,11 @@
 // usual; each time it passes a mark, the part written so far is cut into a chunk (its size
 // line fills a gap left before it, so nothing moves) and sent as far as the socket takes it
 // without waiting. The client reads the first chunks while the server writes the next, where
-// a Content-Length answer would leave it idle until the last byte was written.
+// a Content-Length answer would leave it idle until the last byte was written. An answer that
+// is one long blob knows its length before its text is written: it goes with a Content-Length,
+// as it is encoded (will_end_at).
+#include <algorithm>
+
 #include "server/connection.hpp"
 #include "server/server_loop.hpp"
 
@@ -30,32 +34,58 @@ void Connection::send_without_waiting(size_t end) {
 
 void Connection::AnswerStream::arm(size_t start, size_t body_start) noexcept {
   started_ = false;
+  length_end_ = 0;
   body_start_ = body_start;
   head_start_ = start;
   next = body_start + kStreamFrom;
 }
 
+bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length) {
+  http::ResponseHead h;
+  h.content_type = answer_content_type(c_.answer_protocol_);
+  if (content_length) {
+    h.content_length = *content_length;
+    h.length_ahead = true;
+  } else {
+    h.chunked = true;
+  }
+  h.close = c_.close_after_write_;
+  h.date = c_.loop_.http_date();
+  h.extra = c_.http_.cors_fields();
+  const size_t gap_end = content_length ? body_start_ : chunks_.begin(body_start_);
+  const size_t head = c_.framing_->place_head(out, gap_end, h);
+  if (head == http::kNoRoom) return false;  // never with our own fields
+  c_.out_sent_ = head_start_ = head;        // nothing was queued before it (may_stream)
+  started_ = true;
+  return true;
+}
+
+// The rest of the answer is one blob whose text's length is known: sent with a Content-Length,
+// which every reader takes, and callwire's client reads in place, decoding the blob as it
+// comes (xml/decode_ahead.hpp), where a chunked body would be read whole and then decoded.
+bool Connection::AnswerStream::will_end_at(Buffer& out, size_t end) {
+  if (started_ || end - body_start_ > c_.answer_share_) return false;
+  const uint64_t length = end - body_start_;
+  if (!start(out, &length)) return false;
+  length_end_ = end;
+  next = 0;  // each step of the writer goes as it is written
+  c_.send_without_waiting(out.size());
+  return true;
+}
+
 Status Connection::AnswerStream::grew(Buffer& out) {
+  if (length_end_ != 0) {
+    c_.send_without_waiting(std::min(out.size(), length_end_));
+    return {};
+  }
   const size_t bytes = out.size() - body_start_;
   if (bytes > c_.answer_share_) {
     c_.refuse_over_share(bytes, {}, started_ ? "cut short" : "refused");
     return Error(Errc::LimitExceeded, "the answer exceeds the server's memory budget");
   }
-  if (!started_) {
-    http::ResponseHead h;
-    h.content_type = answer_content_type(Protocol::XmlRpc);
-    h.chunked = true;
-    h.close = c_.close_after_write_;
-    h.date = c_.loop_.http_date();
-    h.extra = c_.http_.cors_fields();
-    const size_t line = chunks_.begin(body_start_);
-    const size_t head = c_.framing_->place_head(out, line, h);
-    if (head == http::kNoRoom) {  // never with our own fields; sent whole if it were
-      next = SIZE_MAX;
-      return {};
-    }
-    c_.out_sent_ = head_start_ = head;  // nothing was queued before it (may_stream)
-    started_ = true;
+  if (!started_ && !start(out, nullptr)) {
+    next = SIZE_MAX;  // sent whole
+    return {};
   }
   c_.send_without_waiting(chunks_.cut(out));
   next = out.size() + kStep;
@@ -67,16 +97,18 @@ void Connection::AnswerStream::finish() {
   next = SIZE_MAX;
   started_ = false;
   c.call_.response_bytes = c.out_.size() - body_start_;
+  // Sent with its length, the answer is whole only if it ends where its head said.
+  if (length_end_ != 0 && c.out_.size() != length_end_) c.call_.cut_short = true;
   if (c.call_.cut_short) {
     // What was not sent goes, and the connection closes after the rest of what was: the
-    // client meets a chunked body that never ends, not an answer it could take as whole.
-    c.out_.truncate(std::max(chunks_.sendable(), c.out_sent_));
+    // client meets a body that never ends, not an answer it could take as whole.
+    c.out_.truncate(length_end_ != 0 ? c.out_sent_ : std::max(chunks_.sendable(), c.out_sent_));
     c.close_after_write_ = true;
     if (c.loop_.core().options.error_log)
       c.log_message("answer to " + std::string(c.call_.method) +
                     " failed after part of it was sent (fault " +
                     std::to_string(c.call_.fault_code) + "): cut short");
-  } else {
+  } else if (length_end_ == 0) {
     chunks_.end(c.out_);
   }
   c.answered(head_start_, 200);

@@ -6,7 +6,7 @@ using Slot = detail::ValueShape::Slot;
 
 Status ResultWriter::finish() {
   if (shape_.complete()) {
-    w_.raw("</param></params></methodResponse>");
+    w_.raw(kResponseEnd);
     return {};
   }
   discard();
@@ -55,8 +55,9 @@ void ResultWriter::string(std::string_view s) {
 }
 
 void ResultWriter::bytes(std::span<const uint8_t> b) {
+  const bool root = !shape_.used();  // the answer's value: nothing but its end after it
   if (!start_value()) return;
-  w_.bytes(b);
+  if (!w_.bytes(b, root)) return shape_.syntax_failed();
   end_value();
 }
 

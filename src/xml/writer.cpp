@@ -47,8 +47,9 @@ Status write_response(Buffer& out, const Value& result, const WriterOptions& opt
       [&](XmlWriter& w) {
         w.root_start("methodResponse");
         w.raw("<params><param>");
-        if (!w.value(result)) return false;
-        w.raw("</param></params></methodResponse>");
+        // A blob answer: the last value, which may leave while it is encoded.
+        if (result.is_bytes() ? !w.bytes(result.as_bytes(), true) : !w.value(result)) return false;
+        w.raw(kResponseEnd);
         return true;
       },
       progress);

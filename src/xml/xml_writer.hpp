@@ -40,6 +40,9 @@ inline constexpr EscapeTable kEscapeOf{};
 inline constexpr size_t kLongestEscape = 4;  // bytes an escape adds to its character
 inline constexpr size_t kEscapeBurst = 64;   // bytes taken one at a time after an escape
 
+// What closes a response after its value.
+inline constexpr std::string_view kResponseEnd = "</param></params></methodResponse>";
+
 class XmlWriter {
  public:
   XmlWriter(Buffer& out, const WriterOptions& options) : out_(out), options_(options) {}
@@ -193,17 +196,22 @@ class XmlWriter {
 
   // `<value><base64>...</base64></value>`, encoded straight into the buffer. No bytes are
   // written as Python writes them, `<base64>\n</base64>`: Go's kolo/xmlrpc reads an empty
-  // element as nil, and every reader skips the line break.
-  void bytes(std::span<const uint8_t> bytes) {
+  // element as nil, and every reader skips the line break. `last`: the blob is the answer's
+  // value, followed by kResponseEnd only; a long one then leaves as it is encoded
+  // (encode_base64_reporting). False when the transport cannot take the answer.
+  bool bytes(std::span<const uint8_t> bytes, bool last = false) {
+    static constexpr std::string_view kEnd = "</base64></value>";
     if (bytes.empty()) {
       raw("<value><base64>\n</base64></value>");
-      return;
+      return true;
     }
     raw("<value><base64>");
-    size_t n = base64::encoded_size(bytes.size());
-    base64::encode(bytes.data(), bytes.size(), out_.prepare(n));
-    out_.commit(n);
-    raw("</base64></value>");
+    if (!detail::encode_base64_reporting(out_, last ? progress_ : nullptr, bytes,
+                                         kEnd.size() + kResponseEnd.size(),
+                                         [this] { return between_values(); }))
+      return false;
+    raw(kEnd);
+    return true;
   }
 
   // A scalar written whole, or the opening of a container (whose frame is pushed: value()
@@ -252,8 +260,7 @@ class XmlWriter {
         return true;
       }
       case Type::Bytes:
-        bytes(v.as_bytes());
-        return true;
+        return bytes(v.as_bytes());
       case Type::Array: {
         std::span<const Value> items = v.as_array();
         if (items.empty()) {

@@ -124,6 +124,24 @@ TEST(ResponseWriter, InvalidHeadsRefused) {
   }
 }
 
+TEST(ResponseWriter, PlaceHeadWithALengthGivenAhead) {
+  // An answer sent while it is written, whose length was known first: the head says that
+  // length, not what the buffer holds yet.
+  Buffer buf;
+  buf.append(std::string(kResponseHeadGap, '\0'));
+  buf.append("<?xml");
+  ResponseHead head;
+  head.content_length = 123456;
+  head.length_ahead = true;
+  size_t start = place_response_head(buf, kResponseHeadGap, head);
+  ASSERT_NE(start, kNoRoom);
+  EXPECT_EQ(buf.view().substr(start),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 123456\r\n\r\n<?xml");
+  head.length_ahead = false;  // counted from the buffer
+  start = place_response_head(buf, kResponseHeadGap, head);
+  EXPECT_NE(buf.view().substr(start).find("Content-Length: 5\r\n"), std::string_view::npos);
+}
+
 TEST(ResponseWriter, PlaceHeadRightAlignedBeforeTheBody) {
   // What the server does: reserve the gap, write the body, place the head.
   Buffer buf;

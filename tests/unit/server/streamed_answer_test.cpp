@@ -57,7 +57,33 @@ using testing::call_xml;
 using testing::post;
 using testing::RawSocket;
 
-constexpr size_t kRows = 10000;  // of 100 bytes: about 1.4 MB of XML, past the stream mark
+constexpr size_t kRows = 10000;    // of 100 bytes: about 1.4 MB of XML, past the stream mark
+constexpr size_t kBlob = 4 << 20;  // 5.6 MB of base64 in one value: several slices
+
+std::vector<uint8_t> blob_of(size_t n) {
+  std::vector<uint8_t> b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = uint8_t(i * 7 + i / 251);
+  return b;
+}
+
+struct BlobAndMore {
+  std::vector<uint8_t> blob;
+};
+}  // namespace
+}  // namespace callwire
+
+template <>
+struct callwire::Convert<callwire::BlobAndMore> {
+  static constexpr std::string_view type_name = "base64";
+  static Value to_value(const callwire::BlobAndMore&) { return Value(); }  // unused: written
+  static void write(ValueWriter& w, const callwire::BlobAndMore& b) {
+    w.bytes(b.blob);
+    w.int32(1);  // a second value: the writer refuses it, too late to answer a fault
+  }
+};
+
+namespace callwire {
+namespace {
 
 struct StreamingServer {
   explicit StreamingServer(ServerOptions o = options()) : server(std::move(o)) {
@@ -74,6 +100,14 @@ struct StreamingServer {
       for (int i = 0; i < p[0].as_int(); ++i) a.push_back(Value(std::string(100, 'r')));
       return a;
     }));
+    // One long value: a blob, written by a typed handler and as a Value; and a blob followed
+    // by a second value (not one value, found only after the blob went).
+    EXPECT_TRUE(server.bind("blob", [](int n) { return blob_of(size_t(n)); }));
+    EXPECT_TRUE(server.add_method("value_blob", [](Params p, CallContext&) {
+      return Value::bytes(blob_of(size_t(p[0].as_int())));
+    }));
+    EXPECT_TRUE(
+        server.bind("blob_and_more", [](int n) { return BlobAndMore{blob_of(size_t(n))}; }));
     EXPECT_TRUE(server.bind("add", [](int a, int b) { return a + b; }));
     Status s = server.start();
     EXPECT_TRUE(s) << s.error().message;
@@ -137,14 +171,31 @@ std::string body_of(const std::string& response) {
   return response.substr(head_of(response).size());
 }
 
+// The answer a client that sends no TE gets: whole, with its Content-Length.
+std::string whole_answer(const Server& server, std::string_view method, size_t n) {
+  RawSocket whole(server.port());
+  EXPECT_TRUE(whole.send(post(rows_call(method, n))));
+  std::string expected = whole.read_responses(1);
+  EXPECT_NE(head_of(expected).find("Content-Length: "), std::string::npos) << head_of(expected);
+  return expected;
+}
+
+// The connection goes on after a streamed answer: the next call on it is answered as usual.
+void expect_the_next_call_answered(RawSocket& s) {
+  ASSERT_TRUE(s.send(post(call_xml("add",
+                                   "<param><value><int>2</int></value></param>"
+                                   "<param><value><int>3</int></value></param>"),
+                          "TE: trailers\r\nConnection: TE\r\n")));
+  std::string next = s.read_responses(1);
+  EXPECT_NE(next.find("<int>5</int>"), std::string::npos) << next;
+  EXPECT_NE(head_of(next).find("Content-Length: "), std::string::npos) << head_of(next);
+}
+
 TEST(StreamedAnswer, ChunkedToATrailersClientByteForByteTheWholeAnswer) {
   StreamingServer t;
   for (std::string_view method : {"rows", "value_rows"}) {
     SCOPED_TRACE(method);
-    RawSocket whole(t.server.port());
-    ASSERT_TRUE(whole.send(post(rows_call(method, kRows))));
-    std::string expected = whole.read_responses(1);
-    ASSERT_NE(head_of(expected).find("Content-Length: "), std::string::npos) << head_of(expected);
+    std::string expected = whole_answer(t.server, method, kRows);
 
     RawSocket s(t.server.port());
     ASSERT_TRUE(s.send(post(rows_call(method, kRows), "TE: trailers\r\nConnection: TE\r\n")));
@@ -157,15 +208,45 @@ TEST(StreamedAnswer, ChunkedToATrailersClientByteForByteTheWholeAnswer) {
     ASSERT_TRUE(d.whole);
     EXPECT_GT(d.chunks, 2u);  // cut as it grew, not sent as one piece
     EXPECT_EQ(d.body, body_of(expected));
-    // The connection goes on: the next call on it is answered as usual.
-    ASSERT_TRUE(s.send(post(call_xml("add",
-                                     "<param><value><int>2</int></value></param>"
-                                     "<param><value><int>3</int></value></param>"),
-                            "TE: trailers\r\nConnection: TE\r\n")));
-    std::string next = s.read_responses(1);
-    EXPECT_NE(next.find("<int>5</int>"), std::string::npos) << next;
-    EXPECT_NE(head_of(next).find("Content-Length: "), std::string::npos) << head_of(next);
+    expect_the_next_call_answered(s);
   }
+}
+
+TEST(StreamedAnswer, ALongBlobGoesWithItsLengthAsItIsEncoded) {
+  // The answer is the blob and its closing tags: its length is known before its text is
+  // written, so it goes with a Content-Length (which every reader takes), byte for byte the
+  // answer sent whole, and the connection goes on.
+  StreamingServer t;
+  for (std::string_view method : {"blob", "value_blob"}) {
+    SCOPED_TRACE(method);
+    std::string expected = whole_answer(t.server, method, kBlob);
+    RawSocket s(t.server.port());
+    ASSERT_TRUE(s.send(post(rows_call(method, kBlob), "TE: trailers\r\nConnection: TE\r\n")));
+    std::string got = s.read_responses(1);
+    std::string_view head = head_of(got);
+    EXPECT_EQ(head.find("chunked"), std::string_view::npos) << head;
+    ASSERT_NE(head.find("Content-Length: " + std::to_string(body_of(expected).size()) + "\r\n"),
+              std::string_view::npos)
+        << head;
+    EXPECT_EQ(body_of(got), body_of(expected));
+    expect_the_next_call_answered(s);
+  }
+}
+
+TEST(StreamedAnswer, ABlobAnswerThatFailsAfterItsHeadIsCutShort) {
+  // Sent with its length, an answer that fails after its head went cannot become a fault:
+  // the connection closes before the length is reached, and the client cannot take it whole.
+  StreamingServer t;
+  RawSocket s(t.server.port());
+  ASSERT_TRUE(
+      s.send(post(rows_call("blob_and_more", kBlob), "TE: trailers\r\nConnection: TE\r\n")));
+  std::string got = s.read_all(5s);
+  EXPECT_TRUE(s.closed());
+  std::string_view head = head_of(got);
+  ASSERT_NE(head.find("Content-Length: "), std::string_view::npos) << head;
+  size_t length = std::stoul(std::string(head.substr(head.find("Content-Length: ") + 16)));
+  EXPECT_LT(got.size() - head.size(), length);
+  EXPECT_EQ(got.find("faultCode"), std::string::npos);
 }
 
 TEST(StreamedAnswer, SentBeforeTheResultIsAllWritten) {
@@ -286,6 +367,14 @@ TEST(StreamedAnswer, CallwiresClientAsksForItAndReadsIt) {
   ASSERT_EQ(heads.size(), 2u);
   EXPECT_NE(heads[0].find("Content-Length"), std::string::npos) << heads[0];
   EXPECT_NE(heads[1].find("Transfer-Encoding: chunked"), std::string::npos) << heads[1];
+  for (int i = 0; i < 3; ++i) {  // the first without TE: trailers, the others with it
+    auto blob = client.call<std::vector<uint8_t>>("blob", int(kBlob));
+    ASSERT_TRUE(blob) << blob.error().message;
+    EXPECT_EQ(*blob, blob_of(kBlob));
+    auto value = client.call("value_blob", {Value(int(kBlob))});
+    ASSERT_TRUE(value) << value.error().message;
+    EXPECT_EQ(value->as_bytes().size(), kBlob);
+  }
   auto value = client.call("value_rows", {Value(int(kRows))});
   ASSERT_TRUE(value) << value.error().message;
   EXPECT_EQ(value->size(), kRows);
@@ -337,6 +426,13 @@ TEST(StreamedAnswer, AnAnswerPastTheConnectionsShareIsCutShort) {
   std::string_view head = head_of(got);
   ASSERT_NE(head.find("Transfer-Encoding: chunked\r\n"), std::string_view::npos) << head;
   EXPECT_FALSE(dechunk(std::string_view(got).substr(head.size())).whole);
+
+  // A blob known to pass the share before any of it goes is refused whole, with 500.
+  RawSocket b(t.server.port());
+  ASSERT_TRUE(b.send(post(rows_call("blob", 2 << 20), "TE: trailers\r\nConnection: TE\r\n")));
+  std::string refused = b.read_responses(1);
+  EXPECT_TRUE(refused.starts_with("HTTP/1.1 500 "))
+      << refused.substr(0, std::min<size_t>(refused.size(), 200));
 }
 
 }  // namespace

@@ -202,5 +202,83 @@ TEST(ResultWriter, ValuesXmlCannotCarryAreRefusedWherever) {
   EXPECT_TRUE(b.empty());
 }
 
+// A transport that records what the writer tells it: where the answer said it would end, and
+// the buffer's size at each report. It takes the length ahead unless `refuse_length`.
+struct RecordingProgress final : detail::AnswerProgress {
+  Status grew(Buffer& out) override {
+    reports.push_back(out.size());
+    return {};
+  }
+  bool started() const noexcept override { return started_; }
+  bool will_end_at(Buffer&, size_t end) override {
+    asked_end = end;
+    if (refuse_length) return false;
+    started_ = true;
+    next = 0;
+    return true;
+  }
+  bool refuse_length = false;
+  bool started_ = false;
+  size_t asked_end = 0;
+  std::vector<size_t> reports;
+};
+
+std::vector<uint8_t> long_blob() {
+  std::vector<uint8_t> b(3 * detail::kBase64Slice + 12345);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i * 131 + i / 977);
+  return b;
+}
+
+TEST(BlobAnswer, ALongBlobTellsItsEndAheadAndReportsAsItIsEncoded) {
+  const std::vector<uint8_t> blob = long_blob();
+  const std::string whole = via_value(Value::bytes(blob));
+  for (bool typed : {false, true}) {
+    SCOPED_TRACE(typed ? "ResultWriter" : "write_response");
+    RecordingProgress progress;
+    Buffer b;
+    if (typed) {
+      ResultWriter w(b, {}, &progress);
+      w.bytes(blob);
+      ASSERT_TRUE(w.finish());
+    } else {
+      ASSERT_TRUE(write_response(b, Value::bytes(blob), {}, &progress));
+    }
+    EXPECT_EQ(b.view(), whole);  // byte for byte the answer written whole
+    EXPECT_EQ(progress.asked_end, whole.size());
+    ASSERT_EQ(progress.reports.size(), 3u);  // after each slice but the last
+    for (size_t i = 1; i < progress.reports.size(); ++i)
+      EXPECT_GT(progress.reports[i], progress.reports[i - 1]);
+    EXPECT_LT(progress.reports.back(), whole.size());
+  }
+}
+
+TEST(BlobAnswer, OnlyTheAnswersOwnLongBlobIsSentAhead) {
+  const std::vector<uint8_t> blob = long_blob();
+  {  // a blob inside an array: what follows it is not known
+    RecordingProgress progress;
+    Buffer b;
+    Value a = Value::array();
+    a.push_back(Value::bytes(blob));
+    ASSERT_TRUE(write_response(b, a, {}, &progress));
+    EXPECT_EQ(progress.asked_end, 0u);
+  }
+  {  // a short blob is written whole
+    RecordingProgress progress;
+    Buffer b;
+    ASSERT_TRUE(write_response(b, Value::bytes(std::vector<uint8_t>(1000, 7)), {}, &progress));
+    EXPECT_EQ(progress.asked_end, 0u);
+    EXPECT_TRUE(progress.reports.empty());
+  }
+  {  // a transport that will not take the length ahead gets the blob whole, unreported
+    RecordingProgress progress;
+    progress.refuse_length = true;
+    Buffer b;
+    ASSERT_TRUE(write_response(b, Value::bytes(blob), {}, &progress));
+    EXPECT_EQ(b.view(), via_value(Value::bytes(blob)));
+    EXPECT_NE(progress.asked_end, 0u);
+    EXPECT_TRUE(progress.reports.empty());
+  }
+}
+
 }  // namespace
 }  // namespace callwire::xml

@@ -237,7 +237,8 @@ TEST(BlobAnswer, ALongBlobTellsItsEndAheadAndReportsAsItIsEncoded) {
     RecordingProgress progress;
     Buffer b;
     if (typed) {
-      ResultWriter w(b, {}, &progress);
+      const WriterOptions options;  // the writer keeps a reference: it must outlive it
+      ResultWriter w(b, options, &progress);
       w.bytes(blob);
       ASSERT_TRUE(w.finish());
     } else {

@@ -34,7 +34,8 @@ class AnswerProgress {
   size_t next = std::numeric_limits<size_t>::max();
 };
 
-/// Bytes of a long blob encoded between two reports: 256 KiB of text.
+/// Bytes of a long blob encoded between two reports: 1 MiB of text (smaller slices made the
+/// client wake more often than the overlap paid for: bench/RESULTS.md).
 inline constexpr size_t kBase64Slice = 3 * 256 * 1024;
 
 /// Appends the base64 of `bytes` to `out`. When the blob is the last value of an answer that
@@ -48,10 +49,10 @@ bool encode_base64_reporting(Buffer& out, AnswerProgress* progress, std::span<co
                              size_t tail, Between between) {
   const uint8_t* p = bytes.data();
   size_t left = bytes.size();
-  const size_t text = base64::encoded_size(left);
-  if (progress != nullptr && left > kBase64Slice && !progress->started()) {
-    out.reserve(out.size() + text + tail);  // nothing moves while it is sent
-    if (progress->will_end_at(out, out.size() + text + tail)) {
+  if (progress != nullptr && left > kBase64Slice) {
+    const size_t end = out.size() + base64::encoded_size(left) + tail;
+    out.reserve(end);  // nothing moves while it is sent
+    if (progress->will_end_at(out, end)) {
       for (; left > kBase64Slice; p += kBase64Slice, left -= kBase64Slice) {
         constexpr size_t kText = base64::encoded_size(kBase64Slice);
         base64::encode(p, kBase64Slice, out.prepare(kText));

@@ -64,9 +64,8 @@ bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length
 // which every reader takes, and callwire's client reads in place, decoding the blob as it
 // comes (xml/decode_ahead.hpp), where a chunked body would be read whole and then decoded.
 bool Connection::AnswerStream::will_end_at(Buffer& out, size_t end) {
-  if (started_ || end - body_start_ > c_.answer_share_) return false;
   const uint64_t length = end - body_start_;
-  if (!start(out, &length)) return false;
+  if (started_ || length > c_.answer_share_ || !start(out, &length)) return false;
   length_end_ = end;
   next = 0;  // each step of the writer goes as it is written
   c_.send_without_waiting(out.size());

@@ -6,8 +6,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
-#include <variant>
 
 #include "callwire/export.hpp"
 
@@ -99,46 +99,102 @@ class CALLWIRE_API Exception : public std::runtime_error {
   Error error_;
 };
 
+/// The Error a successful Status reports (Errc::Ok, no message).
+CALLWIRE_API const Error& no_error() noexcept;
+
 /// Either a T or an Error, in the manner of std::expected. `if (result)` tests for success;
-/// `value()` throws callwire::Exception on an error; `error()` is valid only on failure.
+/// `value()` throws callwire::Exception on an error; `error()` is the error on failure, and
+/// no_error() on success.
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value)
-      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  Result(T value) : ok_(true) {  // NOLINT: implicit by design
+    ::new (static_cast<void*>(&value_)) T(std::move(value));
+  }
+  Result(Error error) : ok_(false) {  // NOLINT: implicit by design
+    ::new (static_cast<void*>(&error_)) Error(std::move(error));
+  }
+  Result(const Result& other) : ok_(other.ok_) {
+    if (ok_)
+      ::new (static_cast<void*>(&value_)) T(other.value_);
+    else
+      ::new (static_cast<void*>(&error_)) Error(other.error_);
+  }
+  Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) : ok_(other.ok_) {
+    if (ok_)
+      ::new (static_cast<void*>(&value_)) T(std::move(other.value_));
+    else
+      ::new (static_cast<void*>(&error_)) Error(std::move(other.error_));
+  }
+  Result& operator=(const Result& other) {
+    if (this != &other) *this = Result(other);  // a copy that throws leaves this as it was
+    return *this;
+  }
+  Result& operator=(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this == &other) return *this;
+    destroy();
+    if (!other.ok_) {
+      ::new (static_cast<void*>(&error_)) Error(std::move(other.error_));  // noexcept
+      ok_ = false;
+      return *this;
+    }
+    if constexpr (std::is_nothrow_move_constructible_v<T>) {
+      ::new (static_cast<void*>(&value_)) T(std::move(other.value_));
+    } else {
+      try {
+        ::new (static_cast<void*>(&value_)) T(std::move(other.value_));
+      } catch (...) {  // this is left an empty Error
+        ::new (static_cast<void*>(&error_)) Error();
+        ok_ = false;
+        throw;
+      }
+    }
+    ok_ = true;
+    return *this;
+  }
+  // The state tested inline: std::variant's destructor was a call per Result (1% of a typed
+  // read, which gets a Result<bool> for every member and element).
+  ~Result() { destroy(); }
 
-  explicit operator bool() const noexcept { return state_.index() == 0; }
-  bool ok() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return ok_; }
+  bool ok() const noexcept { return ok_; }
 
   T& value() & {
     check();
-    return std::get<0>(state_);
+    return value_;
   }
   const T& value() const& {
     check();
-    return std::get<0>(state_);
+    return value_;
   }
   T&& value() && {
     check();
-    return std::get<0>(std::move(state_));
+    return std::move(value_);
   }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Error& error() const { return std::get<1>(state_); }
+  const Error& error() const noexcept { return ok_ ? no_error() : error_; }
 
  private:
   void check() const {
-    if (state_.index() != 0) throw Exception(std::get<1>(state_));
+    if (!ok_) throw Exception(error_);
   }
-  std::variant<T, Error> state_;
-};
+  void destroy() noexcept {
+    if (ok_)
+      value_.~T();
+    else
+      error_.~Error();
+  }
 
-/// The Error a successful Status reports (Errc::Ok, no message).
-CALLWIRE_API const Error& no_error() noexcept;
+  union {
+    T value_;
+    Error error_;
+  };
+  bool ok_;
+};
 
 /// A Result without a value: success, or an Error.
 class [[nodiscard]] Status {

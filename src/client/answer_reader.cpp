@@ -241,9 +241,15 @@ std::string_view server_words(const http::Response& response) {
 
 Error http_status_error(const http::Response& response) {
   std::string message = "HTTP " + std::to_string(response.status);
-  if (!response.reason.empty()) message += " " + std::string(response.reason);
-  if (std::string_view words = server_words(response); !words.empty())
-    message += ": " + std::string(words);
+  // Appended piece by piece: `" " + std::string(...)` set off GCC 12's false -Wrestrict at -O3.
+  if (!response.reason.empty()) {
+    message += ' ';
+    message += response.reason;
+  }
+  if (std::string_view words = server_words(response); !words.empty()) {
+    message += ": ";
+    message += words;
+  }
   Error e(Errc::HttpStatus, message);
   e.http_status = response.status;
   e.http_head = std::make_shared<const HttpHead>(head_of(response));

@@ -1067,10 +1067,15 @@ class PullReader final : public ValueReader {
     if (frames_.empty() || frames_.back().is_struct)
       return Error(Errc::InvalidArgument, "next_element() outside an array");
     if (Status skipped = skip_unread(); !skipped) return skipped.error();
+    return next_in_array();
+  }
+
+  // The array's next element or its end, nothing of the element before left unread.
+  Result<bool> next_in_array() {
     Frame& f = frames_.back();
     if (!f.ended) {
       if (r_.lexer.try_start("<value>")) return element(false);
-      if (!r_.lexer.try_end()) {
+      if (!r_.lexer.try_end_literal("data") && !r_.lexer.try_end()) {
         Token t;
         if (!r_.next_element(t, "data")) return stop().error();
         if (t.kind == TokenKind::StartTag && t.name == "value") return element(t.self_closing);
@@ -1113,7 +1118,10 @@ class PullReader final : public ValueReader {
     }
     texts.flush();
     if (stopped_at_element) return false;
-    return ValueReader::read_string_elements(out);  // the step past what stopped the run
+    // The step past what stopped the run (the usual </data>), in place: no virtual call.
+    Result<bool> more = next_in_array();
+    if (!more) return more;
+    return !*more;
   }
 
   Status enter_struct() override {
@@ -1147,7 +1155,7 @@ class PullReader final : public ValueReader {
         f.in_member = false;
       }
       bool member = r_.lexer.try_start("<member>");
-      if (!member && !r_.lexer.try_end()) {
+      if (!member && !r_.lexer.try_end_literal("struct") && !r_.lexer.try_end()) {
         Token t;
         if (!r_.next_element(t, "struct")) return stop().error();
         if (t.kind == TokenKind::StartTag && t.name == "member") {

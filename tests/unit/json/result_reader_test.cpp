@@ -267,6 +267,13 @@ TEST(JsonResultReader, NumbersNoValueHoldsAndRepeatedNamesFailTheResponse) {
   Read distinct = read_into(members, answer(many));
   EXPECT_TRUE(distinct.document && distinct.sink && distinct.response.ok());
   EXPECT_EQ(members.value.size(), 41u);
+  // Names alike in size and first and last byte are compared, not taken for one name.
+  Read alike = read_into(members, answer(R"({"axb":1,"ayb":2,"b":3})"));
+  EXPECT_TRUE(alike.document && alike.sink && alike.response.ok());
+  EXPECT_EQ(members.value.size(), 3u);
+  Read alike_twice = read_into(members, answer(R"({"axb":1,"ayb":2,"b":3,"ayb":4})"));
+  ASSERT_TRUE(alike_twice.document);
+  EXPECT_EQ(alike_twice.response.error.code, Errc::InvalidRequest);
 }
 
 TEST(JsonResultReader, ErrorsAndMalformedResponses) {

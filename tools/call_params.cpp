@@ -385,7 +385,11 @@ class Parser {
     return false;
   }
   bool fail_at(const Token& token, std::string problem) {
-    return fail("'" + shorten(token.raw(text_)) + "': " + problem);
+    std::string quoted = "'";  // built by appending: `"'" + ...` set off GCC 12's -Wrestrict
+    quoted += shorten(token.raw(text_));
+    quoted += "': ";
+    quoted += problem;
+    return fail(std::move(quoted));
   }
 
   std::string_view text_;

@@ -22,3 +22,11 @@
 #else
 #define CALLWIRE_LOCAL __attribute__((visibility("hidden")))
 #endif
+
+// For the few header functions on every value's path whose inlining must not depend on the
+// inliner's budget (a member name's compare in a typed read). Other compilers choose alone.
+#if defined(__GNUC__) || defined(__clang__)
+#define CALLWIRE_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define CALLWIRE_ALWAYS_INLINE inline
+#endif

@@ -169,7 +169,7 @@ struct Convert<T> {
     return found;
   }
   template <size_t I>
-  [[gnu::always_inline]] static bool is_name(std::string_view name) {
+  CALLWIRE_ALWAYS_INLINE static bool is_name(std::string_view name) {
     constexpr std::string_view kName = names[I];
     if (name.size() != kName.size()) return false;
     if constexpr (kName.empty()) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "base/literal.hpp"
 #include "base/read_double.hpp"
 #include "callwire/json.hpp"
 #include "callwire/value_reader.hpp"
@@ -42,13 +43,7 @@ inline std::string_view trim_right(std::string_view s) {
   return s;
 }
 
-// Whether `text` is the literal (a member name, an atom): its size, then its bytes, in a
-// compare the compiler always inlines. string_view's == is left to the inliner, whose choice
-// moved with unrelated code and once cost a JSON-RPC call 100 instructions.
-template <size_t N>
-[[gnu::always_inline]] inline bool is(std::string_view text, const char (&literal)[N]) {
-  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
-}
+using base::is_literal;
 
 enum class Number : uint8_t { Invalid, Integer, Float };
 
@@ -285,9 +280,9 @@ struct ReaderImpl {
   template <class V>
   static Atom atom(V& v) {
     std::string_view text = raw_token(v);
-    if (is(text, "null")) return Atom::Null;
-    if (is(text, "true")) return Atom::True;
-    if (is(text, "false")) return Atom::False;
+    if (is_literal(text, "null")) return Atom::Null;
+    if (is_literal(text, "true")) return Atom::True;
+    if (is_literal(text, "false")) return Atom::False;
     return Atom::Bad;
   }
 
@@ -550,11 +545,11 @@ struct ReaderImpl {
     };
     soft = Error();
     bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
-      bool* flag = is(key, "jsonrpc")  ? &seen.jsonrpc
-                   : is(key, "method") ? &seen.method
-                   : is(key, "params") ? &seen.params
-                   : is(key, "id")     ? &seen.id
-                                       : nullptr;
+      bool* flag = is_literal(key, "jsonrpc")  ? &seen.jsonrpc
+                   : is_literal(key, "method") ? &seen.method
+                   : is_literal(key, "params") ? &seen.params
+                   : is_literal(key, "id")     ? &seen.id
+                                               : nullptr;
       if (flag && *flag) {
         refuse("member \"" + std::string(key) + "\" repeated");
         if (flag == &seen.id) id_usable = false;
@@ -562,7 +557,7 @@ struct ReaderImpl {
       if (flag == &seen.jsonrpc && ft == od::json_type::string) {
         std::string_view version;
         if (auto e = fv.get_string().get(version)) return syntax(e);
-        if (!is(version, "2.0")) refuse("\"jsonrpc\" must be \"2.0\"");
+        if (!is_literal(version, "2.0")) refuse("\"jsonrpc\" must be \"2.0\"");
       } else if (flag == &seen.method && ft == od::json_type::string) {
         std::string_view name;
         if (auto e = fv.get_string().get(name)) return syntax(e);
@@ -613,7 +608,7 @@ struct ReaderImpl {
       int64_t n;
       bool fits;
       if (scan_number(text, n, fits) == Number::Invalid) return syntax(simdjson::NUMBER_ERROR);
-    } else if (!is(text, "null")) {
+    } else if (!is_literal(text, "null")) {
       return syntax(simdjson::N_ATOM_ERROR);
     }
     out.assign(text);
@@ -699,10 +694,10 @@ struct ReaderImpl {
     int64_t code_value = 0;
     std::string message_text;
     bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
-      bool* flag = is(key, "code")      ? &code
-                   : is(key, "message") ? &message
-                   : is(key, "data")    ? &data
-                                        : nullptr;
+      bool* flag = is_literal(key, "code")      ? &code
+                   : is_literal(key, "message") ? &message
+                   : is_literal(key, "data")    ? &data
+                                                : nullptr;
       if (flag && *flag && why.empty()) why = "\"error\" repeats \"" + std::string(key) + "\"";
       if (flag == &code && ft == od::json_type::number) {
         bool fits = false;
@@ -755,16 +750,16 @@ struct ReaderImpl {
     };
     soft = Error();
     bool walked = members(obj, [&](std::string_view key, od::value& fv, od::json_type ft) {
-      bool* flag = is(key, "jsonrpc")  ? &jsonrpc
-                   : is(key, "result") ? &result
-                   : is(key, "error")  ? &error
-                   : is(key, "id")     ? &id
-                                       : nullptr;
+      bool* flag = is_literal(key, "jsonrpc")  ? &jsonrpc
+                   : is_literal(key, "result") ? &result
+                   : is_literal(key, "error")  ? &error
+                   : is_literal(key, "id")     ? &id
+                                               : nullptr;
       if (flag && *flag) refuse("member \"" + std::string(key) + "\" repeated");
       if (flag == &jsonrpc && ft == od::json_type::string) {
         std::string_view version;
         if (auto e = fv.get_string().get(version)) return syntax(e);
-        if (!is(version, "2.0")) refuse("\"jsonrpc\" must be \"2.0\"");
+        if (!is_literal(version, "2.0")) refuse("\"jsonrpc\" must be \"2.0\"");
       } else if (flag == &result) {
         if (!(result_sink ? sink_result(fv) : value(fv, r.result))) return false;
       } else if (flag == &error && ft == od::json_type::object) {

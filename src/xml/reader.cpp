@@ -9,6 +9,7 @@
 
 #include "base/assign_text.hpp"
 #include "base/base64.hpp"
+#include "base/literal.hpp"
 #include "callwire/value_reader.hpp"
 #include "callwire/xml.hpp"
 #include "value/value_build.hpp"
@@ -20,13 +21,7 @@ namespace callwire::xml {
 
 namespace {
 
-// Whether an element's `name` is the literal: its size, then its bytes, in a compare the
-// compiler always inlines. string_view's == is left to the inliner, whose choice moves with
-// unrelated code (a change in the pull reader once made two of a call's checks calls).
-template <size_t N>
-[[gnu::always_inline]] inline bool named(std::string_view name, const char (&literal)[N]) {
-  return name.size() == N - 1 && std::memcmp(name.data(), literal, N - 1) == 0;
-}
+using base::is_literal;
 
 // The element types a <value> may hold. Prefixes are ignored (Apache's `ex:i8`, `ex:nil`).
 enum class Kind : uint8_t {
@@ -364,7 +359,8 @@ struct ReaderImpl {
       call.params = Value::array();
       return end_of_document();
     }
-    if (t.kind != TokenKind::StartTag || !named(t.name, "params")) return unexpected(t, "<params>");
+    if (t.kind != TokenKind::StartTag || !is_literal(t.name, "params"))
+      return unexpected(t, "<params>");
     size_t base = stack.size();
     if (!t.self_closing) {
       for (;;) {
@@ -375,7 +371,7 @@ struct ReaderImpl {
         } else {
           if (!next_element(t, "params")) return false;
           if (t.kind == TokenKind::EndTag) break;
-          if (t.kind != TokenKind::StartTag || !named(t.name, "param"))
+          if (t.kind != TokenKind::StartTag || !is_literal(t.name, "param"))
             return unexpected(t, "<param>");
         }
         if (!param(t)) return false;
@@ -402,7 +398,7 @@ struct ReaderImpl {
     if (root.self_closing) return fail(root, "empty <methodResponse>");
     Token t;
     if (!next_element(t, "methodResponse")) return false;
-    if (t.kind == TokenKind::StartTag && named(t.name, "params") && !t.self_closing) {
+    if (t.kind == TokenKind::StartTag && is_literal(t.name, "params") && !t.self_closing) {
       if (!expect_start(t, "<param>", "params")) return false;
       if (sink) {
         if (t.self_closing) return fail(t, "<param> without a <value>");
@@ -423,7 +419,7 @@ struct ReaderImpl {
         response.result = std::move(stack.back());
         stack.pop_back();
       }
-    } else if (t.kind == TokenKind::StartTag && named(t.name, "fault") && !t.self_closing) {
+    } else if (t.kind == TokenKind::StartTag && is_literal(t.name, "fault") && !t.self_closing) {
       Token value_start;
       if (!expect_start(value_start, "<value>", "fault") || !value(value_start)) return false;
       if (!expect_end("fault")) return false;
@@ -432,7 +428,7 @@ struct ReaderImpl {
       if (!read_fault(value_start, fault, response.fault)) return false;
       response.is_fault = true;
     } else {
-      if (t.kind == TokenKind::StartTag && named(t.name, "params"))
+      if (t.kind == TokenKind::StartTag && is_literal(t.name, "params"))
         return fail(t, "a methodResponse carries exactly one <param>");
       return unexpected(t, "<params> or <fault>");
     }
@@ -658,7 +654,8 @@ struct ReaderImpl {
     Token t;
     if (!next_element(t, "array")) return false;
     if (t.kind == TokenKind::EndTag) return push_empty();  // <array></array>
-    if (t.kind != TokenKind::StartTag || !named(t.name, "data")) return unexpected(t, "<data>");
+    if (t.kind != TokenKind::StartTag || !is_literal(t.name, "data"))
+      return unexpected(t, "<data>");
     if (t.self_closing) return expect_end("array") && push_empty();
     frames.push_back({false, false, uint32_t(stack.size())});
     return true;
@@ -675,7 +672,7 @@ struct ReaderImpl {
         if (lexer.try_start("<value>")) return true;
         if (!lexer.try_end()) {
           if (!next_element(t, "data")) return false;
-          if (t.kind == TokenKind::StartTag && named(t.name, "value")) {
+          if (t.kind == TokenKind::StartTag && is_literal(t.name, "value")) {
             if (!t.self_closing) return true;
             if constexpr (kBuild) stack.emplace_back(std::string_view());
             continue;
@@ -702,7 +699,7 @@ struct ReaderImpl {
       bool member = lexer.try_start("<member>");
       if (!member && !lexer.try_end()) {
         if (!next_element(t, "struct")) return false;
-        if (t.kind == TokenKind::StartTag && named(t.name, "member")) {
+        if (t.kind == TokenKind::StartTag && is_literal(t.name, "member")) {
           if (t.self_closing) return fail(t, "empty <member>");
           member = true;
         } else if (t.kind != TokenKind::EndTag) {
@@ -1059,7 +1056,7 @@ class PullReader final : public ValueReader {
       if (!r_.next_element(t, "array")) return stop();
       if (t.kind == TokenKind::EndTag) {  // <array></array>
         empty = true;
-      } else if (t.kind != TokenKind::StartTag || !named(t.name, "data")) {
+      } else if (t.kind != TokenKind::StartTag || !is_literal(t.name, "data")) {
         r_.unexpected(t, "<data>");
         return stop();
       } else if (t.self_closing) {  // <data/>
@@ -1088,7 +1085,8 @@ class PullReader final : public ValueReader {
       if (!r_.lexer.try_end_literal("data") && !r_.lexer.try_end()) {
         Token t;
         if (!r_.next_element(t, "data")) return stop().error();
-        if (t.kind == TokenKind::StartTag && named(t.name, "value")) return element(t.self_closing);
+        if (t.kind == TokenKind::StartTag && is_literal(t.name, "value"))
+          return element(t.self_closing);
         if (t.kind != TokenKind::EndTag) {
           r_.unexpected(t, "<value> or </data>");
           return stop().error();
@@ -1168,7 +1166,7 @@ class PullReader final : public ValueReader {
       if (!member && !r_.lexer.try_end_literal("struct") && !r_.lexer.try_end()) {
         Token t;
         if (!r_.next_element(t, "struct")) return stop().error();
-        if (t.kind == TokenKind::StartTag && named(t.name, "member")) {
+        if (t.kind == TokenKind::StartTag && is_literal(t.name, "member")) {
           if (t.self_closing) {
             r_.fail(t, "empty <member>");
             return stop().error();
@@ -1354,14 +1352,14 @@ const ReaderLimits& Reader::limits() const noexcept { return impl_->limits; }
 
 Result<MethodCall> Reader::read_call(std::string_view document) {
   return impl_->run<MethodCall>(document, [](ReaderImpl& r, const Token& root, MethodCall& call) {
-    if (!named(root.name, "methodCall")) return r.unexpected(root, "<methodCall>");
+    if (!is_literal(root.name, "methodCall")) return r.unexpected(root, "<methodCall>");
     return r.method_call(root, call);
   });
 }
 
 Status Reader::read_call(std::string_view document, MethodCall& call) {
   return impl_->run_into(document, call, [](ReaderImpl& r, const Token& root, MethodCall& c) {
-    if (!named(root.name, "methodCall")) return r.unexpected(root, "<methodCall>");
+    if (!is_literal(root.name, "methodCall")) return r.unexpected(root, "<methodCall>");
     return r.method_call(root, c);
   });
 }
@@ -1375,7 +1373,7 @@ bool Reader::last_declared_apache_extensions() const noexcept {
 Result<MethodResponse> Reader::read_response(std::string_view document) {
   return impl_->run<MethodResponse>(document,
                                     [](ReaderImpl& r, const Token& root, MethodResponse& response) {
-                                      if (!named(root.name, "methodResponse"))
+                                      if (!is_literal(root.name, "methodResponse"))
                                         return r.unexpected(root, "<methodResponse>");
                                       return r.method_response(root, response);
                                     });
@@ -1386,7 +1384,7 @@ Status Reader::read_response(std::string_view document, MethodResponse& response
   sink_status = Status();
   return impl_->run_into(document, response,
                          [&](ReaderImpl& r, const Token& root, MethodResponse& out) {
-                           if (!named(root.name, "methodResponse"))
+                           if (!is_literal(root.name, "methodResponse"))
                              return r.unexpected(root, "<methodResponse>");
                            return r.method_response(root, out, &sink, &sink_status);
                          });
@@ -1414,11 +1412,11 @@ Result<MethodResponse> ReaderInternals::read_response(Reader& reader, std::strin
 
 Result<Message> Reader::read(std::string_view document) {
   return impl_->run<Message>(document, [](ReaderImpl& r, const Token& root, Message& message) {
-    if (named(root.name, "methodCall")) {
+    if (is_literal(root.name, "methodCall")) {
       message.kind = Message::Kind::Call;
       return r.method_call(root, message.call);
     }
-    if (named(root.name, "methodResponse")) {
+    if (is_literal(root.name, "methodResponse")) {
       message.kind = Message::Kind::Response;
       return r.method_response(root, message.response);
     }

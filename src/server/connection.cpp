@@ -443,8 +443,9 @@ void Connection::handle_request() {
   }
   size_t start = open_answer(512);
   size_t body_start = out_.size();
-  const bool stream = may_stream(request, start);
-  if (stream) stream_answer_.arm(start, body_start);
+  const StreamMode mode = stream_mode(request, start);
+  const bool stream = mode != StreamMode::Whole;
+  if (stream) stream_answer_.arm(start, body_start, mode == StreamMode::Chunked);
   run_call(loop_.dispatcher(), out_, after_send_, stream ? &stream_answer_ : nullptr);
   if (stream_answer_.started()) {
     stream_answer_.finish();

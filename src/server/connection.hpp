@@ -90,14 +90,17 @@ class Connection final : public net::Watcher {
   // TE lists trailers, an XML-RPC answer that passes kStreamFrom bytes goes out as chunks, the
   // head first, each step as far as the socket takes it without waiting; the rest goes with
   // the usual flush once it is whole. Answers below the mark are sent whole, as before. An
-  // answer that is one long blob goes with its Content-Length instead (will_end_at).
+  // answer that is one long blob goes with its Content-Length instead (will_end_at), to
+  // every client.
   class AnswerStream final : public AnswerProgress {
    public:
     static constexpr size_t kStreamFrom = 256 * 1024;
     static constexpr size_t kStep = 256 * 1024;
     explicit AnswerStream(Connection& c) noexcept : c_(c) {}
     // Before a call whose answer's head gap starts at `start` and body at `body_start`.
-    void arm(size_t start, size_t body_start) noexcept;
+    // `chunks`: the client reads chunked answers; without, only a long blob's answer goes
+    // before it is whole (with its length).
+    void arm(size_t start, size_t body_start, bool chunks) noexcept;
     void disarm() noexcept {
       next = SIZE_MAX;
       started_ = false;
@@ -119,10 +122,13 @@ class Connection final : public net::Watcher {
     size_t head_start_ = 0;
     size_t length_end_ = 0;  // sent with its length: where the answer ends; 0: chunked
     bool started_ = false;
+    bool chunks_allowed_ = false;
   };
   friend class AnswerStream;
-  // Whether the current request's answer may be sent while it is written.
-  bool may_stream(const http::Request& request, size_t start) const noexcept;
+  // How the current request's answer may be sent while it is written: not at all, only as
+  // a long blob with its length, or also in chunks.
+  enum class StreamMode : uint8_t { Whole, LengthOnly, Chunked };
+  StreamMode stream_mode(const http::Request& request, size_t start) const noexcept;
   // Sends out_ up to `end` as far as the socket takes it now; a failure is left for the next
   // flush to meet (and close on).
   void send_without_waiting(size_t end);

@@ -4,7 +4,7 @@
 // without waiting. The client reads the first chunks while the server writes the next, where
 // a Content-Length answer would leave it idle until the last byte was written. An answer that
 // is one long blob knows its length before its text is written: it goes with a Content-Length,
-// as it is encoded (will_end_at).
+// as it is encoded (will_end_at), to every client, since a length asks nothing of it.
 #include <algorithm>
 
 #include "server/connection.hpp"
@@ -12,14 +12,20 @@
 
 namespace callwire::detail {
 
-bool Connection::may_stream(const http::Request& request, size_t start) const noexcept {
-  // The client said it reads chunked answers (TE: trailers, which only HTTP/1.1 sends), the
-  // framing is HTTP's own, the answer is XML-RPC's (JSON-RPC's writer sends answers whole),
-  // would not be gzipped whole instead, and nothing is queued before it: its head can go
-  // where its gap is.
-  return request.accepts_trailers && framing_kind_ == ConnectionFraming::Http &&
-         request.version == http::HttpVersion::Http11 && call_.protocol == Protocol::XmlRpc &&
-         !(call_.accept_gzip && loop_.core().options.gzip_min_size != 0) && start == out_sent_;
+Connection::StreamMode Connection::stream_mode(const http::Request& request,
+                                               size_t start) const noexcept {
+  // The framing is HTTP's own, the answer is XML-RPC's (JSON-RPC's writer sends answers
+  // whole), would not be gzipped whole instead, and nothing is queued before it: its head can
+  // go where its gap is.
+  if (framing_kind_ != ConnectionFraming::Http || call_.protocol != Protocol::XmlRpc ||
+      (call_.accept_gzip && loop_.core().options.gzip_min_size != 0) || start != out_sent_)
+    return StreamMode::Whole;
+  // Chunks only to a client that said it reads them (TE: trailers, which only HTTP/1.1
+  // sends); a long blob's answer goes with its length to every client (Python's xmlrpc,
+  // xmlrpc-c and XmlRpc++ send no TE).
+  return request.accepts_trailers && request.version == http::HttpVersion::Http11
+             ? StreamMode::Chunked
+             : StreamMode::LengthOnly;
 }
 
 void Connection::send_without_waiting(size_t end) {
@@ -32,12 +38,13 @@ void Connection::send_without_waiting(size_t end) {
   }
 }
 
-void Connection::AnswerStream::arm(size_t start, size_t body_start) noexcept {
+void Connection::AnswerStream::arm(size_t start, size_t body_start, bool chunks) noexcept {
   started_ = false;
   length_end_ = 0;
   body_start_ = body_start;
   head_start_ = start;
-  next = body_start + kStreamFrom;
+  chunks_allowed_ = chunks;
+  next = chunks ? body_start + kStreamFrom : SIZE_MAX;  // without chunks: only will_end_at
 }
 
 bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length) {
@@ -55,7 +62,7 @@ bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length
   const size_t gap_end = content_length ? body_start_ : chunks_.begin(body_start_);
   const size_t head = c_.framing_->place_head(out, gap_end, h);
   if (head == http::kNoRoom) return false;  // never with our own fields
-  c_.out_sent_ = head_start_ = head;        // nothing was queued before it (may_stream)
+  c_.out_sent_ = head_start_ = head;        // nothing was queued before it (stream_mode)
   started_ = true;
   return true;
 }
@@ -75,6 +82,10 @@ bool Connection::AnswerStream::will_end_at(Buffer& out, size_t end) {
 Status Connection::AnswerStream::grew(Buffer& out) {
   if (length_end_ != 0) {
     c_.send_without_waiting(std::min(out.size(), length_end_));
+    return {};
+  }
+  if (!chunks_allowed_) {  // not reached (next stays past the end), but never chunked
+    next = SIZE_MAX;
     return {};
   }
   const size_t bytes = out.size() - body_start_;

@@ -1,7 +1,8 @@
 // Long answers sent while they are written (src/server/streamed_answer.cpp): chunked to an
 // HTTP/1.1 client whose TE lists trailers, byte for byte the answer a Content-Length client
 // gets; sent before the handler's result is all written; cut short, never replaced, when the
-// writing fails after the first chunk went; and left whole for every other client.
+// writing fails after the first chunk went; and left whole for every other client, but for a
+// long blob's answer, which goes with its length to every client.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -247,6 +248,47 @@ TEST(StreamedAnswer, ABlobAnswerThatFailsAfterItsHeadIsCutShort) {
   size_t length = std::stoul(std::string(head.substr(head.find("Content-Length: ") + 16)));
   EXPECT_LT(got.size() - head.size(), length);
   EXPECT_EQ(got.find("faultCode"), std::string::npos);
+}
+
+TEST(StreamedAnswer, ALongBlobGoesWithItsLengthToClientsWithoutTE) {
+  // A length needs nothing of the client: Python's xmlrpc, xmlrpc-c and XmlRpc++ (no TE), and
+  // HTTP/1.0 clients, get a long blob's answer as it is encoded too, byte for byte the answer
+  // a pool server (which answers whole) sends.
+  ServerOptions pool_options = StreamingServer::options();
+  pool_options.handler_threads = 2;
+  StreamingServer pool(pool_options);
+  StreamingServer t;
+  for (std::string_view method : {"blob", "value_blob"}) {
+    SCOPED_TRACE(method);
+    std::string expected = whole_answer(pool.server, method, kBlob);
+    std::string http10 = post(rows_call(method, kBlob));
+    http10.replace(http10.find("HTTP/1.1"), 8, "HTTP/1.0");
+    for (const std::string& request : {post(rows_call(method, kBlob)), http10}) {
+      RawSocket s(t.server.port());
+      ASSERT_TRUE(s.send(request));
+      std::string got = s.read_responses(1);
+      std::string_view head = head_of(got);
+      EXPECT_EQ(head.find("chunked"), std::string_view::npos) << head;
+      EXPECT_NE(head.find("Content-Length: " + std::to_string(body_of(expected).size()) + "\r\n"),
+                std::string_view::npos)
+          << head;
+      EXPECT_EQ(body_of(got), body_of(expected));
+    }
+  }
+  // It went before it was whole: a blob followed by a second value, found only after the
+  // head went, is cut short, where the pool server, answering whole, answers a fault.
+  RawSocket cut(t.server.port());
+  ASSERT_TRUE(cut.send(post(rows_call("blob_and_more", kBlob))));
+  std::string got = cut.read_all(5s);
+  EXPECT_TRUE(cut.closed());
+  std::string_view head = head_of(got);
+  ASSERT_NE(head.find("Content-Length: "), std::string_view::npos) << head;
+  size_t length = std::stoul(std::string(head.substr(head.find("Content-Length: ") + 16)));
+  EXPECT_LT(got.size() - head.size(), length);
+  EXPECT_EQ(got.find("faultCode"), std::string::npos);
+  RawSocket whole(pool.server.port());
+  ASSERT_TRUE(whole.send(post(rows_call("blob_and_more", kBlob))));
+  EXPECT_NE(whole.read_responses(1).find("faultCode"), std::string::npos);
 }
 
 TEST(StreamedAnswer, SentBeforeTheResultIsAllWritten) {

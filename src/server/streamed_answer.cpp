@@ -70,12 +70,13 @@ bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length
 // The rest of the answer is one blob whose text's length is known: sent with a Content-Length,
 // which every reader takes, and callwire's client reads in place, decoding the blob as it
 // comes (xml/decode_ahead.hpp), where a chunked body would be read whole and then decoded.
+// The head waits for the first slice of the blob (the next grew): sent alone, it woke the
+// client once more for nothing (get_blob 1 MiB 18% slower).
 bool Connection::AnswerStream::will_end_at(Buffer& out, size_t end) {
   const uint64_t length = end - body_start_;
   if (started_ || length > c_.answer_share_ || !start(out, &length)) return false;
   length_end_ = end;
   next = 0;  // each step of the writer goes as it is written
-  c_.send_without_waiting(out.size());
   return true;
 }
 

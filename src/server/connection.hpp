@@ -122,7 +122,6 @@ class Connection final : public net::Watcher {
     size_t head_start_ = 0;
     size_t length_end_ = 0;  // sent with its length: where the answer ends; 0: chunked
     bool started_ = false;
-    bool chunks_allowed_ = false;
   };
   friend class AnswerStream;
   // How the current request's answer may be sent while it is written: not at all, only as

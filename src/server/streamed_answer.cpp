@@ -43,8 +43,8 @@ void Connection::AnswerStream::arm(size_t start, size_t body_start, bool chunks)
   length_end_ = 0;
   body_start_ = body_start;
   head_start_ = start;
-  chunks_allowed_ = chunks;
-  next = chunks ? body_start + kStreamFrom : SIZE_MAX;  // without chunks: only will_end_at
+  // Without chunks only will_end_at starts the answer early: grew is then never due before.
+  next = chunks ? body_start + kStreamFrom : SIZE_MAX;
 }
 
 bool Connection::AnswerStream::start(Buffer& out, const uint64_t* content_length) {
@@ -83,10 +83,6 @@ bool Connection::AnswerStream::will_end_at(Buffer& out, size_t end) {
 Status Connection::AnswerStream::grew(Buffer& out) {
   if (length_end_ != 0) {
     c_.send_without_waiting(std::min(out.size(), length_end_));
-    return {};
-  }
-  if (!chunks_allowed_) {  // not reached (next stays past the end), but never chunked
-    next = SIZE_MAX;
     return {};
   }
   const size_t bytes = out.size() - body_start_;

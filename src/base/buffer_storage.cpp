@@ -23,7 +23,8 @@ void* Buffer::resize_storage(void* block, size_t old_capacity, size_t& new_capac
     return p;
   }
   if (block && is_large(old_capacity)) return pages::resize(block, old_capacity, new_capacity);
-  void* p = pages::take(new_capacity);
+  // A Buffer grows as bytes arrive: the largest cached block (see pages::Fit).
+  void* p = pages::take(new_capacity, pages::Fit::largest);
   if (block) {
     std::memcpy(p, block, old_capacity);
     std::free(block);

@@ -151,16 +151,16 @@ size_t round_up(size_t n) noexcept {
   return n > SIZE_MAX - page ? n : (n + page - 1) / page * page;
 }
 
-void* take(size_t& capacity) {
-  // The smallest cached block that is large enough; else the largest, grown.
-  Slot* fit = nullptr;
+void* take(size_t& capacity, Fit fit) {
+  Slot* smallest_fitting = nullptr;
   Slot* largest = nullptr;
   for (Slot& s : t_cache.slots) {
     if (!s.block) continue;
-    if (s.capacity >= capacity && (!fit || s.capacity < fit->capacity)) fit = &s;
+    if (s.capacity >= capacity && (!smallest_fitting || s.capacity < smallest_fitting->capacity))
+      smallest_fitting = &s;
     if (!largest || s.capacity > largest->capacity) largest = &s;
   }
-  Slot* chosen = fit ? fit : largest;
+  Slot* chosen = fit == Fit::smallest && smallest_fitting ? smallest_fitting : largest;
   if (!chosen) return map(capacity);
   Slot s = *chosen;
   *chosen = Slot{};

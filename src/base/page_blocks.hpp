@@ -4,7 +4,7 @@
 // Why: a block of a few MiB from malloc is a fresh mapping each time (or heap that malloc
 // trims and grows back), so every large call paid for faulting in and zeroing its pages,
 // which cost more than encoding them. A thread keeps up to kSlots freed blocks, kMaxBytes in
-// all, and hands the best fitting one out again with its pages warm.
+// all, and hands a fitting one out again with its pages warm (which one: Fit).
 #pragma once
 
 #include <cstddef>
@@ -19,10 +19,17 @@ inline constexpr size_t kLargeBlock = size_t{128} << 10;
 /// `n` rounded up to whole pages.
 size_t round_up(size_t n) noexcept;
 
+/// Which cached block take() hands out. A block of a known size (a decoded text) takes the
+/// smallest that fits; storage that grows as bytes arrive (a Buffer) takes the largest, so
+/// that a receive buffer starting at 128 KiB does not take the block a 16 MiB text is about
+/// to need and grow it with fresh pages, leaving the text a cold one.
+enum class Fit { smallest, largest };
+
 /// A block of at least `capacity` bytes (whole pages), from the thread's cache when one is
-/// there (kept whole if larger: `capacity` is raised to its size) or freshly mapped; the
-/// contents of a recycled block are unspecified. Throws std::bad_alloc.
-void* take(size_t& capacity);
+/// there (kept whole if larger: `capacity` is raised to its size; none large enough: the
+/// largest, grown) or freshly mapped; the contents of a recycled block are unspecified.
+/// Throws std::bad_alloc.
+void* take(size_t& capacity, Fit fit = Fit::smallest);
 
 /// Grows `block` to `new_capacity` (whole pages, more than it has), contents kept; may move it.
 /// Throws std::bad_alloc (then `block` is unchanged). Without mremap a block grows in place up to

@@ -128,6 +128,30 @@ TEST(PageBlocks, WhatAThreadKeepsIsBounded) {
   drain();
 }
 
+// A server reading a 16 MiB upload: its receive buffer grows from 128 KiB to the 22 MB body,
+// then the decoded blob takes 16 MiB. Were the growing buffer given the best fit for its first
+// step (the 16 MiB block, grown with fresh pages), the blob would take the 22 MB block cold.
+TEST(PageBlocks, AGrowingBufferTakesTheLargestBlockAndAKnownSizeTheBestFit) {
+  drain();
+  size_t text_capacity = round_up(16 * MiB), body_capacity = round_up(22 * MiB);
+  void* text = take(text_capacity);
+  void* body = take(body_capacity);
+  give_back(text, text_capacity);
+  give_back(body, body_capacity);
+  {
+    Buffer in;
+    in.append(std::string(200 * 1024, 'x'));  // the first step past malloc's range
+    EXPECT_EQ(in.capacity(), body_capacity);
+    EXPECT_EQ(static_cast<const void*>(in.data()), body);
+    size_t wanted = 16 * MiB;
+    void* again = take(wanted, Fit::smallest);
+    EXPECT_EQ(again, text);
+    EXPECT_EQ(wanted, text_capacity);
+    give_back(again, wanted);
+  }
+  drain();
+}
+
 TEST(PageBlocks, LargeBuffersReuseTheThreadsBlocksAndThreadsLetGo) {
   std::thread([] {
     for (int round = 0; round < 3; ++round) {

@@ -294,7 +294,7 @@ int RequestParser::on_headers_done() noexcept {
   request_.keep_alive = body_.keep_alive(http11);
   request_.expect_continue = http11 && expect_continue_;
   request_.chunked = body_.chunked();
-  body_start_ = cur_.pos;
+  body_start_ = request_.body_offset = cur_.pos;
   cur_.scan = cur_.pos;
   if (request_.chunked) {
     state_ = State::Chunked;

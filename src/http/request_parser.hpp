@@ -87,6 +87,9 @@ struct Request {
   HttpVersion version = HttpVersion::Http11;
   std::span<const Header> headers;
   std::optional<uint64_t> content_length;
+  /// Where the body starts in the input, once the head is complete: a Content-Length request
+  /// ends at body_offset + content_length (so a server can grow its buffer to that end).
+  size_t body_offset = 0;
   bool chunked = false;
   bool keep_alive = true;
   bool expect_continue = false;

@@ -365,7 +365,7 @@ ParseResult ScgiRequestParser::parse(std::string_view input, Buffer&) {
     if (input[block_start_ + block_length_] != ',') return fail(400);
     if (int status = on_block(input.substr(block_start_, block_length_), block_start_))
       return fail(status);
-    body_start_ = block_start_ + block_length_ + 1;
+    body_start_ = request_.body_offset = block_start_ + block_length_ + 1;
     state_ = State::Body;
   }
   make_views(input);

@@ -217,12 +217,14 @@ void Connection::handle_event(uint32_t events) {
 void Connection::read_input() {
   for (;;) {
     size_t want = kReadChunk;
+    size_t request_end = 0;  // in in_, when the request's length is known
     // A known body: read more of it at once, growing with what has arrived (never reserving
     // a declared length that may be a lie).
     if (framing_->headers_complete() && framing_->request().content_length) {
-      size_t have = in_.size() - request_start_;
-      size_t total = static_cast<size_t>(*framing_->request().content_length);
-      size_t rest = total > have ? total - have : 0;
+      const http::Request& request = framing_->request();
+      request_end = request_start_ + request.body_offset +
+                    static_cast<size_t>(std::min<uint64_t>(*request.content_length, SIZE_MAX / 2));
+      size_t rest = request_end > in_.size() ? request_end - in_.size() : 0;
       want = std::max(want, std::min(rest, in_.size()));
     }
     const bool mid_request = in_request();
@@ -238,7 +240,7 @@ void Connection::read_input() {
     const bool request_begins = !mid_request && !busy_;
     // The JSON reader's padding stays spare after what is read: a body that ends the input
     // is read in place (see room_after_body).
-    char* dst = in_.prepare(want + json::kPadding);
+    char* dst = prepare_read(want, request_end);
     net::IoResult r = stream_.read(dst, want);
     if (r.status == net::IoStatus::Ok) {
       if (request_begins) request_started_ = loop_.now();
@@ -261,6 +263,23 @@ void Connection::read_input() {
   }
   process_input();
   if (phase_ == Phase::Open) flush();
+}
+
+char* Connection::prepare_read(size_t& want, size_t request_end) {
+  const size_t room = in_.size() + want + json::kPadding;
+  // Growing past a request's known end, stop there (and the padding): its bytes would
+  // otherwise grow the buffer ×1.5 past them, a 22 MB body into 27 MB of fresh pages, more
+  // than the thread's page cache keeps for the next one. The rest of the input (a pipelined
+  // request) is read into the room left after this one is done.
+  if (room > in_.capacity() && request_end > in_.size()) {
+    const size_t exact = request_end + json::kPadding;
+    // (Buffer grows to the larger of what is asked and ×1.5.)
+    if (room >= exact || in_.capacity() + in_.capacity() / 2 >= exact) {
+      in_.reserve_exact(exact);
+      want = std::min(want, request_end - in_.size());
+    }
+  }
+  return in_.prepare(want + json::kPadding);
 }
 
 void Connection::process_input() {

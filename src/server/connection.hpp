@@ -170,6 +170,9 @@ class Connection final : public net::Watcher {
   // Done with the request of `consumed` bytes: on to the next one.
   void next_request(size_t consumed);
   void read_input();
+  // Room in in_ to read `want` bytes (lowered to what the request still lacks when the room
+  // stops at its end, `request_end`; 0: unknown).
+  char* prepare_read(size_t& want, size_t request_end);
   void process_input();
   void flush();
   void release_large_buffers();

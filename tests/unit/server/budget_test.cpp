@@ -39,6 +39,7 @@ struct BudgetServer {
     server.emplace(std::move(o));
     EXPECT_TRUE(server->registry().bind("add", [](int a, int b) { return a + b; }));
     EXPECT_TRUE(server->registry().bind("echo", [](std::string s) { return s; }));
+    EXPECT_TRUE(server->registry().bind("size", [](std::string s) { return int(s.size()); }));
     // A small request, a large answer (as any method that returns a file or a blob).
     EXPECT_TRUE(server->registry().bind("text", [](int bytes) { return std::string(bytes, 't'); }));
     Status s = server->start();
@@ -225,6 +226,30 @@ TEST(ServerBudget, AnAnswerOverAConnectionsShareOfTheBudgetIsRefused) {
   ASSERT_TRUE(ok.send(echo_request(kMiB)));
   std::string fine = ok.read_responses(1);
   EXPECT_TRUE(fine.starts_with("HTTP/1.1 200 ")) << fine.substr(0, 200);
+}
+
+// The receive buffer grows with what arrives, ×1.5 at a time, but no further than a request's
+// known end: a 15 MiB upload no longer leaves up to 22 MiB of buffer (pages that count against
+// the budget and, past the thread's page cache's bound, are faulted in again by the next one).
+TEST(ServerBudget, TheReceiveBufferStopsAtTheRequestsEnd) {
+  BudgetServer t(BudgetServer::options());
+  std::string request =
+      post(call_xml("size", "<param><value><string>" + std::string(15 * kMiB, 's') +
+                                "</string></value></param>"));
+  RawSocket s(t.server->port(0));
+  ASSERT_TRUE(s.send(std::string_view(request).substr(0, request.size() - 1)));
+  // The buffer takes its last step once nearly all of it is in; then it holds still.
+  uint64_t held = 0;
+  for (auto start = Clock::now(); Clock::now() - start < 10s; std::this_thread::sleep_for(5ms)) {
+    held = t.metric("callwire_buffer_memory_bytes");
+    if (held >= request.size()) break;
+  }
+  EXPECT_GE(held, request.size());
+  EXPECT_LE(held, request.size() + 64 * 1024) << "a buffer grew past the request's end";
+  ASSERT_TRUE(s.send(std::string_view(request).substr(request.size() - 1)));
+  std::string answer = s.read_responses(1, 10s);
+  EXPECT_NE(answer.find("<int>" + std::to_string(15 * kMiB) + "</int>"), std::string::npos)
+      << answer.substr(0, 300);
 }
 
 TEST(ServerBudget, PeersThatDoNotReadAreShedForNewcomers) {

@@ -12,6 +12,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -290,6 +291,42 @@ struct ResultSink final : ValueSink {
     if (!s) conversion_error = s.error();
     return s;
   }
+};
+
+// A synchronous typed call's arguments, written straight into the request as one array (the
+// params) as write_value does: no Value between, so a blob argument is encoded from the caller's
+// bytes instead of a copy of them. Throws what the conversions throw (Errc::Unrepresentable).
+class ArgsWriter {
+ public:
+  virtual void write(ValueWriter& w) const = 0;
+
+ protected:
+  ~ArgsWriter() = default;
+};
+// Holds the arguments as given (a string literal stays an array: its decayed pointer would be a
+// temporary), each converted as its ArgType.
+template <class... Args>
+class TypedArgs final : public ArgsWriter {
+ public:
+  explicit TypedArgs(const Args&... args) noexcept : args_(args...) {}
+  void write(ValueWriter& w) const override {
+    w.begin_array();
+    std::apply([&](const Args&... a) { (write_one<ArgType<Args>>(w, a), ...); }, args_);
+    w.end_array();
+  }
+
+ private:
+  // write_value's choice, with the argument as given (a char array is no `char* const&`).
+  template <class T, class A>
+  static void write_one(ValueWriter& w, const A& a) {
+    if constexpr (Writable<T>) {
+      Convert<T>::write(w, a);
+    } else {
+      w.value(Convert<T>::to_value(a));
+    }
+  }
+
+  std::tuple<const Args&...> args_;
 };
 }  // namespace detail
 
@@ -585,13 +622,12 @@ class CALLWIRE_API Client {
   requires(ToValue<detail::ArgType<Args>>&&...) typename detail::TypedResult<R>::type
       call_with(const CallOptions& options, std::string_view method, const Args&... args) {
     check_result_type<R>();
-    std::vector<Value> params;
-    if (auto s = to_params(params, args...); !s) return s.error();
-    std::span<const Value> param_span(params.data(), params.size());
+    const detail::TypedArgs<Args...> params(args...);
     if constexpr (!std::is_void_v<R> && Readable<R> && std::default_initializable<R>) {
       // Strings, blobs, arrays, structs: decoded straight into R, no Value tree between.
       detail::ResultSink<R> sink;
-      Status s = call_reading(method, param_span, sink, options);
+      Result<Value> read = call_typed(method, params, &sink, options);
+      Status s = read ? Status() : Status(read.error());
       // The sink's error is the result's when the answer was read and did not convert (a
       // value's error, below the transport's codes); a connection lost, a deadline passed or
       // a size limit reached while the answer was read as it arrived stays what it is.
@@ -602,7 +638,8 @@ class CALLWIRE_API Client {
       if (!s) return s.error();
       return std::move(sink.value);
     } else {
-      return detail::convert_result<R>(method, call(method, param_span, options), is_json());
+      return detail::convert_result<R>(method, call_typed(method, params, nullptr, options),
+                                       is_json());
     }
   }
 
@@ -719,6 +756,10 @@ class CALLWIRE_API Client {
                   "callwire::Client::call<R>: R is a view into a Value that is gone on return; "
                   "ask for std::string or std::vector<uint8_t>");
   }
+  // call<R>'s: the arguments written straight into the request; the result to `sink` when
+  // given (then the Value returned is nil).
+  Result<Value> call_typed(std::string_view method, const detail::ArgsWriter& args, ValueSink* sink,
+                           const CallOptions& options);
   template <class... Args>
   static Status to_params(std::vector<Value>& params, const Args&... args) {
     params.reserve(sizeof...(Args));

@@ -21,9 +21,11 @@
 #include "client/url.hpp"
 #include "http/basic_auth.hpp"
 #include "http/gzip.hpp"
+#include "json/result_writer.hpp"
 #include "net/lookup.hpp"
 #include "net/socket.hpp"
 #include "trace/wire_trace.hpp"
+#include "xml/result_writer.hpp"
 
 namespace callwire {
 
@@ -47,9 +49,23 @@ Value array_of(std::span<const Value> items) {
 struct CallParams {
   CallParams(std::span<const Value> values) noexcept : positional(values) {}  // NOLINT: implicit
   explicit CallParams(const Value& by_name) noexcept : positional(&by_name, 1), named(&by_name) {}
+  explicit CallParams(const detail::ArgsWriter& args) noexcept : typed(&args) {}
   std::span<const Value> positional;  // XML-RPC sends a by-name struct as the one param
   const Value* named = nullptr;
+  const detail::ArgsWriter* typed = nullptr;  // call<R>'s, written straight into the request
 };
+
+// Writes `args` through `writer` (a request's ResultWriter) and ends it.
+template <class Writer>
+Status write_typed_params(Writer& writer, const detail::ArgsWriter& args) {
+  try {
+    args.write(writer);
+  } catch (const Exception& e) {
+    writer.discard();
+    return e.error();
+  }
+  return writer.finish();
+}
 
 }  // namespace
 
@@ -259,8 +275,15 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
                                         Clock::time_point deadline, bool notification) {
   if (!json()) {
     return build_request(
-        c, [&](Buffer& out) { return write_xml_call(out, method, params.positional); }, call,
-        deadline);
+        c,
+        [&](Buffer& out) {
+          if (!params.typed) return write_xml_call(out, method, params.positional);
+          xml::WriterOptions writer_options;
+          writer_options.dialect = options.dialect;
+          xml::ResultWriter writer(out, writer_options, xml::ResultWriter::Call{method});
+          return write_typed_params(writer, *params.typed);
+        },
+        call, deadline);
   }
   uint64_t id = notification ? 0 : next_id.fetch_add(1, std::memory_order_relaxed);
   c.expect_json(id, notification ? 0 : 1, false);
@@ -271,6 +294,10 @@ Result<size_t> Client::Impl::build_call(ClientConnection& c, std::string_view me
         size_t n =
             notification ? 0 : size_t(std::to_chars(text, text + sizeof text, id).ptr - text);
         std::string_view id(text, n);
+        if (params.typed) {
+          json::ResultWriter writer(out, json::ResultWriter::Call{method}, id);
+          return write_typed_params(writer, *params.typed);
+        }
         return params.named ? json::write_call(out, id, method, *params.named)
                             : json::write_call(out, id, method, params.positional);
       },
@@ -639,6 +666,15 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
   Result<Value> r = impl_->call_sync(method, params, options, &sink);
   if (!r) return r.error();
   return Status();
+}
+
+Result<Value> Client::call_typed(std::string_view method, const detail::ArgsWriter& args,
+                                 ValueSink* sink, const CallOptions& options) {
+  if (impl_->group)
+    return impl_->group->run<Result<Value>>(method, options, [&](Client& c, const CallOptions& o) {
+      return c.call_typed(method, args, sink, o);
+    });
+  return impl_->call_sync(method, CallParams(args), options, sink);
 }
 
 void Client::async_call(std::string_view method, std::vector<Value> params,

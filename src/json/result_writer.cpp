@@ -6,7 +6,11 @@ using Slot = detail::ValueShape::Slot;
 
 Status ResultWriter::finish() {
   if (shape_.complete()) {
-    w_.id_and_close(id_);
+    if (call_ && id_.empty()) {
+      w_.raw("}");
+    } else {
+      w_.id_and_close(id_);
+    }
     if (batch_) ++batch_->count_;
     return {};
   }
@@ -22,7 +26,16 @@ bool ResultWriter::start_value() {
     case Slot::Root:
       if (batch_) batch_->separate();
       w_.raw(kVersion);
-      w_.raw("\"result\":");
+      if (!call_) {
+        w_.raw("\"result\":");
+        return true;
+      }
+      w_.raw("\"method\":");
+      if (!w_.string(call_->method)) {
+        shape_.syntax_failed();
+        return false;
+      }
+      w_.raw(",\"params\":");
       return true;
     case Slot::Later:
       w_.put(',');

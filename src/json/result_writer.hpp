@@ -5,6 +5,7 @@
 // batch's next entry.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "callwire/buffer.hpp"
@@ -25,6 +26,15 @@ class ResultWriter final : public ValueWriter {
  public:
   ResultWriter(Buffer& out, std::string_view id, BatchWriter* batch = nullptr)
       : out_(out), start_(out.size()), id_(id), batch_(batch), w_(out) {}
+
+  /// A request instead: `{"jsonrpc":"2.0","method":…,"params":…,"id":…}` (what write_call
+  /// writes, byte for byte) around the one value given, the params (an array or a struct);
+  /// no id for an empty `id` (a notification). Ownership: borrows `method` too.
+  struct Call {
+    std::string_view method;
+  };
+  ResultWriter(Buffer& out, Call call, std::string_view id)
+      : out_(out), start_(out.size()), id_(id), batch_(nullptr), call_(call), w_(out) {}
 
   /// Ends the response when one whole value was written (counting it as the batch's entry);
   /// else leaves `out` as it was and returns why (Errc::Unrepresentable for a value JSON cannot
@@ -61,6 +71,7 @@ class ResultWriter final : public ValueWriter {
   size_t start_;
   std::string_view id_;
   BatchWriter* batch_;
+  std::optional<Call> call_;
   JsonWriter w_;
   detail::ValueShape shape_;
 };

@@ -45,6 +45,8 @@ class ValueShape {
 
   /// The first piece was written (the writer's document was started).
   bool used() const noexcept { return used_; }
+  /// How many containers are open: 1 inside the root array or struct.
+  size_t depth() const noexcept { return open_.size(); }
   /// The failure was the pieces' (not the syntax's): violation() says why.
   bool violated() const noexcept { return violation_ != nullptr; }
   /// Errc::InvalidArgument, "ValueWriter: " and what was out of place.

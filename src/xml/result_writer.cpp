@@ -6,7 +6,7 @@ using Slot = detail::ValueShape::Slot;
 
 Status ResultWriter::finish() {
   if (shape_.complete()) {
-    w_.raw(kResponseEnd);
+    if (!call_) w_.raw(kResponseEnd);  // a call's ends with its params' array
     return {};
   }
   discard();
@@ -14,11 +14,27 @@ Status ResultWriter::finish() {
   return w_.take_error();
 }
 
-bool ResultWriter::start_value() {
+bool ResultWriter::start_value(bool array) {
   Slot slot = shape_.before_value();
-  if (slot == Slot::Root) {
+  if (slot == Slot::Root && call_) {
+    if (!array || call_->method.empty()) {
+      w_.fail(array ? "empty method name" : "a call's params must be an array",
+              Errc::InvalidArgument);
+      shape_.syntax_failed();
+      return false;
+    }
+    w_.root_start("methodCall");
+    w_.raw("<methodName>");
+    if (!w_.text(call_->method)) {
+      shape_.syntax_failed();
+      return false;
+    }
+    w_.raw("</methodName><params>");
+  } else if (slot == Slot::Root) {
     w_.root_start("methodResponse");
     w_.raw("<params><param>");
+  } else if (slot != Slot::Refused && in_params()) {
+    w_.raw("<param>");
   } else if (slot != Slot::Refused && !w_.between_values()) {
     // Told before each value inside the root, never after the last: an answer that is one
     // long value (a blob) is sent whole, with its length.
@@ -30,6 +46,7 @@ bool ResultWriter::start_value() {
 
 void ResultWriter::end_value() {
   if (shape_.after_value()) w_.raw("</member>");
+  if (in_params()) w_.raw("</param>");
 }
 
 void ResultWriter::scalar(const Value& v) {
@@ -56,20 +73,23 @@ void ResultWriter::string(std::string_view s) {
 
 void ResultWriter::bytes(std::span<const uint8_t> b) {
   const bool root = !shape_.used();  // the answer's value: nothing but its end after it
+  // (A call's root is its params' array: a blob in it is no answer's value.)
   if (!start_value()) return;
   if (!w_.bytes(b, root)) return shape_.syntax_failed();
   end_value();
 }
 
 void ResultWriter::begin_array() {
-  if (!start_value()) return;
-  w_.raw("<value><array><data>");
+  const bool params = call_ && !shape_.used();
+  if (!start_value(true)) return;
+  if (!params) w_.raw("<value><array><data>");
   shape_.opened_array();
 }
 
 void ResultWriter::end_array() {
+  const bool params = in_params();
   if (!shape_.close_array()) return;
-  w_.raw("</data></array></value>");
+  w_.raw(params ? std::string_view("</params></methodCall>") : "</data></array></value>");
   end_value();
 }
 

@@ -3,6 +3,9 @@
 // is given, written as it comes, with no Value tree between.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 #include "callwire/buffer.hpp"
 #include "callwire/error.hpp"
 #include "callwire/value_writer.hpp"
@@ -31,6 +34,14 @@ class ResultWriter final : public ValueWriter {
     w_.report_to(progress);
   }
 
+  /// A `<methodCall>` instead (what write_call writes, byte for byte), its params given as one
+  /// array: each element is a `<param>`. Ownership: borrows `method` too.
+  struct Call {
+    std::string_view method;
+  };
+  ResultWriter(Buffer& out, const WriterOptions& options, Call call)
+      : out_(out), start_(out.size()), call_(call), w_(out, options) {}
+
   /// Anything has been written (or tried).
   bool used() const noexcept { return shape_.used(); }
   /// Ends the document when one whole value was written; else leaves `out` as it was and
@@ -58,14 +69,18 @@ class ResultWriter final : public ValueWriter {
   void end_struct() override;
 
  private:
-  // Asks shape_ whether a value may come, starting the document for the first; false: skip it.
-  bool start_value();
+  // Asks shape_ whether a value may come, starting the document for the first (a call's
+  // must be the params' array); false: skip it.
+  bool start_value(bool array = false);
+  // Inside a call's params' array: each element is a <param>.
+  bool in_params() const noexcept { return call_ && shape_.depth() == 1; }
   // Ends a value: a member's value closes its member.
   void end_value();
   void scalar(const Value& v);
 
   Buffer& out_;
   size_t start_;
+  std::optional<Call> call_;
   XmlWriter w_;
   detail::ValueShape shape_;
 };

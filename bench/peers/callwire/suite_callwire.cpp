@@ -10,9 +10,10 @@
 // to show what opting in costs on loopback; "callwire-copies", the defaults with the
 // handlers a newcomer writes first: each returns its answer by value, a fresh
 // std::vector<uint8_t> or std::vector<Student> copied from the source on every call, where
-// "callwire" returns a view of the blob and a reference to the students. The gap between the
-// two is what that copy costs. "callwire-json" and "callwire-json-copies" are the same two
-// over JSON-RPC (a jsonrpc+http:// URL, the same server and handlers): the blob as base64
+// "callwire" returns a view of the blob and a reference to the students; and put_blob's
+// handler takes the upload as a std::vector<uint8_t>, where "callwire" takes a std::span. The
+// gap between the two is what that copy costs. "callwire-json" and "callwire-json-copies" are the
+// same two over JSON-RPC (a jsonrpc+http:// URL, the same server and handlers): the blob as base64
 // text, the students as JSON objects.
 #include <callwire/client.hpp>
 #include <callwire/server.hpp>
@@ -113,12 +114,20 @@ class CallwirePeer {
           }));
       peers::must(server_.bind("get_structs",
                                []() -> std::vector<Student> { return peers::students_source(); }));
+      // An upload taken as the vector a newcomer asks for first.
+      peers::must(server_.bind("put_blob", [](std::vector<uint8_t> bytes) {
+        return peers::blob_digest(bytes.data(), bytes.size());
+      }));
     } else {
       // As the other peers' servers do, the answers are written from the source data itself
       // (a view of the blob, a reference to the students), each copied once: into the reply.
       peers::must(server_.bind("get_blob", blob_view));
       peers::must(server_.bind(
           "get_structs", []() -> const std::vector<Student>& { return peers::students_source(); }));
+      // An upload seen where it was decoded.
+      peers::must(server_.bind("put_blob", [](std::span<const uint8_t> bytes) {
+        return peers::blob_digest(bytes.data(), bytes.size());
+      }));
     }
     if (auto started = server_.start(); !started)
       peers::wrong_answer("callwire", started.error().message);
@@ -138,6 +147,9 @@ class CallwirePeer {
   int get_answer(int n) { return value_or_die(client_->call<int>("get_answer", n), "get_answer"); }
   std::vector<uint8_t> get_blob(size_t size) {
     return value_or_die(client_->call<std::vector<uint8_t>>("get_blob", int64_t(size)), "get_blob");
+  }
+  int64_t put_blob(std::span<const uint8_t> bytes) {
+    return value_or_die(client_->call<int64_t>("put_blob", bytes), "put_blob");
   }
   std::vector<Student> get_structs() {
     return value_or_die(client_->call<std::vector<Student>>("get_structs"), "get_structs");

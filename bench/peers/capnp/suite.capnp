@@ -45,4 +45,5 @@ interface Suite {
   getAnswer @0 (number :Int32) -> (answer :Int32);
   getBlob @1 (size :UInt64) -> (data :Data);
   getStructs @2 () -> (students :List(Student));
+  putBlob @3 (data :Data) -> (digest :Int64);
 }

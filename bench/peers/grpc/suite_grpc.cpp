@@ -1,7 +1,8 @@
 // rpclib's suite with gRPC C++: the synchronous server and stub, as gRPC's C++ quick start
-// writes them; one channel for every call; the 4 MiB message limit raised on both sides.
+// writes them; one channel for every call; the 4 MiB message limit raised on both sides, for
+// sending and receiving (put_blob's 16 MiB request as well as get_blob's reply).
 // The server fills its reply from the native structs on every call, and the client moves the
-// reply into native structs, as the other peers do.
+// reply into native structs, as the other peers do. PutBlob sends bytes and answers an int64.
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
@@ -97,6 +98,13 @@ class SuiteService final : public pb::Suite::Service {
     reply->set_data(peers::blob_source().data(), request->size());
     return grpc::Status::OK;
   }
+  grpc::Status PutBlob(grpc::ServerContext*, const pb::PutBlobRequest* request,
+                       pb::PutBlobReply* reply) override {
+    const std::string& data = request->data();
+    reply->set_digest(
+        peers::blob_digest(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+    return grpc::Status::OK;
+  }
   grpc::Status GetStructs(grpc::ServerContext*, const pb::StructsRequest*,
                           pb::StructsReply* reply) override {
     const auto& students = peers::students_source();
@@ -140,6 +148,14 @@ class GrpcPeer {
     grpc::ClientContext context;
     check(stub_->GetBlob(&context, request, &reply));
     return std::move(*reply.mutable_data());
+  }
+  int64_t put_blob(std::span<const uint8_t> bytes) {
+    pb::PutBlobRequest request;
+    request.set_data(bytes.data(), bytes.size());
+    pb::PutBlobReply reply;
+    grpc::ClientContext context;
+    check(stub_->PutBlob(&context, request, &reply));
+    return reply.digest();
   }
   std::vector<peers::Student> get_structs() {
     pb::StructsReply reply;

@@ -1,8 +1,10 @@
-// The wire floor of rpclib's suite: the same three calls over one loopback TCP connection to a
+// The wire floor of rpclib's suite: the same calls over one loopback TCP connection to a
 // server thread, with no RPC library. A request is an opcode byte and a 64-bit argument; an
 // answer is a 64-bit length and the bytes. get_blob is written straight from the source (the
 // one copy is the kernel's); get_structs is the students in a plain length-prefixed binary
 // form, encoded on every call and decoded into native structs, as a serializer would.
+// put_blob's argument is the length of the bytes that follow it, which the server reads into
+// a fresh buffer of its own, as get_blob's client does, and answers their digest in 8 bytes.
 // What an RPC library cannot beat on this machine: any call costs at least this.
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -22,7 +24,7 @@ using namespace peers;
 using raw::read_all;
 using raw::write_all;
 
-enum Op : uint8_t { kAnswer = 0, kBlob = 1, kStructs = 2 };
+enum Op : uint8_t { kAnswer = 0, kBlob = 1, kStructs = 2, kUpload = 3 };
 
 #pragma pack(push, 1)
 struct Request {
@@ -136,7 +138,8 @@ struct Decoder {
   }
 };
 
-// The answer's bytes, not zeroed first (a vector would add a memory pass the floor must not).
+// Received bytes (an answer's, an upload's), not zeroed first (a vector would add a memory pass
+// the floor must not).
 struct Bytes {
   std::unique_ptr<uint8_t[]> bytes;
   size_t length = 0;
@@ -144,10 +147,11 @@ struct Bytes {
   size_t size() const { return length; }
 };
 
-// Length and bytes in one system call, so a small answer is one segment and one wake-up.
-bool answer(int fd, const void* data, uint64_t size) {
-  iovec parts[2] = {{&size, sizeof size}, {const_cast<void*>(data), size}};
-  size_t left = sizeof size + size;
+// A head and the bytes after it in one system call, so a small message is one segment and one
+// wake-up.
+bool write_two(int fd, const void* head, size_t head_size, const void* data, size_t size) {
+  iovec parts[2] = {{const_cast<void*>(head), head_size}, {const_cast<void*>(data), size}};
+  size_t left = head_size + size;
   while (left > 0) {
     ssize_t n = ::writev(fd, parts, 2);
     if (n <= 0) return false;
@@ -160,6 +164,10 @@ bool answer(int fd, const void* data, uint64_t size) {
     }
   }
   return true;
+}
+
+bool answer(int fd, const void* data, uint64_t size) {
+  return write_two(fd, &size, sizeof size, data, size);
 }
 
 void serve(int fd) {
@@ -180,6 +188,15 @@ void serve(int fd) {
         e.number(static_cast<uint32_t>(students_source().size()));
         for (const auto& s : students_source()) e.student(s);
         ok = answer(fd, e.out.data(), e.out.size());
+        break;
+      }
+      case kUpload: {
+        Bytes received;
+        received.length = request.argument;
+        received.bytes.reset(new uint8_t[received.length]);
+        if (!read_all(fd, received.bytes.get(), received.length)) break;
+        int64_t digest = blob_digest(received.data(), received.size());
+        ok = answer(fd, &digest, sizeof digest);
         break;
       }
     }
@@ -236,6 +253,21 @@ class RawPeer {
     blob.bytes.reset(new uint8_t[blob.length]);
     read_exactly(blob.bytes.get(), blob.length);
     return blob;
+  }
+  int64_t put_blob(std::span<const uint8_t> bytes) {
+    Request request{kUpload, bytes.size()};
+    if (!write_two(client_, &request, sizeof request, bytes.data(), bytes.size())) {
+      std::perror("raw suite: send");
+      std::exit(1);
+    }
+#pragma pack(push, 1)
+    struct {
+      uint64_t size;
+      int64_t value;
+    } answer{};
+#pragma pack(pop)
+    read_exactly(&answer, sizeof answer);
+    return answer.value;
   }
   std::vector<Student> get_structs() {
     std::unique_ptr<char[]> buffer(new char[call(kStructs, 0)]);

@@ -38,4 +38,5 @@ service Suite {
   i32 get_answer(1: i32 number)
   binary get_blob(1: i64 size)
   list<Student> get_structs()
+  i64 put_blob(1: binary data)
 }

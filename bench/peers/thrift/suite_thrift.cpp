@@ -1,7 +1,8 @@
 // rpclib's suite with Apache Thrift C++: the binary protocol over a buffered TSocket (Thrift's
 // C++ tutorial), a TThreadedServer in a thread of this process, one client connection for
 // every call. The server converts the native structs into Thrift's on every call and the
-// client moves Thrift's into native ones, as the other peers do.
+// client moves Thrift's into native ones, as the other peers do. put_blob sends a binary (a
+// std::string in Thrift's C++) and the server answers an i64.
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/server/TThreadedServer.h>
 #include <thrift/transport/TBufferTransports.h>
@@ -106,6 +107,9 @@ class SuiteHandler : public ts::SuiteIf {
     const auto* bytes = reinterpret_cast<const char*>(peers::blob_source().data());
     out.assign(bytes, static_cast<size_t>(size));
   }
+  int64_t put_blob(const std::string& data) override {
+    return peers::blob_digest(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+  }
   void get_structs(std::vector<ts::Student>& out) override {
     const auto& students = peers::students_source();
     out.reserve(students.size());
@@ -135,7 +139,8 @@ class ReadySignal : public TServerEventHandler {
 class ThriftPeer {
  public:
   ThriftPeer() {
-    // Thrift refuses messages over its configured maximum (100 MB by default): set ours.
+    // Thrift refuses messages over its configured maximum (100 MB by default): set ours. The
+    // server's sockets keep the default, which covers put_blob's 16 MiB.
     auto config = std::make_shared<TConfiguration>(static_cast<int>(peers::kMessageLimit));
     auto server_socket = std::make_shared<TServerSocket>("127.0.0.1", 0);
     server_ = std::make_unique<TThreadedServer>(
@@ -165,6 +170,10 @@ class ThriftPeer {
     std::string blob;
     client_->get_blob(blob, static_cast<int64_t>(size));
     return blob;
+  }
+  int64_t put_blob(std::span<const uint8_t> bytes) {
+    return client_->put_blob(
+        std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
   std::vector<peers::Student> get_structs() {
     std::vector<ts::Student> reply;

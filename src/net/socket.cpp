@@ -24,6 +24,20 @@ constexpr short kPollPeerClosed = 0;
 
 void set_nodelay(int fd) noexcept { sys::set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1); }
 
+bool set_receive_low_water(int fd, size_t bytes) noexcept {
+#if CALLWIRE_HAVE_EPOLL
+  // Linux: epoll reports a TCP socket readable once SO_RCVLOWAT bytes are queued (the kernel
+  // caps the mark at half the largest receive buffer, and wakes early under memory pressure).
+  return sys::set_int_option(fd, SOL_SOCKET, SO_RCVLOWAT,
+                             static_cast<int>(std::min<size_t>(bytes, INT32_MAX)));
+#else
+  // poll(2) and kqueue do not all honour it the same way: readiness stays any byte.
+  (void)fd;
+  (void)bytes;
+  return false;
+#endif
+}
+
 void refuse_connection(UniqueFd fd, std::string_view answer) noexcept {
   char sink[4096];
   // Accepted non-blocking: the reads take what has come, without waiting.

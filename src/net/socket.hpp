@@ -35,6 +35,10 @@ int finish_connect(int fd) noexcept;
 
 /// Sets TCP_NODELAY (ignored on non-TCP sockets).
 void set_nodelay(int fd) noexcept;
+/// Asks that a read of `fd` be woken only once `bytes` are queued (or the stream ends):
+/// SO_RCVLOWAT, where the event loop honours it (epoll, for TCP). False where it does not, or it
+/// failed: then nothing changed, and readiness means any byte.
+bool set_receive_low_water(int fd, size_t bytes) noexcept;
 
 /// Refuses a just-accepted, non-blocking connection with a last word: discards what the
 /// peer has already sent (so closing does not reset the connection and lose `answer`), sends

@@ -217,15 +217,13 @@ void Connection::handle_event(uint32_t events) {
 void Connection::read_input() {
   for (;;) {
     size_t want = kReadChunk;
-    size_t request_end = 0;  // in in_, when the request's length is known
     // A known body: read more of it at once, growing with what has arrived (never reserving
-    // a declared length that may be a lie).
-    if (framing_->headers_complete() && framing_->request().content_length) {
-      const http::Request& request = framing_->request();
-      request_end = request_start_ + request.body_offset +
-                    static_cast<size_t>(std::min<uint64_t>(*request.content_length, SIZE_MAX / 2));
-      size_t rest = request_end > in_.size() ? request_end - in_.size() : 0;
-      want = std::max(want, std::min(rest, in_.size()));
+    // a declared length that may be a lie), and at least what woke this read (the low-water
+    // mark: those bytes are queued).
+    const size_t request_end = known_request_end();
+    if (request_end > in_.size()) {
+      size_t rest = request_end - in_.size();
+      want = std::max({want, std::min(rest, in_.size()), std::min(rest, low_water_)});
     }
     const bool mid_request = in_request();
     if (mid_request && over_budget(want) && (!loop_.shed_unsent(this) || over_budget(want))) {
@@ -263,6 +261,30 @@ void Connection::read_input() {
   }
   process_input();
   if (phase_ == Phase::Open) flush();
+  if (phase_ == Phase::Open) update_low_water();
+}
+
+size_t Connection::known_request_end() const noexcept {
+  if (!framing_->headers_complete() || !framing_->request().content_length) return 0;
+  const http::Request& request = framing_->request();
+  return request_start_ + request.body_offset +
+         static_cast<size_t>(std::min<uint64_t>(*request.content_length, SIZE_MAX / 2));
+}
+
+void Connection::update_low_water() noexcept {
+  // Reads woken only once a low-water mark of bytes is queued (net::set_receive_low_water):
+  // a long body then arrives in a few large reads, each one wake-up, instead of one per burst
+  // of segments (a 1 MiB upload: 12 wake-ups, 6 with the mark, and 11% less CPU). At most
+  // 256 KiB: with 512 the copies out of the socket waited longer for the client's, and a 1 MiB
+  // upload took 5% more time. Never past the body's end, so that its last bytes wake the
+  // read; 1 again once it is in, for the next request.
+  // Not over TLS: OpenSSL may hold bytes of the body already, which the socket never shows.
+  constexpr size_t kFrom = 64 * 1024, kMost = 256 * 1024;
+  const size_t end = known_request_end();
+  size_t mark = 1;
+  if (end > in_.size() && end - in_.size() >= kFrom && !stream_.is_tls())
+    mark = std::min(end - in_.size(), kMost);
+  if (mark != low_water_ && net::set_receive_low_water(stream_.fd(), mark)) low_water_ = mark;
 }
 
 char* Connection::prepare_read(size_t& want, size_t request_end) {

@@ -173,6 +173,10 @@ class Connection final : public net::Watcher {
   // Room in in_ to read `want` bytes (lowered to what the request still lacks when the room
   // stops at its end, `request_end`; 0: unknown).
   char* prepare_read(size_t& want, size_t request_end);
+  // Where in in_ the request being read ends: 0 until its head has given its length.
+  size_t known_request_end() const noexcept;
+  // The socket's low-water mark for the body still to come (see the definition).
+  void update_low_water() noexcept;
   void process_input();
   void flush();
   void release_large_buffers();
@@ -221,6 +225,7 @@ class Connection final : public net::Watcher {
 
   Buffer in_;  // received bytes; the current request starts at request_start_
   size_t request_start_ = 0;
+  size_t low_water_ = 1;                     // the socket's SO_RCVLOWAT, as update_low_water set it
   std::unique_ptr<RequestFraming> framing_;  // the parser and the heads
   ConnectionFraming framing_kind_;           // which, for the wire trace
   // A WebSocket handshake was answered 101: the framing changes once its request is done.

@@ -252,6 +252,35 @@ TEST(ServerBudget, TheReceiveBufferStopsAtTheRequestsEnd) {
       << answer.substr(0, 300);
 }
 
+// Reads of a long body wait for a low-water mark of queued bytes (Linux's SO_RCVLOWAT, a few
+// wake-ups instead of one per burst), which must never outlast the body: its last bytes, sent
+// a little at a time, still wake the read; and the next request on the connection, a few
+// hundred bytes sent after the answer, is read at once.
+TEST(ServerBudget, ALongBodyTricklingInAndTheNextRequestAreBothRead) {
+  BudgetServer t(BudgetServer::options());
+  std::string request =
+      post(call_xml("size", "<param><value><string>" + std::string(700 * 1024, 's') +
+                                "</string></value></param>"));
+  RawSocket s(t.server->port(0));
+  // The head and most of the body at once, then the rest in pieces with pauses between.
+  const size_t at_once = request.size() - 200 * 1024;
+  ASSERT_TRUE(s.send(std::string_view(request).substr(0, at_once)));
+  for (size_t at = at_once; at < request.size(); at += 4096) {
+    std::this_thread::sleep_for(1ms);
+    ASSERT_TRUE(s.send(std::string_view(request).substr(at, 4096)));
+  }
+  std::string answer = s.read_responses(1, 10s);
+  EXPECT_NE(answer.find("<int>" + std::to_string(700 * 1024) + "</int>"), std::string::npos)
+      << answer.substr(0, 300);
+  ASSERT_TRUE(s.send(post(call_xml("add",
+                                   "<param><value><int>2</int></value></param>"
+                                   "<param><value><int>3</int></value></param>"))));
+  const auto asked = Clock::now();
+  std::string next = s.read_responses(1, 5s);
+  EXPECT_NE(next.find("<int>5</int>"), std::string::npos) << next.substr(0, 300);
+  EXPECT_LT(Clock::now() - asked, 2s);
+}
+
 TEST(ServerBudget, PeersThatDoNotReadAreShedForNewcomers) {
   // Each hog asks in a few bytes for an answer of 6 MiB and reads none of it. Their unsent
   // answers spend the budget; a newcomer must still be served (before: 503 to every newcomer

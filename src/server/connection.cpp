@@ -215,6 +215,7 @@ void Connection::handle_event(uint32_t events) {
 }
 
 void Connection::read_input() {
+  bool body_known = false;  // a long body's low-water mark may be due (update_low_water)
   for (;;) {
     size_t want = kReadChunk;
     // A known body: read more of it at once, growing with what has arrived (never reserving
@@ -222,6 +223,7 @@ void Connection::read_input() {
     // mark: those bytes are queued).
     const size_t request_end = known_request_end();
     if (request_end > in_.size()) {
+      body_known = true;
       size_t rest = request_end - in_.size();
       want = std::max({want, std::min(rest, in_.size()), std::min(rest, low_water_)});
     }
@@ -261,7 +263,9 @@ void Connection::read_input() {
   }
   process_input();
   if (phase_ == Phase::Open) flush();
-  if (phase_ == Phase::Open) update_low_water();
+  // (A short request, read whole, skips it: a head read with the start of a long body sets
+  // the mark on the next read.)
+  if (phase_ == Phase::Open && (body_known || low_water_ != 1)) update_low_water();
 }
 
 size_t Connection::known_request_end() const noexcept {

@@ -293,20 +293,26 @@ struct ResultSink final : ValueSink {
   }
 };
 
-// A synchronous typed call's arguments, written straight into the request as one array (the
-// params) as write_value does: no Value between, so a blob argument is encoded from the caller's
-// bytes instead of a copy of them. Throws what the conversions throw (Errc::Unrepresentable).
-class ArgsWriter {
+}  // namespace detail
+
+/// A call's arguments as call<R> gives them to the client: written straight into the request
+/// (`write` gives them as one array, the params, to a writer of the client's), with no Value
+/// between, so a blob argument is encoded from the caller's bytes instead of a copy of them.
+/// `write` throws what conversions throw (Errc::Unrepresentable). Not for implementing: the
+/// typed calls make their own.
+class CallArguments {
  public:
   virtual void write(ValueWriter& w) const = 0;
 
  protected:
-  ~ArgsWriter() = default;
+  ~CallArguments() = default;
 };
-// Holds the arguments as given (a string literal stays an array: its decayed pointer would be a
-// temporary), each converted as its ArgType.
+
+namespace detail {
+// call<R>'s CallArguments. Holds the arguments as given (a string literal stays an array: its
+// decayed pointer would be a temporary), each converted as its ArgType.
 template <class... Args>
-class TypedArgs final : public ArgsWriter {
+class TypedArgs final : public CallArguments {
  public:
   explicit TypedArgs(const Args&... args) noexcept : args_(args...) {}
   void write(ValueWriter& w) const override {
@@ -758,7 +764,7 @@ class CALLWIRE_API Client {
   }
   // call<R>'s: the arguments written straight into the request; the result to `sink` when
   // given (then the Value returned is nil).
-  Result<Value> call_typed(std::string_view method, const detail::ArgsWriter& args, ValueSink* sink,
+  Result<Value> call_typed(std::string_view method, const CallArguments& args, ValueSink* sink,
                            const CallOptions& options);
   template <class... Args>
   static Status to_params(std::vector<Value>& params, const Args&... args) {

@@ -49,15 +49,15 @@ Value array_of(std::span<const Value> items) {
 struct CallParams {
   CallParams(std::span<const Value> values) noexcept : positional(values) {}  // NOLINT: implicit
   explicit CallParams(const Value& by_name) noexcept : positional(&by_name, 1), named(&by_name) {}
-  explicit CallParams(const detail::ArgsWriter& args) noexcept : typed(&args) {}
+  explicit CallParams(const CallArguments& args) noexcept : typed(&args) {}
   std::span<const Value> positional;  // XML-RPC sends a by-name struct as the one param
   const Value* named = nullptr;
-  const detail::ArgsWriter* typed = nullptr;  // call<R>'s, written straight into the request
+  const CallArguments* typed = nullptr;  // call<R>'s, written straight into the request
 };
 
 // Writes `args` through `writer` (a request's ResultWriter) and ends it.
 template <class Writer>
-Status write_typed_params(Writer& writer, const detail::ArgsWriter& args) {
+Status write_typed_params(Writer& writer, const CallArguments& args) {
   try {
     args.write(writer);
   } catch (const Exception& e) {
@@ -135,12 +135,12 @@ struct CALLWIRE_LOCAL Client::Impl {
   // grow past inlining (58 more instructions a sample.add).
   [[gnu::noinline]] static Status write_json_call(Buffer& out, std::string_view id,
                                                   std::string_view method,
-                                                  const detail::ArgsWriter& args) {
+                                                  const CallArguments& args) {
     json::ResultWriter writer(out, json::ResultWriter::Call{method}, id);
     return write_typed_params(writer, args);
   }
   [[gnu::noinline]] Status write_xml_call(Buffer& out, std::string_view method,
-                                          const detail::ArgsWriter& args) const {
+                                          const CallArguments& args) const {
     xml::WriterOptions writer_options;
     writer_options.dialect = options.dialect;
     xml::ResultWriter writer(out, writer_options, xml::ResultWriter::Call{method});
@@ -677,7 +677,7 @@ Status Client::call_reading(std::string_view method, std::span<const Value> para
   return Status();
 }
 
-Result<Value> Client::call_typed(std::string_view method, const detail::ArgsWriter& args,
+Result<Value> Client::call_typed(std::string_view method, const CallArguments& args,
                                  ValueSink* sink, const CallOptions& options) {
   if (impl_->group)
     return impl_->group->run<Result<Value>>(method, options, [&](Client& c, const CallOptions& o) {

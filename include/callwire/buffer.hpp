@@ -80,6 +80,13 @@ class CALLWIRE_API Buffer {
     capacity_ = cap;
   }
 
+  /// The capacity growing to hold `min_capacity` bytes would give (the larger of that and the
+  /// next geometric step): lets a caller that knows the final size stop there instead.
+  size_t next_capacity(size_t min_capacity) const noexcept {
+    size_t cap = capacity_ < 256 ? 256 : capacity_ + capacity_ / 2;
+    return capacity_for(cap < min_capacity ? min_capacity : cap);
+  }
+
   /// Room for `n` more bytes: returns where to write them; `commit` makes them part of the
   /// contents.
   char* prepare(size_t n) {
@@ -113,9 +120,7 @@ class CALLWIRE_API Buffer {
   static size_t capacity_for(size_t n) noexcept;
 
   void grow_to(size_t min_capacity) {
-    size_t cap = capacity_ < 256 ? 256 : capacity_ + capacity_ / 2;
-    if (cap < min_capacity) cap = min_capacity;
-    cap = capacity_for(cap);
+    size_t cap = next_capacity(min_capacity);
     data_ = static_cast<char*>(resize_storage(data_, capacity_, cap));
     capacity_ = cap;
   }

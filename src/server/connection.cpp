@@ -299,8 +299,7 @@ char* Connection::prepare_read(size_t& want, size_t request_end) {
   // request) is read into the room left after this one is done.
   if (room > in_.capacity() && request_end > in_.size()) {
     const size_t exact = request_end + json::kPadding;
-    // (Buffer grows to the larger of what is asked and ×1.5.)
-    if (room >= exact || in_.capacity() + in_.capacity() / 2 >= exact) {
+    if (in_.next_capacity(room) >= exact) {
       in_.reserve_exact(exact);
       want = std::min(want, request_end - in_.size());
     }

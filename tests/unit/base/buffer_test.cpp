@@ -1,5 +1,6 @@
 // Buffer: room_after (the readable bytes after a view that lies in the buffer's storage, which
-// lets the JSON reader read a body in place, json::kPadding of them), and drop_front.
+// lets the JSON reader read a body in place, json::kPadding of them), drop_front, and
+// next_capacity (what growing would give: a reader that knows its end stops there instead).
 #include "callwire/buffer.hpp"
 
 #include <gtest/gtest.h>
@@ -69,6 +70,27 @@ TEST(Buffer, DropFrontKeepsTheRestAtTheFront) {
   EXPECT_TRUE(b.empty());
   b.append("again");
   EXPECT_EQ(b.view(), "again");
+}
+
+// next_capacity is what prepare grows to: the larger of what is asked and half again what is
+// there, small blocks at least 256 bytes, large ones whole pages.
+TEST(Buffer, NextCapacityIsWhatGrowingGives) {
+  Buffer b;
+  EXPECT_EQ(b.next_capacity(10), 256u);
+  b.prepare(10);
+  EXPECT_EQ(b.capacity(), 256u);
+  EXPECT_EQ(b.next_capacity(300), 384u);    // half again
+  EXPECT_EQ(b.next_capacity(1000), 1000u);  // more than that: what is asked
+  for (size_t ask : {size_t{300}, size_t{5000}, size_t{9000}, size_t{100000}}) {
+    const size_t expected = b.next_capacity(ask);
+    b.prepare(ask);
+    EXPECT_EQ(b.capacity(), expected) << ask;
+  }
+  // A large block: whole pages, and perhaps more (a cached block is taken whole).
+  const size_t expected = b.next_capacity(size_t{1} << 22);
+  EXPECT_EQ(expected % 4096, 0u);
+  b.prepare(size_t{1} << 22);
+  EXPECT_GE(b.capacity(), expected);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "callwire/export.hpp"
 #include "callwire/header_field.hpp"
 #include "callwire/message.hpp"
+#include "callwire/param_stream.hpp"
 #include "callwire/value.hpp"
 
 namespace callwire {
@@ -171,6 +172,13 @@ using Params = std::span<Value>;
 /// the server's threads, possibly several at once: it must be thread-safe.
 using Handler = std::function<Value(Params params, CallContext& context)>;
 
+/// A handler's second way in (Registry::add_streamed): its parameters read from `params`
+/// straight into its own types, then the call. False when it gave up reading (it did not run;
+/// the dispatcher reads the request again as Values for the Handler); true with the result in
+/// `result`, or an exception as from a Handler. Registry::bind makes one for you.
+using StreamedHandler =
+    std::function<bool(ParamStream& params, CallContext& context, Value& result)>;
+
 /// Registry::set_preinvoke's hook: nothing to let the call run, or the fault to answer
 /// instead. It sees the call's method (context.method()), peer, user, header fields and
 /// parameters (by name: the one struct), and may latch a fault for the rest of a multicall.
@@ -240,6 +248,16 @@ class CALLWIRE_API Registry {
   Registry& operator=(const Registry&) = delete;
 
   Status add(std::string name, Handler handler, MethodInfo info = {});
+
+  /// add() with a second way in: an XML-RPC call whose parameters `streamed` can read (no
+  /// pre-invoke hook set, time left before the deadline) is given to it, the parameters read
+  /// straight from the request; it must read them all and call ParamStream::finish() before it
+  /// runs the call. When it gives up (returns false), or over JSON-RPC, `handler` gets the call
+  /// with its parameters as Values, checked against the signatures, and answers any fault.
+  /// Both must do the same. Errors: those of add(), and InvalidArgument for an empty
+  /// `streamed`.
+  Status add_streamed(std::string name, Handler handler, StreamedHandler streamed,
+                      MethodInfo info = {});
 
   /// Adds a typed method: the parameter and return types are deduced from `callable` (a
   /// function, a function pointer, a lambda, a std::function or any object with one

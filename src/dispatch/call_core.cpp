@@ -125,6 +125,9 @@ CallCore::CallCore(const Registry& registry, CallCoreOptions options)
         "Asks the server to shut down; the optional string says why. Returns 0.");
   }
 
+  for (const auto& m : registry_.methods) streams_ = streams_ || bool(m.streamed);
+  streams_ = streams_ && !registry_.preinvoke;
+
   counter_count_ = registry_.methods.size() + system_.size();
   if (registry_.default_method) default_counter_ = uint32_t(counter_count_++);
   counters_ = std::make_unique<Counters[]>(counter_count_);
@@ -335,11 +338,20 @@ bool CallCore::run(const Target& target, std::string_view name, Params params, C
                       "names when it is bound)";
     return false;
   }
+  return guarded(
+      [&] {
+        result = target.method   ? target.method->handler(params, ctx)
+                 : target.system ? run_system(*target.system, params, ctx)
+                                 : registry_.default_method(params, ctx);
+        return true;
+      },
+      fault);
+}
+
+template <class Body>
+bool CallCore::guarded(Body&& body, Fault& fault) {
   try {
-    result = target.method   ? target.method->handler(params, ctx)
-             : target.system ? run_system(*target.system, params, ctx)
-                             : registry_.default_method(params, ctx);
-    return true;
+    return body();
   } catch (const FaultError& e) {
     fault = e.fault();
   } catch (const Exception& e) {
@@ -356,6 +368,42 @@ bool CallCore::run(const Target& target, std::string_view name, Params params, C
     fault = Fault{fault_code::kInternalError, "unknown exception"};
   }
   return false;
+}
+
+CallCore::Streamed CallCore::call_streamed(std::string_view name, ParamStream& params,
+                                           CallContext& ctx, ValueWriter* direct, Value& result,
+                                           Fault& fault, CallOutcome& outcome) {
+  uint32_t index = registry_.find(name);
+  if (index == Registry::Impl::kNotFound || registry_.preinvoke) return Streamed::Left;
+  const Registry::Impl::Method& method = registry_.methods[index];
+  if (!method.streamed) return Streamed::Left;
+  const Clock::time_point began = Clock::now();
+  if (began >= ctx.deadline()) return Streamed::Left;  // call() answers that
+
+  CallContextAccess::clear_latch(ctx);
+  CallContextAccess::set_method(ctx, name);
+  multicall_ran_ = false;
+  entry_counters_.clear();
+  CallContextAccess::offer_writer(ctx, direct);
+  bool read = true;
+  const bool ok = guarded(
+      [&] {
+        read = method.streamed(params, ctx, result);
+        return read;
+      },
+      fault);
+  outcome = CallOutcome{};
+  outcome.written = direct && CallContextAccess::result_written(ctx);
+  CallContextAccess::offer_writer(ctx, nullptr);
+  if (!read) {
+    CallContextAccess::set_method(ctx, {});
+    return Streamed::Abandoned;
+  }
+  outcome.ok = ok;
+  outcome.counter = index;
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - began);
+  count(index, !ok, uint64_t(nanos.count()));
+  return Streamed::Ran;
 }
 
 // ---- system methods ----

@@ -111,6 +111,27 @@ class CallCore {
   CallOutcome call(std::string_view name, Params params, CallContext& ctx, ValueWriter* direct,
                    Value& result, Fault& fault, const CallForm& form = {});
 
+  /// Whether call_streamed() may ever run a call: some method is bound with parameters that
+  /// read so, and no pre-invoke hook is set. False: adapters need not offer it.
+  bool streams() const noexcept { return streams_; }
+
+  /// What call_streamed() did.
+  enum class Streamed {
+    Left,       ///< nothing: `params` untouched; read them as Values and call()
+    Abandoned,  ///< the handler gave up reading partway and did not run: read the request
+                ///< again as Values and call()
+    Ran,        ///< the call ran (or failed) as call() would have: `outcome` says how
+  };
+  /// call() for a request whose parameters a bound handler reads straight from `params` into
+  /// its own types (StreamedHandler), when nothing stands between the request and
+  /// that handler: no pre-invoke hook (it sees Values), a registered method bound with such
+  /// parameters, and time left before the deadline. Anything else is Left for call(), and
+  /// whatever the handler gives up on (a parameter of the wrong type, a malformed document)
+  /// is Abandoned without a count: call() then answers it in its usual words. The method's
+  /// time includes reading its parameters. Never throws except std::bad_alloc.
+  Streamed call_streamed(std::string_view name, ParamStream& params, CallContext& ctx,
+                         ValueWriter* direct, Value& result, Fault& fault, CallOutcome& outcome);
+
   /// The adapter could not send what call() answered for `counter` (a string the syntax
   /// cannot carry): counts a fault for it. kNoCounter is ignored.
   void count_unsent(uint32_t counter) noexcept;
@@ -166,6 +187,9 @@ class CallCore {
               uint32_t& counter, const CallForm& form);
   bool run(const Target& target, std::string_view name, Params params, CallContext& ctx,
            Value& result, Fault& fault, const CallForm& form);
+  // Runs `body` (a handler), turning what it throws into `fault`: false then.
+  template <class Body>
+  static bool guarded(Body&& body, Fault& fault);
   // The named parameters in `form` as positions of `target` into named_params_; false with
   // `fault` when a name is not the method's.
   bool place_named(const Target& target, std::string_view name, Value& named, Fault& fault);
@@ -189,6 +213,7 @@ class CallCore {
   bool multicall_ran_ = false;                          // the request is a system.multicall
   std::vector<uint32_t> entry_counters_;                // its entries' counters, in order
   std::vector<Value> named_params_;                     // a by-name call's parameters, placed
+  bool streams_ = false;                                // streams()
 };
 
 /// A system.multicall entry for a call that failed: {faultCode, faultString}.

@@ -93,8 +93,12 @@ Status Registry::set_preinvoke(PreInvoke hook) {
   return Status();
 }
 
-Status Registry::add(std::string name, Handler handler, MethodInfo info) {
-  Impl& impl = *impl_;
+namespace {
+
+// add() and add_streamed(): the checks, then the method.
+Status add_method(Registry::Impl& impl, std::string name, Handler handler, StreamedHandler streamed,
+                  MethodInfo info) {
+  using Impl = Registry::Impl;
   if (impl.frozen.load(std::memory_order_acquire))
     return Error(Errc::InvalidArgument, "cannot add method '" + name + "': the registry is frozen");
   if (name.empty()) return Error(Errc::InvalidArgument, "a method name cannot be empty");
@@ -112,8 +116,8 @@ Status Registry::add(std::string name, Handler handler, MethodInfo info) {
   if (impl.methods.size() >= Impl::kNotFound - 1)
     return Error(Errc::InvalidArgument, "too many methods");
 
-  impl.methods.push_back(
-      Impl::Method{std::move(name), std::move(handler), std::move(info), std::move(*signatures)});
+  impl.methods.push_back(Impl::Method{std::move(name), std::move(handler), std::move(info),
+                                      std::move(*signatures), std::move(streamed)});
   try {
     impl.index_last();
   } catch (...) {
@@ -121,6 +125,21 @@ Status Registry::add(std::string name, Handler handler, MethodInfo info) {
     throw;
   }
   return {};
+}
+
+}  // namespace
+
+Status Registry::add(std::string name, Handler handler, MethodInfo info) {
+  return add_method(*impl_, std::move(name), std::move(handler), {}, std::move(info));
+}
+
+Status Registry::add_streamed(std::string name, Handler handler, StreamedHandler streamed,
+                              MethodInfo info) {
+  if (!streamed)
+    return Error(Errc::InvalidArgument,
+                 "cannot add method '" + name + "': the streamed handler is empty");
+  return add_method(*impl_, std::move(name), std::move(handler), std::move(streamed),
+                    std::move(info));
 }
 
 bool Registry::contains(std::string_view name) const noexcept {

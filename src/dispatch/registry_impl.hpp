@@ -21,6 +21,7 @@ struct CALLWIRE_LOCAL Registry::Impl {
     Handler handler;
     MethodInfo info;
     std::vector<detail::Signature> signatures;  // parsed from info.signatures
+    StreamedHandler streamed;                   // bind's, when its parameters read so
   };
 
   static constexpr uint32_t kNotFound = UINT32_MAX;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "xml/reader_internals.hpp"
 #include "xml/result_writer.hpp"
 #include "xml/xml_chars.hpp"
 
@@ -42,6 +43,53 @@ void write_fault_safely(Buffer& out, const Fault& fault, const xml::WriterOption
 
 }  // namespace
 
+// The parameters offered to the core for a handler that reads them itself; the writer's
+// options set as soon as the request has been read whole, before the handler runs.
+class XmlRpcDispatcher::StreamedCall final : public xml::ParamsTaker, public ParamStream {
+ public:
+  StreamedCall(XmlRpcDispatcher& dispatcher, CallContext& ctx, xml::WriterOptions& options,
+               ValueWriter& direct, Value& result, Fault& fault, CallOutcome& outcome)
+      : dispatcher_(dispatcher),
+        ctx_(ctx),
+        options_(options),
+        direct_(direct),
+        result_(result),
+        fault_(fault),
+        outcome_(outcome) {}
+
+  Took take(std::string_view method, ParamStream& params) override {
+    params_ = &params;
+    switch (
+        dispatcher_.core_.call_streamed(method, *this, ctx_, &direct_, result_, fault_, outcome_)) {
+      case CallCore::Streamed::Left:
+        return Took::Nothing;
+      case CallCore::Streamed::Abandoned:
+        return Took::Abandoned;
+      case CallCore::Streamed::Ran:
+        break;
+    }
+    return Took::Answered;
+  }
+
+  ValueReader* next() override { return params_->next(); }
+  bool failed() const noexcept override { return params_->failed(); }
+  bool finish() override {
+    if (!params_->finish()) return false;
+    options_ = dispatcher_.writer_options(ctx_);
+    return true;
+  }
+
+ private:
+  XmlRpcDispatcher& dispatcher_;
+  CallContext& ctx_;
+  xml::WriterOptions& options_;
+  ValueWriter& direct_;
+  Value& result_;
+  Fault& fault_;
+  CallOutcome& outcome_;
+  ParamStream* params_ = nullptr;
+};
+
 xml::WriterOptions XmlRpcDispatcher::writer_options(const CallContext& ctx) const noexcept {
   xml::WriterOptions w;
   switch (dialect_) {
@@ -67,8 +115,25 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
                                          AnswerProgress* progress) {
   const size_t start = out.size();
   try {
-    Status read = reader_.read_call(body, call_);
-    const xml::WriterOptions options = writer_options(ctx);
+    // The dialect follows the request, so the options are known once it is read: inside the
+    // read when a typed handler reads its parameters from it (StreamedCall).
+    xml::WriterOptions options;
+    Value result;
+    Fault fault;
+    CallOutcome outcome;
+    // A typed handler writes its result straight into the response (no Value tree); anything
+    // else returns it. What a handler wrote and then failed or threw is taken back.
+    xml::ResultWriter direct(out, options, progress);
+    Status read;
+    auto took = xml::ParamsTaker::Took::Nothing;
+    if (core_.streams()) {
+      StreamedCall streamed{*this, ctx, options, direct, result, fault, outcome};
+      read = xml::ReaderInternals::read_call(reader_, body, call_, streamed, took);
+      if (took == xml::ParamsTaker::Took::Abandoned) read = reader_.read_call(body, call_);
+    } else {
+      read = reader_.read_call(body, call_);
+    }
+    if (took != xml::ParamsTaker::Took::Answered) options = writer_options(ctx);
     if (!read) {
       CallContextAccess::clear_latch(ctx);
       CallContextAccess::set_method(ctx, {});
@@ -77,13 +142,8 @@ DispatchOutcome XmlRpcDispatcher::handle(std::string_view body, CallContext& ctx
       return DispatchOutcome{{}, true, read.error().fault_code};
     }
 
-    Value result;
-    Fault fault;
-    // A typed handler writes its result straight into the response (no Value tree); anything
-    // else returns it. What a handler wrote and then failed or threw is taken back.
-    xml::ResultWriter direct(out, options, progress);
-    CallOutcome outcome =
-        core_.call(call_.method_name, call_.params.as_array(), ctx, &direct, result, fault);
+    if (took != xml::ParamsTaker::Took::Answered)
+      outcome = core_.call(call_.method_name, call_.params.as_array(), ctx, &direct, result, fault);
     bool ok = outcome.ok;
     if (ok && outcome.written) {
       Status written = direct.finish();

@@ -46,6 +46,8 @@ class XmlRpcDispatcher final : public ProtocolAdapter {
                          size_t readable_after = 0, AnswerProgress* progress = nullptr) override;
 
  private:
+  class StreamedCall;  // a call whose typed handler reads its parameters from the request
+
   xml::WriterOptions writer_options(const CallContext& ctx) const noexcept;
   // After a multicall result failed to write: replaces the entries that cannot be written.
   void repair_multicall(Value& results, const xml::WriterOptions& options);

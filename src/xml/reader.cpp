@@ -4,6 +4,7 @@
 // size.
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,13 @@ std::string snippet(std::string_view s) {
   if (t.size() > 24) return std::string(t.substr(0, 24)) + "...";
   return std::string(t);
 }
+
+// Where a call's parameters stand once its method name is read.
+enum class ParamsAt : uint8_t {
+  None,    // no <params>: </methodCall> was read
+  Empty,   // <params/>
+  Inside,  // after <params>
+};
 
 }  // namespace
 
@@ -344,7 +352,9 @@ struct ReaderImpl {
     return true;
   }
 
-  bool method_call(const Token& root, MethodCall& call) {
+  // With a `taker`, the parameters are offered to it first (ReaderInternals::read_call).
+  bool method_call(const Token& root, MethodCall& call, ParamsTaker* taker = nullptr,
+                   ParamsTaker::Took* took = nullptr) {
     if (root.self_closing) return fail(root, "empty <methodCall>");
     Token t;
     if (!expect_start(t, "<methodName>", "methodCall")) return false;
@@ -355,12 +365,24 @@ struct ReaderImpl {
       return over_string_limit(t, "methodName", name.size());
     call.method_name.assign(name);
     if (!next_element(t, "methodCall")) return false;
-    if (t.kind == TokenKind::EndTag) {  // no <params>
+    const bool no_params = t.kind == TokenKind::EndTag;
+    if (!no_params && (t.kind != TokenKind::StartTag || !is_literal(t.name, "params")))
+      return unexpected(t, "<params>");
+    if (taker != nullptr) {
+      const ParamsAt at = no_params        ? ParamsAt::None
+                          : t.self_closing ? ParamsAt::Empty
+                                           : ParamsAt::Inside;
+      *took = offer_params(at, call.method_name, *taker);
+      if (*took == ParamsTaker::Took::Answered) {
+        call.params = Value();  // what the last request's held, released now
+        return true;
+      }
+      if (*took == ParamsTaker::Took::Abandoned) return false;
+    }
+    if (no_params) {
       call.params = Value::array();
       return end_of_document();
     }
-    if (t.kind != TokenKind::StartTag || !is_literal(t.name, "params"))
-      return unexpected(t, "<params>");
     size_t base = stack.size();
     if (!t.self_closing) {
       for (;;) {
@@ -382,6 +404,10 @@ struct ReaderImpl {
     stack.resize(base);
     return expect_end("methodCall") && end_of_document();
   }
+
+  // A call's parameters handed to `taker` through a ParamStream standing `at` them (defined
+  // below, after PullReader).
+  ParamsTaker::Took offer_params(ParamsAt at, std::string_view method, ParamsTaker& taker);
 
   // <param> (start tag consumed) <value>...</value> </param>: pushes the value.
   bool param(const Token& start) {
@@ -1332,6 +1358,82 @@ class PullReader final : public ValueReader {
 
 }  // namespace
 
+namespace {
+
+// A call's parameters, each a PullReader over its <value>, for a server's typed handlers.
+class XmlParamStream final : public ParamStream {
+ public:
+  XmlParamStream(ReaderImpl& r, ParamsAt at) : r_(r), at_(at), inside_(at == ParamsAt::Inside) {}
+
+  ValueReader* next() override {
+    if (!close_param() || !inside_) return nullptr;
+    Token t;
+    if (r_.lexer.try_start("<param>")) {  // the usual case
+      t.self_closing = false;
+    } else if (r_.lexer.try_end()) {
+      inside_ = false;
+      return nullptr;
+    } else {
+      if (!r_.next_element(t, "params")) return broke();
+      if (t.kind == TokenKind::EndTag) {
+        inside_ = false;
+        return nullptr;
+      }
+      if (t.kind != TokenKind::StartTag || !is_literal(t.name, "param")) {
+        r_.unexpected(t, "<param>");
+        return broke();
+      }
+    }
+    if (t.self_closing) {
+      r_.fail(t, "<param> without a <value>");
+      return broke();
+    }
+    Token v;
+    if (!r_.expect_start(v, "<value>", "param")) return broke();
+    value_.emplace(r_, v.self_closing);
+    return &*value_;
+  }
+
+  bool failed() const noexcept override { return failed_; }
+
+  bool finish() override {
+    if (next() != nullptr || failed_) return false;  // a parameter more than were read
+    bool ok = at_ == ParamsAt::None ? r_.end_of_document()
+                                    : r_.expect_end("methodCall") && r_.end_of_document();
+    failed_ = !ok;
+    return ok;
+  }
+
+ private:
+  ValueReader* broke() {
+    failed_ = true;
+    return nullptr;
+  }
+  // The parameter lent last, read to its end (what the handler left), and its </param>.
+  bool close_param() {
+    if (failed_) return false;
+    if (!value_) return true;
+    bool ok = value_->finish().ok() && r_.expect_end("param");
+    value_.reset();
+    failed_ = !ok;
+    return ok;
+  }
+
+  ReaderImpl& r_;
+  ParamsAt at_;
+  bool inside_;  // within <params>, before its end tag
+  bool failed_ = false;
+  std::optional<PullReader> value_;
+};
+
+}  // namespace
+
+ParamsTaker::Took ReaderImpl::offer_params(ParamsAt at, std::string_view method,
+                                           ParamsTaker& taker) {
+  XmlParamStream params(*this, at);
+  return taker.take(method, params);
+}
+
 bool ReaderImpl::pull_result(const Token& start, ValueSink& sink, Status& status) {
   PullReader pull(*this, start.self_closing);
   status = sink.read(pull);
@@ -1362,6 +1464,17 @@ Status Reader::read_call(std::string_view document, MethodCall& call) {
     if (!is_literal(root.name, "methodCall")) return r.unexpected(root, "<methodCall>");
     return r.method_call(root, c);
   });
+}
+
+Status ReaderInternals::read_call(Reader& reader, std::string_view document, MethodCall& call,
+                                  ParamsTaker& taker, ParamsTaker::Took& took) {
+  took = ParamsTaker::Took::Nothing;
+  return reader.impl_->run_into(document, call,
+                                [&](ReaderImpl& r, const Token& root, MethodCall& c) {
+                                  if (!is_literal(root.name, "methodCall"))
+                                    return r.unexpected(root, "<methodCall>");
+                                  return r.method_call(root, c, &taker, &took);
+                                });
 }
 
 bool Reader::last_used_prefixed_types() const noexcept { return impl_->used_prefixed_types; }

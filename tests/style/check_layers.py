@@ -25,6 +25,7 @@ OWNERS = {
     "callwire/value.hpp": "value",
     "callwire/value_reader.hpp": "value",
     "callwire/value_writer.hpp": "value",
+    "callwire/param_stream.hpp": "value",
     "callwire/convert.hpp": "value",
     "callwire/struct.hpp": "value",
     "callwire/message.hpp": "value",

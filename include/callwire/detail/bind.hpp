@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -250,16 +251,106 @@ Value answer_with(CallContext& context, const T& t) {
   return Convert<T>::to_value(t);
 }
 
+// Whether a parameter of type T may be a value of type `t`, as the signature check the
+// dispatcher makes of a parameter converted from a Value says (src/dispatch/signature.cpp): by
+// T's type name, and nil where T is nullable. What a slot takes beyond its own type (an i8 for
+// an "int", an integer for a "double") is left to Convert<T>, as there.
+// (Not constexpr: a user's type_name need not be a constant; the built-ins' fold away.)
+template <class T>
+bool slot_takes(Type t, bool text_types) noexcept {
+  const std::string_view slot = Convert<T>::type_name;
+  if (t == Type::Nil && nullable<T>()) return true;
+  if (slot == "int" || slot == "i4" || slot == "i8") return t == Type::Int || t == Type::I8;
+  if (slot == "double") return t == Type::Double || t == Type::Int || t == Type::I8;
+  if (slot == "boolean") return t == Type::Boolean;
+  if (slot == "string") return t == Type::String;
+  if (slot == "dateTime.iso8601") return t == Type::DateTime || (text_types && t == Type::String);
+  if (slot == "base64") return t == Type::Bytes || (text_types && t == Type::String);
+  if (slot == "array") return t == Type::Array;
+  if (slot == "struct") return t == Type::Struct;
+  if (slot == "nil") return t == Type::Nil;
+  return slot == "any" || slot == "undef";
+}
+
 template <class F, class R, bool Context, class... P>
 struct BoundHandler {
   F f;
   std::string name;
 
+  // Every parameter can be read from the request into a value made empty: bind offers
+  // streamed(). Not for views (std::string_view, std::span), which point into a Value.
+  static constexpr bool kStreams = ((std::is_default_constructible_v<std::remove_cvref_t<P>> &&
+                                     !is_view_v<std::remove_cvref_t<P>>)&&...);
+
   Value operator()(Params params, CallContext& context) {
     return call(params, context, std::index_sequence_for<P...>{});
   }
 
+  // The parameters read from `params` straight into the handler's types, then the call; false
+  // (and the handler not run) at anything the Value path would answer with a fault, so that it
+  // does, in its own words.
+  bool streamed(ParamStream& params, CallContext& context, Value& result) {
+    return streamed(params, context, result, std::index_sequence_for<P...>{});
+  }
+
  private:
+  template <size_t... I>
+  bool streamed(ParamStream& params, CallContext& context, Value& result,
+                std::index_sequence<I...>) {
+    std::tuple<std::remove_cvref_t<P>...> args;
+    if (!(read_param(params, std::get<I>(args)) && ...) || !params.finish()) return false;
+    result = answer(context, std::move(std::get<I>(args))...);
+    return true;
+  }
+
+  template <class T>
+  static bool read_param(ParamStream& params, T& out) {
+    ValueReader* r = params.next();
+    if (r == nullptr) {
+      // Left out: as nil, when T may be (a trailing std::optional), as the Value path reads it.
+      if constexpr (nullable<T>()) {
+        if (params.failed()) return false;
+        Result<T> t = Convert<T>::from_value(Value());
+        if (!t) return false;
+        out = std::move(*t);
+        return true;
+      } else {
+        return false;
+      }
+    }
+    Result<Type> type = r->peek();
+    return type && slot_takes<T>(*type, r->strings_stand_for_bytes_and_times()) &&
+           read_value(*r, out).ok();
+  }
+
+  template <class... X>
+  Value answer(CallContext& context, X&&... args) {
+    if constexpr (std::is_void_v<R>) {
+      invoke(context, std::forward<X>(args)...);
+      return Value();
+    } else if constexpr (Answer<std::remove_cvref_t<R>>::can_fail) {
+      auto&& got = invoke(context, std::forward<X>(args)...);
+      if (!got) throw returned_fault(got.error());
+      if constexpr (std::is_void_v<AnswerType<R>>) {
+        return Value();
+      } else {
+        Value v = answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *got);
+        if constexpr (!std::is_reference_v<R> && !std::is_reference_v<AnswerType<R>>)
+          drop_after_send(context, *got);
+        return v;
+      }
+    } else if constexpr (std::is_reference_v<R>) {  // the handler's object: nothing to drop
+      return answer_with<std::remove_cvref_t<R>>(context,
+                                                 invoke(context, std::forward<X>(args)...));
+    } else {
+      // Not const even when R is (`-> const T`), so that it can be moved into the keeper.
+      std::remove_cv_t<R> got = invoke(context, std::forward<X>(args)...);
+      Value v = answer_with<std::remove_cv_t<R>>(context, got);
+      drop_after_send(context, got);
+      return v;
+    }
+  }
+
   template <size_t... I>
   Value call(Params params, CallContext& context, std::index_sequence<I...>) {
     // The dispatcher has checked the count against the signatures already; this keeps the
@@ -275,30 +366,7 @@ struct BoundHandler {
     std::tuple<Result<std::remove_cvref_t<P>>...> args{
         Convert<std::remove_cvref_t<P>>::from_value(I < params.size() ? params[I] : nil)...};
     (check(std::get<I>(args), I), ...);
-    if constexpr (std::is_void_v<R>) {
-      invoke(context, std::move(*std::get<I>(args))...);
-      return Value();
-    } else if constexpr (Answer<std::remove_cvref_t<R>>::can_fail) {
-      auto&& answer = invoke(context, std::move(*std::get<I>(args))...);
-      if (!answer) throw returned_fault(answer.error());
-      if constexpr (std::is_void_v<AnswerType<R>>) {
-        return Value();
-      } else {
-        Value v = answer_with<std::remove_cvref_t<AnswerType<R>>>(context, *answer);
-        if constexpr (!std::is_reference_v<R> && !std::is_reference_v<AnswerType<R>>)
-          drop_after_send(context, *answer);
-        return v;
-      }
-    } else if constexpr (std::is_reference_v<R>) {  // the handler's object: nothing to drop
-      return answer_with<std::remove_cvref_t<R>>(context,
-                                                 invoke(context, std::move(*std::get<I>(args))...));
-    } else {
-      // Not const even when R is (`-> const T`), so that it can be moved into the keeper.
-      std::remove_cv_t<R> answer = invoke(context, std::move(*std::get<I>(args))...);
-      Value v = answer_with<std::remove_cv_t<R>>(context, answer);
-      drop_after_send(context, answer);
-      return v;
-    }
+    return answer(context, std::move(*std::get<I>(args))...);
   }
 
   template <class T>
@@ -346,9 +414,20 @@ struct MakeBound<F, R, Context, std::tuple<P...>> {
     info.help = std::move(help);
     info.parameter_names = std::move(parameter_names);
     std::string copy = name;
-    return registry.add(std::move(name),
-                        BoundHandler<F, R, Context, P...>{std::move(f), std::move(copy)},
-                        std::move(info));
+    using Bound = BoundHandler<F, R, Context, P...>;
+    if constexpr (Bound::kStreams) {
+      // One handler object behind both ways in, so that a callable with state has one state.
+      auto bound = std::make_shared<Bound>(Bound{std::move(f), std::move(copy)});
+      return registry.add_streamed(
+          std::move(name),
+          [bound](Params params, CallContext& context) { return (*bound)(params, context); },
+          [bound](ParamStream& params, CallContext& context, Value& result) {
+            return bound->streamed(params, context, result);
+          },
+          std::move(info));
+    } else {
+      return registry.add(std::move(name), Bound{std::move(f), std::move(copy)}, std::move(info));
+    }
   }
 };
 
